@@ -1,0 +1,1 @@
+"""Shipped hardware spec data (YAML + JSON Schema); loaded by cuteverify.specs."""
