@@ -1,0 +1,83 @@
+"""Plumbing shared by the algebra operations: one decision context per public call, obligations
+attached to the result, mode descriptions for error messages."""
+from __future__ import annotations
+
+import functools
+
+from .. import decide
+from ..layout import Layout
+from ..notation import format_tuple
+
+
+def _assumptions_of(args):
+    out = None
+    for a in args:
+        for x in (a if type(a) is tuple else (a,)):
+            asm = getattr(x, "assumptions", None)
+            if asm is not None:
+                out = asm if out is None else out.merged(asm)
+    return out
+
+
+def _obligations_of(args):
+    out = []
+    for a in args:
+        for x in (a if type(a) is tuple else (a,)):
+            for o in getattr(x, "obligations", ()):
+                if o not in out:
+                    out.append(o)
+    return out
+
+
+def operation(fn):
+    """Run ``fn`` in a decision context made of its layout arguments' assumptions; the result carries the
+    union of the inputs' obligations and the new ones."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        asm = _assumptions_of(args)
+        with decide.context(asm) as obligations:
+            before = len(obligations)
+            result = fn(*args, **kw)
+            new = obligations[before:]
+        if isinstance(result, Layout):
+            inherited = _obligations_of(args)
+            obs = inherited + [o for o in new if o not in inherited]
+            if obs or asm is not None:
+                result = Layout(result.shape, result.stride, obligations=obs, assumptions=asm)
+        return result
+
+    return wrapper
+
+
+def mode_text(shape, stride, index=None) -> str:
+    where = f"mode {index} " if index is not None else ""
+    return f"{where}({format_tuple(shape)}:{format_tuple(stride)})"
+
+
+def as_layout(x) -> Layout:
+    """Ints and shapes used as tilers mean compact layouts (``n`` is ``n:1``)."""
+    if isinstance(x, Layout):
+        return x
+    if type(x) is int or hasattr(x, "free_symbols"):
+        return Layout(x, 1)
+    if type(x) is tuple:
+        from ..layout import compact_col_major
+        return Layout(x, compact_col_major(x))
+    if hasattr(x, "outer"):
+        return x
+    from ..notation import parse
+    return parse(x) if isinstance(x, str) else _bad(x)
+
+
+def _bad(x):
+    raise TypeError(f"expected a layout, a shape or a tiler, got {x!r}")
+
+
+def exact_div(a, b):
+    """``a / b`` for a known multiple (ints stay ints)."""
+    if type(a) is int and type(b) is int:
+        return a // b
+    from ..symbolic import normalize
+    import sympy
+    return normalize(sympy.sympify(a) / b)

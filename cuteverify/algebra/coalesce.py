@@ -1,0 +1,93 @@
+"""Coalesce and filter (ALGEBRA.md section 3)."""
+from __future__ import annotations
+
+from .. import decide
+from ..decide import Condition
+from ..layout import Layout
+from ..tuples import flatten
+from ._op import operation
+
+
+def coalesce_flat(shapes, strides):
+    """Coalesce flat leaf lists; returns ``(shape, stride)`` as an int pair or flat tuples.
+
+    Size-1 modes are dropped and neighbours ``s0:d0, s1:d1`` with ``d1 == s0*d0`` merge into
+    ``s0*s1:d0``; nothing left gives ``1:0``.
+    """
+    rs: list = []
+    rd: list = []
+    for s, d in zip(shapes, strides):
+        if type(s) is int:
+            if s == 1:
+                continue
+        elif decide.suppose(None if decide.is_one(s) is None else not decide.is_one(s),
+                            Condition("ne", s, 1), "coalesce keeps a mode whose size is not known to be 1"):
+            pass
+        else:
+            continue
+        if rs:
+            ps, pd = rs[-1], rd[-1]
+            if type(d) is int and type(ps) is int and type(pd) is int:
+                merge = d == ps * pd
+            else:
+                m = decide.eq(d, ps * pd)
+                merge = not decide.suppose(None if m is None else not m, Condition("ne", d, ps * pd),
+                                           "coalesce keeps modes apart whose strides are not known to chain")
+            if merge:
+                rs[-1] = ps * s
+                continue
+        rs.append(s)
+        rd.append(d)
+    if not rs:
+        return 1, 0
+    if len(rs) == 1:
+        return rs[0], rd[0]
+    return tuple(rs), tuple(rd)
+
+
+@operation
+def coalesce(layout, profile=None):
+    """The same function on ``Z_size`` with as few, as flat modes as possible.
+
+    Definition: drop size-1 modes, merge ``s0:d0, s1:d1`` into ``s0*s1:d0`` when ``d1 == s0*d0``.
+    With ``profile`` (a tuple), mode ``i`` is coalesced separately to the profile's mode ``i``; modes past
+    the profile are kept as they are. Always admissible. Post-condition: ``R(i) == L(i)`` for ``i < size``,
+    ``size(R) == size(L)``, and ``depth(R) <= 1``.
+    """
+    if hasattr(layout, "outer"):
+        return layout.with_outer(coalesce(layout.outer, profile))
+    if type(profile) is tuple:
+        modes = []
+        for i in range(len(layout)):
+            sub = layout[i]
+            if i < len(profile):
+                sub = coalesce(sub, profile[i])
+            modes.append(sub)
+        return Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
+    s, d = coalesce_flat(flatten(layout.shape), flatten(layout.stride))
+    return Layout(s, d)
+
+
+@operation
+def filter_zeros(layout):
+    """Set the shape of every stride-0 mode to 1 (keeps the profile)."""
+    from ..tuples import transform2
+    shape = transform2(layout.shape, layout.stride, lambda s, d: 1 if _zero(d) else s)
+    return Layout(shape, layout.stride)
+
+
+def _zero(d):
+    if type(d) is int:
+        return d == 0
+    return decide.is_zero(d) is True
+
+
+@operation
+def filter(layout):
+    """``coalesce`` after dropping stride-0 modes: the image of ``L`` without repeats from broadcasting.
+
+    Post-condition: ``image(filter(L)) == image(L)``; ``filter(L)`` has no stride-0 mode unless it is ``1:0``.
+    """
+    if hasattr(layout, "outer"):
+        return layout.with_outer(filter(layout.outer))
+    return coalesce(filter_zeros(layout))

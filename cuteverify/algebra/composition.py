@@ -1,0 +1,159 @@
+"""Functional composition ``R = A o B`` (ALGEBRA.md section 3; Shah Def. 2.11-2.17, Thm 2.18)."""
+from __future__ import annotations
+
+from .. import decide
+from ..decide import Condition
+from ..errors import NotAdmissibleError
+from ..layout import Layout
+from ..tuples import flatten
+from ._op import as_layout, exact_div, mode_text, operation
+from .coalesce import coalesce_flat
+
+
+def _compose_mode(a_shapes, a_strides, n, r):
+    """``A o (n:r)`` for a coalesced flat A given as leaf lists; returns ``(shape, stride)``.
+
+    Divide ``r`` out of A's leading modes (stride divisibility), then take ``n`` elements (shape
+    divisibility); the last mode of A absorbs what is left of ``n`` (extended domain).
+    """
+    if type(r) is int:
+        if r == 0:
+            return n, 0
+    elif decide.is_zero(r) is True:
+        return n, 0
+    if type(n) is int and n == 1:
+        return 1, 0
+    last = len(a_shapes) - 1
+    if last == 0:
+        return n, r * a_strides[0]
+    shapes: list = []
+    strides: list = []
+    rest_n, rest_r = n, r
+    for i in range(last):
+        s, d = a_shapes[i], a_strides[i]
+        if type(s) is int and type(rest_r) is int:
+            if s % rest_r == 0:
+                new_s, stride = s // rest_r, rest_r * d
+                rest_r = 1
+            elif rest_r % s == 0:
+                rest_r //= s
+                continue
+            else:
+                raise NotAdmissibleError("composition", f"stride divisibility: {rest_r} and {s} must divide one "
+                                         "another", f"mode {i} of the coalesced left layout "
+                                         f"({s}:{d}) for the right mode {n}:{r}")
+        else:
+            r_div_s = decide.divides(rest_r, s)
+            if r_div_s is False and decide.divides(s, rest_r) is True:
+                rest_r = exact_div(rest_r, s)
+                continue
+            decide.require(r_div_s, Condition("divides", rest_r, s), "composition",
+                           "stride divisibility", f"mode {i} of the coalesced left layout for the right mode")
+            new_s, stride = exact_div(s, rest_r), rest_r * d
+            rest_r = 1
+        if type(new_s) is int and new_s == 1:
+            continue
+        if type(new_s) is int and type(rest_n) is int:
+            if new_s % rest_n == 0:
+                shapes.append(rest_n)
+                strides.append(stride)
+                rest_n = 1
+                break
+            if rest_n % new_s == 0:
+                shapes.append(new_s)
+                strides.append(stride)
+                rest_n //= new_s
+                if rest_n == 1:
+                    break
+                continue
+            raise NotAdmissibleError("composition", f"shape divisibility: {new_s} and {rest_n} must divide one "
+                                     "another", f"mode {i} of the coalesced left layout for the right mode {n}:{r}")
+        take_all = decide.divides(rest_n, new_s)
+        if take_all is None and decide.divides(new_s, rest_n) is None:
+            decide.require(None, Condition("divides", new_s, rest_n), "composition", "shape divisibility",
+                           f"mode {i} of the coalesced left layout")
+            take_all = False
+        if take_all:
+            shapes.append(rest_n)
+            strides.append(stride)
+            rest_n = 1
+            break
+        decide.require(decide.divides(new_s, rest_n), Condition("divides", new_s, rest_n), "composition",
+                       "shape divisibility", f"mode {i} of the coalesced left layout")
+        shapes.append(new_s)
+        strides.append(stride)
+        rest_n = exact_div(rest_n, new_s)
+        if decide.is_one(rest_n) is True:
+            break
+    else:
+        if not (type(rest_n) is int and rest_n == 1) or not shapes:
+            shapes.append(rest_n)
+            strides.append(rest_r * a_strides[last])
+    if len(shapes) == 1:
+        return shapes[0], strides[0]
+    return tuple(shapes), tuple(strides)
+
+
+def _compose(a_shapes, a_strides, b_shape, b_stride):
+    if type(b_shape) is tuple:
+        parts = [_compose(a_shapes, a_strides, s, d) for s, d in zip(b_shape, b_stride)]
+        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+    return _compose_mode(a_shapes, a_strides, b_shape, b_stride)
+
+
+@operation
+def composition(a, b):
+    """``R = A o B``: the layout with ``R(c) == A(B(c))`` for every ``c`` in B's domain.
+
+    ``b`` may be a layout, a shape (each ``n`` read as ``n:1``), or a tiler: a tuple of layouts/shapes/None
+    applied to A's modes one by one (``None`` keeps the mode). A ``ComposedLayout`` on the left keeps its
+    swizzle: ``(Sw o o o L) o B = Sw o o o (L o B)``.
+    Admissibility: at every step of ``A o (n:r)`` with A coalesced, stride divisibility (``r`` and the
+    current mode size divide one another) and shape divisibility (the remaining ``n`` and the available
+    extent divide one another); stride 0 gives ``n:0``.
+    Post-condition: ``compatible(B, R)`` and ``R(c) == A(B(c))`` for all ``c < size(B)``.
+    """
+    if hasattr(a, "outer"):
+        return a.with_outer(composition(a.outer, b))
+    if type(b) is tuple or isinstance(b, list):
+        return _by_mode(a, tuple(b), composition)
+    b = as_layout(b)
+    if hasattr(b, "outer"):
+        raise NotAdmissibleError("composition", "the right operand must be a layout, not a swizzled layout")
+    shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride))
+    shapes = list(shapes) if type(shapes) is tuple else [shapes]
+    strides = list(strides) if type(strides) is tuple else [strides]
+    for d in strides:
+        if hasattr(d, "path"):
+            return _compose_basis(a, b)
+    s, d = _compose(shapes, strides, b.shape, b.stride)
+    return Layout(s, d)
+
+
+def _compose_basis(a, b):
+    """A with coordinate strides: compose through the integer index layout, then map the strides."""
+    idx = Layout(a.shape)
+    r = composition(idx, b)
+    from ..tuples import transform
+    return Layout(r.shape, transform(r.stride, lambda k: a(k) if type(k) is int and k else
+                                     (0 if k == 0 else _bad_basis())))
+
+
+def _bad_basis():
+    raise NotAdmissibleError("composition", "symbolic strides into a coordinate-stride layout are not supported")
+
+
+def _by_mode(a, tiler, op):
+    """Apply ``op`` mode by mode: ``(A0 op T0, A1 op T1, ..., A_k, ...)``; ``None`` keeps the mode."""
+    if len(tiler) > len(a):
+        raise NotAdmissibleError(op.__name__, f"the tiler has {len(tiler)} modes but the layout has rank {len(a)}")
+    modes = []
+    for i in range(len(a)):
+        sub = a[i]
+        if i < len(tiler) and tiler[i] is not None:
+            sub = op(sub, tiler[i])
+        modes.append(sub)
+    return Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
+
+
+__all__ = ["composition"]

@@ -1,0 +1,173 @@
+"""The divide and product families (ALGEBRA.md section 3; Shah Def. 2.22)."""
+from __future__ import annotations
+
+from ..errors import NotAdmissibleError
+from ..layout import Layout, cosize, make_layout, size
+from ._op import as_layout, operation
+from .complement import complement
+from .composition import _by_mode, composition
+
+
+def _is_tiler(b):
+    return type(b) is tuple and any(not (type(x) is int) for x in b) or isinstance(b, list)
+
+
+def _tiler(b):
+    """A tuple of layouts/shapes (a tiler) or a single layout? Plain int tuples are shapes read as tilers
+    of ``n:1`` per mode, as CuTe reads them."""
+    if isinstance(b, list):
+        return tuple(b)
+    if type(b) is tuple:
+        return b
+    return None
+
+
+@operation
+def logical_divide(a, b):
+    """``A / B = A o (B, complement(B, size(A)))``: split A into tiles of B and the rest.
+
+    ``b`` may be a layout, or a tiler (tuple, per mode; ints and shapes mean compact layouts, ``None``
+    keeps the mode). Admissibility: the complement and the composition are admissible.
+    Post-condition: ``R`` is rank 2 per divided mode, ``R(i, j) == A(B(i) + size(B)*...)``; in particular
+    ``R[0] == A o B`` as functions and ``size(R) == size(A)``.
+    """
+    if hasattr(a, "outer"):
+        return a.with_outer(logical_divide(a.outer, b))
+    t = _tiler(b)
+    if t is not None:
+        return _by_mode(a, t, logical_divide)
+    b = as_layout(b)
+    return composition(a, make_layout(b, complement(b, size(a))))
+
+
+@operation
+def logical_product(a, b):
+    """``A x B = (A, complement(A, size(A)*cosize(B)) o B)``: B copies of A.
+
+    A tiler ``b`` applies mode by mode. Admissibility: the complement and the composition are admissible.
+    Post-condition: ``R[0] == A``; ``size(R) == size(A)*size(B)``.
+    """
+    if hasattr(a, "outer"):
+        return a.with_outer(logical_product(a.outer, b))
+    t = _tiler(b)
+    if t is not None:
+        return _by_mode(a, t, logical_product)
+    b = as_layout(b)
+    return make_layout(a, composition(complement(a, size(a) * cosize(b)), b))
+
+
+def _unzip(r, b):
+    """``((tile modes), (rest modes))`` of a divided/multiplied layout; a layout (non-tiler) ``b`` already
+    gives a rank-2 result."""
+    t = _tiler(b)
+    if t is None:
+        return r
+    tiles = [r[i][0] for i in range(len(t))]
+    rests = [r[i][1] for i in range(len(t))] + [r[i] for i in range(len(t), len(r))]
+    return make_layout(make_layout(*tiles), make_layout(*rests))
+
+
+def _tiled(z):
+    """``((tiles), rest0, rest1, ...)``: unpack the second mode one level."""
+    first, second = z[0], z[1]
+    rests = list(second) if type(second.shape) is tuple else [second]
+    return make_layout(first, *rests)
+
+
+def _flat(z):
+    first, second = z[0], z[1]
+    firsts = list(first) if type(first.shape) is tuple else [first]
+    rests = list(second) if type(second.shape) is tuple else [second]
+    return make_layout(*firsts, *rests)
+
+
+@operation
+def zipped_divide(a, b):
+    """``((tiles), (rests))``: the tile modes of ``logical_divide`` gathered in mode 0, the rest in mode 1."""
+    if hasattr(a, "outer"):
+        return a.with_outer(zipped_divide(a.outer, b))
+    return _unzip(logical_divide(a, b), b)
+
+
+@operation
+def tiled_divide(a, b):
+    """``((tiles), rest0, rest1, ...)``."""
+    if hasattr(a, "outer"):
+        return a.with_outer(tiled_divide(a.outer, b))
+    return _tiled(zipped_divide(a, b))
+
+
+@operation
+def flat_divide(a, b):
+    """``(tile0, tile1, ..., rest0, rest1, ...)``."""
+    if hasattr(a, "outer"):
+        return a.with_outer(flat_divide(a.outer, b))
+    return _flat(zipped_divide(a, b))
+
+
+@operation
+def zipped_product(a, b):
+    """``((A modes), (repeat modes))``."""
+    if hasattr(a, "outer"):
+        return a.with_outer(zipped_product(a.outer, b))
+    return _unzip(logical_product(a, b), b)
+
+
+@operation
+def tiled_product(a, b):
+    """``((A modes), repeat0, repeat1, ...)``."""
+    if hasattr(a, "outer"):
+        return a.with_outer(tiled_product(a.outer, b))
+    return _tiled(zipped_product(a, b))
+
+
+@operation
+def flat_product(a, b):
+    """``(A0, A1, ..., repeat0, repeat1, ...)``."""
+    if hasattr(a, "outer"):
+        return a.with_outer(flat_product(a.outer, b))
+    return _flat(zipped_product(a, b))
+
+
+def _append(layout, r):
+    modes = list(layout) if type(layout.shape) is tuple else [layout]
+    while len(modes) < r:
+        modes.append(Layout(1, 0))
+    return make_layout(*modes)
+
+
+def _zip_product(a, b, block_first):
+    b = as_layout(b)
+    r = max(len(a), len(b))
+    pa, pb = _append(a, r), _append(b, r)
+    prod = logical_product(pa, pb)
+    first, second = prod[0], prod[1]
+    modes = []
+    for i in range(r):
+        x, y = (first[i], second[i]) if block_first else (second[i], first[i])
+        modes.append(make_layout(x, y))
+    return make_layout(*modes)
+
+
+@operation
+def blocked_product(a, b):
+    """Mode ``i`` of the result is ``(A_i, repeat_i)``: whole blocks of A laid out by B (A varies fastest).
+
+    Both are padded with ``1:0`` modes to the larger rank. Post-condition: ``size(R) == size(A)*size(B)``;
+    ``R`` restricted to each block is A.
+    """
+    if hasattr(a, "outer"):
+        return a.with_outer(blocked_product(a.outer, b))
+    return _zip_product(a, b, True)
+
+
+@operation
+def raked_product(a, b):
+    """Mode ``i`` of the result is ``(repeat_i, A_i)``: A's elements interleaved (raked) across B."""
+    if hasattr(a, "outer"):
+        return a.with_outer(raked_product(a.outer, b))
+    return _zip_product(a, b, False)
+
+
+__all__ = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
+           "tiled_product", "flat_product", "blocked_product", "raked_product"]

@@ -1,0 +1,67 @@
+"""Changes of element width: ``upcast``, ``downcast``, ``recast`` (ALGEBRA.md section 3)."""
+from __future__ import annotations
+
+from ..errors import NotAdmissibleError
+from ..layout import Layout
+from ..tuples import flatten, unflatten
+from ._op import operation
+
+
+def _ceil_div(a, b):
+    return -(-a // b)
+
+
+def _up(s, d, n):
+    if type(d) is not int or type(s) is not int:
+        raise NotAdmissibleError("upcast", "symbolic or coordinate strides are not supported")
+    if d == 0:
+        return s, 0
+    ad = abs(d)
+    sign = 1 if d > 0 else -1
+    return _ceil_div(s, _ceil_div(n, ad)), sign * _ceil_div(ad, n)
+
+
+@operation
+def upcast(layout, n: int):
+    """Re-read a layout of small elements in units of ``n`` of them: per leaf,
+    ``shape' = ceil(s / ceil(n/|d|))``, ``stride' = sign(d)*ceil(|d|/n)`` (stride 0 stays). Used to turn
+    bit-addressed copy atoms into element units (``upcast<sizeof_bits<T>>``)."""
+    if hasattr(layout, "outer"):
+        return layout.with_outer(upcast(layout.outer, n))
+    _check_factor("upcast", n)
+    return _leafwise(layout, lambda s, d: _up(s, d, n))
+
+
+@operation
+def downcast(layout, n: int):
+    """Re-read a layout in units ``n`` times smaller: the stride-1 leaf grows ``n``-fold in shape, every
+    other stride is scaled by ``n``."""
+    if hasattr(layout, "outer"):
+        return layout.with_outer(downcast(layout.outer, n))
+    _check_factor("downcast", n)
+    return _leafwise(layout, lambda s, d: (s * n, 1) if (type(d) is int and d == 1) else (s, d * n))
+
+
+def recast(layout, old_bits: int, new_bits: int):
+    """View a layout of ``old_bits``-wide elements as ``new_bits``-wide ones."""
+    if new_bits > old_bits:
+        if new_bits % old_bits:
+            raise NotAdmissibleError("recast", f"{new_bits} bits is not a multiple of {old_bits} bits")
+        return upcast(layout, new_bits // old_bits)
+    if old_bits % new_bits:
+        raise NotAdmissibleError("recast", f"{old_bits} bits is not a multiple of {new_bits} bits")
+    return downcast(layout, old_bits // new_bits) if old_bits != new_bits else layout
+
+
+def _check_factor(op, n):
+    if type(n) is not int or n <= 0:
+        raise NotAdmissibleError(op, f"the factor must be a positive integer, got {n!r}")
+
+
+def _leafwise(layout, f):
+    """Apply ``f(s, d) -> (s', d')`` to every leaf, keeping the profile."""
+    pairs = [f(s, d) for s, d in zip(flatten(layout.shape), flatten(layout.stride))]
+    return Layout(unflatten([p[0] for p in pairs], layout.shape), unflatten([p[1] for p in pairs], layout.shape))
+
+
+__all__ = ["upcast", "downcast", "recast"]

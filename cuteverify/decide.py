@@ -1,0 +1,191 @@
+"""The one decision interface of the algebra.
+
+Every arithmetic question an algebra operation asks (equal? divides? less than? is one?) goes through the
+functions here. Each answers ``True``, ``False`` or ``None`` (unknown). Plain ints are decided by plain
+arithmetic and never touch sympy; anything else is handed to ``cuteverify.symbolic`` under the assumptions
+of the current context.
+
+Unknown is never guessed. An operation turns it into an explicit ``Obligation`` via ``require`` (an
+admissibility condition: the result is valid where it holds) or ``suppose`` (a branch taken for the generic
+case: the result is the canonical one where it holds); if neither fits, it raises ``UndecidedError``.
+"""
+from __future__ import annotations
+
+import contextvars
+from contextlib import contextmanager
+
+from .errors import NotAdmissibleError, Obligation, UndecidedError
+
+_INT = int
+
+
+class Condition:
+    """A side condition in a small closed vocabulary that both sympy and Z3 can read.
+
+    ``kind`` is one of ``eq ne lt le divides`` (``divides``: ``a | b``); ``a`` and ``b`` are ints or sympy
+    expressions.
+    """
+
+    __slots__ = ("kind", "a", "b")
+    _TEXT = {"eq": "{a} == {b}", "ne": "{a} != {b}", "lt": "{a} < {b}", "le": "{a} <= {b}", "divides": "{a} | {b}"}
+
+    def __init__(self, kind: str, a, b):
+        self.kind, self.a, self.b = kind, a, b
+
+    def __str__(self):
+        return self._TEXT[self.kind].format(a=_fmt(self.a), b=_fmt(self.b))
+
+    __repr__ = __str__
+
+    def holds(self, values: dict | None = None):
+        """Evaluate under a full assignment (symbol name -> int); ``None`` if symbols remain."""
+        a, b = _subs(self.a, values), _subs(self.b, values)
+        if type(a) is not int or type(b) is not int:
+            return None
+        if self.kind == "eq":
+            return a == b
+        if self.kind == "ne":
+            return a != b
+        if self.kind == "lt":
+            return a < b
+        if self.kind == "le":
+            return a <= b
+        return (b == 0) if a == 0 else b % a == 0
+
+    def symbols(self):
+        out = set()
+        for v in (self.a, self.b):
+            out |= set(getattr(v, "free_symbols", ()))
+        return out
+
+
+def _fmt(x):
+    from .notation import format_value
+    return format_value(x)
+
+
+def _subs(x, values):
+    if type(x) is int:
+        return x
+    if not values:
+        return None
+    from .symbolic import to_int
+    return to_int(x, values)
+
+
+class _Context:
+    __slots__ = ("assumptions", "obligations")
+
+    def __init__(self, assumptions):
+        self.assumptions = assumptions
+        self.obligations: list[Obligation] = []
+
+
+_current: contextvars.ContextVar[_Context | None] = contextvars.ContextVar("cuteverify_decide", default=None)
+
+
+@contextmanager
+def context(assumptions=None):
+    """Run algebra under ``assumptions``; yields the list that collects obligations.
+
+    Nested contexts share the outer list so an operation built from others reports every obligation once.
+    """
+    outer = _current.get()
+    if outer is not None and (assumptions is None or assumptions is outer.assumptions):
+        yield outer.obligations
+        return
+    ctx = _Context(assumptions if assumptions is not None else (outer.assumptions if outer else None))
+    if outer is not None:
+        ctx.obligations = outer.obligations
+    token = _current.set(ctx)
+    try:
+        yield ctx.obligations
+    finally:
+        _current.reset(token)
+
+
+def _assumptions():
+    ctx = _current.get()
+    return ctx.assumptions if ctx is not None else None
+
+
+def _sym():
+    from . import symbolic
+    return symbolic
+
+
+# --- questions -----------------------------------------------------------------------------------------
+
+def eq(a, b):
+    if type(a) is _INT and type(b) is _INT:
+        return a == b
+    return _sym().decide("eq", a, b, _assumptions())
+
+
+def lt(a, b):
+    if type(a) is _INT and type(b) is _INT:
+        return a < b
+    return _sym().decide("lt", a, b, _assumptions())
+
+
+def le(a, b):
+    if type(a) is _INT and type(b) is _INT:
+        return a <= b
+    return _sym().decide("le", a, b, _assumptions())
+
+
+def divides(a, b):
+    """Does ``a`` divide ``b``? (0 divides only 0.)"""
+    if type(a) is _INT and type(b) is _INT:
+        return (b == 0) if a == 0 else b % a == 0
+    return _sym().decide("divides", a, b, _assumptions())
+
+
+def is_one(a):
+    if type(a) is _INT:
+        return a == 1
+    return eq(a, 1)
+
+
+def is_zero(a):
+    if type(a) is _INT:
+        return a == 0
+    if not hasattr(a, "free_symbols"):
+        return a == 0
+    return eq(a, 0)
+
+
+# --- turning answers into actions -----------------------------------------------------------------------
+
+def obligate(condition: Condition, reason: str) -> None:
+    ctx = _current.get()
+    if ctx is None:
+        raise UndecidedError(f"cannot decide {condition} ({reason}) outside a decision context")
+    ob = Obligation(condition, reason)
+    if ob not in ctx.obligations:
+        ctx.obligations.append(ob)
+
+
+def require(answer, condition: Condition, operation: str, what: str, where: str = "") -> None:
+    """An admissibility condition: False refuses the operation, None becomes an obligation."""
+    if answer:
+        return
+    if answer is False:
+        raise NotAdmissibleError(operation, what + f" ({condition})" if str(condition) not in what else what, where)
+    obligate(condition, f"needed by {operation}: {what}" + (f" at {where}" if where else ""))
+
+
+def suppose(answer, condition: Condition, reason: str) -> bool:
+    """A branch decision with a generic default: unknown takes the branch where ``condition`` holds and
+    records it, so the result is claimed only where the condition is true."""
+    if answer is None:
+        obligate(condition, reason)
+        return True
+    return answer
+
+
+def decided(answer, question: str) -> bool:
+    """A branch decision with no generic default: unknown is an error that says what was asked."""
+    if answer is None:
+        raise UndecidedError(f"cannot decide {question} under the given assumptions; add an assumption that settles it")
+    return answer

@@ -1,0 +1,342 @@
+"""Layouts (paper section 2.4): ``L = S:D``, a shape and a congruent stride.
+
+``L(c) = inner_product(idx2crd(c, S), D)`` for any coordinate weakly congruent with ``S``; integral
+coordinates past the size land on the extended domain (the last mode is not reduced).
+A ``Layout`` is an immutable value: equality is same shape and same stride (function equality is the
+prover's ``are_equal``). Symbolic layouts carry the ``Assumptions`` they were made under and the
+``obligations`` the algebra attached to them.
+"""
+from __future__ import annotations
+
+from .errors import NotAdmissibleError
+from .tuples import (congruent, depth as _depth, flatten, is_tuple, prefix_product, product, rank as _rank,
+                     transform, unflatten, weakly_congruent)
+
+
+class Layout:
+    __slots__ = ("shape", "stride", "obligations", "assumptions", "_hash")
+
+    def __init__(self, shape, stride=None, *, obligations=(), assumptions=None):
+        if stride is None:
+            stride = compact_col_major(shape)
+        elif not congruent(shape, stride):
+            from .notation import format_tuple
+            raise NotAdmissibleError("Layout", f"shape {format_tuple(shape)} and stride {format_tuple(stride)} "
+                                     "are not congruent (they must have the same profile)")
+        self.shape = shape
+        self.stride = stride
+        self.obligations = tuple(obligations)
+        self.assumptions = assumptions
+        self._hash = None
+
+    # -- value semantics --
+    def __eq__(self, other):
+        if not isinstance(other, Layout):
+            return NotImplemented
+        return _same(self.shape, other.shape) and _same(self.stride, other.stride)
+
+    def __ne__(self, other):
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash((str(self.shape), str(self.stride)))
+        return self._hash
+
+    def __str__(self):
+        from .notation import format_layout
+        return format_layout(self)
+
+    def __repr__(self):
+        return f"Layout({self})"
+
+    def _repr_svg_(self):
+        try:
+            from .draw import svg
+        except ImportError:
+            return None
+        return svg(self)
+
+    # -- structure --
+    def __len__(self):
+        return _rank(self.shape)
+
+    def __getitem__(self, key):
+        """``L[i]`` is the i-th sublayout ``S_i:D_i``; a tuple key with ``None`` slices (CuTe's ``_``)."""
+        if type(key) is tuple:
+            from .algebra.slicing import slice_layout
+            return slice_layout(self, key)
+        if type(self.shape) is not tuple:
+            if key in (0, -1):
+                return self
+            raise IndexError(f"mode {key} of rank-1 layout {self}")
+        return self.with_(self.shape[key], self.stride[key])
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def with_(self, shape, stride, obligations=None):
+        """A layout made under the same assumptions (obligations carried unless replaced)."""
+        return Layout(shape, stride, obligations=self.obligations if obligations is None else obligations,
+                      assumptions=self.assumptions)
+
+    @property
+    def is_concrete(self) -> bool:
+        return all(type(x) is int for x in flatten(self.shape) + flatten(self.stride))
+
+    def free_symbols(self) -> set:
+        out = set()
+        for x in flatten(self.shape) + flatten(self.stride):
+            out |= set(getattr(x, "free_symbols", ()))
+            v = getattr(x, "value", None)
+            out |= set(getattr(v, "free_symbols", ()))
+        return out
+
+    # -- evaluation --
+    def __call__(self, *coord):
+        c = coord[0] if len(coord) == 1 else coord
+        if type(c) is not tuple:
+            if type(c) is int and type(self.shape) is int:
+                return c * self.stride
+            return _eval_int(c, self.shape, self.stride)
+        if not weakly_congruent(c, self.shape):
+            from .notation import format_tuple
+            raise ValueError(f"coordinate {format_tuple(c)} is not weakly congruent with shape "
+                             f"{format_tuple(self.shape)}")
+        return _eval_crd(c, self.shape, self.stride)
+
+    def values(self) -> list:
+        """``[L(0), L(1), ..., L(size-1)]`` for a concrete layout (fast path for enumeration)."""
+        vals = [0]
+        for s, d in zip(flatten(self.shape), flatten(self.stride)):
+            if s == 1:
+                continue
+            vals = [v + k * d for k in range(s) for v in vals]
+        return vals
+
+    def subs(self, values=None, **kw):
+        """Instantiate symbols: ``L.subs(M=256)``; fully concrete entries become ints."""
+        values = dict(values or {}, **kw)
+        from .symbolic import normalize, symbol
+        m = {symbol(k): v for k, v in values.items()}
+
+        def sub(x):
+            if type(x) is int:
+                return x
+            if hasattr(x, "path"):
+                from .strides import ScaledBasis
+                return ScaledBasis(sub(x.value), x.path)
+            if hasattr(x, "subs"):
+                return normalize(x.subs(m))
+            return x
+
+        return Layout(transform(self.shape, sub), transform(self.stride, sub), assumptions=self.assumptions)
+
+
+def _same(a, b):
+    if type(a) is tuple or type(b) is tuple:
+        return type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if type(a) is int and type(b) is int:
+        return a == b
+    try:
+        return bool(a == b) or str(a) == str(b)
+    except TypeError:
+        return False
+
+
+def _eval_int(c, s, d):
+    if type(s) is tuple:
+        total = 0
+        last = len(s) - 1
+        for k in range(last):
+            sz = product(s[k])
+            total = total + _eval_int(c % sz, s[k], d[k])
+            c = c // sz
+        return total + _eval_int(c, s[last], d[last])
+    return c * d
+
+
+def _eval_crd(c, s, d):
+    if type(c) is tuple:
+        total = 0
+        for ci, si, di in zip(c, s, d):
+            total = total + _eval_crd(ci, si, di)
+        return total
+    return _eval_int(c, s, d)
+
+
+# --- shapes and coordinates (paper section 2.2) ----------------------------------------------------------
+
+def compact_col_major(shape, current=1):
+    """Column-major strides for ``shape``; static size-1 modes get stride 0, as CuTe does."""
+    pp = prefix_product(shape, current)
+    return transform2_size1(shape, pp)
+
+
+def transform2_size1(shape, pp):
+    if type(shape) is tuple:
+        return tuple(transform2_size1(s, p) for s, p in zip(shape, pp))
+    return 0 if (type(shape) is int and shape == 1) else pp
+
+
+def compact_row_major(shape):
+    """Row-major (rightmost mode fastest) strides for a flat or nested shape."""
+    flat = list(flatten(shape))
+    strides = [0] * len(flat)
+    cur = 1
+    for i in reversed(range(len(flat))):
+        strides[i] = 0 if flat[i] == 1 else cur
+        cur = cur * flat[i]
+    return unflatten(strides, shape)
+
+
+def idx2crd(idx, shape):
+    """Integral coordinate -> natural coordinate of ``shape`` (paper eq. 4; last mode not reduced)."""
+    if type(idx) is tuple:
+        if not weakly_congruent(idx, shape):
+            raise ValueError("coordinate is not weakly congruent with the shape")
+        return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
+    if type(shape) is tuple:
+        out = []
+        for k in range(len(shape) - 1):
+            sz = product(shape[k])
+            out.append(idx2crd(idx % sz, shape[k]))
+            idx = idx // sz
+        out.append(idx2crd(idx, shape[-1]))
+        return tuple(out)
+    return idx
+
+
+def crd2idx(crd, shape):
+    """Any coordinate of ``shape`` -> its integral coordinate (paper eq. 5, hierarchical)."""
+    if type(crd) is tuple:
+        if type(shape) is not tuple or len(crd) != len(shape):
+            raise ValueError("coordinate is not weakly congruent with the shape")
+        total, mult = 0, 1
+        for c, s in zip(crd, shape):
+            total = total + crd2idx(c, s) * mult
+            mult = mult * product(s)
+        return total
+    return crd
+
+
+def crd2crd(crd, src_shape, dst_shape):
+    """Re-express a coordinate of ``src_shape`` in the coordinate system of ``dst_shape``."""
+    return idx2crd(crd2idx(crd, src_shape), dst_shape)
+
+
+def compatible(a, b) -> bool:
+    """``a`` coarsens ``b`` with the same size per mode (paper Def. 2.7)."""
+    if type(a) is not tuple:
+        from .decide import eq
+        return eq(a, product(b)) is True
+    return type(b) is tuple and len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b))
+
+
+# --- constructors and queries ---------------------------------------------------------------------------
+
+def make_layout(*args, stride=None):
+    """``make_layout(shape[, stride])`` or concatenation ``make_layout(L0, L1, ...)`` (rank = #args)."""
+    if args and all(isinstance(a, Layout) for a in args):
+        if stride is not None:
+            raise TypeError("make_layout of layouts takes no stride")
+        assumptions = None
+        obs = []
+        for a in args:
+            assumptions = assumptions.merged(a.assumptions) if assumptions and a.assumptions else \
+                (assumptions or a.assumptions)
+            obs += [o for o in a.obligations if o not in obs]
+        return Layout(tuple(a.shape for a in args), tuple(a.stride for a in args), obligations=obs,
+                      assumptions=assumptions)
+    if len(args) == 2 and stride is None and not isinstance(args[0], Layout):
+        return Layout(args[0], args[1])
+    if len(args) != 1:
+        raise TypeError("make_layout(shape, stride=None) or make_layout(layout, layout, ...)")
+    return Layout(args[0], stride)
+
+
+def make_identity_layout(shape):
+    """``shape : (1@0, 1@1, ...)``, hierarchical coordinate strides: maps a coordinate to itself."""
+    from .strides import ScaledBasis
+    if type(shape) is not tuple:
+        return Layout(shape, ScaledBasis(1, (0,)))
+    strides = []
+    for i, s in enumerate(shape):
+        pp = prefix_product(s)
+        strides.append(transform(pp, lambda p, i=i: ScaledBasis(p, (i,))))
+    return Layout(shape, tuple(strides))
+
+
+def size(x):
+    """Number of coordinates: the product of the shape (paper Def. 2.5)."""
+    return product(_shape_of(x))
+
+
+def cosize(x):
+    """``L(size-1) + 1``: one past the largest offset for non-negative strides."""
+    if hasattr(x, "cosize"):
+        return x.cosize()
+    total = 1
+    for s, d in zip(flatten(x.shape), flatten(x.stride)):
+        total = total + (s - 1) * d
+    return total
+
+
+def rank(x):
+    return _rank(_shape_of(x))
+
+
+def depth(x):
+    return _depth(_shape_of(x))
+
+
+def shape(x):
+    return _shape_of(x)
+
+
+def stride(x):
+    return x.stride
+
+
+def _shape_of(x):
+    if isinstance(x, Layout) or hasattr(x, "shape"):
+        return x.shape
+    return x
+
+
+def image(layout) -> set:
+    """The set ``L(Z_size)`` for a concrete layout."""
+    return set(layout.values())
+
+
+def is_congruent(a, b) -> bool:
+    return congruent(_shape_of(a), _shape_of(b))
+
+
+def is_weakly_congruent(a, b) -> bool:
+    return weakly_congruent(_shape_of(a), _shape_of(b))
+
+
+def is_compatible(a, b) -> bool:
+    return compatible(_shape_of(a), _shape_of(b))
+
+
+def flat(layout: Layout):
+    """The flat (shape, stride) leaf lists of a layout."""
+    return list(flatten(layout.shape)), list(flatten(layout.stride))
+
+
+def is_int_tuple(x) -> bool:
+    return all(type(v) is int for v in flatten(x))
+
+
+def tuple_or_leaf(xs):
+    xs = tuple(xs)
+    return xs[0] if len(xs) == 1 else xs
+
+
+__all__ = ["Layout", "make_layout", "make_identity_layout", "size", "cosize", "rank", "depth", "shape", "stride",
+           "idx2crd", "crd2idx", "crd2crd", "compatible", "compact_col_major", "compact_row_major", "image",
+           "is_congruent", "is_weakly_congruent", "is_compatible", "is_tuple"]

@@ -1,0 +1,296 @@
+"""CuTe text notation in and out.
+
+Accepted: CuTe DSL prints (``((2,2),(4,2)):((1,8),(2,16))``), CUTLASS C++ prints (``(_4,_8):(_1,_4)``),
+shape-only forms (``(4,8)``: compact column-major), coordinate strides (``1@0``, nested ``1@0@1``, or
+``E<0>``), symbolic entries (``(M,(8,K)):(1,(M,8*M))``), and swizzled layouts
+(``S<3,3,3> o 0 o (8,64):(64,1)``, C++ ``Sw<3,3,3> o _0 o ...``). Printing is exactly CuTe DSL's form.
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import ParseError
+
+_STATIC_INT = re.compile(r"(?<![A-Za-z0-9_])_(\d+)\b")
+_SIMPLE_INT = re.compile(r"-?\d+")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def format_value(x) -> str:
+    if type(x) is int:
+        return str(x)
+    if type(x) is tuple:
+        return format_tuple(x)
+    try:
+        import sympy
+        if isinstance(x, sympy.Basic):
+            return sympy.sstr(x).replace(" ", "")
+    except ImportError:  # pragma: no cover
+        pass
+    return str(x)
+
+
+def format_tuple(t) -> str:
+    if type(t) is tuple:
+        return "(" + ",".join(format_tuple(e) for e in t) + ")"
+    return format_value(t)
+
+
+def format_layout(layout) -> str:
+    return f"{format_tuple(layout.shape)}:{format_tuple(layout.stride)}"
+
+
+def format_condition(cond) -> str:
+    return str(cond)
+
+
+class _Parser:
+    def __init__(self, text: str, source: str):
+        self.text = text
+        self.pos = 0
+        self.source = source
+
+    def error(self, expected, pos=None):
+        raise ParseError(self.text, (self.pos if pos is None else pos) + 1, expected, self.source)
+
+    def ws(self):
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def peek(self):
+        self.ws()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, ch, what=None):
+        if self.peek() != ch:
+            self.error(what or f"'{ch}'")
+        self.pos += 1
+
+    def at_compose(self):
+        """At ' o ' (the composition operator of swizzled layouts)?"""
+        self.ws()
+        t = self.text
+        return (t.startswith("o", self.pos) and (self.pos + 1 == len(t) or t[self.pos + 1].isspace() or
+                                                 t[self.pos + 1] in "(_0123456789S"))
+
+    # htuple := '(' htuple (',' htuple)* ')' | leaf
+    def htuple(self):
+        if self.peek() == "(":
+            start = self.pos
+            end = self._matching(start)
+            inner = self.text[start + 1:end]
+            if not _has_top_comma(inner) and self._operator_after(end):
+                return self.leaf()
+            self.pos += 1
+            if self.peek() == ")":
+                self.error("a shape or stride entry (empty tuples are not allowed)")
+            items = [self.htuple()]
+            while self.peek() == ",":
+                self.pos += 1
+                items.append(self.htuple())
+            self.expect(")", "',' or ')'")
+            return tuple(items)
+        return self.leaf()
+
+    def _matching(self, start):
+        lvl = 0
+        for i in range(start, len(self.text)):
+            c = self.text[i]
+            if c == "(":
+                lvl += 1
+            elif c == ")":
+                lvl -= 1
+                if lvl == 0:
+                    return i
+        self.error("a matching ')'", len(self.text))
+
+    def _operator_after(self, end):
+        j = end + 1
+        while j < len(self.text) and self.text[j] == " ":
+            j += 1
+        return j < len(self.text) and self.text[j] in "+-*/%@"
+
+    def leaf(self):
+        self.ws()
+        start = self.pos
+        lvl = 0
+        t = self.text
+        while self.pos < len(t):
+            c = t[self.pos]
+            if c == "(":
+                lvl += 1
+            elif c == ")":
+                if lvl == 0:
+                    break
+                lvl -= 1
+            elif lvl == 0 and c in ",:":
+                break
+            elif lvl == 0 and c.isspace():
+                rest = t[self.pos:].lstrip()
+                if rest.startswith("o ") or rest == "o" or rest[:1] in (",", ")", ":", ""):
+                    break
+            self.pos += 1
+        raw = t[start:self.pos]
+        if not raw.strip():
+            self.error("a shape or stride entry (integer, symbol or expression)", start)
+        return _leaf_value(raw, t, start, self.source)
+
+
+def _has_top_comma(s):
+    lvl = 0
+    for c in s:
+        if c == "(":
+            lvl += 1
+        elif c == ")":
+            lvl -= 1
+        elif c == "," and lvl == 0:
+            return True
+    return False
+
+
+def _leaf_value(raw, text, start, source):
+    s = raw.strip()
+    off = start + (len(raw) - len(raw.lstrip()))
+    if _SIMPLE_INT.fullmatch(s):
+        return int(s)
+    s2 = _STATIC_INT.sub(r"\1", s)
+    if _SIMPLE_INT.fullmatch(s2):
+        return int(s2)
+    m = re.fullmatch(r"E<\s*(\d+(?:\s*,\s*\d+)*)\s*>", s2)
+    if m:
+        from .strides import ScaledBasis
+        return ScaledBasis(1, tuple(int(p) for p in m.group(1).split(",")))
+    if "@" in s2:
+        parts = s2.split("@")
+        from .strides import ScaledBasis
+        path = []
+        for p in parts[1:]:
+            if not p.strip().isdigit():
+                raise ParseError(text, off + s2.find("@") + 2, "a mode index after '@' (e.g. 1@0)", source)
+            path.append(int(p))
+        value = _leaf_value(parts[0], text, off, source)
+        if isinstance(value, ScaledBasis):
+            raise ParseError(text, off + 1, "a scalar before '@'", source)
+        return ScaledBasis(value, tuple(path))
+    if not re.fullmatch(r"[\w\s+\-*/%()]*", s2):
+        bad = next(i for i, c in enumerate(s2) if not (c.isalnum() or c in "_ +-*/%()"))
+        raise ParseError(text, off + bad + 1, "an integer, a symbol or an integer expression", source)
+    return _expr(s2, text, off, source)
+
+
+def _expr(s, text, off, source):
+    from .symbolic import parse_expr
+    try:
+        return parse_expr(s)
+    except ParseError as e:
+        raise ParseError(text, off + e.column, e.expected, source) from None
+
+
+def _layout_body(p: _Parser):
+    from .layout import Layout, compact_col_major
+    from .errors import NotAdmissibleError
+    start = p.pos
+    shape = p.htuple()
+    if p.peek() == ":":
+        p.pos += 1
+        sp = p.pos
+        stride = p.htuple()
+        from .tuples import congruent
+        if not congruent(shape, stride):
+            p.error(f"a stride with the same profile as the shape {format_tuple(shape)}", sp)
+        _check_shape(shape, p, start)
+        return Layout(shape, stride)
+    _check_shape(shape, p, start)
+    return Layout(shape, compact_col_major(shape))
+
+
+def _check_shape(shape, p, start):
+    from .tuples import flatten
+    for x in flatten(shape):
+        if type(x) is int and x <= 0:
+            p.error(f"positive shape entries (got {x})", start)
+        if hasattr(x, "path"):
+            p.error("integer or symbolic shape entries (coordinate strides belong after ':')", start)
+        if hasattr(x, "is_positive") and x.is_positive is False:
+            p.error(f"positive shape entries (got {format_value(x)})", start)
+
+
+_SWZ = re.compile(r"\s*(?:S|Sw)\s*<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>\s*")
+
+
+def parse(text, assume=None, *, source: str = "layout"):
+    """Parse CuTe notation into a ``Layout`` or ``ComposedLayout``.
+
+    ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text.
+    """
+    if not isinstance(text, str):
+        from .interop import to_layout
+        return to_layout(text)
+    assumptions = _assumptions(assume)
+    p = _Parser(text, source)
+    if not text.strip():
+        p.error("a layout such as (4,8):(1,4)")
+    m = _SWZ.match(text)
+    if m:
+        from .swizzle import ComposedLayout, Swizzle
+        from .errors import NotAdmissibleError
+        try:
+            sw = Swizzle(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except NotAdmissibleError as e:
+            raise ParseError(text, 1, f"a valid swizzle: {e.condition}", source) from None
+        p.pos = m.end()
+        if not p.at_compose():
+            p.error("' o ' after the swizzle")
+        p.pos += 1
+        ostart = p.pos
+        offset = p.leaf()
+        if hasattr(offset, "path"):
+            p.error("an integer offset", ostart)
+        if not p.at_compose():
+            p.error("' o ' before the layout")
+        p.pos += 1
+        inner = _layout_body(p)
+        _finish(p)
+        inner.assumptions = assumptions
+        return ComposedLayout(sw, offset, inner)
+    L = _layout_body(p)
+    _finish(p)
+    if assumptions is not None:
+        L.assumptions = assumptions
+    _check_names(L, assumptions, text)
+    return L
+
+
+def _finish(p):
+    p.ws()
+    if p.pos != len(p.text):
+        p.error("end of layout (or ':' before the stride)" if p.text[p.pos] != ")" else "end of layout (unbalanced ')')")
+
+
+def _assumptions(assume):
+    if assume is None:
+        return None
+    from .symbolic import Assumptions
+    if isinstance(assume, Assumptions):
+        return assume
+    if isinstance(assume, str):
+        assume = [assume]
+    return Assumptions(assume)
+
+
+def _check_names(L, assumptions, text):
+    if assumptions is None:
+        return
+    have = {s.name for s in L.free_symbols()}
+    unknown = assumptions.names() - have
+    # Assumptions may be shared by several layouts; unknown names are reported by the front end that binds
+    # them (see Assumptions.check_names); nothing to do for a single layout.
+    return unknown
+
+
+def parse_tuple(text: str, source: str = "tuple"):
+    """Parse an HTuple (shape or coordinate) such as ``(2,(3,4))``."""
+    p = _Parser(text, source)
+    t = p.htuple()
+    _finish(p)
+    return t
