@@ -315,8 +315,7 @@ def _direct(kind, a, b):
         d = sympy.expand(a - b)
         if d == 0:
             return True
-        z = d.is_zero
-        return None if z is None else (not z)
+        return d.is_zero
     if kind == "ne":
         r = _direct("eq", a, b)
         return None if r is None else not r

@@ -8,11 +8,12 @@ from ..tuples import flatten
 from ._op import operation
 
 
-def coalesce_flat(shapes, strides):
+def coalesce_flat(shapes, strides, units_matter=True):
     """Coalesce flat leaf lists; returns ``(shape, stride)`` as an int pair or flat tuples.
 
     Size-1 modes are dropped and neighbours ``s0:d0, s1:d1`` with ``d1 == s0*d0`` merge into
-    ``s0*s1:d0``; nothing left gives ``1:0``.
+    ``s0*s1:d0``; nothing left gives ``1:0``. ``units_matter=False`` is for callers that only need the
+    function (a kept mode that is really of size 1 changes nothing for them), so no obligation is made.
     """
     rs: list = []
     rd: list = []
@@ -20,22 +21,26 @@ def coalesce_flat(shapes, strides):
         if type(s) is int:
             if s == 1:
                 continue
-        elif decide.suppose(None if decide.is_one(s) is None else not decide.is_one(s),
-                            Condition("ne", s, 1), "coalesce keeps a mode whose size is not known to be 1"):
-            pass
+            unit = False
         else:
-            continue
+            unit = decide.is_one(s)
+            if unit:
+                continue
         if rs:
             ps, pd = rs[-1], rd[-1]
             if type(d) is int and type(ps) is int and type(pd) is int:
                 merge = d == ps * pd
             else:
-                m = decide.eq(d, ps * pd)
-                merge = not decide.suppose(None if m is None else not m, Condition("ne", d, ps * pd),
-                                           "coalesce keeps modes apart whose strides are not known to chain")
+                merge = decide.eq(d, ps * pd)
+                if merge is None:
+                    decide.obligate(Condition("ne", d, ps * pd),
+                                    "coalesce keeps modes apart whose strides are not known to chain")
             if merge:
+                # s == 1 would leave ps unchanged too, so no obligation on s is needed here
                 rs[-1] = ps * s
                 continue
+        if unit is None and units_matter:
+            decide.obligate(Condition("ne", s, 1), "coalesce keeps a mode whose size is not known to be 1")
         rs.append(s)
         rd.append(d)
     if not rs:

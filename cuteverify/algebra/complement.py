@@ -65,6 +65,8 @@ def complement(layout, cotarget=None):
         cur = d * s
     if type(cotarget) is int and type(cur) is int:
         rest = -(-cotarget // cur)
+    elif decide.le(cotarget, cur) is True:
+        rest = 1
     elif decide.suppose(decide.divides(cur, cotarget), Condition("divides", cur, cotarget),
                         "complement's last mode is exact when the extent divides the cotarget"):
         rest = exact_div(cotarget, cur)

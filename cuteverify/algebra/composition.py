@@ -120,7 +120,7 @@ def composition(a, b):
     b = as_layout(b)
     if hasattr(b, "outer"):
         raise NotAdmissibleError("composition", "the right operand must be a layout, not a swizzled layout")
-    shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride))
+    shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
     for d in strides:
