@@ -1,0 +1,98 @@
+"""Algebra expressions in text: ``composition((6,2):(8,2), (4,3):(3,1))``.
+
+Arguments are layouts in CuTe notation, tilers ``<3:4, 8:2>`` (a tuple of layouts, ``_`` keeps a mode),
+plain shapes ``(4,8)`` (read as tilers of ``n:1`` per mode, as CuTe reads them), integers, names bound by
+the caller, or nested calls. Used by the CLI's ``algebra`` verb and by claim text.
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import ParseError
+
+_CALL = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
+
+
+def _functions():
+    from . import algebra
+    from .layout import cosize, depth, make_layout, rank, size
+    table = {name: getattr(algebra, name) for name in algebra.__all__}
+    table.update(size=size, cosize=cosize, rank=rank, depth=depth, make_layout=make_layout)
+    return table
+
+
+def split_top(text: str, start: int, end: int, sep: str = ","):
+    """Split ``text[start:end]`` at top-level separators; yields ``(piece, offset)``."""
+    lvl = 0
+    piece_start = start
+    for i in range(start, end):
+        c = text[i]
+        if c in "(<":
+            lvl += 1
+        elif c in ")>":
+            lvl -= 1
+        elif c == sep and lvl == 0:
+            yield text[piece_start:i], piece_start
+            piece_start = i + 1
+    yield text[piece_start:end], piece_start
+
+
+def _matching(text, i, open_c, close_c):
+    lvl = 0
+    for j in range(i, len(text)):
+        if text[j] == open_c:
+            lvl += 1
+        elif text[j] == close_c:
+            lvl -= 1
+            if lvl == 0:
+                return j
+    raise ParseError(text, len(text) + 1, f"a closing '{close_c}'", "expression")
+
+
+def evaluate(text: str, bindings: dict | None = None, assume=None):
+    """Evaluate an algebra expression; returns a Layout, an int, or a tuple."""
+    from .notation import parse
+    bindings = dict(bindings or {})
+    funcs = _functions()
+
+    def arg(piece: str, off: int):
+        s = piece.strip()
+        lead = off + len(piece) - len(piece.lstrip())
+        if not s:
+            raise ParseError(text, lead + 1, "an argument", "expression")
+        m = _CALL.match(s)
+        if m and m.group(1) in funcs:
+            open_i = lead + m.end() - 1
+            close_i = _matching(text, open_i, "(", ")")
+            if text[close_i + 1:off + len(piece)].strip():
+                raise ParseError(text, close_i + 2, "',' or ')' after the call", "expression")
+            fn = funcs[m.group(1)]
+            args = [arg(p, o) for p, o in split_top(text, open_i + 1, close_i)] if text[open_i + 1:close_i].strip() \
+                else []
+            try:
+                return fn(*args)
+            except TypeError as e:
+                raise ParseError(text, lead + 1, f"valid arguments for {m.group(1)} ({e})", "expression") from None
+        if m and m.group(1) not in funcs and not s.startswith(("S<", "Sw<")):
+            raise ParseError(text, lead + 1, f"a known operation (one of {', '.join(sorted(funcs))})", "expression")
+        if s.startswith("<"):
+            close_i = _matching(text, lead, "<", ">")
+            return tuple(None if p.strip() in ("_", "None") else arg(p, o)
+                         for p, o in split_top(text, lead + 1, close_i))
+        if re.fullmatch(r"-?\d+", s):
+            return int(s)
+        if re.fullmatch(r"[A-Za-z_]\w*", s) and s in bindings:
+            v = bindings[s]
+            return parse(v, assume) if isinstance(v, str) else v
+        if ":" not in s and s.startswith("(") and not s.startswith(("S<", "Sw<")):
+            from .notation import parse_tuple
+            try:
+                return parse_tuple(s)
+            except ParseError as e:
+                raise ParseError(text, lead + e.column, e.expected, "expression") from None
+        try:
+            return parse(s, assume)
+        except ParseError as e:
+            raise ParseError(text, lead + e.column, e.expected, "expression") from None
+
+    return arg(text, 0)
