@@ -20,6 +20,7 @@ Errors raise :class:`FormulaError`, whose message names the formula text and the
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -83,6 +84,11 @@ class Formula:
     text: str
     tree: ast.expr = field(repr=False, compare=False)
     names: frozenset
+
+    @functools.cached_property
+    def key(self) -> str:
+        """A hashable structural key (helpers inlined): equal keys evaluate identically."""
+        return ast.dump(self.tree)
 
     def compile(self, variables: Sequence[str]) -> Callable[..., int]:
         """A Python function of ``variables`` (positional, in that order) evaluating this formula."""
