@@ -127,8 +127,7 @@ def _schema_validator():
 
     schema = json.loads(_shipped_dir().joinpath("schema.json").read_text())
     cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return cls(schema)  # the schema itself is checked against its meta-schema in tests/test_specs.py
 
 
 def _line_at(doc, path) -> int | None:
@@ -281,6 +280,12 @@ def _eval_param_expr(text, params: Mapping[str, int], what: str) -> int:
     """Evaluate an int or a small exact expression over parameters (``N``, ``N/8``, ``2*N``)."""
     if isinstance(text, int) and not isinstance(text, bool):
         return text
+    return _eval_param_cached(str(text), tuple(sorted(params.items())), what)
+
+
+@functools.lru_cache(maxsize=8192)
+def _eval_param_cached(text: str, ptuple: tuple, what: str) -> int:
+    params = dict(ptuple)
     try:
         tree = ast.parse(str(text).strip(), mode="eval").body
     except SyntaxError:
@@ -443,6 +448,12 @@ class Spec:
 
 def _substitute(text: str, params: Mapping[str, int]) -> str:
     """Substitute parameters in layout text and fold each entry to an int: ``N/8`` with N=64 -> ``8``."""
+    return _substitute_cached(text, tuple(sorted(params.items())))
+
+
+@functools.lru_cache(maxsize=8192)
+def _substitute_cached(text: str, ptuple: tuple) -> str:
+    params = dict(ptuple)
     out, tok = [], []
 
     def flush():
@@ -529,12 +540,60 @@ def _tv_table(row: "_fm.Formula", col: "_fm.Formula", names: tuple):
     return fn
 
 
+def _index_table(row: "_fm.Formula", col: "_fm.Formula", tile: tuple, names: tuple):
+    """Compiled table of the CuTe index the formula gives (None outside the tile), one comprehension.
+
+    Builds ``(_r + R*_c) if (0 <= (_r := ROW) < R and 0 <= (_c := COL) < C) else None`` (or the row-major
+    / B variants) from the already whitelisted formula trees.
+    """
+    rows, cols, order = tile
+    key = ("index", row.key, col.key, tile, names)
+    fn = _TABLES.get(key)
+    if fn is not None:
+        return fn
+    r, c = ast.Name("_r", ast.Load()), ast.Name("_c", ast.Load())
+    if order == "col":
+        idx = f"_r + {rows}*_c"
+    elif order == "row_b":
+        idx = f"_c + {cols}*_r"
+    else:
+        idx = f"_r*{cols} + _c"
+    expr = ast.parse(f"({idx}) if (0 <= (_r := 0) < {rows} and 0 <= (_c := 0) < {cols}) else None",
+                     mode="eval").body
+    # splice the formula trees into the two walrus targets
+    walrus = [n for n in ast.walk(expr) if isinstance(n, ast.NamedExpr)]
+    walrus[0].value, walrus[1].value = row.tree, col.tree
+    del r, c
+    fn = _TABLES[key] = _fm.table([_fm.Formula("<index>", expr, row.names | col.names)],
+                                  _THREAD_VARS, ("i",), names)
+    return fn
+
+
+def _hw_indices(spec: Spec, operand: str, params: dict, threads: list, nvals: int, thr: _IntLayout,
+                tile: tuple) -> list:
+    """Formula index (CuTe convention) for every (thread in ``threads``, value < nvals), thread outer."""
+    fs = _operand_formulas(spec, operand)
+    ptuple = tuple(sorted(params.items()))
+    fn = _index_table(fs["row"], fs["col"], tile, tuple(k for k, _ in ptuple))
+    return fn(_tv_rows(spec, thr, threads), [(i,) for i in range(nvals)], *(v for _, v in ptuple))
+
+
 def _hw_elements(spec: Spec, operand: str, params: dict, threads: list, nvals: int, thr: _IntLayout) -> list:
     """Formula (row, col) for every (thread in ``threads``, value < nvals), thread outer."""
     fs = _operand_formulas(spec, operand)
     ptuple = tuple(sorted(params.items()))
     fn = _tv_table(fs["row"], fs["col"], tuple(k for k, _ in ptuple))
     return fn(_tv_rows(spec, thr, threads), [(i,) for i in range(nvals)], *(v for _, v in ptuple))
+
+
+def _indices(elems: list, tile) -> list:
+    """CuTe indices of formula elements (None where the formula leaves the tile)."""
+    rows, cols, order = tile
+    if order == "col":
+        return [r + rows * c if 0 <= r < rows and 0 <= c < cols else None for r, c in elems]
+    if order == "row_b":
+        return [c + cols * r if 0 <= r < rows and 0 <= c < cols else None for r, c in elems]
+    return [r * cols + c if 0 <= r < rows and 0 <= c < cols else None for r, c in elems]
 
 
 def _index_of(rc, tile) -> int | None:
@@ -615,7 +674,7 @@ class AgreeResult:
 
 def _compare_tv(spec: Spec, operand: str, params: dict, lay: _IntLayout, *, exhaustive: bool = True):
     """Compare an int TV layout with the spec's formula.  Returns (Counterexample | None, reason | None)."""
-    thr = _int_layout(_layout_cached(spec, "thr_id", ()), "thr_id")
+    thr = _int_spec_layout(spec, "thr_id", {})
     tile = spec.tile(operand, **params)
     if lay.rank != 2:
         return None, f"expected a rank-2 (thread, value) layout, got rank {lay.rank}"
@@ -632,15 +691,16 @@ def _compare_tv(spec: Spec, operand: str, params: dict, lay: _IntLayout, *, exha
         # Broadcast operand (e.g. wgmma SS A/B): neither side depends on the thread, so thread 0 decides
         # every thread exactly.
         threads = [0]
-    elems = _hw_elements(spec, operand, params, threads, nval, thr)
+    want = _hw_indices(spec, operand, params, threads, nval, thr, tile)
     vals = lay.tv_values(threads)
-    for pos, (rc, got) in enumerate(zip(elems, vals)):
-        want = _index_of(rc, tile)
-        if want != got:
-            t, v = threads[pos // nval], pos % nval
-            user = _element_of(got, tile) if 0 <= got < tile[0] * tile[1] else None
-            return Counterexample(t, v, got, want, user, rc, spec.axes(operand), operand), None
-    return None, None
+    if want == vals:
+        return None, None
+    pos = next(p for p, (w, g) in enumerate(zip(want, vals)) if w != g)
+    got = vals[pos]
+    t, v = threads[pos // nval], pos % nval
+    rc = _hw_elements(spec, operand, params, [t], nval, thr)[v]
+    user = _element_of(got, tile) if 0 <= got < tile[0] * tile[1] else None
+    return Counterexample(t, v, got, want[pos], user, rc, spec.axes(operand), operand), None
 
 
 def _expected_values(spec: Spec, operand: str, params: dict, tile) -> int:
@@ -673,8 +733,15 @@ def _layout_cached(spec: Spec, operand: str, params: tuple):
 
 
 def _int_spec_layout(spec: Spec, operand: str, params: dict) -> _IntLayout:
-    lay = _layout_cached(spec, operand, tuple(sorted(params.items())))
-    return _int_layout(lay, f"{spec.name} {operand}")
+    text = spec.layout_text(operand, **params) if params else spec.layout_text(operand)
+    hit = _INT_LAYOUTS.get(text)
+    if hit is None:
+        lay = _layout_cached(spec, operand, tuple(sorted(params.items())))
+        hit = _INT_LAYOUTS[text] = _int_layout(lay, f"{spec.name} {operand}")
+    return hit
+
+
+_INT_LAYOUTS: dict = {}
 
 
 # ------------------------------------------------------------------------------------------ self-check
@@ -691,9 +758,10 @@ def _operand_problem(spec: Spec, operand: str, params: dict) -> str | None:
     """
     fs = _operand_formulas(spec, operand)
     node = spec.data["operands"][operand]
+    used = fs["row"].names | fs["col"].names
     key = (spec.layout_text(operand, **params), fs["row"].key, fs["col"].key, spec.tile(operand, **params),
            spec.threads, spec.data["thr_id"], node.get("broadcast"), node.get("multiplicity"),
-           node.get("values"), tuple(sorted(params.items())))
+           node.get("values"), tuple(sorted((k, v) for k, v in params.items() if k in used)))
     if key not in _CHECKED:
         _CHECKED[key] = _operand_problem_uncached(spec, operand, params)
     return _CHECKED[key]
@@ -718,19 +786,19 @@ def _operand_problem_uncached(spec: Spec, operand: str, params: dict) -> str | N
     else:
         vals = lay.values()
         mult = int(node.get("multiplicity", 1))
+    want = list(range(n)) if mult == 1 else sorted(list(range(n)) * mult)
+    if sorted(vals) == want:
+        return None
     counts: dict = {}
     for v in vals:
         counts[v] = counts.get(v, 0) + 1
-    if len(counts) != n or min(counts) != 0 or max(counts) != n - 1:
-        missing = sorted(set(range(n)) - set(counts))[:3]
+    missing = sorted(set(range(n)) - set(counts))[:3]
+    if missing or len(counts) != n:
         return (f"image is not the whole {tile[0]}x{tile[1]} tile"
                 + (f" (missing indices {missing}...)" if missing else " (indices outside the tile)"))
-    bad = next((k for k, c in counts.items() if c != mult), None)
-    if bad is not None:
-        el = _element_of(bad, tile)
-        what = "not a bijection" if mult == 1 else f"not a uniform {mult}-fold broadcast"
-        return f"{what}: element {el} is hit {counts[bad]} times"
-    return None
+    bad = next(k for k, c in counts.items() if c != mult)
+    what = "not a bijection" if mult == 1 else f"not a uniform {mult}-fold broadcast"
+    return f"{what}: element {_element_of(bad, tile)} is hit {counts[bad]} times"
 
 
 def _check_tv_spec(spec: Spec) -> list:
