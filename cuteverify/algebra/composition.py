@@ -126,8 +126,43 @@ def composition(a, b):
     for d in strides:
         if hasattr(d, "path"):
             return _compose_basis(a, b)
+    if len(shapes) > 1:
+        _check_disjoint_modes(b)
     s, d = _compose(shapes, strides, b.shape, b.stride)
     return Layout(s, d)
+
+
+def _check_disjoint_modes(b):
+    """Composition distributes over B's modes: ``A o (B0, B1) = (A o B0, A o B1)``. That equals ``A o B``
+    only if A adds up over B's modes, which holds when the index ranges ``[r, r*n)`` the modes ``n:r`` of B
+    address are disjoint (each lands on its own digits of A's mixed radix). A rank-1 A is linear and needs
+    no such condition; the caller skips it then."""
+    modes = [(s, d) for s, d in zip(flatten(b.shape), flatten(b.stride))
+             if not (type(s) is int and s == 1) and not (type(d) is int and d == 0)]
+    if len(modes) < 2:
+        return
+    if all(type(s) is int and type(d) is int for s, d in modes):
+        spans = sorted((d, d * s, s) for s, d in modes)
+        for (lo0, hi0, s0), (lo1, hi1, s1) in zip(spans, spans[1:]):
+            if hi0 > lo1:
+                raise NotAdmissibleError(
+                    "composition", "the modes of the right layout must address disjoint index ranges "
+                    f"(a mode {s0}:{lo0} covers [{lo0},{hi0}) and a mode {s1}:{lo1} starts at {lo1}), otherwise "
+                    "A o B differs from the mode-by-mode composition", f"right layout {b}")
+        return
+    spans = list(modes)
+    for i in range(len(spans)):
+        for j in range(i + 1, len(spans)):
+            (si, di), (sj, dj) = spans[i], spans[j]
+            before = decide.le(di * si, dj)
+            after = decide.le(dj * sj, di)
+            if before or after:
+                continue
+            if before is False and after is False:
+                raise NotAdmissibleError("composition", "the modes of the right layout must address disjoint "
+                                         "index ranges", f"right layout {b}")
+            decide.require(None, Condition("le", di * si, dj), "composition",
+                           "the modes of the right layout must address disjoint index ranges", f"right layout {b}")
 
 
 def _compose_basis(a, b):
