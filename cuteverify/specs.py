@@ -79,7 +79,7 @@ class _Map(dict):
         return getattr(self, "key_lines", {}).get(key, self.line)
 
 
-class _LineLoader(yaml.SafeLoader):
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when available
     """SafeLoader whose mappings are :class:`_Map` objects and which refuses duplicate keys."""
 
 
@@ -540,32 +540,23 @@ def _tv_table(row: "_fm.Formula", col: "_fm.Formula", names: tuple):
     return fn
 
 
-def _index_table(row: "_fm.Formula", col: "_fm.Formula", tile: tuple, names: tuple):
+def _index_table(row: "_fm.Formula", col: "_fm.Formula", order: str, names: tuple):
     """Compiled table of the CuTe index the formula gives (None outside the tile), one comprehension.
 
-    Builds ``(_r + R*_c) if (0 <= (_r := ROW) < R and 0 <= (_c := COL) < C) else None`` (or the row-major
-    / B variants) from the already whitelisted formula trees.
+    Builds ``(_r + _R*_c) if (0 <= (_r := ROW) < _R and 0 <= (_c := COL) < _C) else None`` (or the
+    row-major / B variants) from the already whitelisted formula trees; the tile extents ``_R``, ``_C`` and
+    the family parameters are arguments, so one compiled table serves every instance of a family.
     """
-    rows, cols, order = tile
-    key = ("index", row.key, col.key, tile, names)
+    key = ("index", row.key, col.key, order, names)
     fn = _TABLES.get(key)
     if fn is not None:
         return fn
-    r, c = ast.Name("_r", ast.Load()), ast.Name("_c", ast.Load())
-    if order == "col":
-        idx = f"_r + {rows}*_c"
-    elif order == "row_b":
-        idx = f"_c + {cols}*_r"
-    else:
-        idx = f"_r*{cols} + _c"
-    expr = ast.parse(f"({idx}) if (0 <= (_r := 0) < {rows} and 0 <= (_c := 0) < {cols}) else None",
-                     mode="eval").body
-    # splice the formula trees into the two walrus targets
+    idx = {"col": "_r + _R*_c", "row_b": "_c + _C*_r"}.get(order, "_r*_C + _c")
+    expr = ast.parse(f"({idx}) if (0 <= (_r := 0) < _R and 0 <= (_c := 0) < _C) else None", mode="eval").body
     walrus = [n for n in ast.walk(expr) if isinstance(n, ast.NamedExpr)]
-    walrus[0].value, walrus[1].value = row.tree, col.tree
-    del r, c
+    walrus[0].value, walrus[1].value = row.tree, col.tree  # splice the checked formula trees
     fn = _TABLES[key] = _fm.table([_fm.Formula("<index>", expr, row.names | col.names)],
-                                  _THREAD_VARS, ("i",), names)
+                                  _THREAD_VARS, ("i",), names + ("_R", "_C"))
     return fn
 
 
@@ -574,8 +565,9 @@ def _hw_indices(spec: Spec, operand: str, params: dict, threads: list, nvals: in
     """Formula index (CuTe convention) for every (thread in ``threads``, value < nvals), thread outer."""
     fs = _operand_formulas(spec, operand)
     ptuple = tuple(sorted(params.items()))
-    fn = _index_table(fs["row"], fs["col"], tile, tuple(k for k, _ in ptuple))
-    return fn(_tv_rows(spec, thr, threads), [(i,) for i in range(nvals)], *(v for _, v in ptuple))
+    fn = _index_table(fs["row"], fs["col"], tile[2], tuple(k for k, _ in ptuple))
+    return fn(_tv_rows(spec, thr, threads), [(i,) for i in range(nvals)], *(v for _, v in ptuple),
+              tile[0], tile[1])
 
 
 def _hw_elements(spec: Spec, operand: str, params: dict, threads: list, nvals: int, thr: _IntLayout) -> list:
