@@ -14,10 +14,15 @@ export PROBE_FLAGS="$FLAGS"
 export PROBE_NVCC="$($NVCC --version | grep -E 'release|Build' | tr '\n' ' ')"
 export PROBE_DRIVER="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 export PROBE_DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-PROBES="ldstmatrix mma_sync wgmma tma"
+# PROBES may be overridden from the environment to run a subset
+PROBES=${PROBES:-"ldstmatrix mma_sync wgmma tma wgmma_types wgmma_desc"}
 pids=""
 for p in $PROBES; do
-  if [ ! -x "$BUILD/$p" ] || [ "$HERE/$p.cu" -nt "$BUILD/$p" ] || [ "$HERE/common.h" -nt "$BUILD/$p" ] || [ "$HERE/wgmma_gen.h" -nt "$BUILD/$p" ]; then
+  stale=0; [ -x "$BUILD/$p" ] || stale=1
+  for dep in "$HERE/$p.cu" "$HERE/common.h" $(grep -o '"wgmma[0-9]*_gen.h"' "$HERE/$p.cu" | tr -d '"' | sed "s|^|$HERE/|"); do
+    [ "$dep" -nt "$BUILD/$p" ] && stale=1
+  done
+  if [ $stale = 1 ]; then
     echo "== compiling $p"
     ( $NVCC $FLAGS -o "$BUILD/$p" "$HERE/$p.cu" || echo "!! compile of $p FAILED" ) &
     pids="$pids $!"
