@@ -29,6 +29,17 @@ class Layout:
         self.assumptions = assumptions
         self._hash = None
 
+    @classmethod
+    def _make(cls, shape, stride, obligations=(), assumptions=None):
+        """Internal constructor for results the algebra built congruent by construction (no checks)."""
+        self = object.__new__(cls)
+        self.shape = shape
+        self.stride = stride
+        self.obligations = obligations
+        self.assumptions = assumptions
+        self._hash = None
+        return self
+
     # -- value semantics --
     def __eq__(self, other):
         if not isinstance(other, Layout):
@@ -79,8 +90,8 @@ class Layout:
 
     def with_(self, shape, stride, obligations=None):
         """A layout made under the same assumptions (obligations carried unless replaced)."""
-        return Layout(shape, stride, obligations=self.obligations if obligations is None else obligations,
-                      assumptions=self.assumptions)
+        return Layout._make(shape, stride, self.obligations if obligations is None else obligations,
+                            self.assumptions)
 
     @property
     def is_concrete(self) -> bool:
@@ -248,8 +259,7 @@ def make_layout(*args, stride=None):
             assumptions = assumptions.merged(a.assumptions) if assumptions and a.assumptions else \
                 (assumptions or a.assumptions)
             obs += [o for o in a.obligations if o not in obs]
-        return Layout(tuple(a.shape for a in args), tuple(a.stride for a in args), obligations=obs,
-                      assumptions=assumptions)
+        return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args), tuple(obs), assumptions)
     if len(args) == 2 and stride is None and not isinstance(args[0], Layout):
         return Layout(args[0], args[1])
     if len(args) != 1:

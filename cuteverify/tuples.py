@@ -28,6 +28,11 @@ def flatten(x) -> tuple:
     """The leaves of ``x`` left to right, as a flat tuple."""
     if type(x) is not tuple:
         return (x,)
+    for e in x:
+        if type(e) is tuple:
+            break
+    else:
+        return x
     out = []
     stack = [iter(x)]
     while stack:

@@ -31,20 +31,44 @@ def _obligations_of(args):
 
 def operation(fn):
     """Run ``fn`` in a decision context made of its layout arguments' assumptions; the result carries the
-    union of the inputs' obligations and the new ones."""
+    union of the inputs' obligations and the new ones. Nested operations share the outermost context, so
+    only the outermost call pays for it."""
+
+    get, Context, current = decide._current.get, decide._Context, decide._current
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
+        if get() is not None:
+            return fn(*args, **kw)
+        for a in args:
+            if type(a) is Layout:
+                if a.assumptions is not None or a.obligations:
+                    break
+            elif type(a) is not int:
+                break
+        else:
+            # plain concrete layouts: nothing to inherit, obligations only if something was undecidable
+            ctx = Context(None)
+            token = current.set(ctx)
+            try:
+                result = fn(*args, **kw)
+            finally:
+                current.reset(token)
+            if ctx.obligations and isinstance(result, Layout):
+                result = Layout._make(result.shape, result.stride, tuple(ctx.obligations), None)
+            return result
         asm = _assumptions_of(args)
-        with decide.context(asm) as obligations:
-            before = len(obligations)
+        ctx = decide._Context(asm)
+        token = decide._current.set(ctx)
+        try:
             result = fn(*args, **kw)
-            new = obligations[before:]
+        finally:
+            decide._current.reset(token)
         if isinstance(result, Layout):
             inherited = _obligations_of(args)
-            obs = inherited + [o for o in new if o not in inherited]
-            if obs or asm is not None:
-                result = Layout(result.shape, result.stride, obligations=obs, assumptions=asm)
+            if inherited or ctx.obligations or asm is not None:
+                obs = inherited + [o for o in ctx.obligations if o not in inherited]
+                result = Layout._make(result.shape, result.stride, tuple(obs), asm)
         return result
 
     return wrapper

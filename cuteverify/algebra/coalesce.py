@@ -68,9 +68,9 @@ def coalesce(layout, profile=None):
             if i < len(profile):
                 sub = coalesce(sub, profile[i])
             modes.append(sub)
-        return Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
+        return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
     s, d = coalesce_flat(flatten(layout.shape), flatten(layout.stride))
-    return Layout(s, d)
+    return Layout._make(s, d)
 
 
 @operation
@@ -78,7 +78,7 @@ def filter_zeros(layout):
     """Set the shape of every stride-0 mode to 1 (keeps the profile)."""
     from ..tuples import transform2
     shape = transform2(layout.shape, layout.stride, lambda s, d: 1 if _zero(d) else s)
-    return Layout(shape, layout.stride)
+    return Layout._make(shape, layout.stride)
 
 
 def _zero(d):

@@ -28,6 +28,10 @@ def complement(layout, cotarget=None):
         cotarget = cosize(layout)
     elif type(cotarget) is tuple:
         cotarget = product(cotarget)
+    fs, fd = flatten(layout.shape), flatten(layout.stride)
+    if type(cotarget) is int and all(type(x) is int for x in fs) and all(type(x) is int for x in fd):
+        s, d = _complement_ints(fs, fd, cotarget)
+        return Layout._make(s, d)
     modes = []
     for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
         if hasattr(d, "path"):
@@ -76,7 +80,27 @@ def complement(layout, cotarget=None):
     shapes.append(rest)
     strides.append(cur)
     s, d = coalesce_flat(shapes, strides)
-    return Layout(s, d)
+    return Layout._make(s, d)
+
+
+def _complement_ints(fs, fd, cotarget):
+    """The same construction on plain ints, without the decision interface (the concrete fast path)."""
+    modes = sorted((d, s) for s, d in zip(fs, fd) if d != 0 and s != 1)
+    shapes, strides = [], []
+    cur = 1
+    for d, s in modes:
+        if d < 0:
+            raise NotAdmissibleError("complement", "strides must be non-negative", mode_text(s, d))
+        if d % cur:
+            why = "the layout is not injective (its modes overlap)" if d < cur else \
+                f"stride {d} is not a multiple of {cur}, the extent of the smaller modes"
+            raise NotAdmissibleError("complement", why, mode_text(s, d))
+        shapes.append(d // cur)
+        strides.append(cur)
+        cur = d * s
+    shapes.append(-(-cotarget // cur))
+    strides.append(cur)
+    return coalesce_flat(shapes, strides)
 
 
 def _sorted_symbolic(modes):

@@ -129,7 +129,7 @@ def composition(a, b):
     if len(shapes) > 1:
         _check_disjoint_modes(b)
     s, d = _compose(shapes, strides, b.shape, b.stride)
-    return Layout(s, d)
+    return Layout._make(s, d)
 
 
 def _check_disjoint_modes(b):
@@ -170,7 +170,7 @@ def _compose_basis(a, b):
     idx = Layout(a.shape)
     r = composition(idx, b)
     from ..tuples import transform
-    return Layout(r.shape, transform(r.stride, lambda k: a(k) if type(k) is int and k else
+    return Layout._make(r.shape, transform(r.stride, lambda k: a(k) if type(k) is int and k else
                                      (0 if k == 0 else _bad_basis())))
 
 
@@ -188,7 +188,7 @@ def _by_mode(a, tiler, op):
         if i < len(tiler) and tiler[i] is not None:
             sub = op(sub, tiler[i])
         modes.append(sub)
-    return Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
+    return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
 
 
 __all__ = ["composition"]

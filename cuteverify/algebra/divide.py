@@ -132,7 +132,7 @@ def flat_product(a, b):
 def _append(layout, r):
     modes = list(layout) if type(layout.shape) is tuple else [layout]
     while len(modes) < r:
-        modes.append(Layout(1, 0))
+        modes.append(Layout._make(1, 0))
     return make_layout(*modes)
 
 

@@ -56,9 +56,9 @@ def right_inverse(layout):
         rd.append(pos[i])
         want = want * shapes[i]
     if not rs:
-        return Layout(1, 0)
+        return Layout._make(1, 0)
     s, d = coalesce_flat(rs, rd)
-    return Layout(s, d)
+    return Layout._make(s, d)
 
 
 @operation
@@ -84,7 +84,7 @@ def left_inverse(layout):
     if any(type(d) is int and d == 0 for d, _, _ in modes):
         raise NotAdmissibleError("left_inverse", "the layout is not injective (it has a stride-0 mode)")
     if not modes:
-        return Layout(1, 0)
+        return Layout._make(1, 0)
     if all(type(d) is int for d, _, _ in modes):
         modes.sort(key=lambda m: m[0])
     rs, rd = [], []
@@ -106,7 +106,7 @@ def left_inverse(layout):
     rs.append(s)
     rd.append(p)
     sh, st = coalesce_flat(rs, rd)
-    return Layout(sh, st)
+    return Layout._make(sh, st)
 
 
 @operation
@@ -118,8 +118,8 @@ def max_common_layout(a, b):
     s0 = common.shape[0] if type(common.shape) is tuple else common.shape
     d0 = common.stride[0] if type(common.stride) is tuple else common.stride
     if type(d0) is int and d0 == 1:
-        return composition(inv_b, Layout(s0, 1) if type(common.shape) is tuple else common)
-    return Layout(1, 0)
+        return composition(inv_b, Layout._make(s0, 1) if type(common.shape) is tuple else common)
+    return Layout._make(1, 0)
 
 
 def max_common_vector(a, b):

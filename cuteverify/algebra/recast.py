@@ -61,7 +61,7 @@ def _check_factor(op, n):
 def _leafwise(layout, f):
     """Apply ``f(s, d) -> (s', d')`` to every leaf, keeping the profile."""
     pairs = [f(s, d) for s, d in zip(flatten(layout.shape), flatten(layout.stride))]
-    return Layout(unflatten([p[0] for p in pairs], layout.shape), unflatten([p[1] for p in pairs], layout.shape))
+    return Layout._make(unflatten([p[0] for p in pairs], layout.shape), unflatten([p[1] for p in pairs], layout.shape))
 
 
 __all__ = ["upcast", "downcast", "recast"]

@@ -33,7 +33,7 @@ def tile_to_shape(block, target_shape, order=None):
                        "the block must divide the target shape", f"mode {i}")
         reps.append(exact_div(ts, bs))
     reps = tuple(reps)
-    rep_layout = Layout(reps, compact_col_major(reps) if order is None else _ordered_strides(reps, order))
+    rep_layout = Layout._make(reps, compact_col_major(reps) if order is None else _ordered_strides(reps, order))
     return coalesce(blocked_product(pb, rep_layout), tuple(1 for _ in range(r)))
 
 
@@ -74,7 +74,7 @@ def slice_and_offset(layout, crd):
 def slice_layout(layout, crd):
     """The layout of the ``None`` modes of ``crd`` (the offset of the fixed modes is dropped)."""
     sub, _ = slice_and_offset(layout, crd)
-    return sub if sub is not None else Layout(1, 0)
+    return sub if sub is not None else Layout._make(1, 0)
 
 
 __all__ = ["tile_to_shape", "slice_and_offset", "slice_layout"]
