@@ -1,0 +1,189 @@
+"""Claim text -> query. A small recursive-descent parser (CuTe layout text is not Python).
+
+Grammar::
+
+    claim     := predicate | term '==' term
+    predicate := ('injective' | 'surjective' | 'bijective' | 'disjoint' | 'equal') '(' args ')'
+    term      := op '(' args ')' | NAME (a binding) | layout text | integer | shape tuple
+    op        := any name in cuteverify.algebra.__all__
+
+``prove("composition(composition(A,B),C) == composition(A,composition(B,C))", A=..., B=..., C=...)``;
+``prove("bijective((M,N):(1,M))", assume=["M >= 1"])``; bindings may be layouts or layout text.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+from ..errors import CuteVerifyError, ParseError
+from .verdict import Verdict
+
+PREDICATES = ("injective", "surjective", "bijective", "disjoint", "equal")
+_NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
+
+
+def _split_top(text, sep):
+    """Split at ``sep`` outside brackets."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "([<{":
+            depth += 1
+        elif ch in ")]>}":
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _call(text):
+    """``name(args)`` spanning the whole text -> (name, [arg texts]) or None."""
+    m = _NAME.match(text)
+    if not m or not text.rstrip().endswith(")"):
+        return None
+    body = text[m.end():text.rstrip().rfind(")")]
+    depth = 0
+    for ch in body:
+        depth += ch in "([<{"
+        depth -= ch in ")]>}"
+        if depth < 0:
+            return None
+    if depth != 0:
+        return None
+    args = [a.strip() for a in _split_top(body, ",")] if body.strip() else []
+    return m.group(1), args
+
+
+class _Env:
+    def __init__(self, bindings, assume):
+        self.bindings = bindings
+        self.assume = assume
+        from ..notation import _assumptions
+        self.assumptions = _assumptions(assume)
+
+    def term(self, text, full):
+        from .. import algebra
+        from ..notation import parse, parse_tuple
+        t = text.strip()
+        c = _call(t)
+        if c is not None:
+            name, args = c
+            if name in PREDICATES:
+                raise ParseError(full, full.find(t) + 1, "a layout expression (predicates only at the top)", "claim")
+            if name not in algebra.__all__:
+                raise ParseError(full, full.find(t) + 1, f"an algebra operation ({', '.join(algebra.__all__)})",
+                                 "claim")
+            return getattr(algebra, name)(*[self.term(a, full) for a in args])
+        if re.fullmatch(r"[A-Za-z_]\w*", t) and t in self.bindings:
+            v = self.bindings[t]
+            return parse(v, assume=self.assumptions) if isinstance(v, str) else self._attach(v)
+        if re.fullmatch(r"-?\d+", t):
+            return int(t)
+        if t.startswith("<") and t.endswith(">"):
+            return tuple(self.term(a, full) for a in _split_top(t[1:-1], ","))
+        try:
+            return parse(t, assume=self.assumptions)
+        except ParseError:
+            pass
+        try:
+            return parse_tuple(t)
+        except ParseError:
+            pass
+        from ..symbolic import parse_expr
+        try:
+            return parse_expr(t)
+        except ParseError:
+            raise ParseError(full, max(full.find(t), 0) + 1, "a layout, a bound name, an integer or an operation",
+                             "claim") from None
+
+    def _attach(self, v):
+        if self.assumptions is not None and getattr(v, "assumptions", None) is None and hasattr(v, "shape"):
+            from .queries import _as_layout
+            return _as_layout(v, self.assumptions)
+        return v
+
+
+def prove(claim: str, assume=None, **bindings) -> Verdict:
+    """Prove or refute a claim about layouts (see the module docstring for the grammar)."""
+    from . import queries as q
+    t0 = time.perf_counter()
+    env = _Env(bindings, assume)
+    text = claim.strip()
+    try:
+        sides = _split_top(text, "==")
+        if len(sides) == 2:
+            a, b = env.term(sides[0], text), env.term(sides[1], text)
+            v = q.are_equal(a, b)
+        elif len(sides) == 1:
+            c = _call(text)
+            if c is None or c[0] not in PREDICATES:
+                raise ParseError(text, 1, f"a predicate ({', '.join(PREDICATES)}) or 'lhs == rhs'", "claim")
+            name, args = c
+            vals = [env.term(x, text) for x in args]
+            if name == "injective" and len(vals) == 1:
+                v = q.is_injective(vals[0])
+            elif name == "surjective" and len(vals) in (1, 2):
+                v = q.is_surjective(vals[0], vals[1] if len(vals) == 2 else None)
+            elif name == "bijective" and len(vals) == 1:
+                v = q.is_bijective(vals[0])
+            elif name == "disjoint" and len(vals) in (1, 2):
+                v = q.complement_disjoint(vals[0], vals[1] if len(vals) == 2 else None)
+            elif name == "equal" and len(vals) == 2:
+                v = q.are_equal(vals[0], vals[1])
+            else:
+                raise ParseError(text, 1, f"{name} with the right number of arguments", "claim")
+        else:
+            raise ParseError(text, 1, "at most one '=='", "claim")
+    except ParseError:
+        raise
+    except CuteVerifyError as e:
+        return Verdict("unknown", claim=text, method="algebra", reason=f"{type(e).__name__}: {e}",
+                       elapsed=time.perf_counter() - t0)
+    v.claim = text
+    v.elapsed = time.perf_counter() - t0
+    return v
+
+
+def agrees(layout, spec_name, operand=None, **params) -> Verdict:
+    """Does ``layout`` agree with the spec ``spec_name``? Delegates to ``cuteverify.specs.agrees`` and wraps its
+    answer into a Verdict."""
+    t0 = time.perf_counter()
+    claim = f"agrees({layout}, {spec_name!r}" + (f", operand={operand!r}" if operand is not None else "") + ")"
+    try:
+        from .. import specs
+    except ImportError:
+        return Verdict("unknown", claim=claim, method="specs", reason="cuteverify.specs is not available",
+                       elapsed=time.perf_counter() - t0)
+    fn = getattr(specs, "agrees", None)
+    if fn is None:
+        return Verdict("unknown", claim=claim, method="specs", reason="cuteverify.specs has no agrees()",
+                       elapsed=time.perf_counter() - t0)
+    kw = dict(params)
+    if operand is not None:
+        kw["operand"] = operand
+    r = fn(layout, spec_name, **kw)
+    if isinstance(r, Verdict):
+        return r
+    if r is True:
+        return Verdict("proved", claim=claim, method="specs", elapsed=time.perf_counter() - t0)
+    if r is False:
+        return Verdict("unknown", claim=claim, method="specs",
+                       reason="specs.agrees answered False without a counterexample", elapsed=time.perf_counter() - t0)
+    status = getattr(r, "status", None)
+    if status in ("proved", "refuted", "unknown"):
+        cex = getattr(r, "counterexample", None)
+        if status == "refuted" and cex is None:
+            status = "unknown"
+        from .verdict import Counterexample
+        if cex is not None and not isinstance(cex, Counterexample):
+            cex = Counterexample("differ", note=str(cex))
+        return Verdict(status, claim=claim, method=getattr(r, "method", "specs") or "specs", counterexample=cex,
+                       reason=getattr(r, "reason", None), elapsed=time.perf_counter() - t0)
+    ok = getattr(r, "ok", None)
+    return Verdict("proved" if ok is True else "unknown", claim=claim, method="specs",
+                   reason=None if ok is True else f"specs.agrees answered {r!r}", elapsed=time.perf_counter() - t0)
