@@ -497,29 +497,35 @@ def _single(g: _Grid) -> _Canvas:
     x0, y0 = pad + rhw, pad + th + chh
     cv = _Canvas()
     _draw_grid(cv, g, x0, y0, m)
-    title_w = _text_width(g.title or "", m.tfs) - rhw
+    title_w = _text_width(g.title or "", m.tfs) * 1.05 - rhw
     cv.width = x0 + max(g.cols * m.cw, title_w) + pad
     cv.height = y0 + g.rows * m.ch + pad
     return cv
 
 
-def _mma_canvas(ga, gb, gc) -> _Canvas:
-    """A left of C, B above C, with cell rows of A and C and columns of B and C aligned."""
+def _mma_canvas(ga, gb, gc, title=None) -> _Canvas:
+    """A left of C, B above C, with cell rows of A and C and columns of B and C aligned; ``title`` on
+    top, left."""
     m = _metrics([ga, gb, gc])
     pad, gap = 10, 16
     ra, ca_h, ta = _header_sizes(ga, m)
     rb, cb_h, tb = _header_sizes(gb, m)
     rc, cc_h, tc = _header_sizes(gc, m)
+    top = pad + (math.ceil(m.tfs * 1.8) if title else 0)
     ax = pad + ra
-    cx = max(ax + ga.cols * m.cw + gap + rc, pad + rb)
-    by = pad + tb + cb_h
+    a_w = max(ga.cols * m.cw, _text_width(ga.title or "", m.tfs) * 1.05 - ra)
+    cx = max(ax + a_w + gap + rc, pad + rb)
+    by = top + tb + cb_h
     cy = by + gb.rows * m.ch + gap + max(ta + ca_h, tc + cc_h)
     cv = _Canvas()
+    if title:
+        cv.text(pad, pad + m.tfs, (title,), m.tfs, anchor="start", bold=True, cls="title")
     _draw_grid(cv, ga, ax, cy, m)
     _draw_grid(cv, gb, cx, by, m)
     _draw_grid(cv, gc, cx, cy, m)
     tw = max(_text_width(gb.title or "", m.tfs), _text_width(gc.title or "", m.tfs)) - rc
-    cv.width = cx + max(gc.cols, gb.cols) * m.cw + max(0.0, tw - max(gc.cols, gb.cols) * m.cw) + pad
+    cv.width = max(cx + max(gc.cols, gb.cols) * m.cw + max(0.0, tw - max(gc.cols, gb.cols) * m.cw) + pad,
+                   pad * 2 + _text_width(title or "", m.tfs) * 1.05)
     cv.height = cy + max(ga.rows, gc.rows) * m.ch + pad
     return cv
 
@@ -708,10 +714,9 @@ def _mma(a_tv, b_tv, c_tv, shape_mnk, highlight, title, thr_id, names=("A", "B",
     ga, la = _tv_grid(a_tv, (M, K), thr_id=thr_id, name=names[0], axes=("m", "k"))
     gb, lb = _tv_grid(b_tv, (K, N), order="b", thr_id=thr_id, name=names[1], axes=("k", "n"))
     gc, lc = _tv_grid(c_tv, (M, N), thr_id=thr_id, name=names[2], axes=("m", "n"))
-    head = f"{title}: " if title else ""
-    ga.title = f"{head}{names[0]} ({M}x{K})"
-    gb.title = f"{head}{names[1]} ({K}x{N}, k x n)"
-    gc.title = f"{head}{names[2]} ({M}x{N})"
+    ga.title = f"{names[0]} ({M}x{K})"
+    gb.title = f"{names[1]} ({K}x{N}, k x n)"
+    gc.title = f"{names[2]} ({M}x{N})"
     hl = highlight or {}
     if not isinstance(hl, dict):
         raise ValueError("svg_mma highlight is a dict {'A': [...], 'B': [...], 'C': [...]}")
@@ -744,7 +749,7 @@ def svg_mma(a_tv, b_tv, c_tv, shape_mnk, *, highlight=None, title=None, thr_id=N
     """SVG of an MMA atom's TV layouts, arranged like CUTLASS's ``print_latex``: A (MxK, index
     ``m + M*k``) on the left, B drawn KxN (index ``n + N*k``) above C (MxN, index ``m + M*n``).
     ``highlight``: ``{"A": [...], "B": [...], "C": [...]}`` with cells in drawn (row, col) order."""
-    return _to_svg(_mma_canvas(*_mma(a_tv, b_tv, c_tv, shape_mnk, highlight, title, thr_id)))
+    return _to_svg(_mma_canvas(*_mma(a_tv, b_tv, c_tv, shape_mnk, highlight, title, thr_id), title=title))
 
 
 def svg_banks(smem_layout, elem_bytes=2, *, highlight=None, title=None, show_bank=True) -> str:
@@ -769,7 +774,7 @@ def tikz_tv(tv_layout, tile=None, *, highlight=None, title=None, thr_id=None) ->
 
 def tikz_mma(a_tv, b_tv, c_tv, shape_mnk, *, highlight=None, title=None, thr_id=None) -> str:
     """Standalone LaTeX/TikZ document of ``svg_mma``."""
-    return _to_tikz(_mma_canvas(*_mma(a_tv, b_tv, c_tv, shape_mnk, highlight, title, thr_id)))
+    return _to_tikz(_mma_canvas(*_mma(a_tv, b_tv, c_tv, shape_mnk, highlight, title, thr_id), title=title))
 
 
 def tikz_banks(smem_layout, elem_bytes=2, *, highlight=None, title=None, show_bank=True) -> str:

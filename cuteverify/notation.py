@@ -257,7 +257,7 @@ def parse(text, assume=None, *, source: str = "layout"):
     _finish(p)
     if assumptions is not None:
         L.assumptions = assumptions
-    _check_names(L, assumptions, text)
+    _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
     return L
 
 
@@ -278,14 +278,17 @@ def _assumptions(assume):
     return Assumptions(assume)
 
 
-def _check_names(L, assumptions, text):
-    if assumptions is None:
+def _check_names(L, assumptions, text, shared=False):
+    """Assumptions given with one layout must speak of its symbols (a typo would silently assume nothing);
+    a shared ``Assumptions`` object may mention symbols of other layouts."""
+    if assumptions is None or shared:
         return
     have = {s.name for s in L.free_symbols()}
-    unknown = assumptions.names() - have
-    # Assumptions may be shared by several layouts; unknown names are reported by the front end that binds
-    # them (see Assumptions.check_names); nothing to do for a single layout.
-    return unknown
+    unknown = sorted(assumptions.names() - have)
+    if unknown:
+        raise ParseError(text, 1, f"assumptions about symbols of this layout; unknown name(s): {', '.join(unknown)}",
+                         "assumption")
+    assumptions.check_consistent()
 
 
 def parse_tuple(text: str, source: str = "tuple"):

@@ -104,3 +104,21 @@ def decide(kind, a, b, assumptions):
     if unsat(goal):
         return False
     return None
+
+
+def satisfiable(assumptions):
+    """Is there an assignment (positive symbols) satisfying every fact? ``None`` if Z3 cannot tell."""
+    try:
+        import z3
+        env: dict = {}
+        facts = assumption_constraints(assumptions, env)
+        for name in assumptions.pow2:
+            env.setdefault(name, z3.Int(name))
+        facts += positivity(env)
+    except Untranslatable:
+        return None
+    s = z3.Solver()
+    s.set("rlimit", RLIMIT)
+    s.add(*facts)
+    r = s.check()
+    return True if r == z3.sat else False if r == z3.unsat else None

@@ -357,7 +357,7 @@ class Spec:
             return ("layout",)
         return ("swizzle",)
 
-    @property
+    @functools.cached_property
     def params(self) -> dict:
         """Family parameters: ``{name: [allowed values]}`` (empty for a single instruction)."""
         out = {}
@@ -389,7 +389,7 @@ class Spec:
             if k not in params:
                 raise SpecError(f"family needs parameter {k} (one of {vals[0]}..{vals[-1]})",
                                 self.file, self.line, self.name)
-            if params[k] not in vals:
+            if params[k] not in set(vals):
                 raise SpecError(f"{k}={params[k]} is not in the family's range", self.file, self.line, self.name)
         return dict(params)
 

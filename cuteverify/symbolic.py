@@ -114,6 +114,12 @@ class Assumptions:
         raise ParseError(text, 1, "an assumption such as 'M % 128 == 0', 'K >= 64', 'N in {8,16,...,256}', 'pow2(k)'",
                          source="assumption")
 
+    def check_consistent(self) -> None:
+        """Raise ``ValueError`` if the facts contradict each other (no assignment satisfies them)."""
+        from . import smt
+        if smt.satisfiable(self) is False:
+            raise ContradictoryAssumptions(f"the assumptions contradict each other: {'; '.join(self.texts)}")
+
     def names(self) -> set[str]:
         out = set(self.finite) | set(self.pow2)
         for c in self.conditions:
@@ -187,6 +193,10 @@ class Assumptions:
                 m[s] = lo + r
             subs.append(m)
         return subs
+
+
+class ContradictoryAssumptions(ValueError):
+    """No assignment of the symbols satisfies the assumptions."""
 
 
 def _int(x):
@@ -298,10 +308,12 @@ def _decide(kind, a, b, assumptions):
     if r is not None:
         return r
     if assumptions:
+        # each substitution parametrises a superset of the valid assignments, so a definite answer over it
+        # is a definite answer over them
         for sub in assumptions.substitutions():
             r = _direct(kind, a.subs(sub), b.subs(sub))
-            if r is True:
-                return True
+            if r is not None:
+                return r
         r = _finite(kind, a, b, assumptions)
         if r is not None:
             return r

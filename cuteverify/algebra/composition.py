@@ -21,8 +21,15 @@ def _compose_mode(a_shapes, a_strides, n, r):
             return n, 0
     elif decide.is_zero(r) is True:
         return n, 0
-    if type(n) is int and n == 1:
-        return 1, 0
+    if type(n) is int:
+        if n == 1:
+            return 1, 0
+    else:
+        unit = decide.is_one(n)
+        if unit:
+            return 1, 0
+        if unit is None:
+            decide.obligate(Condition("ne", n, 1), "composition gives a size-1 mode stride 0")
     last = len(a_shapes) - 1
     if last == 0:
         return n, r * a_strides[0]
