@@ -101,6 +101,21 @@ class _Env:
             raise ParseError(full, max(full.find(t), 0) + 1, "a layout, a bound name, an integer or an operation",
                              "claim") from None
 
+    def number(self, text, full):
+        """A size: an integer, a bound int/expression, or an integer expression over symbols."""
+        t = text.strip()
+        if t in self.bindings and not hasattr(self.bindings[t], "shape") and not isinstance(self.bindings[t], str):
+            return self.bindings[t]
+        from ..symbolic import parse_expr
+        try:
+            return parse_expr(t)
+        except ParseError:
+            v = self.term(t, full)
+            if type(v) is tuple:
+                from ..tuples import product
+                return product(v)
+            return v
+
     def _attach(self, v):
         if self.assumptions is not None and getattr(v, "assumptions", None) is None and hasattr(v, "shape"):
             from .queries import _as_layout
@@ -124,7 +139,8 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
             if c is None or c[0] not in PREDICATES:
                 raise ParseError(text, 1, f"a predicate ({', '.join(PREDICATES)}) or 'lhs == rhs'", "claim")
             name, args = c
-            vals = [env.term(x, text) for x in args]
+            vals = [env.term(x, text) for x in args[:1]] + [env.number(x, text) for x in args[1:2]] \
+                if name in ("surjective", "disjoint") else [env.term(x, text) for x in args]
             if name == "injective" and len(vals) == 1:
                 v = q.is_injective(vals[0])
             elif name == "surjective" and len(vals) in (1, 2):
@@ -143,6 +159,10 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
         raise
     except CuteVerifyError as e:
         return Verdict("unknown", claim=text, method="algebra", reason=f"{type(e).__name__}: {e}",
+                       elapsed=time.perf_counter() - t0)
+    except (TypeError, ValueError, ArithmeticError, AttributeError, KeyError) as e:
+        return Verdict("unknown", claim=text, method="algebra",
+                       reason=f"the algebra failed on this claim ({type(e).__name__}: {e})",
                        elapsed=time.perf_counter() - t0)
     v.claim = text
     v.elapsed = time.perf_counter() - t0

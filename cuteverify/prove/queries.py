@@ -533,6 +533,14 @@ class Bijective(Query):
             return r
         m1 = r.method
         n = fp.coord_sizes(f) if f.kind == "coord" else _size(L)
+        if f.kind != "coord":
+            flat = fp.intlin.Flat(f.shapes, f.strides, const=f.offset if f.kind == "swizzle" else 0)
+            lo, hi = flat.value_range()
+            if f.kind == "int" and (lo < 0 or hi >= n):
+                want_max = hi >= n
+                digits = [(s - 1) if ((d > 0) == want_max and d != 0) else 0 for s, d in zip(f.shapes, f.strides)]
+                return R("refuted", m1 + " + value-range",
+                         Counterexample("out-of-range", coords=(flat.index(digits),)))
         r = fp.surjective(f, n, L)
         if r.status == "refuted":
             r.cex = Counterexample("missed", value=r.cex)
@@ -545,6 +553,8 @@ class Bijective(Query):
         if cex.kind == "collision":
             return _recheck_collision(L, cex)
         f = decompose(L)
+        if cex.kind == "out-of-range":
+            return _recheck_out_of_range(L, cex, _size(L))
         n = fp.coord_sizes(f) if f.kind == "coord" else _size(L)
         return _recheck_missed(L, cex, n)
 
