@@ -175,3 +175,51 @@ def test_data_too_small():
     f = fold("ij,jk->ik", A=((2, 3), None), B=((3, 4), None))
     with pytest.raises(FoldError, match="outside the data array"):
         batched_gemm(f, np.zeros(5), np.zeros(12))
+
+
+# --- CLI ------------------------------------------------------------------------------------------------------
+
+def _cli():
+    import click
+    from click.testing import CliRunner
+    from cuteverify.cli.fold_cmd import register
+
+    @click.group()
+    def g():
+        pass
+
+    register(g)
+    return g, CliRunner()
+
+
+def test_cli_fold():
+    import json
+    g, run = _cli()
+    r = run.invoke(g, ["fold", "stupr,qtru->stqp", "--shape", "A=2,3,4,5,6", "--shape", "B=7,3,6,4"])
+    assert r.exit_code == 0, r.output
+    assert "row modes (m): (sp)" in r.output and "reduction modes (k): (ur)" in r.output
+    assert "A (m,k,l): ((2,5),(4,6),3):((360,6),(30,1),120)" in r.output
+    r = run.invoke(g, ["fold", "ijk,jk->i", "--layout", "A=(2,2,2):(2,1,4)", "--shape", "B=2,2", "--json"])
+    assert r.exit_code == 0, r.output
+    info = json.loads(r.output)
+    assert info["A"] == "(2,(2,2),1):(2,(1,4),0)" and info["A_flat"]["k"] is None
+    r = run.invoke(g, ["fold", "ij,jk->ik", "--shape", "A=2,3", "--stride", "A=1,2", "--shape", "B=3,4"])
+    assert r.exit_code == 0 and "A (m,k,l): (2,3,1):(1,2,0)" in r.output
+
+
+@pytest.mark.parametrize("args", [
+    ["ij,jk->ik", "--shape", "A=2,3", "--shape", "B=4,4"],
+    ["ij,jk->ikz", "--shape", "A=2,3", "--shape", "B=3,4"],
+    ["ij,jk->ik", "--shape", "A=2,x"],
+    ["ij,jk->ik", "--shape", "A=2,3"],
+    ["ij,jk->ik", "--shape", "D=2,3"],
+    ["ij,jk->ik", "--shape", "A=2,3", "--shape", "B=3,4", "--stride", "A=1"],
+    ["ij,jk->ik", "--layout", "A=(2,3", "--shape", "B=3,4"],
+    ["ii,jk->ik", "--shape", "A=2,2", "--shape", "B=3,4"],
+])
+def test_cli_fold_bad_input(args):
+    g, run = _cli()
+    r = run.invoke(g, ["fold"] + args)
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert "error:" in r.output and "Traceback" not in r.output

@@ -246,3 +246,42 @@ def test_bad_loops(text, words):
         loop_layout(text)
     assert isinstance(e.value, CuteVerifyError) and isinstance(e.value, ValueError)
     assert words in str(e.value)
+
+
+# --- CLI -----------------------------------------------------------------------------------------------------
+
+def _cli():
+    import click
+    from click.testing import CliRunner
+    from cuteverify.cli.fold_cmd import register
+
+    @click.group()
+    def g():
+        pass
+
+    register(g)
+    return g, CliRunner()
+
+
+def test_cli_loops():
+    import json
+    g, run = _cli()
+    r = run.invoke(g, ["loops", PAPER_PY])
+    assert r.exit_code == 0, r.output
+    assert "accessor: A + 4*p + 3*q" in r.output and "(4,20):(5*p,2*q)" in r.output
+    r = run.invoke(g, ["loops", "for j in range(4): for i in range(8): B[8*j+i+3]", "--json"])
+    assert r.exit_code == 0
+    info = json.loads(r.output)
+    assert info["coalesced"] == "32:1" and info["one_loop"] and info["no_repeat"] == "proved"
+    r = run.invoke(g, ["loops", "for n in range(3,43,2): for m in range(4,23,5): A[m+5*n]"])
+    assert r.exit_code == 1 and "both touch offset" in r.output and "n=" in r.output
+
+
+@pytest.mark.parametrize("text", ["for j in range(4) B[j]", "for j in range(4): for i in range(j): B[i]",
+                                  "for j in range(4): B[j*j]", "", "for (;;) A[0];"])
+def test_cli_loops_bad_input(text):
+    g, run = _cli()
+    r = run.invoke(g, ["loops", text])
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert "error:" in r.output and "Traceback" not in r.output

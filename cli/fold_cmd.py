@@ -1,0 +1,184 @@
+"""``cuteverify fold`` and ``cuteverify loops``: tensor folding and canonical loops (paper sections 1.2, 1.3).
+
+The CLI owner adds them with ``register(main)``.
+"""
+from __future__ import annotations
+
+import json
+
+import click
+
+from .main import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, fail_input, guarded
+
+
+def _ints(text: str, what: str):
+    try:
+        vals = tuple(int(v) for v in text.replace("(", "").replace(")", "").split(",") if v.strip())
+    except ValueError:
+        fail_input(f"{what}: expected comma-separated integers, got {text!r}")
+    if not vals:
+        fail_input(f"{what}: expected comma-separated integers, got {text!r}")
+    return vals
+
+
+def _named(items, what):
+    out = {}
+    for item in items:
+        if "=" not in item:
+            fail_input(f"--{what} expects NAME=v0,v1,... (NAME one of A, B, C), got {item!r}")
+        k, v = item.split("=", 1)
+        k = k.strip().upper()
+        if k not in ("A", "B", "C"):
+            fail_input(f"--{what}: operand name must be A, B or C, got {k!r}")
+        if k in out:
+            fail_input(f"--{what}: operand {k} given twice")
+        out[k] = _ints(v, f"--{what} {k}")
+    return out
+
+
+@click.command("fold")
+@click.argument("einsum")
+@click.option("--shape", "shapes", multiple=True, help="Operand extents: --shape A=2,3,4 (one per index letter).")
+@click.option("--stride", "strides", multiple=True,
+              help="Operand strides: --stride A=12,4,1 (default compact row-major, as numpy).")
+@click.option("--layout", "layouts", multiple=True, help="An operand as a CuTe layout: --layout A='(2,3):(3,1)'.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@guarded
+def fold_cmd(einsum, shapes, strides, layouts, as_json):
+    """Fold the contraction EINSUM (e.g. "stupr,qtru->stqp") into batched-GEMM layouts A:(m,k,l), B:(n,k,l),
+    C:(m,n,l), classify its modes and say which multi-modes have a flat form.
+
+    Extents missing from --shape are taken from the other operands (C may be left out entirely)."""
+    import cuteverify as cv
+    from cuteverify.fold import fold, parse_einsum
+    sh = _named(shapes, "shape")
+    st = _named(strides, "stride")
+    ops = {}
+    for item in layouts:
+        if "=" not in item:
+            fail_input(f"--layout expects NAME=LAYOUT, got {item!r}")
+        k, v = item.split("=", 1)
+        k = k.strip().upper()
+        if k not in ("A", "B", "C"):
+            fail_input(f"--layout: operand name must be A, B or C, got {k!r}")
+        ops[k] = cv.parse(v, source=f"--layout {k}")
+    la, lb, lc = parse_einsum(einsum)
+    letters = {"A": la, "B": lb, "C": lc}
+    known = {}
+    for k in ("A", "B", "C"):
+        if k in sh:
+            if len(sh[k]) != len(letters[k]):
+                fail_input(f"--shape {k} has {len(sh[k])} extent(s) but the einsum names {len(letters[k])} "
+                           f"index(es) '{letters[k]}'")
+            for ch, n in zip(letters[k], sh[k]):
+                known.setdefault(ch, n)
+        elif k in ops:
+            L = ops[k]
+            modes = list(L) if type(L.shape) is tuple else [L]
+            for ch, m in zip(letters[k], modes):
+                known.setdefault(ch, cv.size(m))
+    for k in st:
+        if k in ops:
+            fail_input(f"operand {k} is given both as --layout and --stride")
+    for k in ("A", "B", "C"):
+        if k in ops:
+            if k in sh:
+                fail_input(f"operand {k} is given both as --layout and --shape")
+            continue
+        if k not in sh and k not in st and k == "C":
+            continue
+        if k in sh:
+            shape = sh[k]
+        else:
+            missing = [ch for ch in letters[k] if ch not in known]
+            if missing:
+                fail_input(f"the extent of index '{missing[0]}' of operand {k} is not given; use --shape {k}=...")
+            shape = tuple(known[ch] for ch in letters[k])
+        ops[k] = (shape, st.get(k))
+    for k in ("A", "B"):
+        if k not in ops:
+            fail_input(f"operand {k} needs --shape {k}=... (and optionally --stride {k}=...) or --layout {k}=...")
+    f = fold(einsum, A=ops["A"], B=ops["B"], C=ops.get("C"))
+    if as_json:
+        groups = {"A": "mkl", "B": "nkl", "C": "mnl"}
+        out = {"einsum": f.einsum, "modes": {k: "".join(v) for k, v in f.modes.items()},
+               "extents": {k: v for k, v in f.extents.items()}, "M": f.M, "N": f.N, "K": f.K, "L": f.L}
+        for k in "ABC":
+            out[k] = str(getattr(f, k))
+            out[f"{k}_flat"] = {g: (str(f.flat[(k, g)]) if f.flat[(k, g)] is not None else None)
+                                for g in groups[k]}
+        click.echo(json.dumps(out))
+        return
+    click.echo(f.describe())
+
+
+@click.command("loops")
+@click.argument("nest")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--no-check", is_flag=True, help="Skip the no-repeat check.")
+@guarded
+def loops_cmd(nest, as_json, no_check):
+    """Canonical form of the affine loop NEST, e.g.
+    "for n in range(3,43,2): for m in range(4,23,5): A[p*m+q*n]" or
+    "for (int m = 2; m <= 50; m += 3) A[m];": accessor, Shape:Stride (mode 0 = innermost loop), coalesced
+    form, the canonical nest, and (for concrete strides) whether any element is touched twice.
+
+    \b
+    Exit codes: 0 ok (no repeat proved, or not checked), 1 a repeat found, 3 repeat check unknown."""
+    from cuteverify.loops import check_no_repeat, loop_layout
+    from cuteverify.notation import format_tuple
+    r = loop_layout(nest)
+    info = {"accessor": r.accessor, "shape": format_tuple(r.layout.shape), "stride": format_tuple(r.layout.stride),
+            "layout": str(r.layout), "coalesced": str(r.coalesced), "one_loop": r.one_loop,
+            "canonical": r.canonical()}
+    if r.one_loop:
+        info["single_loop"] = r.one_d()
+    if r.obligations:
+        info["obligations"] = [str(o) for o in r.obligations]
+    code = EXIT_OK
+    if not no_check and r.layout.is_concrete:
+        v = check_no_repeat(r)
+        info["no_repeat"] = v.verdict
+        info["no_repeat_method"] = v.method
+        if v.witness is not None:
+            info["collision"] = {"first": v.witness[0], "second": v.witness[1], "offset": str(v.offset)}
+        elif v.reason:
+            info["no_repeat_reason"] = v.reason
+        code = {"proved": EXIT_OK, "refuted": EXIT_REFUTED}.get(v.verdict, EXIT_UNKNOWN)
+    elif not no_check:
+        info["no_repeat"] = "not checked (symbolic strides)"
+    if as_json:
+        click.echo(json.dumps(info))
+    else:
+        click.echo(f"accessor: {info['accessor']}")
+        click.echo(f"shape:stride: {info['layout']}")
+        click.echo(f"coalesced: {info['coalesced']}" + ("  (one loop)" if r.one_loop else ""))
+        for o in info.get("obligations", []):
+            click.echo(f"obligation: {o}")
+        click.echo("canonical:")
+        for line in info["canonical"].splitlines():
+            click.echo("  " + line)
+        if r.one_loop:
+            click.echo("single loop:")
+            for line in info["single_loop"].splitlines():
+                click.echo("  " + line)
+        if "no_repeat" in info:
+            line = f"no repeat: {info['no_repeat']}"
+            if "no_repeat_method" in info:
+                line += f" ({info['no_repeat_method']})"
+            if "collision" in info:
+                c = info["collision"]
+                fmt = lambda d: "(" + ", ".join(f"{k}={x}" for k, x in d.items()) + ")"  # noqa: E731
+                line += f": iterations {fmt(c['first'])} and {fmt(c['second'])} both touch offset {c['offset']}"
+            elif "no_repeat_reason" in info and info["no_repeat"] != "proved":
+                line += f": {info['no_repeat_reason']}"
+            click.echo(line)
+    if code != EXIT_OK:
+        import sys
+        sys.exit(code)
+
+
+def register(group):
+    """Add ``fold`` and ``loops`` to the click ``group`` (the CLI owner calls ``register(main)``)."""
+    group.add_command(fold_cmd)
+    group.add_command(loops_cmd)
