@@ -43,7 +43,7 @@ done
 if command -v cuobjdump >/dev/null; then
   echo "== SASS tensor/matrix instructions per binary"
   for p in $PROBES; do
-    [ -x "$BUILD/$p" ] && echo "$p: $(cuobjdump --dump-sass "$BUILD/$p" 2>/dev/null | grep -oE '\b(HMMA|IMMA|DMMA|QMMA|HGMMA|QGMMA|LDSM|STSM|UTMALDG|SYNCS)[.A-Z0-9_]*' | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+    [ -x "$BUILD/$p" ] && echo "$p: $(cuobjdump --dump-sass "$BUILD/$p" 2>/dev/null | grep -oE '\b(HMMA|IMMA|DMMA|QMMA|HGMMA|QGMMA|IGMMA|BGMMA|LDSM|STSM|UTMALDG|SYNCS)[.A-Z0-9_]*' | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
   done
 fi
 ls -la "$OUTDIR"
