@@ -664,8 +664,13 @@ class AgreeResult:
 
 # ----------------------------------------------------------------------------------------- comparisons
 
-def _compare_tv(spec: Spec, operand: str, params: dict, lay: _IntLayout, *, exhaustive: bool = True):
-    """Compare an int TV layout with the spec's formula.  Returns (Counterexample | None, reason | None)."""
+def _compare_tv(spec: Spec, operand: str, params: dict, lay: _IntLayout):
+    """Compare an int TV layout with the spec's formula at every (thread, value).
+
+    Returns (Counterexample | None, reason | None).  When the layout's thread mode has only zero strides
+    and the formula does not mention the thread, both sides are the same for every thread, so thread 0
+    is evaluated for all of them (exact, not a sample).
+    """
     thr = _int_spec_layout(spec, "thr_id", {})
     tile = spec.tile(operand, **params)
     if lay.rank != 2:
@@ -679,7 +684,7 @@ def _compare_tv(spec: Spec, operand: str, params: dict, lay: _IntLayout, *, exha
     threads = list(range(nthr))
     fs = _operand_formulas(spec, operand)
     thread_free = not (fs["row"].names | fs["col"].names) & set(_THREAD_VARS)
-    if not exhaustive and thread_free and all(o == 0 for o in lay.modes[0]):
+    if thread_free and all(o == 0 for o in lay.modes[0]):
         # Broadcast operand (e.g. wgmma SS A/B): neither side depends on the thread, so thread 0 decides
         # every thread exactly.
         threads = [0]
@@ -761,7 +766,7 @@ def _operand_problem(spec: Spec, operand: str, params: dict) -> str | None:
 
 def _operand_problem_uncached(spec: Spec, operand: str, params: dict) -> str | None:
     lay = _int_spec_layout(spec, operand, params)
-    cex, reason = _compare_tv(spec, operand, params, lay, exhaustive=False)
+    cex, reason = _compare_tv(spec, operand, params, lay)
     if reason:
         return reason
     if cex:
@@ -997,7 +1002,7 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: "Library
         return _agrees_smem(user, spec, operand)
     if spec.kind == "swizzle":
         raise SpecError("agrees: swizzle specs are compared with smem_atom specs", spec.file, spec.line, spec.name)
-    cex, reason = _compare_tv(spec, operand, p, user, exhaustive=True)
+    cex, reason = _compare_tv(spec, operand, p, user)
     return AgreeResult(cex is None and reason is None, spec.name, operand, p, cex, reason)
 
 
