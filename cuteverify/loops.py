@@ -142,6 +142,7 @@ class NoRepeat:
     reason: str = ""
     witness: tuple | None = None
     offset: object = None
+    assignment: dict = field(default_factory=dict)
 
     @property
     def proved(self) -> bool:
@@ -156,6 +157,8 @@ class NoRepeat:
         if self.witness is not None:
             a, b = self.witness
             s += f": iterations {_fmt_iter(a)} and {_fmt_iter(b)} both touch offset {self.offset}"
+            if self.assignment:
+                s += " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.assignment.items()))
         elif self.reason:
             s += f": {self.reason}"
         return s
@@ -804,13 +807,25 @@ def _prover(layout, ll, shapes):
             if w is not None:
                 break
         pair = _witness_pair(w, shapes)
+        assignment = dict(getattr(w, "assignment", None) or {})
         if pair is not None:
             # check the witness concretely before reporting it
             ca, cb = pair
-            la, lb = _eval(layout, ca), _eval(layout, cb)
+            lay = layout.subs(assignment) if assignment else layout
+            la, lb = _eval(lay, ca), _eval(lay, cb)
             if la is not None and la == lb and ca != cb:
+                off = (ll.offset if ll else 0)
+                if assignment and not isinstance(off, int):
+                    off = normalize(sympy.sympify(off).subs({symbol(k): v for k, v in assignment.items()}))
                 res = NoRepeat("refuted", "prover", witness=(ll.coords_of(ca), ll.coords_of(cb)) if ll else
-                               (tuple(ca), tuple(cb)), offset=normalize((ll.offset if ll else 0) + la))
+                               (tuple(ca), tuple(cb)), offset=normalize(off + la), assignment=assignment)
+                if ll and assignment:
+                    # loop starts/steps may be symbolic too
+                    sub = {symbol(k): v for k, v in assignment.items()}
+                    res.witness = tuple({k: normalize(sympy.sympify(x).subs(sub)) for k, x in it.items()}
+                                        for it in res.witness)
+                if assignment:
+                    res.reason = "for " + ", ".join(f"{k}={v}" for k, v in sorted(assignment.items()))
                 return res
         return NoRepeat("unknown", "prover", f"the prover refuted injectivity but its witness could not be "
                                              f"read as two iterations: {v}")

@@ -189,7 +189,21 @@ def test_no_repeat_large_unknown_or_prover(monkeypatch):
     v = check_no_repeat("for a in range(64): for b in range(64): A[3*a + 5*b]", limit=100)
     assert v.verdict == "unknown" and "limit" in v.reason
     v = check_no_repeat("for a in range(64): for b in range(64): A[3*a + 5*b]")
-    assert v.refuted
+    assert v.refuted and v.method == "enumeration"
+
+
+def test_no_repeat_through_prover():
+    pytest.importorskip("cuteverify.prove")
+    v = check_no_repeat("for a in range(64): for b in range(64): A[3*a + 5*b + 1]", limit=100)
+    assert v.refuted and v.method == "prover"
+    a, b = v.witness
+    assert 3 * a["a"] + 5 * a["b"] + 1 == 3 * b["a"] + 5 * b["b"] + 1 == v.offset
+    # symbolic: a collision for some values of the symbols, reported with them
+    v = check_no_repeat(PAPER_PY)
+    if v.refuted:
+        a, b = v.witness
+        pv, qv = v.assignment.get("p"), v.assignment.get("q")
+        assert pv * a["m"] + qv * a["n"] == pv * b["m"] + qv * b["n"] == v.offset
 
 
 def test_no_repeat_symbolic():
