@@ -299,3 +299,29 @@ def test_cli_loops_bad_input(text):
     assert r.exit_code == 2, r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)
     assert "error:" in r.output and "Traceback" not in r.output
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 9), st.integers(1, 4))
+def test_random_symbolic_nests(seed, depth):
+    rng = random.Random(seed)
+    N = symbol("N")
+    coeff_txt = ["p", "2*q", "(p + q)", "3", "-p"]
+    loops, coeffs = [], []
+    for d in range(depth):
+        start = rng.randint(0, 3)
+        step = rng.choice([1, 2, 3])
+        stop = rng.choice(["N", "N + 3", str(start + rng.randint(1, 6))])
+        loops.append((f"v{d}", start, stop, step))
+        coeffs.append(rng.choice(coeff_txt))
+    text = " ".join(f"for {v} in range({a}, {b}, {s}):" for v, a, b, s in loops) + \
+        " A[" + " + ".join(f"{c}*{v}" for c, (v, *_) in zip(coeffs, loops)) + " + q]"
+    r = loop_layout(text)
+    for vals in [dict(p=1, q=1, N=5), dict(p=7, q=2, N=8), dict(p=2, q=9, N=3)]:
+        env = dict(vals)
+        conc = [(v, a, eval(b, {}, env), s) for v, a, b, s in loops]
+        cvals = [eval(c, {}, env) for c in coeffs]
+        want = _enumerate(conc, cvals, env["q"])
+        L = r.layout.subs(vals)
+        off = r.offset if type(r.offset) is int else int(r.offset.subs({symbol(k): x for k, x in vals.items()}))
+        assert [off + x for x in L.values()] == want, (text, vals)
