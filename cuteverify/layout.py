@@ -65,9 +65,9 @@ class Layout:
     def _repr_svg_(self):
         try:
             from .draw import svg
-        except ImportError:
-            return None
-        return svg(self)
+            return svg(self)
+        except (ImportError, ValueError):
+            return None  # symbolic or too large to draw: the notebook shows the text form
 
     # -- structure --
     def __len__(self):
