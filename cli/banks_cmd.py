@@ -1,0 +1,100 @@
+"""``cuteverify banks`` and ``cuteverify vector``: shared-memory bank conflicts and vector width (issue 10).
+
+    cuteverify banks "S<3,3,3> o 0 o (64,64):(64,1)" --access "((8,2,2),(8,4,4)):((1,512,8),(64,16,1024))" \\
+        --dtype bf16 --vector 16
+    cuteverify vector "((8,16),(8,8)):((1024,1),(128,16))" --dtype bf16 --smem "S<3,3,3> o 0 o (128,64):(64,1)"
+
+Exit codes: 0 conflict-free (proved / width ok), 1 conflicts (refuted), 2 bad input, 3 unknown.
+The CLI owner calls :func:`register` on the top-level group.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .main import EXIT_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, guarded  # cli/ or cuteverify.cli
+
+_EXIT = {"proved": EXIT_OK, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}
+
+
+def _phases(text):
+    if text is None:
+        return None
+    return text if not text.strip().isdigit() else int(text)
+
+
+def _finish(verdict, as_json):
+    if as_json:
+        click.echo(json.dumps(verdict.to_dict()))
+    else:
+        click.echo(str(verdict))
+    sys.exit(_EXIT.get(verdict.status, EXIT_INPUT))
+
+
+@click.command("banks")
+@click.argument("smem")
+@click.option("--access", "-t", required=True, help="TV layout (thread, value) -> element index of the tile.")
+@click.option("--dtype", "-d", default="bf16", show_default=True, help="Element type (bf16, f16, f32, e4m3, ...).")
+@click.option("--elem-bytes", type=int, default=None, help="Element width in bytes (instead of --dtype).")
+@click.option("--vector", "-v", "vector_bytes", type=int, default=None,
+              help="Bytes per thread per access (1..16); default: the widest the layout allows.")
+@click.option("--phases", "-p", default=None,
+              help="Phases per warp request (1, 2, 4, 8) or 'ldmatrix'; default from the access width.")
+@click.option("--base", "base_bytes", type=int, default=0, show_default=True, help="Byte address of the buffer.")
+@click.option("--assume", "-a", multiple=True, help="An assumption on symbols, e.g. 'N in {64,128}'.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@guarded
+def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, phases, base_bytes, assume, as_json):
+    """Is ACCESS through the shared-memory layout SMEM free of bank conflicts? Prints the verdict, the exact
+    conflict degree and, on a conflict, two threads of one phase on one bank.
+
+    \b
+    Exit codes: 0 conflict-free, 1 conflicts, 2 bad input, 3 unknown.
+    """
+    import cuteverify as cv
+    from cuteverify.banks import bank_conflicts
+    asm = list(assume) or None
+    S = cv.parse(smem, assume=asm, source="SMEM")
+    T = cv.parse(access, assume=asm, source="--access")
+    v = bank_conflicts(S, T, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes,
+                       vector_bytes=vector_bytes, phases=_phases(phases), base_bytes=base_bytes)
+    _finish(v, as_json)
+
+
+@click.command("vector")
+@click.argument("layout")
+@click.option("--dtype", "-d", default="bf16", show_default=True, help="Element type (bf16, f16, f32, e4m3, ...).")
+@click.option("--elem-bytes", type=int, default=None, help="Element width in bytes (instead of --dtype).")
+@click.option("--smem", default=None, help="Compose LAYOUT (thread, value) -> element index with this smem layout.")
+@click.option("--alignment", type=int, default=16, show_default=True, help="Byte alignment of the buffer.")
+@click.option("--require", "-r", type=int, default=None, help="Check this width in bytes (exit 1 if it fails).")
+@click.option("--flat", is_flag=True, help="Read LAYOUT as one thread's values, not (thread, value).")
+@click.option("--assume", "-a", multiple=True, help="An assumption on symbols, e.g. 'N in {64,128}'.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@guarded
+def vector_cmd(layout, dtype, elem_bytes, smem, alignment, require, flat, assume, as_json):
+    """The widest vector access (bytes, power of two, <= 16) for LAYOUT: each thread's consecutive values
+    contiguous and aligned. A rank-2 LAYOUT is (thread, value) -> offset unless --flat.
+
+    \b
+    Exit codes: 0 proved (or --require met), 1 --require refuted, 2 bad input, 3 unknown.
+    """
+    import cuteverify as cv
+    from cuteverify.banks import max_vector_width
+    asm = list(assume) or None
+    L = cv.parse(layout, assume=asm, source="LAYOUT")
+    S = cv.parse(smem, assume=asm, source="--smem") if smem else None
+    v = max_vector_width(L, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes, alignment=alignment,
+                         smem=S, require=require, tv=False if flat else None)
+    _finish(v, as_json)
+
+
+def register(group):
+    """Add ``banks`` and ``vector`` to the top-level click group."""
+    group.add_command(banks_cmd)
+    group.add_command(vector_cmd)
+
+
+__all__ = ["banks_cmd", "vector_cmd", "register"]
