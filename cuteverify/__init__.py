@@ -24,7 +24,8 @@ def __getattr__(name):
         "is_bijective": "cuteverify.prove", "are_equal": "cuteverify.prove", "complement_disjoint": "cuteverify.prove",
         "prove": "cuteverify.prove", "agrees": "cuteverify.prove",
         "linear_form": "cuteverify.linear", "completeness_chain": "cuteverify.linear",
-        "specs": "cuteverify.specs", "draw": "cuteverify.draw",
+        "specs": "cuteverify.specs", "draw": "cuteverify.draw", "loops": "cuteverify.loops",
+        "fold": "cuteverify.fold", "banks": "cuteverify.banks",
         "Assumptions": "cuteverify.symbolic", "symbol": "cuteverify.symbolic",
     }
     mod = lazy.get(name)
