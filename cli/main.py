@@ -41,6 +41,12 @@ def main():
     """cuteverify: check and prove CuTe layouts.
 
     \b
+    Prove:   injective, surjective, bijective, equal, disjoint, agrees, prove
+    Check:   check MANIFEST... (kernel manifests, -j N, --junit-xml, --json)
+    Specs:   spec list | show NAME | check
+    Compute: eval, algebra (and draw, fold, loops when installed)
+
+    \b
     Exit codes: 0 proved / ok, 1 refuted, 2 usage or input error, 3 unknown.
     """
 
@@ -118,6 +124,23 @@ def _emit(info: dict, as_json: bool):
             click.echo(f"{k}: " + " ".join(str(x) for x in v))
         else:
             click.echo(f"{k}: {v}")
+
+
+def _register_all(group):
+    """Attach the verbs (cli/verbs.py) and the optional command modules; a module that is missing or fails
+    to import leaves the rest of the CLI working."""
+    import importlib
+    for name in ("verbs", "draw_cmd", "fold_cmd"):
+        try:
+            mod = importlib.import_module(f"{__package__ or 'cuteverify.cli'}.{name}")
+        except ImportError:
+            continue
+        reg = getattr(mod, "register", None)
+        if reg is not None:
+            reg(group)
+
+
+_register_all(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

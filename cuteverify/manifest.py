@@ -1,0 +1,549 @@
+"""Kernel manifests: YAML files that name a kernel's layouts and the claims cuteverify proves about them.
+
+Format (JSON Schema: ``specs/manifest_schema.json``, shipped as ``cuteverify.spec_data/manifest_schema.json``)::
+
+    version: 1
+    kernels:
+      fa2_fwd_sm80:                          # a kernel
+        symbols: [M]                         # optional: the symbols its layouts may use
+        assume: ["M % 64 == 0"]              # optional: assumptions on them
+        layouts:                             # named layouts, CuTe text
+          sK: "S<3,3,3> o 0 o ((8,8),64):((64,512),1)"
+          tvA: "((4,8),(2,2,2)):((32,1),(16,8,128))"
+        claims:
+          - bijective: sK                    # a layout name or inline CuTe text
+          - injective: "(4,8):(1,4)"
+          - surjective: {layout: sK, codomain: 4096}
+          - equal: [sK, sK2]
+          - disjoint: {layout: sK, cotarget: 8192}
+          - agrees: {layout: tvA, spec: SM80_16x8x16_F32BF16BF16F32_TN, operand: A, params: {}}
+          - prove: "bijective(composition(sK, (64,64):(1,64)))"   # layout names are bound
+            expect: refuted                  # optional: proved (default) / refuted / unknown
+            name: "a label"                  # optional
+
+A claim passes when its verdict equals ``expect``. Errors (bad YAML, schema violations, unparsable layout text,
+unknown names, undeclared symbols) are :class:`ManifestError` with file, line and column taken from the YAML
+node marks; nothing here prints.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+
+from .errors import CuteVerifyError, ParseError
+
+__all__ = ["ManifestError", "Claim", "load", "load_text", "run_claim", "run", "exit_code", "junit_xml",
+           "agrees_verdict", "schema"]
+
+KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove")
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+class ManifestError(CuteVerifyError, ValueError):
+    """A manifest is malformed. ``file``, ``line`` and ``column`` (1-based, may be None) and ``reason``."""
+
+    def __init__(self, reason: str, file: str | None = None, line: int | None = None, column: int | None = None):
+        self.reason, self.file, self.line, self.column = reason, file, line, column
+        where = file or "<manifest>"
+        if line:
+            where += f":{line}"
+            if column:
+                where += f":{column}"
+        super().__init__(f"{where}: {reason}")
+
+
+# ----------------------------------------------------------------------------------- YAML with marks
+
+class _Mark:
+    __slots__ = ("line", "column", "quoted")
+
+    def __init__(self, node):
+        self.line = node.start_mark.line + 1
+        self.column = node.start_mark.column + 1
+        self.quoted = getattr(node, "style", None) in ("'", '"')
+
+
+def _compose(text: str, file: str):
+    """YAML text -> (python data, {path tuple: _Mark}). Duplicate keys are errors."""
+    import yaml
+    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        root = yaml.compose(text, Loader=loader_cls)
+    except yaml.MarkedYAMLError as e:
+        m = e.problem_mark or e.context_mark
+        raise ManifestError(f"YAML error: {e.problem or e.context}", file, m.line + 1 if m else None,
+                            m.column + 1 if m else None) from None
+    except yaml.YAMLError as e:  # pragma: no cover - defensive
+        raise ManifestError(f"YAML error: {e}", file) from None
+    marks: dict = {}
+    # Scalars are resolved with a plain SafeLoader constructor (ints, bools, strings).
+    constructor = yaml.constructor.SafeConstructor()
+
+    def build(node, path):
+        marks[path] = _Mark(node)
+        if isinstance(node, yaml.MappingNode):
+            out = {}
+            for k, v in node.value:
+                if not isinstance(k, yaml.ScalarNode):
+                    raise ManifestError("mapping keys must be plain scalars", file, k.start_mark.line + 1,
+                                        k.start_mark.column + 1)
+                key = constructor.construct_scalar(k)
+                if key in out:
+                    raise ManifestError(f"duplicate key {key!r}", file, k.start_mark.line + 1, k.start_mark.column + 1)
+                out[key] = build(v, path + (key,))
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [build(v, path + (i,)) for i, v in enumerate(node.value)]
+        return constructor.construct_object(node)
+
+    if root is None:
+        return None, marks
+    try:
+        return build(root, ()), marks
+    except yaml.constructor.ConstructorError as e:
+        m = e.problem_mark or e.context_mark
+        raise ManifestError(f"YAML error: {e.problem or e.context}", file, m.line + 1 if m else None,
+                            m.column + 1 if m else None) from None
+
+
+def _schema_path():
+    try:
+        from importlib.resources import files
+        p = files("cuteverify.spec_data").joinpath("manifest_schema.json")
+        if p.is_file():
+            return p
+    except (ModuleNotFoundError, TypeError):
+        pass
+    from pathlib import Path
+    return Path(__file__).resolve().parent.parent / "specs" / "manifest_schema.json"
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(_schema_path().read_text())
+
+
+@functools.lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+    cls = jsonschema.validators.validator_for(schema())
+    return cls(schema())
+
+
+def _where(marks, path):
+    path = tuple(path)
+    while path not in marks and path:
+        path = path[:-1]
+    m = marks.get(path)
+    return (m.line, m.column) if m else (None, None)
+
+
+def _validate(doc, marks, file):
+    try:
+        v = _validator()
+    except ImportError:  # jsonschema missing: the structural checks below still run
+        return
+    errors = sorted(v.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if not errors:
+        return
+    e = errors[-1]  # the deepest error is the most specific
+    if e.validator == "oneOf" and isinstance(e.instance, dict):
+        present = [k for k in KINDS if k in e.instance]
+        msg = (f"a claim needs exactly one of {', '.join(KINDS)}" if not present
+               else f"a claim has more than one kind: {', '.join(present)}")
+    elif e.validator == "additionalProperties":
+        msg = e.message
+    else:
+        msg = e.message
+    path = list(e.absolute_path)
+    where = "/".join(str(p) for p in path) or "(top level)"
+    line, col = _where(marks, path)
+    raise ManifestError(f"schema: at {where}: {msg}", file, line, col)
+
+
+# ----------------------------------------------------------------------------------------- claims
+
+@dataclass
+class Claim:
+    """One claim, self-contained (picklable): it carries its kernel's layouts (text) and assumptions."""
+
+    file: str
+    kernel: str
+    index: int
+    kind: str
+    args: dict
+    expect: str = "proved"
+    name: str = ""
+    line: int | None = None
+    column: int | None = None
+    layouts: dict = field(default_factory=dict)
+    assume: tuple = ()
+
+    @property
+    def text(self) -> str:
+        a = self.args
+        if self.kind in ("bijective", "injective"):
+            s = f"{self.kind} {a['layout']}"
+        elif self.kind == "surjective":
+            s = f"surjective {a['layout']}" + (f" onto [0, {a['codomain']})" if a.get("codomain") is not None else "")
+        elif self.kind == "equal":
+            s = f"equal {a['a']} == {a['b']}"
+        elif self.kind == "disjoint":
+            s = f"disjoint {a['layout']}" + (f" cotarget {a['cotarget']}" if a.get("cotarget") is not None else "")
+        elif self.kind == "agrees":
+            p = "".join(f", {k}={v}" for k, v in (a.get("params") or {}).items())
+            s = f"agrees {a['layout']} ~ {a['spec']}" + (f" operand {a['operand']}" if a.get("operand") else "") + p
+        else:
+            s = f"prove {a['claim']}"
+        return s
+
+    @property
+    def label(self) -> str:
+        return self.name or self.text
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def to_payload(self) -> dict:
+        return {"kind": self.kind, "args": self.args, "layouts": self.layouts, "assume": list(self.assume),
+                "location": self.location}
+
+
+def _mark_of(marks, path):
+    return marks.get(tuple(path))
+
+
+def _text_error(pe: ParseError, mark, file, what):
+    line = col = None
+    if mark is not None:
+        line = mark.line
+        col = mark.column + (1 if mark.quoted else 0) + max(pe.column - 1, 0)
+    return ManifestError(f"cannot parse {what}: expected {pe.expected}\n  {pe.text}\n  {' ' * (pe.column - 1)}^",
+                         file, line, col)
+
+
+def load_text(text: str, file: str = "<manifest>") -> list:
+    """Parse and check a manifest's text; return its claims (:class:`Claim`) in file order."""
+    from .notation import parse
+    doc, marks = _compose(text, file)
+    if doc is None:
+        raise ManifestError("empty manifest (expected a mapping with 'kernels')", file, 1, 1)
+    if not isinstance(doc, dict):
+        raise ManifestError("a manifest is a mapping with 'kernels'", file, *_where(marks, ()))
+    _validate(doc, marks, file)
+    kernels = doc.get("kernels")
+    if not isinstance(kernels, dict) or not kernels:  # also checked without jsonschema
+        raise ManifestError("'kernels' must be a non-empty mapping", file, *_where(marks, ("kernels",)))
+    claims = []
+    for kname, k in kernels.items():
+        kp = ("kernels", kname)
+        if not isinstance(k, dict) or not isinstance(k.get("claims"), list):
+            raise ManifestError(f"kernel {kname!r} needs a list of claims", file, *_where(marks, kp))
+        assume = tuple(str(a) for a in (k.get("assume") or []))
+        asm = None
+        if assume:
+            from .notation import _assumptions
+            for i, a in enumerate(assume):
+                try:
+                    _assumptions([a])
+                except ParseError as pe:
+                    raise _text_error(pe, _mark_of(marks, kp + ("assume", i)), file, "assumption") from None
+                except CuteVerifyError as e:
+                    raise ManifestError(f"assumption {a!r}: {e}", file, *_where(marks, kp + ("assume", i))) from None
+            try:
+                asm = _assumptions(list(assume))
+            except CuteVerifyError as e:
+                raise ManifestError(f"assumptions: {e}", file, *_where(marks, kp + ("assume",))) from None
+        symbols = k.get("symbols")
+        layouts = {str(n): str(t) for n, t in (k.get("layouts") or {}).items()}
+
+        def check_text(t, path, what):
+            try:
+                L = parse(t, assume=asm, source=what)
+            except ParseError as pe:
+                raise _text_error(pe, _mark_of(marks, path), file, what) from None
+            except CuteVerifyError as e:
+                raise ManifestError(f"{what}: {e}", file, *_where(marks, path)) from None
+            if symbols is not None:
+                free = sorted(str(s) for s in L.free_symbols()) if hasattr(L, "free_symbols") else []
+                extra = [s for s in free if s not in symbols]
+                if extra:
+                    raise ManifestError(f"{what} uses undeclared symbol(s) {', '.join(extra)} "
+                                        f"(declared: {', '.join(symbols) or 'none'})", file, *_where(marks, path))
+            return L
+
+        for n, t in layouts.items():
+            check_text(t, kp + ("layouts", n), f"layout {n}")
+
+        def ref(v, path):
+            v = str(v).strip()
+            if v in layouts:
+                return v
+            if _IDENT.match(v):
+                have = ", ".join(layouts) or "none"
+                raise ManifestError(f"unknown layout name {v!r} (this kernel's layouts: {have})", file,
+                                    *_where(marks, path))
+            check_text(v, path, "layout")
+            return v
+
+        for i, c in enumerate(k["claims"]):
+            cp = kp + ("claims", i)
+            if not isinstance(c, dict):
+                raise ManifestError("a claim is a mapping such as {bijective: NAME}", file, *_where(marks, cp))
+            kinds = [x for x in KINDS if x in c]
+            if len(kinds) != 1:
+                raise ManifestError(f"a claim needs exactly one of {', '.join(KINDS)}", file, *_where(marks, cp))
+            kind = kinds[0]
+            body = c[kind]
+            bp = cp + (kind,)
+            if kind in ("bijective", "injective"):
+                args = {"layout": ref(body, bp)}
+            elif kind == "surjective":
+                if isinstance(body, dict):
+                    args = {"layout": ref(body["layout"], bp + ("layout",)), "codomain": body.get("codomain")}
+                else:
+                    args = {"layout": ref(body, bp), "codomain": None}
+            elif kind == "equal":
+                if not isinstance(body, list) or len(body) != 2:
+                    raise ManifestError("equal takes a list of two layouts", file, *_where(marks, bp))
+                args = {"a": ref(body[0], bp + (0,)), "b": ref(body[1], bp + (1,))}
+            elif kind == "disjoint":
+                args = {"layout": ref(body["layout"], bp + ("layout",)), "cotarget": body.get("cotarget")}
+            elif kind == "agrees":
+                args = {"layout": ref(body["layout"], bp + ("layout",)), "spec": str(body["spec"]),
+                        "operand": body.get("operand"), "params": dict(body.get("params") or {})}
+            else:
+                if not isinstance(body, str) or not body.strip():
+                    raise ManifestError("prove takes the claim text", file, *_where(marks, bp))
+                args = {"claim": body}
+            m = marks.get(cp)
+            claims.append(Claim(file, str(kname), i, kind, args, str(c.get("expect", "proved")),
+                                str(c.get("name", "")), m.line if m else None, m.column if m else None,
+                                layouts, assume))
+    return claims
+
+
+def load(path) -> list:
+    """Read and check one manifest file; return its claims."""
+    p = os.fspath(path)
+    try:
+        with open(p, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ManifestError(f"cannot read manifest: {e.strerror or e}", p) from None
+    except UnicodeDecodeError as e:
+        raise ManifestError(f"not UTF-8 text: {e}", p) from None
+    return load_text(text, p)
+
+
+# ---------------------------------------------------------------------------------------- running
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str, assume: tuple):
+    from .notation import parse
+    return parse(text, assume=list(assume) or None)
+
+
+def _num(x):
+    if x is None or isinstance(x, int):
+        return x
+    s = str(x).strip()
+    return int(s) if re.fullmatch(r"-?\d+", s) else s
+
+
+class AgreeCounterexample:
+    """A disagreement with the hardware (wraps ``cuteverify.specs.Counterexample``)."""
+
+    kind = "disagree"
+
+    def __init__(self, cex):
+        self.cex = cex
+
+    def to_dict(self):
+        c = self.cex
+        d = {"kind": self.kind, "text": str(c)}
+        for k in ("thread", "value", "user_index", "hardware_index", "user", "hardware", "coordinate", "operand"):
+            v = getattr(c, k, None)
+            if v is not None:
+                d[k] = list(v) if isinstance(v, tuple) else v
+        return d
+
+    def __str__(self):
+        return str(self.cex)
+
+    __repr__ = __str__
+
+
+def agrees_verdict(layout, spec_name: str, operand=None, **params):
+    """``cuteverify.specs.agrees`` as a Verdict: proved when the layout agrees with the hardware at every
+    (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is refuted
+    with its reason)."""
+    from .prove.verdict import Verdict
+    from . import specs
+    t0 = time.perf_counter()
+    claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand else "") + \
+        "".join(f", {k}={v}" for k, v in params.items()) + ")"
+    r = specs.agrees(layout, spec_name, operand, **params)
+    dt = time.perf_counter() - t0
+    if r.ok:
+        return Verdict("proved", claim=claim, method="spec enumeration", elapsed=dt)
+    cex = AgreeCounterexample(r.counterexample) if r.counterexample is not None else None
+    return Verdict("refuted", claim=claim, method="spec enumeration", counterexample=cex,
+                   reason=r.reason, elapsed=dt)
+
+
+def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
+    """Run one claim; returns a Verdict. Raises CuteVerifyError (ParseError...) on bad input."""
+    from . import prove as P
+    assume = tuple(assume)
+
+    def lay(ref):
+        return _parsed(layouts.get(ref, ref), assume)
+
+    asm = list(assume) or None
+    if kind == "bijective":
+        return P.is_bijective(lay(args["layout"]), assume=asm)
+    if kind == "injective":
+        return P.is_injective(lay(args["layout"]), assume=asm)
+    if kind == "surjective":
+        return P.is_surjective(lay(args["layout"]), _num(args.get("codomain")), assume=asm)
+    if kind == "equal":
+        return P.are_equal(lay(args["a"]), lay(args["b"]), assume=asm)
+    if kind == "disjoint":
+        return P.complement_disjoint(lay(args["layout"]), _num(args.get("cotarget")), assume=asm)
+    if kind == "agrees":
+        return agrees_verdict(lay(args["layout"]), args["spec"], args.get("operand"), **(args.get("params") or {}))
+    if kind == "prove":
+        text = args["claim"]
+        words = set(re.findall(r"[A-Za-z_]\w*", text))
+        bindings = {n: lay(n) for n in layouts if n in words}
+        return P.prove(text, assume=asm, **bindings)
+    raise ValueError(f"unknown claim kind {kind!r}")
+
+
+def run_claim(payload: dict) -> dict:
+    """Run one claim payload (``Claim.to_payload()``); never raises. Returns a JSON-able result."""
+    t0 = time.perf_counter()
+    try:
+        v = verdict_for(payload["kind"], payload["args"], payload["layouts"], payload.get("assume", ()))
+    except CuteVerifyError as e:
+        return {"status": "error", "reason": f"{payload.get('location', '')}: {e}",
+                "elapsed": time.perf_counter() - t0}
+    except (KeyError, ValueError, TypeError) as e:
+        return {"status": "error", "reason": f"{payload.get('location', '')}: {type(e).__name__}: {e}",
+                "elapsed": time.perf_counter() - t0}
+    except Exception as e:  # noqa: BLE001 - a prover bug must not end the run
+        return {"status": "unknown", "reason": f"internal error: {type(e).__name__}: {str(e)[:300]}",
+                "elapsed": time.perf_counter() - t0}
+    cex = v.counterexample
+    return {"status": v.status, "method": v.method, "verdict": v.claim,
+            "counterexample": str(cex) if cex is not None else None,
+            "counterexample_data": cex.to_dict() if cex is not None and hasattr(cex, "to_dict") else None,
+            "reason": v.reason, "obligations": [str(o) for o in v.obligations],
+            "elapsed": time.perf_counter() - t0}
+
+
+def _result(claim: Claim, r: dict) -> dict:
+    out = {"file": claim.file, "kernel": claim.kernel, "index": claim.index, "line": claim.line,
+           "claim": claim.label, "kind": claim.kind, "expect": claim.expect}
+    out.update(r)
+    out["ok"] = r["status"] == claim.expect
+    return out
+
+
+def _chunks(seq, n):
+    for i in range(0, len(seq), n):
+        yield seq[i:i + n]
+
+
+def _run_batch(payloads):
+    return [run_claim(p) for p in payloads]
+
+
+def run(claims: list, jobs: int = 1, progress=None) -> list:
+    """Run claims (in ``jobs`` processes when > 1); ``progress(done, total)`` is called as results arrive.
+    Returns one result dict per claim, in order."""
+    n = len(claims)
+    payloads = [c.to_payload() for c in claims]
+    results: list = []
+    if jobs <= 1 or n <= 1:
+        for i, p in enumerate(payloads):
+            results.append(run_claim(p))
+            if progress:
+                progress(i + 1, n)
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        if any(c.kind == "agrees" for c in claims):
+            try:  # load and self-check the spec library once; forked workers inherit it
+                from . import specs
+                specs.default_library()
+            except Exception:  # noqa: BLE001 - the workers report it per claim
+                pass
+        try:
+            ctx = mp.get_context("fork")
+        except ValueError:  # pragma: no cover - platforms without fork
+            ctx = mp.get_context()
+        size = max(1, min(64, n // (jobs * 4) or 1))
+        batches = list(_chunks(payloads, size))
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+            for batch in ex.map(_run_batch, batches):
+                results.extend(batch)
+                if progress:
+                    progress(len(results), n)
+    return [_result(c, r) for c, r in zip(claims, results)]
+
+
+def exit_code(results: list) -> int:
+    """0 all claims as expected; 2 an input error; 1 a claim refuted against expectation (or proved when it
+    was expected to be refuted); 3 otherwise (only unknowns)."""
+    bad = [r for r in results if not r["ok"]]
+    if not bad:
+        return 0
+    if any(r["status"] == "error" for r in bad):
+        return 2
+    if any(r["status"] in ("refuted", "proved") for r in bad):
+        return 1
+    return 3
+
+
+def junit_xml(results: list, elapsed: float | None = None) -> str:
+    """JUnit XML: a testsuite per manifest file, a testcase per claim."""
+    import xml.etree.ElementTree as ET
+    root = ET.Element("testsuites", name="cuteverify")
+    by_file: dict = {}
+    for r in results:
+        by_file.setdefault(r["file"], []).append(r)
+    for f, rs in by_file.items():
+        s = ET.SubElement(root, "testsuite", name=f, tests=str(len(rs)),
+                          failures=str(sum(1 for r in rs if not r["ok"] and r["status"] != "error")),
+                          errors=str(sum(1 for r in rs if r["status"] == "error")),
+                          time=f"{sum(r.get('elapsed', 0.0) for r in rs):.6f}")
+        for r in rs:
+            tc = ET.SubElement(s, "testcase", classname=r["kernel"], name=r["claim"],
+                               file=r["file"], line=str(r.get("line") or 0), time=f"{r.get('elapsed', 0.0):.6f}")
+            if r["ok"]:
+                continue
+            detail = _detail(r)
+            tag = "error" if r["status"] == "error" else "failure"
+            el = ET.SubElement(tc, tag, type=r["status"],
+                               message=f"expected {r['expect']}, got {r['status']}")
+            el.text = detail
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _detail(r: dict) -> str:
+    lines = []
+    if r.get("counterexample"):
+        lines.append(f"counterexample: {r['counterexample']}")
+    if r.get("reason"):
+        lines.append(f"reason: {r['reason']}")
+    for o in r.get("obligations") or ():
+        lines.append(f"obligation: {o}")
+    return "\n".join(lines)
