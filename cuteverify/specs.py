@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 import yaml
 
@@ -576,28 +576,6 @@ def _hw_elements(spec: Spec, operand: str, params: dict, threads: list, nvals: i
     ptuple = tuple(sorted(params.items()))
     fn = _tv_table(fs["row"], fs["col"], tuple(k for k, _ in ptuple))
     return fn(_tv_rows(spec, thr, threads), [(i,) for i in range(nvals)], *(v for _, v in ptuple))
-
-
-def _indices(elems: list, tile) -> list:
-    """CuTe indices of formula elements (None where the formula leaves the tile)."""
-    rows, cols, order = tile
-    if order == "col":
-        return [r + rows * c if 0 <= r < rows and 0 <= c < cols else None for r, c in elems]
-    if order == "row_b":
-        return [c + cols * r if 0 <= r < rows and 0 <= c < cols else None for r, c in elems]
-    return [r * cols + c if 0 <= r < rows and 0 <= c < cols else None for r, c in elems]
-
-
-def _index_of(rc, tile) -> int | None:
-    r, c = rc
-    rows, cols, order = tile
-    if not (0 <= r < rows and 0 <= c < cols):
-        return None
-    if order == "col":
-        return r + rows * c
-    if order == "row_b":  # PTX B is K x N, CuTe indexes it n + N*k
-        return c + cols * r
-    return r * cols + c
 
 
 def _element_of(idx: int, tile) -> tuple:
