@@ -357,10 +357,13 @@ def _direct(kind, a, b):
             return True
         if q.is_Number:
             return False
-        if a.is_Integer:
-            p = sympy.Poly(sympy.expand(b), *sorted(b.free_symbols, key=str)) if b.free_symbols else None
-            if p is not None and all(int(c) % int(a) == 0 for c in p.coeffs() if c.is_Integer) and \
-                    all(c.is_Integer for c in p.coeffs()):
+        if a.is_Integer and b.free_symbols:
+            try:
+                p = sympy.Poly(sympy.expand(b), *sorted(b.free_symbols, key=str))
+            except sympy.PolynomialError:
+                return None
+            coeffs = p.coeffs()
+            if all(c.is_Integer for c in coeffs) and all(int(c) % int(a) == 0 for c in coeffs):
                 return True
         return None
     raise ValueError(kind)

@@ -30,6 +30,8 @@ def coalesce_flat(shapes, strides, units_matter=True):
             ps, pd = rs[-1], rd[-1]
             if type(d) is int and type(ps) is int and type(pd) is int:
                 merge = d == ps * pd
+            elif hasattr(d, "path") or hasattr(pd, "path"):
+                merge = _basis_chain(d, ps, pd)
             else:
                 merge = decide.eq(d, ps * pd)
                 if merge is None:
@@ -48,6 +50,14 @@ def coalesce_flat(shapes, strides, units_matter=True):
     if len(rs) == 1:
         return rs[0], rd[0]
     return tuple(rs), tuple(rd)
+
+
+def _basis_chain(d, ps, pd):
+    """Coordinate strides chain only along the same coordinate: ``a@i, b@i`` with ``b == ps*a``."""
+    if not (hasattr(d, "path") and hasattr(pd, "path")) or d.path != pd.path:
+        return False
+    r = decide.eq(d.value, ps * pd.value)
+    return bool(r)
 
 
 @operation

@@ -87,6 +87,10 @@ def left_inverse(layout):
         return Layout._make(1, 0)
     if all(type(d) is int for d, _, _ in modes):
         modes.sort(key=lambda m: m[0])
+    else:
+        from .complement import _sorted_symbolic
+        order = _sorted_symbolic([(k, m[0]) for k, m in enumerate(modes)])
+        modes = [modes[k] for k, _ in order]
     rs, rd = [], []
     d0 = modes[0][0]
     if not (type(d0) is int and d0 == 1):
