@@ -629,6 +629,14 @@ class AgreeResult:
     counterexample: Counterexample | None = None
     reason: str | None = None
 
+    #: how the answer was reached (for cuteverify.prove's Verdict wrapper)
+    method = "spec enumeration"
+
+    @property
+    def status(self) -> str:
+        """Verdict-style status: "proved" (agrees at every pair) or "refuted"."""
+        return "proved" if self.ok else "refuted"
+
     def __bool__(self) -> bool:
         return self.ok
 
