@@ -450,7 +450,7 @@ def _subs(L, a):
 
 # ---------------------------------------------------------------------------------------- the API
 
-def bank_conflicts(smem_layout, access, dtype="bf16", elem_bytes=None, vector_bytes=None, phases=None,
+def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_bytes=None, phases=None,
                    base_bytes=0) -> BankVerdict:
     """Decide "``access`` through ``smem_layout`` is free of bank conflicts" and compute the exact degree.
 
@@ -461,6 +461,8 @@ def bank_conflicts(smem_layout, access, dtype="bf16", elem_bytes=None, vector_by
     ``phases``: ``None`` (from the width: 32/16/8 threads per phase for <=4/8/16 bytes), the number of phases
     per warp request (1, 2, 4, 8), or ``"ldmatrix"`` (8-thread phases). ``base_bytes``: the buffer's byte
     address (a multiple of 128 is the usual assumption; swizzles are on offsets relative to it).
+
+    ``dtype`` (``"bf16"``, ``"f32"``, ``"e4m3"``, ...; default bf16) or ``elem_bytes`` give the element width.
 
     Returns a :class:`BankVerdict`: proved = conflict-free, refuted with a :class:`BankConflict`
     (two threads, their elements, byte addresses and bank), unknown for symbolic layouts without finite
@@ -506,7 +508,9 @@ def bank_conflicts(smem_layout, access, dtype="bf16", elem_bytes=None, vector_by
 
 
 def _dtype_name(dtype, eb):
-    return str(dtype) if isinstance(dtype, str) else f"{eb}-byte elements"
+    if isinstance(dtype, str):
+        return dtype
+    return {1: "8-bit", 2: "16-bit", 4: "32-bit", 8: "64-bit", 16: "128-bit"}[eb] + " elements"
 
 
 def _bank_concrete(smem, access, eb, vector_bytes, phases, base_bytes, assignment):
@@ -531,7 +535,7 @@ def _bank_concrete(smem, access, eb, vector_bytes, phases, base_bytes, assignmen
     return degree, wavefronts, ideal, wit, vb, lanes
 
 
-def max_vector_width(layout_or_tv, dtype="bf16", elem_bytes=None, alignment=16, smem=None, require=None,
+def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, smem=None, require=None,
                      tv=None) -> VectorVerdict:
     """The widest access (bytes, a power of two, at most 16 and at most ``alignment``) such that each thread's
     consecutive values are contiguous in memory and the vector's first byte is aligned to its width.
