@@ -56,9 +56,14 @@ def _style(text: str, status: str) -> str:
     return click.style(text, fg=COLOURS.get(status), bold=True)
 
 
-def _parse(text: str, assume, source: str):
+def _parse(text: str, assume, source: str, shared: bool = False):
+    """Parse CuTe text. With ``shared`` the assumptions may name symbols of other arguments too."""
     import cuteverify as cv
-    return cv.parse(text, assume=list(assume) or None, source=source)
+    asm = list(assume) or None
+    if shared and asm:
+        from cuteverify.notation import _assumptions
+        asm = _assumptions(asm)
+    return cv.parse(text, assume=asm, source=source)
 
 
 def _num(x):
@@ -178,7 +183,7 @@ def bijective_cmd(layout, assume, as_json):
 @_guard
 def equal_cmd(a, b, assume, as_json):
     from cuteverify.prove import are_equal
-    A, B = _parse(a, assume, "A"), _parse(b, assume, "B")
+    A, B = _parse(a, assume, "A", shared=True), _parse(b, assume, "B", shared=True)
     _report(_run_verdict(lambda: are_equal(A, B), f"{A} == {B}"), as_json)
 
 
@@ -248,7 +253,7 @@ def prove_cmd(claim, lets, assume, as_json):
         k = k.strip()
         if not k.isidentifier():
             _fail(f"--let: {k!r} is not a name")
-        bindings[k] = _parse(v, assume, f"--let {k}")
+        bindings[k] = _parse(v, assume, f"--let {k}", shared=True)
     from cuteverify.errors import ParseError
     try:
         v = _run_verdict(lambda: prove(claim, assume=list(assume) or None, **bindings), claim)

@@ -256,7 +256,7 @@ def load_text(text: str, file: str = "<manifest>") -> list:
                 except CuteVerifyError as e:
                     raise ManifestError(f"assumption {a!r}: {e}", file, *_where(marks, kp + ("assume", i))) from None
             try:
-                asm = _assumptions(list(assume))
+                asm = _shared_assumptions(assume)
             except CuteVerifyError as e:
                 raise ManifestError(f"assumptions: {e}", file, *_where(marks, kp + ("assume",))) from None
         symbols = k.get("symbols")
@@ -343,10 +343,20 @@ def load(path) -> list:
 
 # ---------------------------------------------------------------------------------------- running
 
+@functools.lru_cache(maxsize=256)
+def _shared_assumptions(assume: tuple):
+    """One ``Assumptions`` object per kernel: shared by its layouts, so an assumption may speak of symbols
+    that only some of them use."""
+    if not assume:
+        return None
+    from .notation import _assumptions
+    return _assumptions(list(assume))
+
+
 @functools.lru_cache(maxsize=4096)
 def _parsed(text: str, assume: tuple):
     from .notation import parse
-    return parse(text, assume=list(assume) or None)
+    return parse(text, assume=_shared_assumptions(assume))
 
 
 def _num(x):
@@ -405,7 +415,7 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
     def lay(ref):
         return _parsed(layouts.get(ref, ref), assume)
 
-    asm = list(assume) or None
+    asm = _shared_assumptions(assume)
     if kind == "bijective":
         return P.is_bijective(lay(args["layout"]), assume=asm)
     if kind == "injective":

@@ -1,0 +1,239 @@
+"""CLI verbs through click's CliRunner and through the installed ``cuteverify`` console script."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cuteverify.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SM80 = "SM80_16x8x16_F32BF16BF16F32_TN"
+TV_A = "((4,8),(2,2,2)):((32,1),(16,8,128))"
+TV_A_BAD = "((4,8),(2,2,2)):((32,1),(16,8,64))"
+
+
+def run(*args):
+    r = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in r.output, r.output
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r
+
+
+# --------------------------------------------------------------------------------------------- verbs
+
+@pytest.mark.parametrize("args, code, needle", [
+    (["injective", "(4,8):(1,4)"], 0, "PROVED"),
+    (["injective", "(4,8):(1,2)"], 1, "counterexample: coordinates 2 (2,0) and 4 (0,1) both map to 2"),
+    (["surjective", "(4,8):(1,4)"], 0, "PROVED"),
+    (["surjective", "(4,8):(1,5)", "--codomain", "32"], 1, "not reached"),
+    (["bijective", "S<3,3,3> o 0 o (8,64):(64,1)"], 0, "PROVED"),
+    (["bijective", "(4,8):(2,8)"], 1, "counterexample"),
+    (["bijective", "(M,N):(1,M)", "--assume", "M >= 1", "--assume", "N >= 1"], 0, "PROVED"),
+    (["equal", "(4,8):(1,4)", "32:1"], 0, "PROVED"),
+    (["equal", "(4,8):(1,4)", "(4,8):(8,1)"], 1, "counterexample: at coordinate 1"),
+    (["disjoint", "4:2", "--cotarget", "24"], 0, "PROVED"),
+    (["agrees", TV_A, "--spec", SM80, "--operand", "A"], 0, "PROVED"),
+    (["agrees", TV_A_BAD, "--spec", SM80, "--operand", "A"], 1, "thread 0, value 4"),
+    (["prove", "composition(A, B) == C", "--let", "A=(6,2):(8,2)", "--let", "B=(4,3):(3,1)",
+      "--let", "C=((2,2),3):((24,2),8)"], 0, "PROVED"),
+    (["prove", "injective(A)", "--let", "A=(4,8):(1,2)"], 1, "counterexample"),
+])
+def test_verbs(args, code, needle):
+    r = run(*args)
+    assert r.exit_code == code, r.output
+    assert needle in r.output
+    assert "time:" in r.output
+    assert "\x1b[" not in r.output  # no colour when stdout is not a TTY
+
+
+def test_unknown_exit_code_3():
+    # composition with overlapping right modes is not admissible: the prover answers unknown
+    r = run("prove", "bijective(composition(A, B))", "--let", "A=S<3,3,3> o 0 o ((8,8),64):((64,512),1)",
+            "--let", "B=(64,64):(64,2)")
+    assert r.exit_code == 3, r.output
+    assert "UNKNOWN" in r.output and "reason:" in r.output
+
+
+def test_obligations_are_printed():
+    r = run("disjoint", "(8,M):(1,64)", "--cotarget", "64*M", "--assume", "M >= 1")
+    assert r.exit_code in (0, 3)
+    assert "obligations" in r.output
+
+
+@pytest.mark.parametrize("args", [
+    ["injective", "(4,8):(1,2)"],
+    ["bijective", "(4,8):(1,4)"],
+    ["equal", "(4,8):(1,4)", "(4,8):(8,1)"],
+    ["surjective", "(4,8):(1,4)", "--codomain", "64"],
+    ["disjoint", "4:2", "--cotarget", "24"],
+    ["agrees", TV_A_BAD, "--spec", SM80, "--operand", "A"],
+    ["prove", "bijective(A)", "--let", "A=(4,8):(1,4)"],
+])
+def test_json(args):
+    r = run(*args, "--json")
+    d = json.loads(r.output)
+    assert d["status"] in ("proved", "refuted", "unknown")
+    assert d["exit_code"] == r.exit_code
+    if d["status"] == "refuted":
+        assert d["counterexample"] is not None and d["counterexample_text"]
+
+
+@pytest.mark.parametrize("args", [
+    ["injective", "(4,8:(1,2)"],
+    ["injective", ""],
+    ["surjective", "(4,8):(1,4)", "--codomain", "3+"],
+    ["bijective", "(M,N):(1,M)", "--assume", "M >>> 1"],
+    ["equal", "(4,8):(1,4)", "(4,8):(1,"],
+    ["equal", "(4,8):(1,4"],
+    ["disjoint", "4:2", "--cotarget", "%%"],
+    ["agrees", "(4,8)x", "--spec", SM80, "--operand", "A"],
+    ["agrees", TV_A, "--spec", "NO_SUCH_SPEC", "--operand", "A"],
+    ["agrees", TV_A, "--spec", SM80, "--operand", "Z"],
+    ["agrees", TV_A, "--spec", SM80, "--operand", "A", "--param", "N"],
+    ["prove", "bijective(A", "--let", "A=(4,8):(1,4)"],
+    ["prove", "frobnicate(A)", "--let", "A=(4,8):(1,4)"],
+    ["prove", "bijective(A)", "--let", "A"],
+    ["prove", "bijective(A)", "--let", "A=(4,"],
+    ["spec", "show", "NO_SUCH_SPEC"],
+    ["check", "does/not/exist.cute.yaml"],
+    ["injective"],
+    ["nonsense-verb"],
+])
+def test_bad_input_exit_2(args):
+    r = run(*args)
+    assert r.exit_code == 2, (args, r.exit_code, r.output)
+    assert "Traceback" not in r.output
+
+
+def test_parse_error_points_at_column():
+    r = run("injective", "(4,8):(1,2x)")
+    assert r.exit_code == 2
+    assert "column" in r.output and "^" in r.output
+
+
+def test_help_documents_exit_codes():
+    for verb in ("injective", "surjective", "bijective", "equal", "disjoint", "agrees", "prove", "check"):
+        r = run(verb, "--help")
+        assert r.exit_code == 0
+        assert "Exit codes" in r.output, verb
+    assert "Exit codes" in run("--help").output
+
+
+def test_eval_and_algebra_still_there():
+    assert run("eval", "(4,8):(1,4)", "5").exit_code == 0
+    assert run("algebra", "coalesce((2,(1,6)):(1,(6,2)))").exit_code == 0
+
+
+# ---------------------------------------------------------------------------------------------- spec
+
+def test_spec_list_show_check():
+    r = run("spec", "list", "SM80_16x8x16")
+    assert r.exit_code == 0 and SM80 in r.output
+    r = run("spec", "list", "--kind", "smem_atom", "--json")
+    rows = json.loads(r.output)
+    assert rows and all(x["kind"] == "smem_atom" for x in rows)
+    r = run("spec", "show", SM80)
+    assert r.exit_code == 0 and TV_A in r.output
+    d = json.loads(run("spec", "show", "SM90_64xNx16_F32BF16BF16_SS", "--param", "N=128", "--json").output)
+    assert d["operands"]["C"]["layout"] == "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))"
+    r = run("spec", "check")
+    assert r.exit_code == 0 and "OK" in r.output
+
+
+def test_spec_check_reports_a_broken_spec(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    text = (ROOT / "specs" / "mma_sm80.yaml").read_text()
+    # rename the specs (no duplicates) and break one layout
+    text = text.replace("SM80_", "MY_SM80_").replace("((4,8),(2,2,2)):((32,1),(16,8,128))",
+                                                     "((4,8),(2,2,2)):((32,1),(16,8,64))", 1)
+    bad.write_text(text)
+    r = run("spec", "check", str(bad))
+    assert r.exit_code in (1, 2), r.output
+    assert "bad.yaml" in r.output
+
+
+# -------------------------------------------------------------------------------------------- check
+
+def test_check_examples_pass(tmp_path):
+    junit = tmp_path / "out.xml"
+    r = run("check", str(EXAMPLES / "fa2_sm80.cute.yaml"), str(EXAMPLES / "hopper_gemm_sm90.cute.yaml"),
+            "--junit-xml", str(junit))
+    assert r.exit_code == 0, r.output
+    assert "as expected, 0 not" in r.output
+    import xml.etree.ElementTree as ET
+    root = ET.parse(junit).getroot()
+    assert int(root[0].get("tests")) > 5 and root[0].get("failures") == "0"
+
+
+@pytest.mark.parametrize("name", ["fa2_sm80_broken", "hopper_gemm_sm90_broken"])
+def test_check_broken_examples_fail(name):
+    r = run("check", str(EXAMPLES / "broken" / f"{name}.cute.yaml"))
+    assert r.exit_code == 1, r.output
+    assert "counterexample:" in r.output
+
+
+def test_check_json_and_jobs():
+    r = run("check", "-j", "2", "--json", *map(str, sorted(EXAMPLES.glob("*.cute.yaml"))))
+    d = json.loads(r.output)
+    assert d["exit_code"] == r.exit_code == 0
+    assert d["results"] and all(x["ok"] for x in d["results"])
+    r = run("check", "--json", str(EXAMPLES / "broken" / "fa2_sm80_broken.cute.yaml"))
+    d = json.loads(r.output)
+    assert d["exit_code"] == 1
+    assert any(x["counterexample"] for x in d["results"])
+
+
+def test_check_bad_manifest_points_at_line_and_column(tmp_path):
+    m = tmp_path / "k.cute.yaml"
+    m.write_text('kernels:\n  k:\n    layouts:\n      A: "(4,8):(1,4x)"\n    claims:\n      - bijective: A\n')
+    r = run("check", str(m))
+    assert r.exit_code == 2
+    assert f"{m}:4:" in r.output  # line 4
+    # column: the quote is at 10, the text starts at 11; the parser points at column 10 of the text ("4x")
+    assert f"{m}:4:20" in r.output, r.output
+
+
+# --------------------------------------------------------------------------------- real subprocess
+
+def _script():
+    exe = shutil.which("cuteverify")
+    if exe is None:
+        pytest.skip("the cuteverify console script is not installed (pip install -e .)")
+    return exe
+
+
+def _sub(*args, timeout=60):
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    p = subprocess.run([_script(), *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+    assert "Traceback" not in p.stdout + p.stderr, p.stdout + p.stderr
+    return p
+
+
+def test_subprocess_exit_codes():
+    assert _sub("--help").returncode == 0
+    assert _sub("injective", "(4,8):(1,4)").returncode == 0
+    p = _sub("injective", "(4,8):(1,2)", "--json")
+    assert p.returncode == 1 and json.loads(p.stdout)["status"] == "refuted"
+    p = _sub("bijective", "(4,8:(1,4)")
+    assert p.returncode == 2 and "error:" in p.stderr
+    p = _sub("prove", "bijective(composition(A, B))", "--let", "A=S<3,3,3> o 0 o ((8,8),64):((64,512),1)",
+             "--let", "B=(64,64):(64,2)")
+    assert p.returncode == 3
+
+
+def test_subprocess_check_examples():
+    p = _sub("check", "-j", "2", "examples/fa2_sm80.cute.yaml", "examples/hopper_gemm_sm90.cute.yaml")
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = _sub("check", *sorted(str(x) for x in (EXAMPLES / "broken").glob("*.cute.yaml")))
+    assert p.returncode == 1
+    assert "counterexample:" in p.stdout
+    assert "\x1b[" not in p.stdout and "\r" not in p.stderr  # not a TTY: no colour, no progress line
