@@ -25,7 +25,7 @@ instruction (an iteration), so the degree reported is the maximum over warps, it
 Silicon check (H200, ncu wavefront counts, ``examples/banks_silicon.md``): the model matches exactly on 4-, 2-,
 1-, 16-byte and ldmatrix accesses tried, and on 8-byte accesses without duplicate addresses; with duplicate
 8-byte addresses (broadcast lanes) the hardware merges them before forming 16-address phases, so this model
-over-counts those (it is conservative: it never reports fewer wavefronts than measured there).
+over-counts those (in the cases measured it reported more wavefronts than the hardware, never fewer).
 
 Everything concrete is decided exactly by enumeration (numpy). Symbolic layouts are instantiated over their
 finite assumption sets (``N in {...}``); without finite sets the answer is ``unknown`` with the reason.
