@@ -8,12 +8,14 @@ from ..tuples import flatten
 from ._op import operation
 
 
-def coalesce_flat(shapes, strides, units_matter=True):
+def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
     """Coalesce flat leaf lists; returns ``(shape, stride)`` as an int pair or flat tuples.
 
     Size-1 modes are dropped and neighbours ``s0:d0, s1:d1`` with ``d1 == s0*d0`` merge into
     ``s0*s1:d0``; nothing left gives ``1:0``. ``units_matter=False`` is for callers that only need the
     function (a kept mode that is really of size 1 changes nothing for them), so no obligation is made.
+    ``keep_last=True`` never drops the last mode, even of size 1: it carries the layout's extended domain,
+    which composition uses past the size (CuTe DSL composes with it).
     """
     rs: list = []
     rd: list = []
@@ -46,7 +48,15 @@ def coalesce_flat(shapes, strides, units_matter=True):
         rs.append(s)
         rd.append(d)
     if not rs:
+        if keep_last and shapes:
+            return shapes[-1], strides[-1]
         return 1, 0
+    if keep_last and type(shapes[-1]) is int and shapes[-1] == 1:
+        # the last mode carries the extended domain; CuTe keeps it through composition
+        d = strides[-1]
+        if not (type(d) is int and type(rs[-1]) is int and type(rd[-1]) is int and d == rs[-1] * rd[-1]):
+            rs.append(1)
+            rd.append(d)
     if len(rs) == 1:
         return rs[0], rd[0]
     return tuple(rs), tuple(rd)

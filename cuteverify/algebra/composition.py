@@ -21,18 +21,14 @@ def _compose_mode(a_shapes, a_strides, n, r):
             return n, 0
     elif decide.is_zero(r) is True:
         return n, 0
-    if type(n) is int:
-        if n == 1:
-            return 1, 0
-    else:
-        unit = decide.is_one(n)
-        if unit:
-            return 1, 0
-        if unit is None:
-            decide.obligate(Condition("ne", n, 1), "composition gives a size-1 mode stride 0")
     last = len(a_shapes) - 1
     if last == 0:
         return n, r * a_strides[0]
+    unit = (n == 1) if type(n) is int else decide.is_one(n)
+    if unit:
+        return 1, _unit_stride(a_shapes, a_strides, r)
+    if unit is None:
+        decide.obligate(Condition("ne", n, 1), "composition: a size-1 right mode takes A's last stride")
     shapes: list = []
     strides: list = []
     rest_n, rest_r = n, r
@@ -101,6 +97,22 @@ def _compose_mode(a_shapes, a_strides, n, r):
     return tuple(shapes), tuple(strides)
 
 
+def _unit_stride(a_shapes, a_strides, r):
+    """A size-1 right mode ``1:r``: CuTe ceil-divides ``r`` through all of A's leading modes and scales A's
+    last stride by what is left (the value at index 0 is 0 either way; this fixes the canonical stride)."""
+    for s in a_shapes[:-1]:
+        if type(r) is int and type(s) is int:
+            r = -(-r // s)
+        elif decide.divides(s, r):
+            r = exact_div(r, s)
+        elif decide.le(r, s) is not True:
+            decide.obligate(Condition("le", r, s), "composition: canonical stride of a size-1 right mode")
+            r = 1
+        else:
+            r = 1
+    return r * a_strides[-1]
+
+
 def _compose(a_shapes, a_strides, b_shape, b_stride):
     if type(b_shape) is tuple:
         parts = [_compose(a_shapes, a_strides, s, d) for s, d in zip(b_shape, b_stride)]
@@ -127,7 +139,7 @@ def composition(a, b):
     b = as_layout(b)
     if hasattr(b, "outer"):
         raise NotAdmissibleError("composition", "the right operand must be a layout, not a swizzled layout")
-    shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False)
+    shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
     for d in strides:

@@ -5,6 +5,7 @@ from ..errors import NotAdmissibleError
 from ..layout import Layout, cosize, make_layout, size
 from ._op import as_layout, operation
 from .complement import complement
+from .coalesce import coalesce
 from .composition import _by_mode, composition
 
 
@@ -140,12 +141,22 @@ def _zip_product(a, b, block_first):
     b = as_layout(b)
     r = max(len(a), len(b))
     pa, pb = _append(a, r), _append(b, r)
-    prod = logical_product(pa, pb)
-    first, second = prod[0], prod[1]
-    modes = []
-    for i in range(r):
-        x, y = (first[i], second[i]) if block_first else (second[i], first[i])
-        modes.append(make_layout(x, y))
+    if r == 1:
+        # rank 1: CuTe zips the halves mode by mode only when both are tuples, else pairs them whole
+        # (``8:1 x (2):(1)`` gives ``((8,(2))):((1,(8)))``, ``(6):(1) x (2):(1)`` gives ``((6,2)):((1,6))``)
+        prod = logical_product(a, b)
+        first, second = prod[0], prod[1]
+        if type(first.shape) is tuple and type(second.shape) is tuple:
+            first, second = first[0], second[0]
+        pairs = [(first, second) if block_first else (second, first)]
+    else:
+        prod = logical_product(pa, pb)
+        first, second = prod[0], prod[1]
+        pairs = [(first[i], second[i]) if block_first else (second[i], first[i]) for i in range(r)]
+    modes = [make_layout(x, y) for x, y in pairs]
+    if not block_first:
+        # CuTe DSL coalesces each mode of a raked product (and leaves a blocked product as zipped)
+        modes = [coalesce(m) for m in modes]
     return make_layout(*modes)
 
 
