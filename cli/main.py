@@ -130,7 +130,7 @@ def _register_all(group):
     """Attach the verbs (cli/verbs.py) and the optional command modules; a module that is missing or fails
     to import leaves the rest of the CLI working."""
     import importlib
-    for name in ("verbs", "draw_cmd", "fold_cmd"):
+    for name in ("verbs", "draw_cmd", "fold_cmd", "banks_cmd"):
         try:
             mod = importlib.import_module(f"{__package__ or 'cuteverify.cli'}.{name}")
         except ImportError:
