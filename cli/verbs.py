@@ -375,6 +375,43 @@ def spec_check(paths, as_json):
                    f"({dt:.2f} s)")
 
 
+@spec_group.command("validate-hw")
+@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@_json_option
+def spec_validate_hw(results, as_json):
+    """Compare GPU probe RESULTS (probes/*.jsonl[.gz]) with the spec library: per spec, confirmed,
+    contradicted (with the first differing thread/slot) or not probed.
+
+    \b
+    Exit codes: 0 nothing contradicted, 1 a spec is contradicted by silicon, 2 unreadable input."""
+    from cuteverify import hwcheck, specs
+    try:
+        res = hwcheck.validate(list(results))
+    except (ValueError, OSError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(EXIT_INPUT)
+    unmatched = res.pop("_unmatched")
+    probed = set(res)
+    not_probed = [n for n in specs.names() if n not in probed]
+    bad = {n: r for n, r in res.items() if r["status"] != "confirmed"}
+    if as_json:
+        click.echo(json.dumps({"results": res, "not_probed": not_probed, "no_spec_for": unmatched,
+                               "exit_code": EXIT_REFUTED if bad else EXIT_OK}, default=list))
+    else:
+        for n in sorted(res):
+            r = res[n]
+            line = f"{n}: {r['status']} ({r['records']} records)"
+            if r["first"]:
+                f = r["first"]
+                line += (f"; first difference: thread {f['thread']} slot {f['slot']}: spec says "
+                         f"{tuple(f['spec_says'])}, silicon {tuple(f['silicon'])}")
+            click.echo(_style(line, "refuted" if r["status"] != "confirmed" else "proved"))
+        click.echo(f"{len(res)} specs probed, {len(bad)} contradicted, {len(not_probed)} not probed")
+        if unmatched:
+            click.echo("probed instructions with no spec: " + ", ".join(f"{i} {o}" for i, o in unmatched))
+    sys.exit(EXIT_REFUTED if bad else EXIT_OK)
+
+
 # ------------------------------------------------------------------------------------------ check
 
 def _progress_printer(enabled: bool):
