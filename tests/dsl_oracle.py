@@ -50,6 +50,8 @@ Ops and their ``args`` tuple
                     default cotarget = cosize(LAYOUT) (C++ default)
 "logical_divide" "zipped_divide" "tiled_divide" "flat_divide"   (LAYOUT, RHS)
 "logical_product" "zipped_product" "tiled_product" "flat_product" (LAYOUT, RHS)
+                    NB: DSL 4.8.1 accepts a TILER only for logical_product; zipped/
+                    tiled/flat_product with a TILER give DslError("ValueError: ...")
 "blocked_product" "raked_product"   (LAYOUT, LAYOUT)
 "right_inverse" "left_inverse"      (LAYOUT,)
 "max_common_layout" "max_common_vector"  (LAYOUT, LAYOUT)
@@ -62,6 +64,13 @@ Ops and their ``args`` tuple
 "swizzle_eval"      (B, M, S, x)          Swizzle<B,M,S>(x) as a string int,
                     computed via crd2idx(x, S<B,M,S> o 0 o N:1)
 "eval"              (LAYOUT, coord)       cute.crd2idx(coord, L)
+
+Failures: a Python exception from DSL -> ``DslError("MLIRError: ...")`` etc.; a
+case that kills the process (DSL 4.8.1 raises SIGFPE on many inadmissible
+products/divides) -> ``DslError("WorkerCrash: DSL process died (signal 8)")``.
+Speed: ~0.3-0.6 ms per case batched (CHUNK cases per trace, env
+``CUTEVERIFY_DSL_CHUNK``), ~25 ms extra per crashing case, ~1.3 s start-up.
+See tests/DSL_ORACLE_NOTES.md.
 
 Typical use::
 
