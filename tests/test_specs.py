@@ -414,24 +414,6 @@ def test_formula_table_is_fast():
 EVIDENCE = SPEC_DIR / "evidence" / "sm90"
 
 
-def _evidence_records(name, keep=None):
-    import gzip
-
-    p = EVIDENCE / name
-    if not p.exists():
-        p = EVIDENCE / (name + ".gz")
-    if not p.exists():
-        return
-    opener = gzip.open if p.suffix == ".gz" else open
-    with opener(p, "rt") as f:
-        for line in f:
-            if keep is not None and line.startswith('{"instr"') and not keep(line.split('"')[3]):
-                continue
-            d = json.loads(line)
-            if "instr" in d:
-                yield d
-
-
 @pytest.mark.skipif(not EVIDENCE.exists(), reason="no silicon evidence in this checkout")
 def test_formulas_match_sm90_silicon_evidence(lib):
     """The PTX formulas (hence, through self_check, the CUTLASS layouts) agree with every element the

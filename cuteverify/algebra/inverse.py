@@ -16,6 +16,21 @@ def _flat_coalesced(layout):
     return (list(s), list(d)) if type(s) is tuple else ([s], [d])
 
 
+def _prepare(layout, op):
+    """Coalesced flat shapes and strides of an invertible-kind layout, with each mode's position (prefix
+    product) in the layout's domain."""
+    if hasattr(layout, "outer"):
+        raise NotAdmissibleError(op, "swizzled layouts: take the inverse of the inner layout")
+    _check_int_strides(layout, op)
+    shapes, strides = _flat_coalesced(layout)
+    pos = []
+    cur = 1
+    for s in shapes:
+        pos.append(cur)
+        cur = cur * s
+    return shapes, strides, pos
+
+
 def _check_int_strides(layout, op):
     for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
         if hasattr(d, "path"):
@@ -33,15 +48,7 @@ def right_inverse(layout):
     domain. Always defined (``1:0`` when no stride is 1).
     Post-condition: ``L(R(i)) == i`` for every ``i < size(R)``.
     """
-    if hasattr(layout, "outer"):
-        raise NotAdmissibleError("right_inverse", "swizzled layouts: take the inverse of the inner layout")
-    _check_int_strides(layout, "right_inverse")
-    shapes, strides = _flat_coalesced(layout)
-    pos = []
-    cur = 1
-    for s in shapes:
-        pos.append(cur)
-        cur = cur * s
+    shapes, strides, pos = _prepare(layout, "right_inverse")
     used = [False] * len(shapes)
     rs, rd = [], []
     want = 1
@@ -71,15 +78,7 @@ def left_inverse(layout):
     Admissibility: L injective with each stride dividing the next (so the gaps are whole).
     Post-condition: ``R(L(i)) == i`` for all ``i < size(L)``.
     """
-    if hasattr(layout, "outer"):
-        raise NotAdmissibleError("left_inverse", "swizzled layouts: take the inverse of the inner layout")
-    _check_int_strides(layout, "left_inverse")
-    shapes, strides = _flat_coalesced(layout)
-    pos = []
-    cur = 1
-    for s in shapes:
-        pos.append(cur)
-        cur = cur * s
+    shapes, strides, pos = _prepare(layout, "left_inverse")
     modes = [(d, s, p) for s, d, p in zip(shapes, strides, pos) if not (type(s) is int and s == 1)]
     if any(type(d) is int and d == 0 for d, _, _ in modes):
         raise NotAdmissibleError("left_inverse", "the layout is not injective (it has a stride-0 mode)")
