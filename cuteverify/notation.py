@@ -160,6 +160,10 @@ def _leaf_value(raw, text, start, source):
     if m:
         from .strides import ScaledBasis
         return ScaledBasis(1, tuple(int(p) for p in m.group(1).split(",")))
+    m = re.fullmatch(r"\^\s*(\d+)", s2)
+    if m:
+        from .strides import F2
+        return F2(int(m.group(1)))
     if "@" in s2:
         parts = s2.split("@")
         from .strides import ScaledBasis

@@ -104,3 +104,48 @@ def E(*path) -> ScaledBasis:
 
 def is_basis(x) -> bool:
     return isinstance(x, ScaledBasis)
+
+
+class F2:
+    """An element of the paper's F2 integer-semimodule ``(Z, XOR, *)`` (section 2.3.1, Figure 4c): scalars
+    multiply it as an integer and elements add by XOR, so ``(4,(4,3)):(^1,(^5,^16))`` maps ``c`` to
+    ``c0*1 XOR c1*5 XOR c2*16``. Printed ``^value``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __mul__(self, k):
+        return F2(self.value * k)
+
+    __rmul__ = __mul__
+
+    def __add__(self, other):
+        if isinstance(other, F2):
+            return F2(self.value ^ other.value)
+        if isinstance(other, int):
+            return F2(self.value ^ other)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __eq__(self, other):
+        if isinstance(other, F2):
+            return self.value == other.value
+        if isinstance(other, int):
+            return self.value == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(("F2", self.value))
+
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
+
+    def __str__(self):
+        return f"^{self.value}"
+
+    __repr__ = __str__

@@ -109,3 +109,11 @@ def test_size_cosize_rank_depth_and_sublayouts():
 def test_not_congruent_layout_is_refused():
     with pytest.raises(cv.NotAdmissibleError):
         cv.Layout((4, 8), (1, (2, 3)))
+
+
+def test_f2_strides_figure4c():
+    """Paper Figure 4(c): strides in (Z, XOR, *) combine by XOR."""
+    L = P("(4,(4,3)):(^1,(^5,^16))")
+    assert str(L) == "(4,(4,3)):(^1,(^5,^16))"
+    assert all(int(L(m, (a, b))) == (m * 1) ^ (a * 5) ^ (b * 16) for m in range(4) for a in range(4) for b in range(3))
+    assert len({int(v) for v in L.values()}) == 48
