@@ -26,6 +26,7 @@ import ast
 import functools
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -38,7 +39,7 @@ from .formula import FormulaError
 
 __all__ = [
     "SpecError", "Spec", "Library", "AgreeResult", "Counterexample", "SEARCH_PATH", "ENV_VAR",
-    "load", "get", "names", "self_check", "agrees", "default_library", "reload",
+    "load", "get", "names", "self_check", "agrees", "resolve", "dtype_bits", "default_library", "reload",
 ]
 
 ENV_VAR = "CUTEVERIFY_SPEC_PATH"
@@ -346,6 +347,20 @@ class Spec:
         return self.data.get("ptx")
 
     @property
+    def evidence(self) -> dict | None:
+        """Silicon evidence recorded for this spec (``evidence:`` in the YAML, written by
+        :func:`cuteverify.hwcheck.annotate`), e.g. ``{"silicon": "sm90", "gpu": "NVIDIA H200",
+        "confirmed": True, "records": 640, "operands": ["A", "B", "C"]}``; None when not probed."""
+        ev = self.data.get("evidence")
+        return dict(ev) if isinstance(ev, dict) else None
+
+    @property
+    def silicon_confirmed(self) -> bool:
+        """True when the committed probe records confirm this spec (see :attr:`evidence`)."""
+        ev = self.evidence
+        return bool(ev and ev.get("confirmed"))
+
+    @property
     def threads(self) -> int | None:
         return self.data.get("threads")
 
@@ -603,6 +618,8 @@ class Counterexample:
     axes: tuple = ("row", "col")
     operand: str = ""
     coordinate: tuple | None = None  # smem atoms: the (row, col) coordinate that disagrees
+    atom: tuple | None = None        # tiled TV layouts: the atom's (block row, block col) in the tile
+    group: int | None = None         # tiled TV layouts: the atom's thread group (thread // atom threads)
 
     def _el(self, el) -> str:
         if el is None:
@@ -613,7 +630,8 @@ class Counterexample:
         if self.coordinate is not None:
             return (f"at coordinate {self.coordinate}: the layout gives offset {self.user_index} but the "
                     f"hardware puts that element at offset {self.hardware_index}")
-        return (f"thread {self.thread}, value {self.value}: the layout gives {self._el(self.user)} "
+        pre = "" if self.atom is None else f"atom {self.atom} (thread group {self.group}), "
+        return (pre + f"thread {self.thread}, value {self.value}: the layout gives {self._el(self.user)} "
                 f"(index {self.user_index}) but the hardware holds {self._el(self.hardware)} there "
                 f"(index {self.hardware_index})")
 
@@ -960,23 +978,92 @@ def _user_int_layout(layout, spec: Spec, params: dict) -> _IntLayout:
     return _int_layout(layout, "layout")
 
 
-def agrees(layout, spec_name: str, operand: str | None = None, library: "Library | None" = None,
-           **params) -> AgreeResult:
-    """Does ``layout`` (a cuteverify Layout, or CuTe text) match the hardware for ``operand`` of a spec?
+_DTYPE_BITS = {
+    **dict.fromkeys(("f16", "bf16", "half", "half_t", "bfloat16", "bfloat16_t", "fp16", "float16", "b16", "u16",
+                     "s16", "int16", "uint16", "uint16_t", "int16_t"), 16),
+    **dict.fromkeys(("f32", "tf32", "float", "float32", "tfloat32_t", "s32", "u32", "int32", "uint32", "int32_t",
+                     "uint32_t", "b32"), 32),
+    **dict.fromkeys(("s8", "u8", "e4m3", "e5m2", "int8", "uint8", "int8_t", "uint8_t", "fp8", "b8",
+                     "float_e4m3_t", "float_e5m2_t"), 8),
+    **dict.fromkeys(("f64", "double", "float64", "b64", "s64", "u64"), 64),
+}
 
-    For ``mma``/``copy`` specs, ``layout`` is a (thread, value) layout compared at every pair with the
-    hardware element; for ``smem_atom`` specs, a (row, col) -> offset layout compared at every coordinate.
-    Family parameters (``N=64``) are required for families.  Returns an :class:`AgreeResult` whose
-    counterexample names the first (thread, value) and both elements as (row, col).
+_SMEM_SHORT = re.compile(r"^(?:GMMA[_:]+)?(?:Layout_)?(K|MN)_(INTER|SW32|SW64|SW128)(?:_Atom)?$", re.I)
+_TMA_SHORT = re.compile(r"^(?:TMA_|CU_TENSOR_MAP_)?(?:SWIZZLE_|SW)?(NONE|32B?|64B?|128B?)$", re.I)
+
+
+def dtype_bits(dtype) -> int:
+    """Element width in bits of a dtype name (``"bf16"``, ``"half_t"``, ``"float"``, ``"e4m3"``) or an int."""
+    if isinstance(dtype, int) and not isinstance(dtype, bool):
+        return dtype
+    try:
+        return _DTYPE_BITS[str(dtype).strip().lower()]
+    except KeyError:
+        raise SpecError(f"unknown dtype {dtype!r} (e.g. f16, bf16, tf32, f32, s8, e4m3, or a width in bits)") \
+            from None
+
+
+def resolve(name: str, dtype=None, library: "Library | None" = None) -> Spec:
+    """The spec for a name, an alias, or a short name plus a dtype.
+
+    Short names: ``GMMA_K_SW128`` / ``GMMA_MN_INTER`` / ``K_SW64`` ... with ``dtype`` pick the
+    ``GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>`` entry of that element width; ``TMA_SW128`` /
+    ``SWIZZLE_64B`` / ``SW32`` / ``TMA_NONE`` name the ``CU_TENSOR_MAP_SWIZZLE_*`` modes.  A full smem-atom
+    name with a ``dtype`` of another width is refused.
     """
     lib = library or default_library()
-    spec = lib.get(spec_name)
+    if name in lib:
+        spec = lib[name]
+        if dtype is not None and spec.kind == "smem_atom" and dtype_bits(dtype) != spec.data["element_bits"]:
+            raise SpecError(f"dtype {dtype!r} is {dtype_bits(dtype)}-bit but the atom is for "
+                            f"{spec.data['element_bits']}-bit elements", spec.file, spec.line, spec.name)
+        return spec
+    m = _SMEM_SHORT.match(name.strip())
+    if m:
+        if dtype is None:
+            raise SpecError(f"{name}: a short smem-atom name needs dtype= (e.g. dtype='bf16')")
+        major, sw, eb = m.group(1).upper(), m.group(2).upper(), dtype_bits(dtype)
+        for s in lib.values():
+            d = s.data
+            if s.kind == "smem_atom" and d["major"] == major and d["swizzle"] == sw and d["element_bits"] == eb:
+                return s
+        raise SpecError(f"{name}: no GMMA::Layout_{major}_{sw}_Atom for {eb}-bit elements")
+    m = _TMA_SHORT.match(name.strip())
+    if m:
+        span = m.group(1).upper().rstrip("B")
+        full = "CU_TENSOR_MAP_SWIZZLE_" + ("NONE" if span == "NONE" else span + "B")
+        if full in lib:
+            return lib[full]
+    return lib.get(name)  # KeyError with suggestions
+
+
+def agrees(layout, spec_name: str, operand: str | None = None, library: "Library | None" = None, *,
+           dtype=None, tile=None, atom_layout=None, **params) -> AgreeResult:
+    """Does ``layout`` (a cuteverify Layout, or CuTe text) match the hardware for ``operand`` of a spec?
+
+    * ``mma``/``copy`` specs: ``layout`` is a (thread, value) layout compared at every pair with the
+      hardware element.  With ``tile=`` and/or ``atom_layout=`` it is the TV layout of a *tiled* MMA over
+      a whole tile made of several atoms (see :func:`_compare_tv_tiled` for the convention).
+    * ``smem_atom`` specs (full name, or a short name such as ``"GMMA_K_SW128"`` with ``dtype="bf16"``):
+      a (row, col) -> element offset layout covering the atom or any multiple of it; it must equal the
+      atom tiled to that shape (CUTLASS ``tile_to_shape(atom, shape)``, atoms in column-major order),
+      compared at every coordinate.
+    * ``swizzle`` specs (``CU_TENSOR_MAP_SWIZZLE_128B`` or ``"TMA_SW128"``, with ``dtype``): a (row, col)
+      layout of a TMA box in shared memory (rows of ``span`` bytes); it must equal the row-major box with
+      the swizzle applied to byte offsets.
+
+    Family parameters (``N=64``) are required for families.  Returns an :class:`AgreeResult` whose
+    counterexample names the first (thread, value) and both elements as (row, col), or for shared memory
+    the coordinate with the user's and the expected offset.
+    """
+    lib = library or default_library()
+    spec = resolve(spec_name, dtype, lib)
     p = spec._params(params)
     if operand is None:
-        if spec.kind != "smem_atom":
+        if spec.kind in ("mma", "copy"):
             raise SpecError(f"agrees: name an operand ({', '.join(spec.operands)})", spec.file, spec.line,
                             spec.name)
-        operand = "layout"
+        operand = spec.operands[0]
     if operand not in spec.operands:
         raise SpecError(f"agrees: no operand {operand!r} (have {', '.join(spec.operands)})", spec.file,
                         spec.line, spec.name)
@@ -987,26 +1074,144 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: "Library
     if spec.kind == "smem_atom":
         return _agrees_smem(user, spec, operand)
     if spec.kind == "swizzle":
-        raise SpecError("agrees: swizzle specs are compared with smem_atom specs", spec.file, spec.line, spec.name)
-    cex, reason = _compare_tv(spec, operand, p, user)
+        if dtype is None:
+            raise SpecError("agrees: a swizzle mode needs dtype= (the element width of the box)", spec.file,
+                            spec.line, spec.name)
+        return _agrees_tma_box(user, spec, dtype_bits(dtype))
+    if tile is not None or atom_layout is not None:
+        cex, reason = _compare_tv_tiled(spec, operand, p, user, tile, atom_layout)
+    else:
+        cex, reason = _compare_tv(spec, operand, p, user)
     return AgreeResult(cex is None and reason is None, spec.name, operand, p, cex, reason)
 
 
+def _compare_tv_tiled(spec: Spec, operand: str, params: dict, lay: _IntLayout, tile, atom_layout):
+    """Compare the TV layout of a tiled MMA (several atoms) with the atom spec, atom by atom.
+
+    Convention (CUTLASS ``TiledMMA`` with ``AtomLayoutMNK`` and no permutation, ALGEBRA.md section 5):
+
+    * the operand tile is indexed as the atom's codomain is: A ``m + TM*k``, B ``n + TN*k``, C ``m + TM*n``
+      (column-major in the CuTe axes (M,K), (N,K), (M,N)); ``tile`` gives those two extents;
+    * ``atom_layout`` = (AM, AN) or (AM, AN, AK) atoms, column-major: thread ``t`` belongs to thread group
+      ``g = t // atom_threads`` at atom coordinate ``(g % AM, (g // AM) % AN, g // (AM*AN))`` and acts as
+      the atom's logical thread ``t % atom_threads``.  Operand A uses the (m, k) coordinates of the group,
+      B (n, k), C (m, n): groups differing only in the other coordinate hold the same A/B data;
+    * a thread's value ``v`` is the atom's value ``v % V`` of repetition ``r = v // V`` (when the tile is
+      larger than the atom grid), repetition ``r`` in column-major order over the operand's two axes; the
+      atom block it lands in is ``(g0 + A0*r0, g1 + A1*r1)``.
+
+    Either argument may be omitted: ``tile`` defaults to atom grid x atom shape (one repetition);
+    ``atom_layout`` is inferred when the tile has no repetition and the operand sees all atom axes.
+    """
+    m_, n_, k_ = spec.shape_mnk(**params)
+    shape = {"A": (m_, k_), "B": (n_, k_), "C": (m_, n_), "D": (m_, n_)}[operand]
+    axes_idx = {"A": (0, 2), "B": (1, 2), "C": (0, 1), "D": (0, 1)}[operand]
+    if lay.rank != 2:
+        return None, f"expected a rank-2 (thread, value) layout, got rank {lay.rank}"
+    nthr, nval = lay.mode_size(0), lay.mode_size(1)
+    T = spec.threads
+    if nthr % T:
+        return None, f"thread mode has size {nthr}, not a multiple of the atom's {T} threads"
+    groups = nthr // T
+    tile_atom = spec.tile(operand, **params)
+    V = _expected_values(spec, operand, params, tile_atom)
+    if nval % V:
+        return None, f"value mode has size {nval}, not a multiple of the atom's {V} values per thread"
+    reps = nval // V
+    if atom_layout is None:
+        if tile is None:
+            return None, "a tiled layout needs tile= or atom_layout="
+        grid = [tile[0] // shape[0], tile[1] // shape[1]]
+        if grid[0] * grid[1] != groups:
+            return None, (f"cannot infer the atom layout: tile {tuple(tile)} holds {grid[0]}x{grid[1]} atoms of "
+                          f"{shape}, the layout has {groups} thread groups; pass atom_layout=")
+        al = [1, 1, 1]
+        al[axes_idx[0]], al[axes_idx[1]] = grid
+    else:
+        al = [int(x) for x in atom_layout] + [1] * (3 - len(atom_layout))
+        if al[0] * al[1] * al[2] != groups:
+            return None, (f"atom_layout {tuple(atom_layout)} has {al[0] * al[1] * al[2]} atoms, the layout has "
+                          f"{groups} thread groups of {T}")
+    A0, A1 = al[axes_idx[0]], al[axes_idx[1]]
+    if tile is None:
+        if reps != 1:
+            return None, f"{reps} values-per-atom repetitions per thread: pass tile= to place them"
+        tile = (A0 * shape[0], A1 * shape[1])
+    T0, T1 = int(tile[0]), int(tile[1])
+    if T0 % (A0 * shape[0]) or T1 % (A1 * shape[1]):
+        return None, f"tile {(T0, T1)} is not a multiple of the atom grid {(A0 * shape[0], A1 * shape[1])}"
+    R0, R1 = T0 // (A0 * shape[0]), T1 // (A1 * shape[1])
+    if R0 * R1 != reps:
+        return None, (f"value mode has size {nval} = {reps} x {V}, but tile {(T0, T1)} needs {R0 * R1} "
+                      f"repetition(s) of the atom per thread")
+    thr = _int_spec_layout(spec, "thr_id", {})
+    atom_thr = list(range(T))
+    hw = _hw_indices(spec, operand, params, atom_thr, V, thr, tile_atom)  # CuTe index in the atom, t outer
+    S0 = shape[0]
+    got_all = lay.tv_values()
+    for t in range(nthr):
+        g, lt = divmod(t, T)
+        gc = (g % al[0], (g // al[0]) % al[1], g // (al[0] * al[1]))
+        g0, g1 = gc[axes_idx[0]], gc[axes_idx[1]]
+        base = t * nval
+        for v in range(nval):
+            r, va = divmod(v, V)
+            b0, b1 = g0 + A0 * (r % R0), g1 + A1 * (r // R0)
+            e = hw[lt * V + va]
+            want = None if e is None else (e % S0 + S0 * b0) + T0 * (e // S0 + shape[1] * b1)
+            got = got_all[base + v]
+            if got != want:
+                def el(idx):
+                    if idx is None or not 0 <= idx < T0 * T1:
+                        return None
+                    a, b = idx % T0, idx // T0
+                    return (b, a) if operand == "B" else (a, b)  # B: PTX writes (k, n)
+                return Counterexample(t, v, got, want, el(got), el(want), spec.axes(operand), operand,
+                                      atom=(b0, b1), group=g), None
+    return None, None
+
+
 def _agrees_smem(user: _IntLayout, spec: Spec, operand: str) -> AgreeResult:
+    """User layout over the atom or a multiple of it == tile_to_shape(atom, shape) at every coordinate."""
     hw = _int_layout(_layout_cached_plain(spec, "layout"), "layout")
-    if user.rank != 2 or user.mode_size(0) != hw.mode_size(0) or user.mode_size(1) != hw.mode_size(1):
-        sizes = tuple(user.mode_size(k) for k in range(user.rank))
+    ar, ac = hw.mode_size(0), hw.mode_size(1)
+    sizes = tuple(user.mode_size(k) for k in range(user.rank))
+    if user.rank != 2 or sizes[0] % ar or sizes[1] % ac:
         return AgreeResult(False, spec.name, operand, {},
-                           reason=f"shape {sizes} differs from the atom's ({hw.mode_size(0)}, {hw.mode_size(1)})")
-    rows = hw.mode_size(0)
+                           reason=f"shape {sizes} is not a multiple of the atom's ({ar}, {ac})")
+    rows, cols = sizes
+    asz, nr = ar * ac, rows // ar
     f = _fm.compile_formula(_operand_formulas(spec, "layout")["offset"], ("row", "col"))
+    atom = [[f(r, c) for c in range(ac)] for r in range(ar)]
     for j, got in enumerate(user.values()):
         r, c = j % rows, j // rows
-        want = f(r, c)
+        want = atom[r % ar][c % ac] + asz * (r // ar + nr * (c // ac))
         if got != want:
             cex = Counterexample(None, None, got, want, None, None, ("row", "col"), operand, (r, c))
             return AgreeResult(False, spec.name, operand, {}, cex)
     return AgreeResult(True, spec.name, operand, {})
+
+
+def _agrees_tma_box(user: _IntLayout, spec: Spec, eb: int) -> AgreeResult:
+    """User (row, col) layout of a TMA box == row-major box, swizzled on byte addresses."""
+    if eb % 8:
+        raise SpecError(f"TMA boxes need whole-byte elements, not {eb}-bit", spec.file, spec.line, spec.name)
+    nb = eb // 8
+    span = spec.data["span_bytes"]
+    sizes = tuple(user.mode_size(k) for k in range(user.rank))
+    if user.rank != 2 or (span and sizes[1] * nb != span):
+        return AgreeResult(False, spec.name, "swizzle", {},
+                           reason=f"shape {sizes}: a {spec.name} box has rows of {span} bytes = "
+                                  f"{span // nb if span else 'any number of'} {eb}-bit elements")
+    rows, cols = sizes
+    f = _fm.compile_formula(_operand_formulas(spec, "swizzle")["address"], ("addr",))
+    for j, got in enumerate(user.values()):
+        r, c = j % rows, j // rows
+        want = f((r * cols + c) * nb) // nb
+        if got != want:
+            cex = Counterexample(None, None, got, want, None, None, ("row", "col"), "swizzle", (r, c))
+            return AgreeResult(False, spec.name, "swizzle", {}, cex)
+    return AgreeResult(True, spec.name, "swizzle", {})
 
 
 # --------------------------------------------------------------------------------------------- library
