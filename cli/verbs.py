@@ -81,7 +81,7 @@ def _num(x):
 def _run_verdict(thunk, claim: str):
     """Call the prover; a crash inside it becomes an unknown verdict, not a traceback."""
     from cuteverify.errors import CuteVerifyError
-    from cuteverify.prove.verdict import Verdict
+    from cuteverify.prover.verdict import Verdict
     t0 = time.perf_counter()
     try:
         return thunk()
@@ -146,7 +146,7 @@ def _verb(name, help_text):
 @_json_option
 @_guard
 def injective_cmd(layout, assume, as_json):
-    from cuteverify.prove import is_injective
+    from cuteverify.prover import is_injective
     L = _parse(layout, assume, "LAYOUT")
     _report(_run_verdict(lambda: is_injective(L), f"injective({L})"), as_json)
 
@@ -158,7 +158,7 @@ def injective_cmd(layout, assume, as_json):
 @_json_option
 @_guard
 def surjective_cmd(layout, codomain, assume, as_json):
-    from cuteverify.prove import is_surjective
+    from cuteverify.prover import is_surjective
     L = _parse(layout, assume, "LAYOUT")
     cd = _num(codomain)
     _report(_run_verdict(lambda: is_surjective(L, cd), f"surjective({L})"), as_json)
@@ -170,7 +170,7 @@ def surjective_cmd(layout, codomain, assume, as_json):
 @_json_option
 @_guard
 def bijective_cmd(layout, assume, as_json):
-    from cuteverify.prove import is_bijective
+    from cuteverify.prover import is_bijective
     L = _parse(layout, assume, "LAYOUT")
     _report(_run_verdict(lambda: is_bijective(L), f"bijective({L})"), as_json)
 
@@ -182,7 +182,7 @@ def bijective_cmd(layout, assume, as_json):
 @_json_option
 @_guard
 def equal_cmd(a, b, assume, as_json):
-    from cuteverify.prove import are_equal
+    from cuteverify.prover import are_equal
     A, B = _parse(a, assume, "A", shared=True), _parse(b, assume, "B", shared=True)
     _report(_run_verdict(lambda: are_equal(A, B), f"{A} == {B}"), as_json)
 
@@ -194,7 +194,7 @@ def equal_cmd(a, b, assume, as_json):
 @_json_option
 @_guard
 def disjoint_cmd(a, cotarget, assume, as_json):
-    from cuteverify.prove import complement_disjoint
+    from cuteverify.prover import complement_disjoint
     A = _parse(a, assume, "A")
     m = _num(cotarget)
     _report(_run_verdict(lambda: complement_disjoint(A, m), f"disjoint({A})"), as_json)
@@ -244,7 +244,7 @@ def agrees_cmd(layout, spec_name, operand, params, assume, as_json):
 @_json_option
 @_guard
 def prove_cmd(claim, lets, assume, as_json):
-    from cuteverify.prove import prove
+    from cuteverify.prover import prove
     bindings = {}
     for item in lets:
         if "=" not in item:

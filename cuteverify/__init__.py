@@ -20,9 +20,9 @@ def __getattr__(name):
     # Heavy layers load on first use so `import cuteverify` (and the CLI's start-up) stays cheap.
     import importlib
     lazy = {
-        "Verdict": "cuteverify.prove", "is_injective": "cuteverify.prove", "is_surjective": "cuteverify.prove",
-        "is_bijective": "cuteverify.prove", "are_equal": "cuteverify.prove", "complement_disjoint": "cuteverify.prove",
-        "prove": "cuteverify.prove", "agrees": "cuteverify.prove",
+        "Verdict": "cuteverify.prover", "is_injective": "cuteverify.prover", "is_surjective": "cuteverify.prover",
+        "is_bijective": "cuteverify.prover", "are_equal": "cuteverify.prover", "complement_disjoint": "cuteverify.prover",
+        "prove": "cuteverify.prover", "agrees": "cuteverify.prover",
         "linear_form": "cuteverify.linear", "completeness_chain": "cuteverify.linear",
         "specs": "cuteverify.specs", "draw": "cuteverify.draw", "loops": "cuteverify.loops",
         "fold": "cuteverify.fold", "banks": "cuteverify.banks",

@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import NotAdmissibleError
 from .layout import Layout
-from .prove.verdict import Counterexample, Verdict
+from .prover.verdict import Counterexample, Verdict
 from .tuples import flatten, is_tuple, product
 
 __all__ = ["bank_conflicts", "max_vector_width", "BankVerdict", "VectorVerdict", "BankConflict", "VectorBreak",

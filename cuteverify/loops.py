@@ -628,7 +628,7 @@ def check_no_repeat(x, *, limit: int = ENUMERATION_LIMIT, use_prover: bool = Tru
 
     Exact for concrete strides: a stride-0 loop refutes at once; a stride chain (sorted ``|d_k|`` each past the
     span of the smaller ones) proves; otherwise enumeration up to ``limit`` iterations, then the prover
-    (``cuteverify.prove.is_injective``) when it is there, else ``unknown``. Symbolic strides: the chain test
+    (``cuteverify.prover.is_injective``) when it is there, else ``unknown``. Symbolic strides: the chain test
     under the layout's assumptions, then the prover, else ``unknown``. A refutation names the two iterations in
     the loops' own variables.
     """
@@ -778,7 +778,7 @@ def _unravel(i, shapes):
 
 def _prover(layout, ll, shapes):
     try:
-        from .prove import is_injective  # lazy: the prover may not be there
+        from .prover import is_injective  # lazy: the prover may not be there
     except Exception:
         return None
     try:

@@ -393,7 +393,7 @@ def agrees_verdict(layout, spec_name: str, operand=None, **params):
     """``cuteverify.specs.agrees`` as a Verdict: proved when the layout agrees with the hardware at every
     (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is refuted
     with its reason)."""
-    from .prove.verdict import Verdict
+    from .prover.verdict import Verdict
     from . import specs
     t0 = time.perf_counter()
     claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand else "") + \
@@ -409,7 +409,7 @@ def agrees_verdict(layout, spec_name: str, operand=None, **params):
 
 def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
     """Run one claim; returns a Verdict. Raises CuteVerifyError (ParseError...) on bad input."""
-    from . import prove as P
+    from . import prover as P
     assume = tuple(assume)
 
     def lay(ref):

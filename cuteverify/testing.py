@@ -35,31 +35,31 @@ def assert_verdict(v, allow_unknown: bool = False, msg: str | None = None):
 
 def assert_bijective(layout, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prove import is_bijective
+    from .prover import is_bijective
     return assert_verdict(is_bijective(_layout(layout, assume), assume=assume), allow_unknown, msg)
 
 
 def assert_injective(layout, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prove import is_injective
+    from .prover import is_injective
     return assert_verdict(is_injective(_layout(layout, assume), assume=assume), allow_unknown, msg)
 
 
 def assert_surjective(layout, codomain=None, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prove import is_surjective
+    from .prover import is_surjective
     return assert_verdict(is_surjective(_layout(layout, assume), codomain, assume=assume), allow_unknown, msg)
 
 
 def assert_equal(a, b, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prove import are_equal
+    from .prover import are_equal
     return assert_verdict(are_equal(_layout(a, assume), _layout(b, assume), assume=assume), allow_unknown, msg)
 
 
 def assert_disjoint(a, cotarget=None, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prove import complement_disjoint
+    from .prover import complement_disjoint
     return assert_verdict(complement_disjoint(_layout(a, assume), cotarget, assume=assume), allow_unknown, msg)
 
 
@@ -71,8 +71,8 @@ def assert_agrees(layout, spec_name, operand=None, *, allow_unknown=False, msg=N
 
 
 def assert_proves(claim, *, assume=None, allow_unknown=False, msg=None, **bindings):
-    """``cuteverify.prove.prove(claim, ...)`` is proved."""
+    """``cuteverify.prove(claim, ...)`` is proved."""
     __tracebackhide__ = True
-    from .prove import prove
+    from .prover import prove
     b = {k: (v if isinstance(v, (str, int)) else _layout(v)) for k, v in bindings.items()}
     return assert_verdict(prove(claim, assume=assume, **b), allow_unknown, msg)

@@ -5,8 +5,8 @@ import pytest
 
 import cuteverify as cv
 from cuteverify import ComposedLayout, Layout, Swizzle
-from cuteverify.prove import fastpath as fp
-from cuteverify.prove.encode import norm_value
+from cuteverify.prover import fastpath as fp
+from cuteverify.prover.encode import norm_value
 
 
 def _rand_int_layout(rng):
@@ -103,7 +103,7 @@ def test_bijective_sweep(kind, gen, enum_mode):
         L = gen(rng)
         v = cv.is_bijective(L)
         if kind == "coord":
-            f = cv.prove.encode.decompose(L)
+            f = cv.prover.encode.decompose(L)
             sizes = fp.coord_sizes(f)
             vals = [norm_value(x) for x in L.values()]
             import itertools
@@ -205,7 +205,7 @@ def test_large_adversarial():
 
 
 def test_internal_recheck_catches_bad_witness(monkeypatch):
-    from cuteverify.prove import queries
+    from cuteverify.prover import queries
 
     def bad(f):
         return fp.R("refuted", "fake", (0, 1))

@@ -106,15 +106,21 @@ class _Env:
         t = text.strip()
         if t in self.bindings and not hasattr(self.bindings[t], "shape") and not isinstance(self.bindings[t], str):
             return self.bindings[t]
+        from ..notation import parse_tuple
         from ..symbolic import parse_expr
         try:
             return parse_expr(t)
         except ParseError:
-            v = self.term(t, full)
-            if type(v) is tuple:
-                from ..tuples import product
-                return product(v)
-            return v
+            pass
+        try:
+            return parse_tuple(t)  # a codomain box (a shape), not a layout
+        except ParseError:
+            pass
+        v = self.term(t, full)
+        if hasattr(v, "shape"):
+            raise ParseError(full, max(full.find(t), 0) + 1, "a size (an integer, expression or shape tuple)",
+                             "claim")
+        return v
 
     def _attach(self, v):
         if self.assumptions is not None and getattr(v, "assumptions", None) is None and hasattr(v, "shape"):
@@ -141,6 +147,9 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
             name, args = c
             vals = [env.term(x, text) for x in args[:1]] + [env.number(x, text) for x in args[1:2]] \
                 if name in ("surjective", "disjoint") else [env.term(x, text) for x in args]
+            if name == "disjoint" and len(vals) == 2 and type(vals[1]) is tuple:
+                from ..tuples import product
+                vals[1] = product(vals[1])
             if name == "injective" and len(vals) == 1:
                 v = q.is_injective(vals[0])
             elif name == "surjective" and len(vals) in (1, 2):

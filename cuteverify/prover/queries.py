@@ -67,9 +67,21 @@ def _free(layouts, extra=()):
     out = set()
     for L in layouts:
         out |= {s for s in L.free_symbols()}
+        out |= set(getattr(getattr(L, "offset", 0), "free_symbols", ()))  # a swizzled layout's offset
     for e in extra:
-        out |= set(getattr(e, "free_symbols", ()))
+        out |= _expr_symbols(e)
     return out
+
+
+def _expr_symbols(e):
+    if isinstance(e, dict):
+        e = tuple(e.values())
+    if isinstance(e, (tuple, list)):
+        out = set()
+        for x in e:
+            out |= _expr_symbols(x)
+        return out
+    return set(getattr(e, "free_symbols", ()))
 
 
 def _assumptions_of(layouts):
@@ -126,6 +138,15 @@ def _hypotheses(asm, conditions):
 
 
 def _subs(L, values):
+    if hasattr(L, "outer"):
+        from ..swizzle import ComposedLayout
+        from ..symbolic import to_int
+        off = L.offset
+        if isinstance(off, sympy.Basic):
+            off = to_int(off, values)
+            if off is None:
+                off = L.offset
+        return ComposedLayout(L.inner, off, L.outer.subs(values))
     return L.subs(values)
 
 
@@ -186,6 +207,10 @@ def _query(claim, layouts, q: Query, extra=None, extra_exprs=()):
         return _finish(claim, R("unknown", reason=str(e)), _obligations_of(layouts), (), t0)
     except CuteVerifyError as e:
         return _finish(claim, R("unknown", reason=f"{type(e).__name__}: {e}"), _obligations_of(layouts), (), t0)
+    except Exception as e:  # noqa: BLE001 (Z3 exceptions, a crash deep in sympy, ...)
+        # never a verdict from a crashed procedure
+        return _finish(claim, R("unknown", reason=f"internal: the decision procedure failed "
+                                                   f"({type(e).__name__}: {e})"), _obligations_of(layouts), (), t0)
 
 
 def _recheck_concrete(q, ls, extra, r):
@@ -217,7 +242,10 @@ def _query_inner(claim, layouts, q, extra, extra_exprs, t0):
     with decide.context(asm):
         for o in obligations:
             c = o.condition
-            ans = _decide_condition(c) if isinstance(c, Condition) else None
+            try:
+                ans = _decide_condition(c) if isinstance(c, Condition) else None
+            except Exception:  # noqa: BLE001 (an undecidable question is left as a hypothesis)
+                ans = None
             if ans is True:
                 discharged.append(o)
             elif ans is False:
@@ -230,41 +258,58 @@ def _query_inner(claim, layouts, q, extra, extra_exprs, t0):
     names = sorted(s.name for s in free)
 
     def admissible(values):
+        """(layouts, extra, certain) at an assignment, None where it is excluded. ``certain``: every
+        assumption and obligation evaluates to True; a fact over a symbol the assignment does not fix
+        (``M == 2*K`` with only ``M`` assigned) leaves the assignment possible but not certain, so it may
+        take part in a proof over a superset of the admissible assignments, never in a refutation."""
         if not hyp.holds(values):
             return None
+        certain = all(c.holds(values) is True for c in hyp.conditions)
         for o in obligations:
-            if isinstance(o.condition, Condition) and o.condition.holds(values) is False:
-                return None
+            if isinstance(o.condition, Condition):
+                h = o.condition.holds(values)
+                if h is False:
+                    return None
+                certain = certain and h is True
+            else:
+                certain = False
         ls = [_subs(L, values) for L in layouts]
         if not all(_concrete_ok(L) for L in ls):
             return None
         ex = _subs_extra(extra, values)
         if ex is _BAD:
             return None
-        return ls, ex
+        return ls, ex, certain
 
     def concrete_at(values):
         got = admissible(values)
         if got is None:
             return None
-        ls, ex = got
+        ls, ex, certain = got
         r = q.concrete(ls, ex)
         if r.status == "refuted":
             r = _recheck_concrete(q, ls, ex, r)
             if r.status == "refuted":
+                if not certain:
+                    return R("unknown", r.method, reason=f"a counterexample at {values} whose admissibility "
+                                                         "depends on symbols the assignment does not fix")
                 r.cex.assignment = dict(values)
         return r
 
     # 2. finite sets
     if asm is not None and all(n in asm.finite for n in names):
-        pools = [asm.finite[n] for n in names]
+        # symbols that only the assumptions mention (``M == 2*K``, ``K in {...}``) are enumerated too, so
+        # every assignment is decided as admissible or not
+        linked = {x.name for c in hyp.conditions for x in c.symbols()} & set(asm.finite)
+        enum_names = sorted(set(names) | linked)
+        pools = [asm.finite[n] for n in enum_names]
         total = 1
         for p in pools:
             total *= len(p)
         if total <= FINITE_LIMIT:
             methods, count, unknowns = set(), 0, []
             for combo in itertools.product(*pools):
-                values = dict(zip(names, combo))
+                values = dict(zip(enum_names, combo))
                 r = concrete_at(values)
                 if r is None:
                     continue
@@ -286,11 +331,14 @@ def _query_inner(claim, layouts, q, extra, extra_exprs, t0):
                            hyps, discharged, t0)
 
     # 3. structural proof under the hypotheses
-    with decide.context(hyp):
+    with decide.context(hyp) as recorded:
+        before = len(recorded)
         try:
             m = q.structural(layouts, extra)
         except (CuteVerifyError, TypeError, ValueError, ZeroDivisionError):
             m = None
+        if len(recorded) != before:
+            m = None  # a step assumed something it could not decide: not a proof under the listed hypotheses
     if m:
         return _finish(claim, R("proved", m), hyps, discharged, t0)
 
@@ -330,19 +378,30 @@ _BAD = object()
 
 
 def _subs_extra(extra, values):
+    """Substitute an assignment into the query's extra arguments (codomain / cotarget: expressions, tuples
+    or dicts of them); ``_BAD`` where one is not an integer there."""
+    from ..symbolic import to_int
+
+    def sub(v):
+        if isinstance(v, dict):
+            out = {}
+            for k, x in v.items():
+                x = sub(x)
+                if x is _BAD:
+                    return _BAD
+                out[k] = x
+            return out
+        if type(v) is tuple:
+            out = tuple(sub(x) for x in v)
+            return _BAD if any(x is _BAD for x in out) else out
+        if isinstance(v, sympy.Basic):
+            x = to_int(v, values)
+            return _BAD if x is None else x
+        return v
+
     if extra is None:
         return None
-    if isinstance(extra, dict):
-        out = {}
-        for k, v in extra.items():
-            if isinstance(v, sympy.Basic):
-                from ..symbolic import to_int
-                v = to_int(v, values)
-                if v is None:
-                    return _BAD
-            out[k] = v
-        return out
-    return extra
+    return sub(extra)
 
 
 def _samples(names, asm):
@@ -489,10 +548,10 @@ class Surjective(Query):
         if f.kind == "coord":
             if n is None:
                 return fp.coord_extents(f)
-            if isinstance(n, dict):
-                return n
-            ext = tuple(flatten(n)) if type(n) is tuple else (n,)
-            return {fp.path_of_index(i): e for i, e in enumerate(ext)}
+            return fp.coord_codomain(n)
+        if type(n) is tuple:
+            from ..tuples import product
+            n = product(n)
         if n is None:
             # cosize for non-negative strides; in general one past the largest value
             if f.kind == "int":
@@ -688,7 +747,7 @@ def is_surjective(layout, codomain=None, *, assume=None) -> Verdict:
         cd = parse_expr(cd)
     extra = {"codomain": cd}
     return _query(f"surjective({L}" + (f", {cd})" if cd is not None else ")"), [L], Surjective(), extra,
-                  extra_exprs=[cd] if isinstance(cd, sympy.Basic) else ())
+                  extra_exprs=[cd])
 
 
 def is_bijective(layout, *, assume=None) -> Verdict:

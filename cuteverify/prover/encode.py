@@ -148,6 +148,7 @@ class SymEnv:
         t = self._memo.get(key)
         if t is not None:
             return t
+        _check_divisions(e)
         num, den = sympy.together(e).as_numer_denom()
         if den.is_Integer and int(den) != 1:
             v = z3.Int(f"_q{self._n}")
@@ -163,6 +164,19 @@ class SymEnv:
         return {k: v for k, v in self.env.items() if not k.startswith("_")}
 
 
+def _check_divisions(e):
+    """Z3's integer ``div``/``mod`` agree with Python's ``//``/``%`` (sympy's floor/Mod) only for a positive
+    divisor; anything else is not translated (a silent mismatch could prove a false claim)."""
+    for node in sympy.preorder_traversal(e):
+        if isinstance(node, sympy.Mod) and node.args[1].is_positive is not True:
+            raise Unsupported(f"{node}: a remainder by a divisor not known to be positive is not modelled")
+        if isinstance(node, sympy.floor):
+            den = node.args[0].as_numer_denom()[1]
+            if den.is_positive is not True:
+                raise Unsupported(f"{node}: a floor division by a divisor not known to be positive is not "
+                                  "modelled")
+
+
 def facts(env: SymEnv, assumptions, conditions=()):
     """Z3 facts for the symbols: positivity, the assumptions (pow2 relaxed to positivity, which is sound for
     proofs; models are checked against the full assumptions afterwards) and extra conditions."""
@@ -173,7 +187,9 @@ def facts(env: SymEnv, assumptions, conditions=()):
         for c in assumptions.conditions:
             out.append(condition_to_z3(c.kind, c.a, c.b, env.env))
         for name, vals in assumptions.finite.items():
-            v = env.env.get(name) or env.env.setdefault(name, z3.Int(name))
+            v = env.env.get(name)
+            if v is None:  # (a Z3 term has no truth value: no ``or`` here)
+                v = env.env[name] = z3.Int(name)
             out.append(z3.Or(*[v == x for x in vals]))
     for c in conditions:
         out.append(condition_to_z3(c.kind, c.a, c.b, env.env))

@@ -19,6 +19,7 @@ from .intlin import BUDGET, Flat
 
 ENUM_LIMIT = 1 << 12
 ENUM_SURJ_LIMIT = 1 << 20
+POW2_MODEL_EXP = 128  # pow2 symbols range over 2^0..2^128 when Z3 looks for a model
 
 
 class R:
@@ -322,10 +323,18 @@ def _numeric_key(x):
         return 0.0
 
 
-def _sym_modes(shapes, strides):
+def _sym_modes(shapes, strides, injective=False):
+    """The modes that matter, sorted by a numeric guess of their stride (the criteria below check every
+    step, so the order only decides whether a proof is found, never whether it is sound). A stride-0 mode
+    does not change the image (dropped for surjectivity) but collides unless its size is 1 (injectivity:
+    no proof)."""
     modes = []
     for s, d in zip(shapes, strides):
-        if decide.is_one(s) is True or decide.is_zero(d) is True:
+        if decide.is_one(s) is True:
+            continue
+        if decide.is_zero(d) is True:
+            if injective:
+                return None
             continue
         if decide.le(0, d) is not True:
             return None
@@ -335,7 +344,7 @@ def _sym_modes(shapes, strides):
 
 
 def _sym_inj_modes(shapes, strides):
-    modes = _sym_modes(shapes, strides)
+    modes = _sym_modes(shapes, strides, injective=True)
     if modes is None:
         return False
     reach = 0
@@ -375,26 +384,71 @@ def _sym_chain(shapes, strides):
     return reach
 
 
+def _sym_interval(shapes, strides):
+    """The reach R when the image is exactly ``[0, R]``, else None: every sorted stride is at most the
+    reach of the smaller modes + 1 (interval chain), or the layout is injective by sorted strides with
+    size == R + 1 (an injective map of R + 1 points into ``[0, R]`` is onto it)."""
+    reach = _sym_chain(shapes, strides)
+    if reach is not None:
+        return reach
+    modes = _sym_modes(shapes, strides)
+    if modes is None or not _sym_inj_modes(shapes, strides):
+        return None
+    reach, size = 0, 1
+    for s, d in modes:
+        reach = reach + (s - 1) * d
+        size = size * s
+    return reach if decide.eq(size, reach + 1) is True else None
+
+
+def coord_codomain(n):
+    """A coordinate codomain as ``{canonical path: extent}`` (None: the default box)."""
+    from ..tuples import flatten
+    if n is None or isinstance(n, dict):
+        return n
+    ext = tuple(flatten(n)) if type(n) is tuple else (n,)
+    return {path_of_index(i): e for i, e in enumerate(ext)}
+
+
 def sym_surjective(f: Form, n, sizes=False):
+    """A method name when ``[0, n)`` (coordinate layouts: the codomain box; ``sizes``: the box of each
+    coordinate's size) is proved inside the image for every admissible assignment, else None."""
     from ..tuples import product
     if f.kind == "int":
-        reach = _sym_chain(f.shapes, f.strides)
+        reach = _sym_interval(f.shapes, f.strides)
         if reach is None:
             return None
         if n is None or decide.le(n, reach + 1) is True:
             return "interval-chain (symbolic)"
         return None
     if f.kind == "coord":
-        for p in f.paths():
+        cod = None if sizes else coord_codomain(n)
+        paths = f.paths()
+        if cod is not None:
+            for p, ext in cod.items():
+                if p not in paths and decide.le(ext, 1) is not True:
+                    return None
+        for p in paths:
             sh = [s for s, st in zip(f.shapes, f.strides) if st is not None and st[0] == p]
             dd = [st[1] for st in f.strides if st is not None and st[0] == p]
-            reach = _sym_chain(sh, dd)
+            target = product(tuple(sh)) if sizes else (cod.get(p) if cod is not None else None)
+            if target is None and cod is not None:
+                continue  # a coordinate outside the codomain box: its digits can be held at 0
+            reach = _sym_interval(sh, dd)
             if reach is None:
                 return None
-            target = product(tuple(sh)) if sizes else (n.get(p) if isinstance(n, dict) else None)
             if target is not None and decide.le(target, reach + 1) is not True:
                 return None
         return "per-coordinate interval-chain (symbolic)"
+    # swizzle: Sw(0 + inner) with inner's image exactly [0, R]; Sw permutes [0, R + 1) when its block divides
+    # R + 1, so the image is [0, R + 1) again
+    if decide.is_zero(f.offset) is not True:
+        return None
+    reach = _sym_interval(f.shapes, f.strides)
+    if reach is None or decide.divides(f.swizzle.size(), reach + 1) is not True:
+        return None
+    if n is None or decide.le(n, reach + 1) is True:
+        return "swizzle-bijection + interval-chain (symbolic)"
     return None
 
 
@@ -456,12 +510,25 @@ def _model_assignment(m, env: SymEnv):
 
 
 def _solve_with_pow2(s, env, hyp):
+    """``unsat`` only when no assignment satisfying the relaxed facts (pow2 symbols: positive, 1 or even)
+    has a witness, so a proof holds for every power of two. A model that is not a power of two is retried
+    with the pow2 symbols restricted to 2^0..2^POW2_MODEL_EXP: that can only find a real model (``sat``); its ``unsat``
+    says nothing about larger powers and is reported as unknown."""
+    import z3
+    if hyp is not None and hyp.pow2:
+        for name in hyp.pow2:
+            v = env.env.get(name)
+            if v is not None:
+                s.add(z3.Or(v == 1, v % 2 == 0))
     r = _check(s)
     if r == "sat" and hyp is not None and hyp.pow2:
         values = _model_assignment(s.model(), env)
         if not hyp.holds(values):
-            s.add(*pow2_constraint(env, hyp))
+            s.add(*pow2_constraint(env, hyp, max_exp=POW2_MODEL_EXP))
             r = _check(s)
+            if r == "unsat":
+                r = (f"unknown: no witness with the pow2 symbols in 2^0..2^{POW2_MODEL_EXP}; larger powers of two "
+                     "not decided")
     return r
 
 
