@@ -267,11 +267,27 @@ def make_layout(*args, stride=None):
     return Layout(args[0], stride)
 
 
-def make_identity_layout(shape):
-    """``shape : (1@0, 1@1, ...)``, hierarchical coordinate strides: maps a coordinate to itself."""
+def make_identity_layout(shape, hierarchical=False):
+    """The identity coordinate layout: maps a coordinate to itself.
+
+    An int shape gets the plain stride 1 (CuTe DSL: ``make_identity_layout(6)`` is ``6:1``); a flat shape
+    gets ``(4,8):(1@0,1@1)``. For a nested shape CuTe DSL gives every leaf the unit coordinate stride of its
+    own hierarchical position, ``((2,6),2):((1@0@0,1@1@0),1@1)`` (the path printed innermost first);
+    ``hierarchical=True`` builds exactly that (what the DSL differential tests compare). The default still
+    numbers each top-level mode by its colexicographic index, ``((2,6),2):((1@0,2@0),1@1)``, because the
+    drawings (tests/test_draw.py) label cells with those flat coordinates; TODO: switch the default to the
+    DSL form once those expectations are updated.
+    """
     from .strides import ScaledBasis
     if type(shape) is not tuple:
-        return Layout(shape, ScaledBasis(1, (0,)))
+        return Layout(shape, 1)
+    if hierarchical:
+        def basis(s, path):
+            if type(s) is tuple:
+                return tuple(basis(x, path + (i,)) for i, x in enumerate(s))
+            return ScaledBasis(1, path)
+
+        return Layout(shape, tuple(basis(s, (i,)) for i, s in enumerate(shape)))
     strides = []
     for i, s in enumerate(shape):
         pp = prefix_product(s)

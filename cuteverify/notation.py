@@ -21,6 +21,11 @@ def format_value(x) -> str:
         return str(x)
     if type(x) is tuple:
         return format_tuple(x)
+    path = getattr(x, "path", None)
+    if path is not None:
+        # a coordinate stride ``v * E<i,j>`` prints as CuTe DSL (and C++) print it: innermost index first,
+        # ``v@j@i`` (``make_identity_layout(((2,6),2))`` is ``((2,6),2):((1@0@0,1@1@0),1@1)``)
+        return format_value(x.value) + "".join(f"@{i}" for i in reversed(path))
     try:
         import sympy
         if isinstance(x, sympy.Basic):
@@ -175,7 +180,8 @@ def _leaf_value(raw, text, start, source):
         value = _leaf_value(parts[0], text, off, source)
         if isinstance(value, ScaledBasis):
             raise ParseError(text, off + 1, "a scalar before '@'", source)
-        return ScaledBasis(value, tuple(path))
+        # ``v@j@i`` is printed innermost index first: it is ``v * E<i,j>``
+        return ScaledBasis(value, tuple(reversed(path)))
     if not re.fullmatch(r"[\w\s+\-*/%()]*", s2):
         bad = next(i for i, c in enumerate(s2) if not (c.isalnum() or c in "_ +-*/%()"))
         raise ParseError(text, off + bad + 1, "an integer, a symbol or an integer expression", source)

@@ -80,10 +80,14 @@ def mode_text(shape, stride, index=None) -> str:
 
 
 def as_layout(x) -> Layout:
-    """Ints and shapes used as tilers mean compact layouts (``n`` is ``n:1``)."""
+    """Ints and shapes used as tilers mean compact layouts, as ``make_layout(n)`` makes them: ``n`` is
+    ``n:1``, but ``1`` is ``1:0`` (CuTe gives static size-1 modes stride 0, and CuTe DSL reads a tiler's ints
+    that way: ``(8,3):(1,24) o <1,3>`` is ``(1,3):(0,24)``)."""
     if isinstance(x, Layout):
         return x
-    if type(x) is int or hasattr(x, "free_symbols"):
+    if type(x) is int:
+        return Layout._make(x, 0 if x == 1 else 1)
+    if hasattr(x, "free_symbols"):
         return Layout(x, 1)
     if type(x) is tuple:
         from ..layout import compact_col_major

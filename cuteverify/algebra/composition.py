@@ -135,16 +135,16 @@ def composition(a, b):
     if hasattr(a, "outer"):
         return a.with_outer(composition(a.outer, b))
     if type(b) is tuple or isinstance(b, list):
-        return _by_mode(a, tuple(b), composition)
+        # CuTe drops the modes of A that the tiler does not reach (``(8,3):(1,24) o <2>`` is ``(2):(1)``);
+        # ``None`` keeps its mode.
+        return _by_mode(a, tuple(b), composition, keep_rest=False)
     b = as_layout(b)
     if hasattr(b, "outer"):
         raise NotAdmissibleError("composition", "the right operand must be a layout, not a swizzled layout")
     shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
-    for d in strides:
-        if hasattr(d, "path"):
-            return _compose_basis(a, b)
+    # coordinate strides (``a@i``) compose like integers: the divisibility walk only scales them
     if len(shapes) > 1:
         _check_disjoint_modes(b)
     s, d = _compose(shapes, strides, b.shape, b.stride)
@@ -184,25 +184,13 @@ def _check_disjoint_modes(b):
                            "the modes of the right layout must address disjoint index ranges", f"right layout {b}")
 
 
-def _compose_basis(a, b):
-    """A with coordinate strides: compose through the integer index layout, then map the strides."""
-    idx = Layout(a.shape)
-    r = composition(idx, b)
-    from ..tuples import transform
-    return Layout._make(r.shape, transform(r.stride, lambda k: a(k) if type(k) is int and k else
-                                     (0 if k == 0 else _bad_basis())))
-
-
-def _bad_basis():
-    raise NotAdmissibleError("composition", "symbolic strides into a coordinate-stride layout are not supported")
-
-
-def _by_mode(a, tiler, op):
-    """Apply ``op`` mode by mode: ``(A0 op T0, A1 op T1, ..., A_k, ...)``; ``None`` keeps the mode."""
+def _by_mode(a, tiler, op, keep_rest=True):
+    """Apply ``op`` mode by mode: ``(A0 op T0, A1 op T1, ..., A_k, ...)``; ``None`` keeps the mode. The
+    modes of A past the tiler are kept (``keep_rest``) or dropped (composition)."""
     if len(tiler) > len(a):
         raise NotAdmissibleError(op.__name__, f"the tiler has {len(tiler)} modes but the layout has rank {len(a)}")
     modes = []
-    for i in range(len(a)):
+    for i in range(len(a) if keep_rest else len(tiler)):
         sub = a[i]
         if i < len(tiler) and tiler[i] is not None:
             sub = op(sub, tiler[i])

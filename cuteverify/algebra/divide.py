@@ -63,6 +63,9 @@ def _unzip(r, b):
     t = _tiler(b)
     if t is None:
         return r
+    if any(x is None for x in t):
+        raise NotAdmissibleError("zipped/tiled/flat divide and product", "a None (keep) tiler mode has no tile "
+                                 "and rest to gather (CuTe DSL rejects it too); use logical_divide")
     tiles = [r[i][0] for i in range(len(t))]
     rests = [r[i][1] for i in range(len(t))] + [r[i] for i in range(len(t), len(r))]
     return make_layout(make_layout(*tiles), make_layout(*rests))

@@ -24,7 +24,7 @@ def tile_to_shape(block, target_shape, order=None):
         return block.with_outer(tile_to_shape(block.outer, target_shape, order))
     target = target_shape if type(target_shape) is tuple else (target_shape,)
     r = max(len(block), len(target))
-    pb = _append(block, r)
+    pb = block if len(block) >= r else _append(block, r)  # C++ append<R>: a rank-R block stays as it is
     target = target + (1,) * (r - len(target))
     reps = []
     for i in range(r):
@@ -34,7 +34,9 @@ def tile_to_shape(block, target_shape, order=None):
         reps.append(exact_div(ts, bs))
     reps = tuple(reps)
     rep_layout = Layout._make(reps, compact_col_major(reps) if order is None else _ordered_strides(reps, order))
-    return coalesce(blocked_product(pb, rep_layout), tuple(1 for _ in range(r)))
+    # CuTe DSL returns the blocked product as it is (C++ coalesces each mode to the target's profile):
+    # ``(2,2):(2,1)`` to ``(2,2)`` is ``((2,1),(2,1)):((2,0),(1,0))``
+    return blocked_product(pb, rep_layout)
 
 
 def _ordered_strides(shape, order):
