@@ -390,21 +390,11 @@ class AgreeCounterexample:
 
 
 def agrees_verdict(layout, spec_name: str, operand=None, **params):
-    """``cuteverify.specs.agrees`` as a Verdict: proved when the layout agrees with the hardware at every
-    (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is refuted
-    with its reason)."""
-    from .prover.verdict import Verdict
-    from . import specs
-    t0 = time.perf_counter()
-    claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand else "") + \
-        "".join(f", {k}={v}" for k, v in params.items()) + ")"
-    r = specs.agrees(layout, spec_name, operand, **params)
-    dt = time.perf_counter() - t0
-    if r.ok:
-        return Verdict("proved", claim=claim, method="spec enumeration", elapsed=dt)
-    cex = AgreeCounterexample(r.counterexample) if r.counterexample is not None else None
-    return Verdict("refuted", claim=claim, method="spec enumeration", counterexample=cex,
-                   reason=r.reason, elapsed=dt)
+    """``cv.agrees`` (``cuteverify.specs.agrees`` as a Verdict): proved when the layout agrees with the hardware
+    at every (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is
+    refuted with its reason)."""
+    from .prover import agrees
+    return agrees(layout, spec_name, operand, **params)
 
 
 def verdict_for(kind: str, args: dict, layouts: dict, assume=()):

@@ -179,40 +179,67 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
 
 
 def agrees(layout, spec_name, operand=None, **params) -> Verdict:
-    """Does ``layout`` agree with the spec ``spec_name``? Delegates to ``cuteverify.specs.agrees`` and wraps its
-    answer into a Verdict."""
+    """Does ``layout`` agree with the hardware spec ``spec_name`` (``cuteverify.specs.agrees``)?
+
+    proved: equal at every (thread, value) / coordinate (exhaustive). refuted: a Counterexample of kind
+    ``disagree`` naming the thread, the value index, the element the layout names and the element the
+    hardware holds there (``(row, col)``, with the operand's axes), re-checked by evaluating the layout
+    there; or of kind ``mismatch`` when the shapes cannot agree (the reason in its note). A spec error
+    (unknown spec, missing parameter) is raised as ``SpecError``."""
+    from .verdict import Counterexample
     t0 = time.perf_counter()
-    claim = f"agrees({layout}, {spec_name!r}" + (f", operand={operand!r}" if operand is not None else "") + ")"
+    claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand is not None else "") + \
+        "".join(f", {k}={v}" for k, v in params.items()) + ")"
+    from .. import specs
+    r = specs.agrees(layout, spec_name, operand, **params)
+
+    def done(status, **kw):
+        return Verdict(status, claim=claim, method=getattr(r, "method", "spec enumeration") or "spec enumeration",
+                       elapsed=time.perf_counter() - t0, **kw)
+
+    if r.ok:
+        return done("proved")
+    c = r.counterexample
+    if c is None:
+        return done("refuted", counterexample=Counterexample("mismatch", note=r.reason or "the shapes differ"),
+                    reason=r.reason)
+    detail = {"operand": c.operand, "axes": tuple(c.axes), "user_index": c.user_index,
+              "hardware_index": c.hardware_index}
+    if c.coordinate is not None:
+        cex = Counterexample("disagree", coords=tuple(c.coordinate), values=(c.user_index, c.hardware_index),
+                             note=str(c), detail=detail)
+    else:
+        detail.update(thread=c.thread, value=c.value, value_index=c.value, user=c.user, hardware=c.hardware)
+        if c.atom is not None:
+            detail.update(atom=c.atom, group=c.group)
+        cex = Counterexample("disagree", coords=(c.thread, c.value), values=(c.user, c.hardware), note=str(c),
+                             detail=detail)
     try:
-        from .. import specs
-    except ImportError:
-        return Verdict("unknown", claim=claim, method="specs", reason="cuteverify.specs is not available",
-                       elapsed=time.perf_counter() - t0)
-    fn = getattr(specs, "agrees", None)
-    if fn is None:
-        return Verdict("unknown", claim=claim, method="specs", reason="cuteverify.specs has no agrees()",
-                       elapsed=time.perf_counter() - t0)
+        ok = _recheck_agrees(layout, spec_name, params, c)
+    except Exception as e:  # noqa: BLE001 (a re-check that crashes is a failed re-check)
+        ok, why = False, f"{type(e).__name__}: {e}"
+    else:
+        why = "the layout does not give the reported element there"
+    if not ok:
+        from .queries import INTERNAL
+        return done("unknown", reason=f"{INTERNAL} ({cex}; {why})")
+    return done("refuted", counterexample=cex)
+
+
+def _recheck_agrees(layout, spec_name, params, c):
+    """Evaluate the user's layout at the counterexample: it gives ``user_index`` there, which is not the
+    hardware's."""
+    from .. import specs
+    if c.user_index == c.hardware_index and c.user == c.hardware:
+        return False
     kw = dict(params)
-    if operand is not None:
-        kw["operand"] = operand
-    r = fn(layout, spec_name, **kw)
-    if isinstance(r, Verdict):
-        return r
-    if r is True:
-        return Verdict("proved", claim=claim, method="specs", elapsed=time.perf_counter() - t0)
-    if r is False:
-        return Verdict("unknown", claim=claim, method="specs",
-                       reason="specs.agrees answered False without a counterexample", elapsed=time.perf_counter() - t0)
-    status = getattr(r, "status", None)
-    if status in ("proved", "refuted", "unknown"):
-        cex = getattr(r, "counterexample", None)
-        if status == "refuted" and cex is None:
-            status = "unknown"
-        from .verdict import Counterexample
-        if cex is not None and not isinstance(cex, Counterexample):
-            cex = Counterexample("differ", note=str(cex))
-        return Verdict(status, claim=claim, method=getattr(r, "method", "specs") or "specs", counterexample=cex,
-                       reason=getattr(r, "reason", None), elapsed=time.perf_counter() - t0)
-    ok = getattr(r, "ok", None)
-    return Verdict("proved" if ok is True else "unknown", claim=claim, method="specs",
-                   reason=None if ok is True else f"specs.agrees answered {r!r}", elapsed=time.perf_counter() - t0)
+    lib = kw.pop("library", None) or specs.default_library()
+    spec = specs.resolve(spec_name, kw.pop("dtype", None), lib)
+    for k in ("tile", "atom_layout"):
+        kw.pop(k, None)
+    lay = specs._user_int_layout(layout, spec, spec._params(kw))
+    if c.coordinate is not None:
+        return lay(*c.coordinate) == c.user_index
+    if c.atom is None and c.thread is not None:
+        return lay.tv_values([c.thread])[c.value] == c.user_index
+    return True

@@ -33,12 +33,15 @@ class Counterexample:
     coordinate where two layouts differ), ``overlap`` (a non-zero value two images share).
     ``coords``: integer coordinates (indices into the domain, colexicographic), ``natural``: the same as
     natural coordinates of the layout's shape, ``values``: what they map to, ``value``: the missed value,
-    ``assignment``: symbol values for symbolic layouts.
+    ``assignment``: symbol values for symbolic layouts. Spec agreement (``cv.agrees``): ``disagree`` (coords
+    ``(thread, value)`` or the (row, col) coordinate, values ``(user element, hardware element)``, named in
+    ``detail``: thread, value_index, user, hardware, ...), ``mismatch`` (the shapes cannot agree; the reason in ``note``).
+    ``__str__`` never fails, whatever was filled in.
     """
 
-    __slots__ = ("kind", "coords", "natural", "values", "value", "assignment", "note")
+    __slots__ = ("kind", "coords", "natural", "values", "value", "assignment", "note", "detail")
 
-    def __init__(self, kind, coords=(), values=(), value=None, assignment=None, natural=(), note=""):
+    def __init__(self, kind, coords=(), values=(), value=None, assignment=None, natural=(), note="", detail=None):
         self.kind = kind
         self.coords = tuple(coords)
         self.values = tuple(values)
@@ -46,6 +49,16 @@ class Counterexample:
         self.assignment = dict(assignment or {})
         self.natural = tuple(natural)
         self.note = note
+        self.detail = dict(detail or {})
+
+    def __getattr__(self, name):
+        # spec disagreements: cex.thread, cex.user, cex.hardware, ... from ``detail``
+        if name != "detail":
+            try:
+                return object.__getattribute__(self, "detail")[name]
+            except (AttributeError, KeyError):
+                pass
+        raise AttributeError(name)
 
     def to_dict(self):
         d = {"kind": self.kind, "coords": _jsonable(self.coords), "natural": _jsonable(self.natural),
@@ -54,9 +67,27 @@ class Counterexample:
             d["value"] = _jsonable(self.value)
         if self.note:
             d["note"] = self.note
+        if self.detail:
+            d["detail"] = _jsonable(self.detail)
+            # spec disagreements: the named fields also at the top (thread, value, user, hardware, ...)
+            d.update({k: _jsonable(v) for k, v in self.detail.items() if k not in d and v is not None})
+        if self.kind in ("disagree", "mismatch"):
+            d["text"] = str(self)
         return d
 
     def __str__(self):
+        try:
+            return self._text()
+        except Exception:  # noqa: BLE001 (a partly filled witness still prints)
+            parts = [self.kind] + [f"{k}={_fmt(v)}" for k, v in (("coords", self.coords), ("values", self.values))
+                                   if v] + ([f"value={_fmt(self.value)}"] if self.value is not None else [])
+            return " ".join(parts) + (f" ({self.note})" if self.note else "")
+
+    def _text(self):
+        if self.kind in ("disagree", "mismatch") and self.note:
+            return self.note
+        if self.kind in ("missed", "overlap") and self.value is None:
+            raise ValueError("no value")
         asg = ""
         if self.assignment:
             asg = " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.assignment.items()))
@@ -73,7 +104,8 @@ class Counterexample:
         elif self.kind == "overlap":
             s = f"value {_fmt(self.value)} is in both images (coordinates {self.coords[0]} and {self.coords[1]})"
         else:
-            s = f"{self.kind}: coords {self.coords} values {self.values}"
+            s = self.kind + (f": coords {self.coords}" if self.coords else "") + \
+                (f" values {self.values}" if self.values else "")
         return s + asg + (f" ({self.note})" if self.note else "")
 
     __repr__ = __str__
