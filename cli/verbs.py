@@ -274,6 +274,14 @@ def _library():
     return specs.default_library()
 
 
+def _silicon(spec):
+    """``"sm90 (NVIDIA H200)"`` when the committed GPU probes confirmed the spec, else None."""
+    ev = getattr(spec, "evidence", None)
+    if isinstance(ev, dict) and ev.get("confirmed"):
+        return f"{ev.get('silicon')} ({ev.get('gpu')})"
+    return None
+
+
 @spec_group.command("list")
 @click.argument("filter", required=False)
 @click.option("--kind", type=click.Choice(["mma", "copy", "smem_atom", "swizzle"]), help="Only this kind.")
@@ -289,13 +297,14 @@ def spec_list(filter, kind, arch, as_json):
         s = lib[n]
         if kind and s.kind != kind or arch and s.arch != arch:
             continue
-        rows.append({"name": n, "kind": s.kind, "arch": s.arch})
+        rows.append({"name": n, "kind": s.kind, "arch": s.arch, "silicon": _silicon(s)})
     if as_json:
         click.echo(json.dumps(rows))
         return
     w = max([len(r["name"]) for r in rows] + [4])
     for r in rows:
-        click.echo(f"{r['name']:<{w}}  {r['kind']:<9}  {r['arch'] or ''}")
+        mark = f"  confirmed on {r['silicon']}" if r["silicon"] else ""
+        click.echo(f"{r['name']:<{w}}  {r['kind']:<9}  {r['arch'] or '':<6}{mark}")
     click.echo(f"{len(rows)} spec(s)", err=True)
 
 
@@ -332,6 +341,7 @@ def spec_show(name, params, as_json):
                     entry[k] = data[k]
         ops[op] = entry
     info["operands"] = ops
+    info["evidence"] = s.evidence
     if as_json:
         click.echo(json.dumps(info, default=str))
         return
@@ -339,6 +349,13 @@ def spec_show(name, params, as_json):
         if info.get(k):
             click.echo(f"{k}: {info[k]}")
     click.echo(f"source: {s.file}:{s.line}")
+    ev = s.evidence
+    if isinstance(ev, dict) and ev.get("confirmed"):
+        probed = ", ".join(ev.get("probed") or [])
+        click.echo(f"evidence: {ev.get('silicon')} ({ev.get('gpu')}), confirmed, {ev.get('records')} records"
+                   + (f" [{probed}]" if probed else ""))
+    else:
+        click.echo("evidence: not probed on silicon")
     if "params" in info:
         click.echo("params: " + ", ".join(f"{k} {v}" for k, v in info["params"].items()))
     for op, e in ops.items():

@@ -1,4 +1,4 @@
-"""Cheap Z3 decisions for the symbolic algebra (the prover proper lives in ``cuteverify.prove``).
+"""Cheap Z3 decisions for the symbolic algebra (the prover proper lives in ``cuteverify.prover``).
 
 Translates polynomial sympy terms and the assumptions into Z3 integer arithmetic and asks, under a
 deterministic resource limit, whether the condition or its negation is impossible.
@@ -71,7 +71,7 @@ def assumption_constraints(assumptions, env):
         for c in assumptions.conditions:
             out.append(condition_to_z3(c.kind, c.a, c.b, env))
         for name, vals in assumptions.finite.items():
-            v = env.get(name) or env.setdefault(name, z3.Int(name))
+            v = env[name] if name in env else env.setdefault(name, z3.Int(name))
             out.append(z3.Or(*[v == x for x in vals]))
     return out
 

@@ -71,7 +71,7 @@ def assert_agrees(layout, spec_name, operand=None, *, allow_unknown=False, msg=N
 
 
 def assert_proves(claim, *, assume=None, allow_unknown=False, msg=None, **bindings):
-    """``cuteverify.prove(claim, ...)`` is proved."""
+    """``cuteverify.prove(claim, ...)`` is proved (the function, from cuteverify.prover)."""
     __tracebackhide__ = True
     from .prover import prove
     b = {k: (v if isinstance(v, (str, int)) else _layout(v)) for k, v in bindings.items()}

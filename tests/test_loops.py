@@ -193,7 +193,7 @@ def test_no_repeat_large_unknown_or_prover(monkeypatch):
 
 
 def test_no_repeat_through_prover():
-    pytest.importorskip("cuteverify.prove")
+    pytest.importorskip("cuteverify.prover")
     v = check_no_repeat("for a in range(64): for b in range(64): A[3*a + 5*b + 1]", limit=100)
     assert v.refuted and v.method == "prover"
     a, b = v.witness

@@ -201,8 +201,6 @@ def test_finite_sets_with_a_stride_that_is_wrong_off_the_set():
     assert v.status == "refuted" and v.counterexample.assignment == {"M": 6}
 
 
-@pytest.mark.xfail(raises=Exception, reason="cuteverify/smt.py assumption_constraints: `env.get(name) or ...` on a "
-                   "Z3 term raises when a symbol has both a finite set and another fact (not the prover's file)")
 def test_finite_set_mixed_with_divisibility():
     v = cv.is_injective("(3,2):(1,(3*M-18)/2)", assume=["M in {4,6,8}", "4 | M"])
     assert v.status == "proved"
