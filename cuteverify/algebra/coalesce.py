@@ -70,7 +70,6 @@ def _basis_chain(d, ps, pd):
     return bool(r)
 
 
-@operation
 def coalesce(layout, profile=None):
     """The same function on ``Z_size`` with as few, as flat modes as possible.
 
@@ -79,6 +78,39 @@ def coalesce(layout, profile=None):
     the profile are kept as they are. Always admissible. Post-condition: ``R(i) == L(i)`` for ``i < size``,
     ``size(R) == size(L)``, and ``depth(R) <= 1``.
     """
+    if profile is None and type(layout) is Layout and layout.assumptions is None and not layout.obligations:
+        r = _coalesce_ints(layout.shape, layout.stride)
+        if r is not None:
+            return r
+    return _coalesce(layout, profile)
+
+
+def _coalesce_ints(shape, stride):
+    """Plain-int fast path (no decision context needed); None when something is not an int."""
+    if type(shape) is int:
+        if type(stride) is not int:
+            return None
+        return Layout._make(1, 0) if shape == 1 else Layout._make(shape, stride)
+    rs, rd = [], []
+    for s, d in zip(flatten(shape), flatten(stride)):
+        if type(s) is not int or type(d) is not int:
+            return None
+        if s == 1:
+            continue
+        if rs and d == rs[-1] * rd[-1]:
+            rs[-1] *= s
+            continue
+        rs.append(s)
+        rd.append(d)
+    if not rs:
+        return Layout._make(1, 0)
+    if len(rs) == 1:
+        return Layout._make(rs[0], rd[0])
+    return Layout._make(tuple(rs), tuple(rd))
+
+
+@operation
+def _coalesce(layout, profile=None):
     if hasattr(layout, "outer"):
         return layout.with_outer(coalesce(layout.outer, profile))
     if type(profile) is tuple:
