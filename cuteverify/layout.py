@@ -267,16 +267,14 @@ def make_layout(*args, stride=None):
     return Layout(args[0], stride)
 
 
-def make_identity_layout(shape, hierarchical=False):
+def make_identity_layout(shape, hierarchical=True):
     """The identity coordinate layout: maps a coordinate to itself.
 
     An int shape gets the plain stride 1 (CuTe DSL: ``make_identity_layout(6)`` is ``6:1``); a flat shape
-    gets ``(4,8):(1@0,1@1)``. For a nested shape CuTe DSL gives every leaf the unit coordinate stride of its
-    own hierarchical position, ``((2,6),2):((1@0@0,1@1@0),1@1)`` (the path printed innermost first);
-    ``hierarchical=True`` builds exactly that (what the DSL differential tests compare). The default still
-    numbers each top-level mode by its colexicographic index, ``((2,6),2):((1@0,2@0),1@1)``, because the
-    drawings (tests/test_draw.py) label cells with those flat coordinates; TODO: switch the default to the
-    DSL form once those expectations are updated.
+    gets ``(4,8):(1@0,1@1)``. For a nested shape every leaf gets the unit coordinate stride of its own
+    hierarchical position, as CuTe DSL does: ``((2,6),2):((1@0@0,1@1@0),1@1)`` (the path printed innermost
+    first). ``hierarchical=False`` instead numbers each top-level mode by its colexicographic index,
+    ``((2,6),2):((1@0,2@0),1@1)``, producing rank-level coordinates.
     """
     from .strides import ScaledBasis
     if type(shape) is not tuple:

@@ -92,7 +92,7 @@ class ScaledBasis:
 
     def __str__(self):
         from .notation import format_value
-        return format_value(self.value) + "".join(f"@{i}" for i in self.path)
+        return format_value(self)
 
     __repr__ = __str__
 

@@ -171,7 +171,9 @@ def test_coordinate_stride_labels():
     L = cv.make_identity_layout((4, (2, 3)))
     got = cells(draw.svg(L))
     assert len(got) == 24
-    assert got[(1, 3)][0] == ("(1,3)",) and got[(0, 0)][0] == ("(0,0)",)
+    assert got[(1, 3)][0] == ("(1,(1,1))",) and got[(0, 0)][0] == ("(0,(0,0))",)
+    flat = cv.make_identity_layout((4, (2, 3)), hierarchical=False)
+    assert cells(draw.svg(flat))[(1, 3)][0] == ("(1,3)",)
     L2 = cv.parse("(4,8):(1@1,1@0)")
     got = cells(draw.svg(L2))
     assert got[(2, 5)][0] == ("(5,2)",)
