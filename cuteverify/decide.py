@@ -157,11 +157,13 @@ def is_zero(a):
 
 # --- turning answers into actions -----------------------------------------------------------------------
 
-def obligate(condition: Condition, reason: str) -> None:
+def obligate(condition: Condition, reason: str, canonical: bool = False) -> None:
+    """Record that the result holds where ``condition`` does. ``canonical=True``: the result is the same
+    function either way and only its canonical (printed) form depends on the condition."""
     ctx = _current.get()
     if ctx is None:
         raise UndecidedError(f"cannot decide {condition} ({reason}) outside a decision context")
-    ob = Obligation(condition, reason)
+    ob = Obligation(condition, reason, canonical)
     if ob not in ctx.obligations:
         ctx.obligations.append(ob)
 

@@ -44,11 +44,14 @@ class Obligation:
     ``condition`` is a sympy boolean (or text), ``reason`` says which operation needed it and where.
     """
 
-    __slots__ = ("condition", "reason")
+    __slots__ = ("condition", "reason", "canonical")
 
-    def __init__(self, condition, reason: str):
+    def __init__(self, condition, reason: str, canonical: bool = False):
         self.condition = condition
         self.reason = reason
+        # canonical: only the printed form depends on it (the layout is the same function either way,
+        # e.g. a kept mode that may have size 1); claims about functions need not assume it
+        self.canonical = canonical
 
     def __repr__(self):
         return f"Obligation({self.text()!r}, {self.reason!r})"

@@ -120,3 +120,14 @@ def test_bad_assumptions(text, assume, match):
 def test_bad_symbolic_entries(text):
     with pytest.raises(cv.ParseError):
         cv.parse(text)
+
+
+def test_canonical_obligations_do_not_weaken_function_claims():
+    A = cv.parse("((2,M),(4,2)):((1,8*M),(2,16*M))")
+    R = cv.coalesce(A)
+    assert R.obligations and all(o.canonical for o in R.obligations)
+    v = cv.prove("coalesce(A) == A", A="((2,M),(4,2)):((1,8*M),(2,16*M))")
+    assert v.status == "proved" and not v.obligations
+    # an admissibility obligation is kept
+    D = cv.logical_divide(cv.parse("(M,N):(1,M)"), (cv.parse("128:1"), None))
+    assert any(not o.canonical and "128 | M" in str(o) for o in D.obligations)

@@ -38,13 +38,14 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
                 merge = decide.eq(d, ps * pd)
                 if merge is None:
                     decide.obligate(Condition("ne", d, ps * pd),
-                                    "coalesce keeps modes apart whose strides are not known to chain")
+                                    "coalesce keeps modes apart whose strides are not known to chain", canonical=True)
             if merge:
                 # s == 1 would leave ps unchanged too, so no obligation on s is needed here
                 rs[-1] = ps * s
                 continue
         if unit is None and units_matter:
-            decide.obligate(Condition("ne", s, 1), "coalesce keeps a mode whose size is not known to be 1")
+            decide.obligate(Condition("ne", s, 1), "coalesce keeps a mode whose size is not known to be 1",
+                            canonical=True)
         rs.append(s)
         rd.append(d)
     if not rs:

@@ -28,7 +28,8 @@ def _compose_mode(a_shapes, a_strides, n, r):
     if unit:
         return 1, _unit_stride(a_shapes, a_strides, r)
     if unit is None:
-        decide.obligate(Condition("ne", n, 1), "composition: a size-1 right mode takes A's last stride")
+        decide.obligate(Condition("ne", n, 1), "composition: a size-1 right mode takes A's last stride",
+                        canonical=True)
     shapes: list = []
     strides: list = []
     rest_n, rest_r = n, r
@@ -106,7 +107,8 @@ def _unit_stride(a_shapes, a_strides, r):
         elif decide.divides(s, r):
             r = exact_div(r, s)
         elif decide.le(r, s) is not True:
-            decide.obligate(Condition("le", r, s), "composition: canonical stride of a size-1 right mode")
+            decide.obligate(Condition("le", r, s), "composition: canonical stride of a size-1 right mode",
+                            canonical=True)
             r = 1
         else:
             r = 1
