@@ -84,6 +84,13 @@ def evaluate(text: str, bindings: dict | None = None, assume=None):
         if re.fullmatch(r"[A-Za-z_]\w*", s) and s in bindings:
             v = bindings[s]
             return parse(v, assume) if isinstance(v, str) else v
+        if ":" not in s and not s.startswith(("(", "S<", "Sw<")):
+            # a bare entry is a number: an integer expression over symbols (a cotarget, a size, a tiler n)
+            from .symbolic import parse_expr
+            try:
+                return parse_expr(s)
+            except ParseError as e:
+                raise ParseError(text, lead + e.column, e.expected, "expression") from None
         if ":" not in s and s.startswith("(") and not s.startswith(("S<", "Sw<")):
             from .notation import parse_tuple
             try:

@@ -56,6 +56,37 @@ FALSE_CLAIMS = [
 ]
 
 
+# Symbolic claims about swizzled (shared-memory) layouts: 128B/64B/32B swizzles over symbolic tiles.
+SWIZZLE_TRUE = [
+    ("bijective(S<3,3,3> o 0 o (8*M,64):(64,1))", {}, []),
+    ("bijective(S<3,3,3> o 0 o (8,64*M):(64*M,1))", {}, []),
+    ("injective(S<3,4,3> o 0 o (8,M):(M,1))", {}, []),
+    ("injective(S<2,3,3> o 0 o (M,N):(N,1))", {}, []),
+    ("bijective(tile_to_shape(S<3,3,3> o 0 o (8,64):(64,1), (8*M,64)))", {}, []),
+    ("bijective(tile_to_shape(S<2,3,3> o 0 o (8,32):(32,1), (8*M,32*K)))", {}, []),
+    ("bijective(S<1,4,3> o 0 o (M,16):(16,1))", {}, ["M in {8,16,...,256}"]),
+    ("S<3,3,3> o 0 o (8*M,64):(64,1) == S<3,3,3> o 0 o (8*M,64):(64,1)", {}, []),
+]
+SWIZZLE_FALSE = [
+    ("bijective(S<3,3,3> o 0 o (M,32):(64,1))", {}, ["M in {1,2,...,16}"]),
+    ("bijective(S<3,4,3> o 0 o (M,16):(16,1))", {}, ["M in {1,2,...,16}"]),
+    ("injective(S<3,3,3> o 0 o (M,64):(32,1))", {}, []),
+]
+
+
+@pytest.mark.parametrize("claim,bind,assume", SWIZZLE_TRUE, ids=[c[0] for c in SWIZZLE_TRUE])
+def test_swizzle_true_claims(claim, bind, assume):
+    v = cv.prove(claim, assume=assume or None, **bind)
+    assert v.status == "proved", str(v)
+
+
+@pytest.mark.parametrize("claim,bind,assume", SWIZZLE_FALSE, ids=[c[0] for c in SWIZZLE_FALSE])
+def test_swizzle_false_claims(claim, bind, assume):
+    v = cv.prove(claim, assume=assume or None, **bind)
+    assert v.status == "refuted", str(v)
+    assert v.counterexample is not None and v.counterexample.assignment
+
+
 @pytest.mark.parametrize("claim,bind,assume", TRUE_CLAIMS, ids=[c[0] + str(c[1].get("L", "")) for c in TRUE_CLAIMS])
 def test_true_claims(claim, bind, assume):
     v = cv.prove(claim, assume=assume or None, **bind)

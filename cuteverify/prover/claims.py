@@ -67,39 +67,17 @@ class _Env:
         self.assumptions = _assumptions(assume)
 
     def term(self, text, full):
-        from .. import algebra
-        from ..notation import parse, parse_tuple
+        """A layout expression: one grammar with the CLI's ``algebra`` verb (``cuteverify.expr``)."""
+        from ..expr import evaluate
         t = text.strip()
         c = _call(t)
-        if c is not None:
-            name, args = c
-            if name in PREDICATES:
-                raise ParseError(full, full.find(t) + 1, "a layout expression (predicates only at the top)", "claim")
-            if name not in algebra.__all__:
-                raise ParseError(full, full.find(t) + 1, f"an algebra operation ({', '.join(algebra.__all__)})",
-                                 "claim")
-            return getattr(algebra, name)(*[self.term(a, full) for a in args])
-        if re.fullmatch(r"[A-Za-z_]\w*", t) and t in self.bindings:
-            v = self.bindings[t]
-            return parse(v, assume=self.assumptions) if isinstance(v, str) else self._attach(v)
-        if re.fullmatch(r"-?\d+", t):
-            return int(t)
-        if t.startswith("<") and t.endswith(">"):
-            return tuple(self.term(a, full) for a in _split_top(t[1:-1], ","))
+        if c is not None and c[0] in PREDICATES:
+            raise ParseError(full, full.find(t) + 1, "a layout expression (predicates only at the top)", "claim")
+        bound = {k: (v if isinstance(v, str) else self._attach(v)) for k, v in self.bindings.items()}
         try:
-            return parse(t, assume=self.assumptions)
-        except ParseError:
-            pass
-        try:
-            return parse_tuple(t)
-        except ParseError:
-            pass
-        from ..symbolic import parse_expr
-        try:
-            return parse_expr(t)
-        except ParseError:
-            raise ParseError(full, max(full.find(t), 0) + 1, "a layout, a bound name, an integer or an operation",
-                             "claim") from None
+            return evaluate(t, bound, assume=self.assumptions)
+        except ParseError as e:
+            raise ParseError(full, max(full.find(t), 0) + e.column, e.expected, "claim") from None
 
     def number(self, text, full):
         """A size: an integer, a bound int/expression, or an integer expression over symbols."""
