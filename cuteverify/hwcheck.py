@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 
-def records(path):
-    """Yield the probe records of one ``.jsonl`` or ``.jsonl.gz`` file (the ``meta`` line is skipped)."""
+def _jsonl(path, key):
+    """Yield the records of a ``.jsonl`` / ``.jsonl.gz`` probe file that carry ``instr`` and ``key``."""
     p = Path(path)
     opener = gzip.open if p.suffix == ".gz" else open
     with opener(p, "rt") as f:
@@ -24,8 +24,13 @@ def records(path):
                 d = json.loads(line)
             except json.JSONDecodeError as e:
                 raise ValueError(f"{p}:{n}: not a JSON line ({e.msg})") from None
-            if "instr" in d and "thread" in d:
+            if "instr" in d and key in d:
                 yield d
+
+
+def records(path):
+    """Yield the register-layout records of one probe file (the ``meta`` line is skipped)."""
+    return _jsonl(path, "thread")
 
 
 def _specs_for(lib, instr, operand):
@@ -42,11 +47,6 @@ def _specs_for(lib, instr, operand):
                 out.append((s, params))
                 break
     return out
-
-
-def _spec_for(lib, instr, operand):
-    found = _specs_for(lib, instr, operand)
-    return found[0] if found else (None, None)
 
 
 def _operand_and_scale(rec):
@@ -123,19 +123,7 @@ def validate(paths, lib=None, keep=None):
 
 def smem_records(path):
     """Yield the records of a ``wgmma_smem_desc`` or ``tma`` probe file (they carry ``smem_offset``)."""
-    p = Path(path)
-    opener = gzip.open if p.suffix == ".gz" else open
-    with opener(p, "rt") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{p}:{n}: not a JSON line ({e.msg})") from None
-            if "instr" in d and "smem_offset" in d:
-                yield d
+    return _jsonl(path, "smem_offset")
 
 
 _DESC_SWIZZLE = {0: "INTER", 1: "SW128", 2: "SW64", 3: "SW32"}      # descriptor bits 62-63

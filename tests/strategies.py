@@ -48,3 +48,38 @@ def injective_layouts(draw, max_rank=4, max_size=1024):
         strides[i] = cur
         cur = cur * flat[i] * pads[i]
     return cv.Layout(tuple(flat) if len(flat) > 1 else flat[0], tuple(strides) if len(flat) > 1 else strides[0])
+
+
+# --- seeded generators for batched differential runs (a fixed stream of cases, not hypothesis) ---------
+
+def rand_shape(rng, depth=2):
+    k = rng.randint(1, 3)
+    out = []
+    for _ in range(k):
+        if depth > 0 and rng.random() < 0.25:
+            out.append(rand_shape(rng, depth - 1))
+        else:
+            out.append(rng.choice([1, 2, 2, 3, 4, 4, 6, 8]))
+    return tuple(out) if k > 1 or rng.random() < 0.2 else out[0]
+
+
+def rand_layout(rng, injective_bias=0.6, max_size=2048):
+    """A random concrete layout: with probability ``injective_bias`` a permuted, possibly padded compact
+    layout (injective), else arbitrary small strides (zeros included)."""
+    from cuteverify.tuples import flatten, product, unflatten
+    while True:
+        s = rand_shape(rng)
+        if product(s) <= max_size:
+            break
+    flat = list(flatten(s))
+    if rng.random() < injective_bias:
+        order = list(range(len(flat)))
+        rng.shuffle(order)
+        strides = [0] * len(flat)
+        cur = 1
+        for i in order:
+            strides[i] = cur
+            cur *= flat[i] * rng.choice([1, 1, 1, 2, 3])
+    else:
+        strides = [rng.choice([0, 1, 2, 3, 4, 6, 8, 16]) for _ in flat]
+    return cv.Layout(s, unflatten(strides, s))

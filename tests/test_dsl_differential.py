@@ -11,45 +11,11 @@ import pytest
 
 import cuteverify as cv
 import dsl_oracle
+from strategies import rand_layout
 
 pytestmark = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL (nvidia-cutlass-dsl) is not installed")
 
 N_PER_FAMILY = 2000
-
-
-def _rand_shape(rng, depth=2):
-    k = rng.randint(1, 3)
-    out = []
-    for _ in range(k):
-        if depth > 0 and rng.random() < 0.25:
-            out.append(_rand_shape(rng, depth - 1))
-        else:
-            out.append(rng.choice([1, 2, 2, 3, 4, 4, 6, 8]))
-    return tuple(out) if k > 1 or rng.random() < 0.2 else out[0]
-
-
-def _flat_count(s):
-    return len(cv.tuples.flatten(s)) if hasattr(cv, "tuples") else None
-
-
-def rand_layout(rng, injective_bias=0.6, max_size=2048):
-    from cuteverify.tuples import flatten, product, unflatten
-    while True:
-        s = _rand_shape(rng)
-        if product(s) <= max_size:
-            break
-    flat = list(flatten(s))
-    if rng.random() < injective_bias:
-        order = list(range(len(flat)))
-        rng.shuffle(order)
-        strides = [0] * len(flat)
-        cur = 1
-        for i in order:
-            strides[i] = cur
-            cur *= flat[i] * rng.choice([1, 1, 1, 2, 3])
-    else:
-        strides = [rng.choice([0, 1, 2, 3, 4, 6, 8, 16]) for _ in flat]
-    return cv.Layout(s, unflatten(strides, s))
 
 
 def enc(L):
