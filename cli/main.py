@@ -13,8 +13,10 @@ import click
 EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
 
-def fail_input(message: str):
+def fail_input(message: str, as_json: bool = False):
     click.echo(f"error: {message}", err=True)
+    if as_json:
+        click.echo(json.dumps({"error": message, "exit_code": EXIT_INPUT}))
     sys.exit(EXIT_INPUT)
 
 
@@ -25,12 +27,13 @@ def guarded(fn):
     @functools.wraps(fn)
     def wrapper(*a, **kw):
         from cuteverify.errors import CuteVerifyError
+        as_json = bool(kw.get("as_json"))
         try:
             return fn(*a, **kw)
         except CuteVerifyError as e:
-            fail_input(str(e))
-        except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError) as e:
-            fail_input(f"{type(e).__name__}: {e}")
+            fail_input(str(e), as_json)
+        except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, RecursionError) as e:
+            fail_input(f"{type(e).__name__}: {e}", as_json)
 
     return wrapper
 

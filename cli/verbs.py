@@ -21,8 +21,11 @@ COLOURS = {"proved": "green", "refuted": "red", "unknown": "yellow", "error": "m
 EXIT_HELP = "\b\nExit codes: 0 proved, 1 refuted, 2 usage or input error, 3 unknown."
 
 
-def _fail(message: str):
+def _fail(message: str, as_json: bool = False):
     click.echo(f"error: {message}", err=True)
+    if as_json:
+        # machines reading stdout get the error too
+        click.echo(json.dumps({"error": message, "exit_code": EXIT_INPUT}))
     sys.exit(EXIT_INPUT)
 
 
@@ -32,13 +35,13 @@ def _guard(fn):
     @functools.wraps(fn)
     def wrapper(*a, **kw):
         from cuteverify.errors import CuteVerifyError
+        as_json = bool(kw.get("as_json"))
         try:
             return fn(*a, **kw)
-        except CuteVerifyError as e:
-            _fail(str(e))
-        except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, RecursionError) as e:
-            msg = e.args[0] if isinstance(e, KeyError) and e.args else e
-            _fail(f"{type(e).__name__}: {msg}")
+        except (CuteVerifyError, KeyError) as e:
+            _fail(str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e), as_json)
+        except (ValueError, TypeError, IndexError, ZeroDivisionError, RecursionError) as e:
+            _fail(f"{type(e).__name__}: {e}", as_json)
 
     return wrapper
 
@@ -64,6 +67,18 @@ def _parse(text: str, assume, source: str, shared: bool = False):
         from cuteverify.notation import _assumptions
         asm = _assumptions(asm)
     return cv.parse(text, assume=asm, source=source)
+
+
+def _check_names(assumptions, things, text):
+    """Shared assumptions must name symbols of at least one of the arguments."""
+    if assumptions is None:
+        return
+    from cuteverify.notation import check_assumption_names
+    present = set()
+    for t in things:
+        fs = getattr(t, "free_symbols", None)
+        present |= {s.name for s in (fs() if callable(fs) else (fs or ()))}
+    check_assumption_names(assumptions, present, text)
 
 
 def _num(x):
@@ -184,6 +199,7 @@ def bijective_cmd(layout, assume, as_json):
 def equal_cmd(a, b, assume, as_json):
     from cuteverify.prover import are_equal
     A, B = _parse(a, assume, "A", shared=True), _parse(b, assume, "B", shared=True)
+    _check_names(A.assumptions, (A, B), f"{a} == {b}")
     _report(_run_verdict(lambda: are_equal(A, B), f"{A} == {B}"), as_json)
 
 
@@ -195,8 +211,11 @@ def equal_cmd(a, b, assume, as_json):
 @_guard
 def disjoint_cmd(a, cotarget, assume, as_json):
     from cuteverify.prover import complement_disjoint
-    A = _parse(a, assume, "A")
+    A = _parse(a, assume, "A", shared=cotarget is not None)
     m = _num(cotarget)
+    if cotarget is not None:
+        from cuteverify.symbolic import parse_expr
+        _check_names(A.assumptions, (A, parse_expr(str(m))), a)
     _report(_run_verdict(lambda: complement_disjoint(A, m), f"disjoint({A})"), as_json)
 
 
@@ -408,6 +427,9 @@ def spec_validate_hw(results, as_json):
         click.echo(f"error: {e}", err=True)
         sys.exit(EXIT_INPUT)
     unmatched = res.pop("_unmatched")
+    if not res and not unmatched:
+        _fail("no probe records in " + ", ".join(results) + " (expected JSON lines with instr, thread, slot, "
+              "row, col, as probes/run_all.sh writes them)", as_json)
     probed = set(res)
     not_probed = [n for n in specs.names() if n not in probed]
     bad = {n: r for n, r in res.items() if r["status"] != "confirmed"}

@@ -61,7 +61,8 @@ class Obligation:
         return format_condition(self.condition)
 
     def __str__(self):
-        return f"{self.text()}  [{self.reason}]"
+        kind = "printed form only: " if self.canonical else ""
+        return f"{self.text()}  [{kind}{self.reason}]"
 
     def __eq__(self, other):
         return isinstance(other, Obligation) and str(self.condition) == str(other.condition)

@@ -51,9 +51,21 @@ def _matching(text, i, open_c, close_c):
 
 def evaluate(text: str, bindings: dict | None = None, assume=None):
     """Evaluate an algebra expression; returns a Layout, an int, or a tuple."""
-    from .notation import parse
+    from .notation import _assumptions, check_assumption_names, parse
     bindings = dict(bindings or {})
     funcs = _functions()
+    if assume is not None and not hasattr(assume, "conditions"):
+        # one Assumptions object shared by every literal and binding of the expression; its names are
+        # checked against the whole expression, not against each layout
+        assume = _assumptions(assume)
+        words = set(re.findall(r"[A-Za-z_]\w*", text))
+        for v in bindings.values():
+            if isinstance(v, str):
+                words |= set(re.findall(r"[A-Za-z_]\w*", v))
+            else:
+                words |= {s.name for s in getattr(v, "free_symbols", lambda: ())()} if callable(
+                    getattr(v, "free_symbols", None)) else set()
+        check_assumption_names(assume, words, text)
 
     def arg(piece: str, off: int):
         s = piece.strip()

@@ -143,7 +143,27 @@ class Layout:
                 return normalize(x.subs(m))
             return x
 
-        return Layout(transform(self.shape, sub), transform(self.stride, sub), assumptions=self.assumptions)
+        names = set(values)
+        for o in self.obligations:
+            if getattr(o, "canonical", False):
+                continue
+            cond = getattr(o, "condition", None)
+            syms = {s.name for s in cond.symbols()} if hasattr(cond, "symbols") else set()
+            if syms and syms <= names and cond.holds(values) is False:
+                raise NotAdmissibleError("subs", f"the obligation {o.text()} is false at "
+                                         f"{', '.join(f'{k}={v}' for k, v in sorted(values.items()))}, so this "
+                                         "symbolic result does not apply there; apply the operation to the "
+                                         "concrete layout instead", f"({o.reason})")
+        shape = transform(self.shape, sub)
+        for x in flatten(shape):
+            # 0 stays possible: an empty extent (a loop nest's zero trip count) is an honest instantiation
+            if type(x) is not int and getattr(x, "free_symbols", None) == set() or \
+                    (type(x) is int and x < 0):
+                raise NotAdmissibleError("subs", f"shape entry {x} is not a non-negative integer at "
+                                         f"{', '.join(f'{k}={v}' for k, v in sorted(values.items()))}")
+        obs = [o for o in self.obligations if not (
+            hasattr(o.condition, "symbols") and {s.name for s in o.condition.symbols()} <= names)]
+        return Layout(shape, transform(self.stride, sub), obligations=obs, assumptions=self.assumptions)
 
 
 def _same(a, b):

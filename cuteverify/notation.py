@@ -293,11 +293,15 @@ def _check_names(L, assumptions, text, shared=False):
     a shared ``Assumptions`` object may mention symbols of other layouts."""
     if assumptions is None or shared:
         return
-    have = {s.name for s in L.free_symbols()}
-    unknown = sorted(assumptions.names() - have)
+    check_assumption_names(assumptions, {s.name for s in L.free_symbols()}, text)
+
+
+def check_assumption_names(assumptions, present: set, text: str):
+    """Refuse assumptions about symbols that appear nowhere in the problem, and contradictory ones."""
+    unknown = sorted(assumptions.names() - set(present))
     if unknown:
-        raise ParseError(text, 1, f"assumptions about symbols of this layout; unknown name(s): {', '.join(unknown)}",
-                         "assumption")
+        raise ParseError(text, 1, f"assumptions about symbols that appear in it; unknown name(s): "
+                         f"{', '.join(unknown)}", "assumption")
     assumptions.check_consistent()
 
 

@@ -55,6 +55,13 @@ _SWIZZLE_VARS = ("addr",)
 
 # --------------------------------------------------------------------------------------------- errors
 
+class UnknownSpec(KeyError):
+    """No spec of that name; the message suggests close names."""
+
+    def __str__(self):
+        return self.args[0] if self.args else "unknown spec"
+
+
 class SpecError(ValueError):
     """A spec file is malformed or a spec is inconsistent.  ``file``, ``line`` and ``reason`` are kept."""
 
@@ -1241,9 +1248,11 @@ class Library(Mapping):
 
     def get(self, name: str, default=None) -> Spec:  # type: ignore[override]
         if default is None and name not in self:
-            close = sorted(n for n in self._specs if name.lower() in n.lower())[:5]
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise KeyError(f"no spec named {name!r}{hint}")
+            import difflib
+            close = sorted(n for n in self._specs if name.lower() in n.lower())[:5] or \
+                difflib.get_close_matches(name, list(self._specs), n=5, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; `cuteverify spec list` shows them all"
+            raise UnknownSpec(f"no spec named {name!r}{hint}")
         return self[name] if name in self else default
 
     def names(self, filter=None) -> list:
@@ -1254,7 +1263,9 @@ class Library(Mapping):
             if filter is None:
                 keep = True
             elif isinstance(filter, str):
-                keep = filter.lower() in n.lower()
+                # a name fragment, or the PTX instruction / kind ("ldmatrix", "wgmma", "smem_atom")
+                f = filter.lower()
+                keep = f in n.lower() or f in (s.ptx or "").lower() or f == (s.kind or "").lower()
             elif callable(filter):
                 keep = bool(filter(s))
             else:

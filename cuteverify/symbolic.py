@@ -245,7 +245,13 @@ def parse_expr(text: str, context: str | None = None, offset: int = 0):
             raise ParseError(ctx, c, "integers, names, + - * / % ** and parentheses", source="expression")
         if isinstance(node, ast.Constant) and (type(node.value) is not int):
             raise ParseError(ctx, col + node.col_offset, "an integer (no floats or strings)", source="expression")
-    return normalize(_build(tree.body))
+    try:
+        value = _build(tree.body)
+    except ZeroDivisionError:
+        raise ParseError(ctx, col, "no division or modulo by zero", source="expression") from None
+    if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise ParseError(ctx, col, "no division or modulo by zero", source="expression")
+    return normalize(value)
 
 
 def _build(node):

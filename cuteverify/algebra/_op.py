@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from .. import decide
+from ..errors import UndecidedError
 from ..layout import Layout
 from ..notation import format_tuple
 
@@ -54,6 +55,8 @@ def operation(fn):
                 result = fn(*args, **kw)
             finally:
                 current.reset(token)
+            if ctx.obligations:
+                _refuse_pinned(ctx.obligations, fn.__name__)
             if ctx.obligations and isinstance(result, Layout):
                 result = Layout._make(result.shape, result.stride, tuple(ctx.obligations), None)
             return result
@@ -64,6 +67,7 @@ def operation(fn):
             result = fn(*args, **kw)
         finally:
             decide._current.reset(token)
+        _refuse_pinned(ctx.obligations, fn.__name__)
         if isinstance(result, Layout):
             inherited = _obligations_of(args)
             if inherited or ctx.obligations or asm is not None:
@@ -72,6 +76,18 @@ def operation(fn):
         return result
 
     return wrapper
+
+
+def _refuse_pinned(obligations, op):
+    """``a | b`` together with ``b | a`` holds only where ``a == b``: such a result would silently apply to a
+    single value of the symbols. Ask for the assumption that picks the case instead."""
+    divs = {(str(o.condition.a), str(o.condition.b)): o for o in obligations
+            if not o.canonical and getattr(o.condition, "kind", None) == "divides"}
+    for (a, b), o in divs.items():
+        if a != b and (b, a) in divs:
+            raise UndecidedError(f"{op} on these symbolic layouts needs to know whether {a} | {b} or {b} | {a} "
+                                 f"(the two cases give different layouts); add an assumption that decides it, "
+                                 f"e.g. '{a} | {b}'")
 
 
 def mode_text(shape, stride, index=None) -> str:

@@ -28,6 +28,12 @@ def complement(layout, cotarget=None):
         cotarget = cosize(layout)
     elif type(cotarget) is tuple:
         cotarget = product(cotarget)
+    if type(cotarget) is int:
+        if cotarget <= 0:
+            raise NotAdmissibleError("complement", f"the cotarget must be a positive size, got {cotarget}")
+    elif hasattr(cotarget, "free_symbols"):
+        decide.require(decide.lt(0, cotarget), Condition("lt", 0, cotarget), "complement",
+                       "the cotarget must be a positive size")
     fs, fd = flatten(layout.shape), flatten(layout.stride)
     if type(cotarget) is int and all(type(x) is int for x in fs) and all(type(x) is int for x in fd):
         s, d = _complement_ints(fs, fd, cotarget)

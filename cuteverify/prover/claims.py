@@ -73,6 +73,9 @@ class _Env:
         c = _call(t)
         if c is not None and c[0] in PREDICATES:
             raise ParseError(full, full.find(t) + 1, "a layout expression (predicates only at the top)", "claim")
+        if re.fullmatch(r"[A-Za-z_]\w*", t) and t not in self.bindings:
+            raise ParseError(full, max(full.find(t), 0) + 1, f"a layout, but the name {t} is not bound "
+                             f"(bind it: {t}=... in Python, --let {t}=... on the command line)", "claim")
         bound = {k: (v if isinstance(v, str) else self._attach(v)) for k, v in self.bindings.items()}
         try:
             return evaluate(t, bound, assume=self.assumptions)
@@ -113,6 +116,14 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
     t0 = time.perf_counter()
     env = _Env(bindings, assume)
     text = claim.strip()
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            raise ParseError(text, i + 1, "no ')' without a matching '('", "claim")
+    if depth:
+        raise ParseError(text, len(text) + 1, f"{depth} more ')'", "claim")
     try:
         sides = _split_top(text, "==")
         if len(sides) == 2:

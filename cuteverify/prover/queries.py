@@ -60,7 +60,11 @@ def _as_layout(x, assume=None):
         return x
     if type(x) is tuple or type(x) is int:
         return Layout(x)
-    raise TypeError(f"expected a layout or layout text, got {x!r}")
+    from ..interop import to_layout
+    try:
+        return _as_layout(to_layout(x), assume)
+    except (TypeError, ValueError):
+        raise TypeError(f"expected a layout or layout text, got {x!r}") from None
 
 
 def _free(layouts, extra=()):
@@ -650,14 +654,17 @@ class Equal(Query):
     def concrete(self, ls, extra):
         A, B = ls
         if _size(A) != _size(B):
-            return R("unknown", "sizes", reason=f"the sizes differ ({_size(A)} != {_size(B)}): no common domain "
-                                                 "of the same size")
+            # different domains: not the same function (the size is part of a layout)
+            return R("refuted", "sizes", cex=Counterexample("mismatch", values=(_size(A), _size(B)),
+                                                           note=f"the sizes differ ({_size(A)} != {_size(B)})"))
         r = fp.equal(decompose(A), decompose(B), A, B)
         if r.status == "refuted":
             r.cex = Counterexample("differ", coords=(r.cex,))
         return r
 
     def recheck(self, ls, extra, cex):
+        if cex.kind == "mismatch":
+            return _size(ls[0]) != _size(ls[1])
         return _recheck_differ(ls[0], ls[1], cex)
 
     def structural(self, ls, extra):
@@ -769,10 +776,17 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     ``[0, cotarget)`` (proved via: ``(A, R)`` injective and onto ``[0, cotarget)``)."""
     from ..algebra import complement
     from ..layout import cosize, make_layout
-    A = _as_layout(a, assume)
     if isinstance(cotarget, str):
         from ..symbolic import parse_expr
         cotarget = parse_expr(cotarget)
+    if assume is not None and isinstance(a, str) and not hasattr(assume, "conditions"):
+        # the cotarget may carry symbols of its own: check the names against both, then share
+        from ..notation import _assumptions, check_assumption_names, parse
+        assume = _assumptions(assume)
+        L0 = parse(a, assume=assume)
+        check_assumption_names(assume, {s.name for s in L0.free_symbols()} |
+                               {s.name for s in getattr(cotarget, "free_symbols", ())}, a)
+    A = _as_layout(a, assume)
     if cotarget is None:
         cotarget = cosize(A)
     claim = f"disjoint({A}, {cotarget})"
@@ -780,7 +794,7 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     try:
         Rc = complement(A, cotarget)
     except CuteVerifyError as e:
-        return Verdict("unknown", claim=claim, method="algebra", reason=f"complement is not admissible: {e}",
+        return Verdict("unknown", claim=claim, method="algebra", reason=str(e),
                        obligations=_obligations_of([A]), elapsed=time.perf_counter() - t0)
     from ..algebra import filter as _filter
     # image(filter(A)) == image(A): broadcast (stride-0) modes do not make the images overlap
