@@ -17,7 +17,9 @@ def _functions():
     from . import algebra
     from .layout import cosize, depth, make_layout, rank, size
     table = {name: getattr(algebra, name) for name in algebra.__all__}
-    table.update(size=size, cosize=cosize, rank=rank, depth=depth, make_layout=make_layout)
+    from .layout import crd2crd, crd2idx, idx2crd, make_identity_layout
+    table.update(size=size, cosize=cosize, rank=rank, depth=depth, make_layout=make_layout, idx2crd=idx2crd,
+                 crd2idx=crd2idx, crd2crd=crd2crd, make_identity_layout=make_identity_layout)
     return table
 
 

@@ -78,10 +78,16 @@ class Layout:
         if type(key) is tuple:
             from .algebra.slicing import slice_layout
             return slice_layout(self, key)
+        if key is None:
+            return self
+        if type(key) is not int:
+            raise TypeError(f"a layout is indexed by a mode number or a slice coordinate with None, got {key!r}")
         if type(self.shape) is not tuple:
             if key in (0, -1):
                 return self
-            raise IndexError(f"mode {key} of rank-1 layout {self}")
+            raise IndexError(f"layout {self} has rank 1: no mode {key}")
+        if not -len(self.shape) <= key < len(self.shape):
+            raise IndexError(f"layout {self} has rank {len(self.shape)}: no mode {key}")
         return self.with_(self.shape[key], self.stride[key])
 
     def __iter__(self):

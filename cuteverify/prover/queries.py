@@ -754,6 +754,10 @@ def is_surjective(layout, codomain=None, *, assume=None) -> Verdict:
     if isinstance(cd, str):
         from ..symbolic import parse_expr
         cd = parse_expr(cd)
+    for c in (cd if isinstance(cd, tuple) else (cd,)):
+        if type(c) is int and c <= 0:
+            from ..errors import NotAdmissibleError
+            raise NotAdmissibleError("surjective", f"the codomain must be a positive size, got {c}")
     extra = {"codomain": cd}
     return _query(f"surjective({L}" + (f", {cd})" if cd is not None else ")"), [L], Surjective(), extra,
                   extra_exprs=[cd])
@@ -766,7 +770,8 @@ def is_bijective(layout, *, assume=None) -> Verdict:
 
 
 def are_equal(a, b, *, assume=None) -> Verdict:
-    """The same function on the common domain ``[0, size)`` (sizes must be equal)."""
+    """The same function on ``[0, size)``; layouts of different sizes are refuted (the sizes are the
+    witness)."""
     A, B = _as_layout(a, assume), _as_layout(b, assume)
     return _query(f"{A} == {B}", [A, B], Equal())
 
