@@ -49,8 +49,8 @@ class Obligation:
     def __init__(self, condition, reason: str, canonical: bool = False):
         self.condition = condition
         self.reason = reason
-        # canonical: only the printed form depends on it (the layout is the same function either way,
-        # e.g. a kept mode that may have size 1); claims about functions need not assume it
+        # canonical: on [0, size) the layout is the same function either way (e.g. a kept mode that may have
+        # size 1), only its printed form and its extended domain depend on it
         self.canonical = canonical
 
     def __repr__(self):

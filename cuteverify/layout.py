@@ -23,6 +23,12 @@ class Layout:
             from .notation import format_tuple
             raise NotAdmissibleError("Layout", f"shape {format_tuple(shape)} and stride {format_tuple(stride)} "
                                      "are not congruent (they must have the same profile)")
+        fs = flatten(stride)
+        if any(hasattr(d, "path") for d in fs) and any(not hasattr(d, "path") and not (type(d) is int and d == 0)
+                                                       for d in fs):
+            from .notation import format_tuple
+            raise NotAdmissibleError("Layout", "coordinate strides (a@i) and integer strides cannot be mixed "
+                                     "in one layout (0 is allowed)", f"stride {format_tuple(stride)}")
         self.shape = shape
         self.stride = stride
         self.obligations = tuple(obligations)

@@ -84,7 +84,10 @@ class Assumptions:
         self.texts.append(text)
         m = re.fullmatch(r"([A-Za-z_]\w*)\s+in\s+\{(.*)\}", text)
         if m:
-            self.finite[m.group(1)] = _parse_set(m.group(2), text)
+            vals = _parse_set(m.group(2), text)
+            prev = self.finite.get(m.group(1))
+            # two finite sets for one symbol: it lies in both
+            self.finite[m.group(1)] = vals if prev is None else tuple(v for v in prev if v in vals)
             symbol(m.group(1))
             return self
         m = re.fullmatch(r"pow2\(\s*([A-Za-z_]\w*)\s*\)", text)
@@ -147,7 +150,9 @@ class Assumptions:
         out = Assumptions()
         for src in (self, other):
             out.conditions += [c for c in src.conditions if str(c) not in map(str, out.conditions)]
-            out.finite.update(src.finite)
+            for name, vals in src.finite.items():
+                prev = out.finite.get(name)
+                out.finite[name] = vals if prev is None else tuple(v for v in prev if v in vals)
             out.pow2 |= src.pow2
             out.texts += [t for t in src.texts if t not in out.texts]
         return out

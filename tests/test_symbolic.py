@@ -122,12 +122,37 @@ def test_bad_symbolic_entries(text):
         cv.parse(text)
 
 
-def test_canonical_obligations_do_not_weaken_function_claims():
+def test_canonical_obligations_are_still_assumed_by_claims():
+    """A canonical-form obligation leaves the function on [0, size) unchanged but not the extended domain,
+    which composition reads: claims must keep assuming it (a fuzzing campaign found a wrong proof when they
+    did not: composition(A, B) == composition(coalesce(A), B) with A = N:1 is false at N = 1)."""
     A = cv.parse("((2,M),(4,2)):((1,8*M),(2,16*M))")
     R = cv.coalesce(A)
     assert R.obligations and all(o.canonical for o in R.obligations)
-    v = cv.prove("coalesce(A) == A", A="((2,M),(4,2)):((1,8*M),(2,16*M))")
-    assert v.status == "proved" and not v.obligations
-    # an admissibility obligation is kept
+    v = cv.prove("composition(A, B) == composition(coalesce(A), B)", A=cv.parse("N:1", assume=["N in {1,2}"]),
+                 B=cv.parse("2:1"))
+    assert v.status != "proved" or any("N" in str(o) for o in v.obligations), str(v)
+    at_one = cv.prove("composition(A, B) == composition(coalesce(A), B)", A=cv.parse("1:1"), B=cv.parse("2:1"))
+    assert at_one.status == "refuted"
+    # an admissibility obligation is not canonical
     D = cv.logical_divide(cv.parse("(M,N):(1,M)"), (cv.parse("128:1"), None))
     assert any(not o.canonical and "128 | M" in str(o) for o in D.obligations)
+
+
+def test_fuzz_findings_symbolic_matches_concrete():
+    """Reproducers from the fuzzing campaign: the symbolic result carries the obligation that the concrete
+    corner case violates, or equals the concrete result there."""
+    asm = cv.Assumptions(["4 | M"])
+    r = cv.complement(cv.parse("K:M", assume=asm), cv.symbol("K") * 4)
+    assert any(str(o).startswith("K != 1") for o in r.obligations)
+    r = cv.right_inverse(cv.parse("N/4:N/8", assume=["N in {8,16,...,64}"]))
+    assert any(o.condition.holds({"N": 8}) is False for o in r.obligations)
+    with pytest.raises(cv.NotAdmissibleError):
+        cv.right_inverse(cv.parse("(3,4,3,2):(8,M*M,M*M,-M)", assume=["M >= 4"]))
+    v = cv.is_injective(cv.parse("(K,2):(1,2)", assume=["K in {1,2}", "K in {1,3}"]))
+    assert v.status == "proved"  # K is in both sets: K = 1
+    f = cv.filter(cv.parse("(3,(2*N,2*M)):(8,(M,M-1))"))
+    assert any(o.condition.holds({"M": 1, "N": 16}) is False for o in f.obligations)
+    L = cv.parse("(2,(N/8,M,2)):(4,(2*M,N/8,1))", assume=["M in {4,8,16,32}", "N in {8,16,...,64}", "M <= N"])
+    r = cv.composition(L, cv.parse("M/2:2", assume=L.assumptions))
+    assert str(r.subs(M=32, N=32)) == str(cv.composition(L.subs(M=32, N=32), cv.parse("16:2")))

@@ -137,7 +137,10 @@ def filter_zeros(layout):
 def _zero(d):
     if type(d) is int:
         return d == 0
-    return decide.is_zero(d) is True
+    z = decide.is_zero(d)
+    if z is None:
+        decide.obligate(Condition("ne", d, 0), "filter keeps a mode whose stride is not known to be 0")
+    return z is True
 
 
 @operation

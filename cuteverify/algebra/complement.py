@@ -43,14 +43,22 @@ def complement(layout, cotarget=None):
         if hasattr(d, "path"):
             raise NotAdmissibleError("complement", "coordinate (E<i>) strides have no complement",
                                      mode_text(s, d))
-        if type(d) is int:
-            if d < 0:
+        if type(d) is int and type(s) is int:
+            if d < 0 and s != 1:
                 raise NotAdmissibleError("complement", "strides must be non-negative", mode_text(s, d))
             if d == 0 or s == 1:
                 continue
         else:
-            if decide.is_zero(d) is True or decide.is_one(s) is True:
+            # drop size-1 and stride-0 modes, as the concrete construction does; where that is undecided,
+            # keep the mode and claim the result only where it is non-trivial
+            unit = (s == 1) if type(s) is int else decide.is_one(s)
+            zero = decide.is_zero(d)
+            if unit is True or zero is True:
                 continue
+            if unit is None:
+                decide.obligate(Condition("ne", s, 1), "complement treats a mode of unknown size as non-trivial")
+            if zero is None:
+                decide.obligate(Condition("ne", d, 0), "complement treats a mode of unknown stride as non-trivial")
             decide.require(decide.lt(0, d), Condition("lt", 0, d), "complement", "strides must be positive",
                            mode_text(s, d))
         modes.append((s, d))

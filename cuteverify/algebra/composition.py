@@ -47,12 +47,9 @@ def _compose_mode(a_shapes, a_strides, n, r):
                                          "another", f"mode {i} of the coalesced left layout "
                                          f"({s}:{d}) for the right mode {n}:{r}")
         else:
-            r_div_s = decide.divides(rest_r, s)
-            if r_div_s is False and decide.divides(s, rest_r) is True:
+            if _pick(rest_r, s, "stride divisibility", i) == "second":
                 rest_r = exact_div(rest_r, s)
                 continue
-            decide.require(r_div_s, Condition("divides", rest_r, s), "composition",
-                           "stride divisibility", f"mode {i} of the coalesced left layout for the right mode")
             new_s, stride = exact_div(s, rest_r), rest_r * d
             rest_r = 1
         if type(new_s) is int and new_s == 1:
@@ -72,18 +69,12 @@ def _compose_mode(a_shapes, a_strides, n, r):
                 continue
             raise NotAdmissibleError("composition", f"shape divisibility: {new_s} and {rest_n} must divide one "
                                      "another", f"mode {i} of the coalesced left layout for the right mode {n}:{r}")
-        take_all = decide.divides(rest_n, new_s)
-        if take_all is None and decide.divides(new_s, rest_n) is None:
-            decide.require(None, Condition("divides", new_s, rest_n), "composition", "shape divisibility",
-                           f"mode {i} of the coalesced left layout")
-            take_all = False
-        if take_all:
+        if _pick(new_s, rest_n, "shape divisibility", i) == "second":
+            # the remaining extent fits inside this mode: take it all
             shapes.append(rest_n)
             strides.append(stride)
             rest_n = 1
             break
-        decide.require(decide.divides(new_s, rest_n), Condition("divides", new_s, rest_n), "composition",
-                       "shape divisibility", f"mode {i} of the coalesced left layout")
         shapes.append(new_s)
         strides.append(stride)
         rest_n = exact_div(rest_n, new_s)
@@ -96,6 +87,26 @@ def _compose_mode(a_shapes, a_strides, n, r):
     if len(shapes) == 1:
         return shapes[0], strides[0]
     return tuple(shapes), tuple(strides)
+
+
+def _pick(x, y, what, i):
+    """Which of ``x | y`` ("first") or ``y | x`` ("second") holds, for the symbolic path. A decided answer
+    wins; an undecided one becomes an obligation on the generic branch ("first" when both are open);
+    neither refuses the composition."""
+    first = decide.divides(x, y)
+    if first is True:
+        return "first"
+    second = decide.divides(y, x)
+    if second is True:
+        return "second"
+    where = f"mode {i} of the coalesced left layout"
+    if first is None:
+        decide.require(None, Condition("divides", x, y), "composition", what, where)
+        return "first"
+    if second is None:
+        decide.require(None, Condition("divides", y, x), "composition", what, where)
+        return "second"
+    raise NotAdmissibleError("composition", f"{what}: {x} and {y} must divide one another", where)
 
 
 def _unit_stride(a_shapes, a_strides, r):
@@ -116,6 +127,13 @@ def _unit_stride(a_shapes, a_strides, r):
 
 
 def _compose(a_shapes, a_strides, b_shape, b_stride):
+    if type(b_stride) is int:
+        if b_stride < 0 and b_shape != 1:
+            raise NotAdmissibleError("composition", "negative strides in the right layout are not supported",
+                                     mode_text(b_shape, b_stride))
+    elif type(b_shape) is not tuple and not hasattr(b_stride, "path"):
+        decide.require(decide.le(0, b_stride), Condition("le", 0, b_stride), "composition",
+                       "negative strides in the right layout are not supported", mode_text(b_shape, b_stride))
     if type(b_shape) is tuple:
         parts = [_compose(a_shapes, a_strides, s, d) for s, d in zip(b_shape, b_stride)]
         return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
@@ -179,9 +197,8 @@ def _check_disjoint_modes(b):
             after = decide.le(dj * sj, di)
             if before or after:
                 continue
-            if before is False and after is False:
-                raise NotAdmissibleError("composition", "the modes of the right layout must address disjoint "
-                                         "index ranges", f"right layout {b}")
+            # symbolic A may coalesce to a single (linear) mode for some values, where overlap is harmless:
+            # never refuse here, claim the result only where the ranges are disjoint
             decide.require(None, Condition("le", di * si, dj), "composition",
                            "the modes of the right layout must address disjoint index ranges", f"right layout {b}")
 

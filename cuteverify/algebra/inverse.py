@@ -35,8 +35,15 @@ def _check_int_strides(layout, op):
     for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
         if hasattr(d, "path"):
             raise NotAdmissibleError(op, "coordinate (E<i>) strides are not supported", mode_text(s, d))
+        unit = (s == 1) if type(s) is int else decide.is_one(s)
+        if unit:
+            continue  # a size-1 mode is dropped, whatever its stride
         if type(d) is int and d < 0:
-            raise NotAdmissibleError(op, "negative strides are not supported", mode_text(s, d))
+            decide.require(None if unit is None else False, Condition("eq", s, 1), op,
+                           "negative strides are not supported", mode_text(s, d))
+        elif type(d) is not int:
+            decide.require(decide.le(0, d), Condition("le", 0, d), op, "negative strides are not supported",
+                           mode_text(s, d))
 
 
 @operation
@@ -54,8 +61,14 @@ def right_inverse(layout):
     want = 1
     while True:
         for i, d in enumerate(strides):
-            if not used[i] and decide.eq(d, want) is True:
+            if used[i]:
+                continue
+            hit = decide.eq(d, want)
+            if hit:
                 break
+            if hit is None:
+                # the concrete chain would take this mode where its stride equals the extent reached
+                decide.obligate(Condition("ne", d, want), "right_inverse follows the stride chain")
         else:
             break
         used[i] = True
@@ -79,9 +92,22 @@ def left_inverse(layout):
     Post-condition: ``R(L(i)) == i`` for all ``i < size(L)``.
     """
     shapes, strides, pos = _prepare(layout, "left_inverse")
-    modes = [(d, s, p) for s, d, p in zip(shapes, strides, pos) if not (type(s) is int and s == 1)]
-    if any(type(d) is int and d == 0 for d, _, _ in modes):
-        raise NotAdmissibleError("left_inverse", "the layout is not injective (it has a stride-0 mode)")
+    modes = []
+    for s, d, p in zip(shapes, strides, pos):
+        unit = (s == 1) if type(s) is int else decide.is_one(s)
+        if unit:
+            continue
+        zero = (d == 0) if type(d) is int else decide.is_zero(d)
+        if zero:
+            # a stride-0 mode is injective only with size 1
+            decide.require(None if unit is None else False, Condition("eq", s, 1), "left_inverse",
+                           "the layout must be injective (a stride-0 mode of size > 1)", mode_text(s, d))
+            continue
+        if unit is None:
+            decide.obligate(Condition("ne", s, 1), "left_inverse keeps a mode whose size is not known to be 1")
+        if zero is None:
+            decide.obligate(Condition("ne", d, 0), "left_inverse keeps a mode whose stride is not known to be 0")
+        modes.append((d, s, p))
     if not modes:
         return Layout._make(1, 0)
     if all(type(d) is int for d, _, _ in modes):

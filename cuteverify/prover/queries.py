@@ -98,12 +98,13 @@ def _assumptions_of(layouts):
 
 
 def _obligations_of(layouts):
-    """The obligations a claim about these layouts (as functions) must assume; canonical-form obligations
-    are left out, since the layout is the same function whether or not they hold."""
+    """The obligations a claim about these layouts must assume. Canonical-form obligations are included:
+    a layout is the same function on ``[0, size)`` either way, but not on its extended domain, which
+    composition reads (``1:1`` and ``1:0`` differ at 1)."""
     out = []
     for L in layouts:
         for o in getattr(L, "obligations", ()):
-            if not getattr(o, "canonical", False) and o not in out:
+            if o not in out:
                 out.append(o)
     return out
 
