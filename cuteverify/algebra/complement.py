@@ -55,11 +55,17 @@ def complement(layout, cotarget=None):
             zero = decide.is_zero(d)
             if unit is True or zero is True:
                 continue
+            positive = decide.lt(0, d)
+            if positive is False:
+                # a negative stride is harmless only on a size-1 mode, which is dropped
+                decide.require(None if unit is None else False, Condition("eq", s, 1), "complement",
+                               "strides must be non-negative", mode_text(s, d))
+                continue
             if unit is None:
                 decide.obligate(Condition("ne", s, 1), "complement treats a mode of unknown size as non-trivial")
             if zero is None:
                 decide.obligate(Condition("ne", d, 0), "complement treats a mode of unknown stride as non-trivial")
-            decide.require(decide.lt(0, d), Condition("lt", 0, d), "complement", "strides must be positive",
+            decide.require(positive, Condition("lt", 0, d), "complement", "strides must be positive",
                            mode_text(s, d))
         modes.append((s, d))
     if all(type(d) is int for _, d in modes):

@@ -42,8 +42,13 @@ def _check_int_strides(layout, op):
             decide.require(None if unit is None else False, Condition("eq", s, 1), op,
                            "negative strides are not supported", mode_text(s, d))
         elif type(d) is not int:
-            decide.require(decide.le(0, d), Condition("le", 0, d), op, "negative strides are not supported",
-                           mode_text(s, d))
+            nonneg = decide.le(0, d)
+            if nonneg is False:
+                decide.require(None if unit is None else False, Condition("eq", s, 1), op,
+                               "negative strides are not supported", mode_text(s, d))
+            else:
+                decide.require(nonneg, Condition("le", 0, d), op, "negative strides are not supported",
+                               mode_text(s, d))
 
 
 @operation
