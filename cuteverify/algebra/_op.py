@@ -90,6 +90,19 @@ def _refuse_pinned(obligations, op):
                                  f"e.g. '{a} | {b}'")
 
 
+def keeps_swizzle(fn):
+    """For operations that act on a swizzled layout through its inner layout: ``(Sw o off o L) op B`` is
+    ``Sw o off o (L op B)``, as CuTe does for composed layouts."""
+
+    @functools.wraps(fn)
+    def wrapper(a, *args, **kw):
+        if hasattr(a, "outer"):
+            return a.with_outer(wrapper(a.outer, *args, **kw))
+        return fn(a, *args, **kw)
+
+    return wrapper
+
+
 def mode_text(shape, stride, index=None) -> str:
     where = f"mode {index} " if index is not None else ""
     return f"{where}({format_tuple(shape)}:{format_tuple(stride)})"

@@ -5,7 +5,7 @@ from .. import decide
 from ..decide import Condition
 from ..layout import Layout
 from ..tuples import flatten
-from ._op import operation
+from ._op import keeps_swizzle, operation
 
 
 def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
@@ -144,11 +144,10 @@ def _zero(d):
 
 
 @operation
+@keeps_swizzle
 def filter(layout):
     """``coalesce`` after dropping stride-0 modes: the image of ``L`` without repeats from broadcasting.
 
     Post-condition: ``image(filter(L)) == image(L)``; ``filter(L)`` has no stride-0 mode unless it is ``1:0``.
     """
-    if hasattr(layout, "outer"):
-        return layout.with_outer(filter(layout.outer))
     return coalesce(filter_zeros(layout))

@@ -6,7 +6,7 @@ from ..decide import Condition
 from ..errors import NotAdmissibleError
 from ..layout import Layout
 from ..tuples import flatten
-from ._op import as_layout, exact_div, mode_text, operation
+from ._op import as_layout, exact_div, keeps_swizzle, mode_text, operation
 from .coalesce import coalesce_flat
 
 
@@ -141,6 +141,7 @@ def _compose(a_shapes, a_strides, b_shape, b_stride):
 
 
 @operation
+@keeps_swizzle
 def composition(a, b):
     """``R = A o B``: the layout with ``R(c) == A(B(c))`` for every ``c`` in B's domain.
 
@@ -152,8 +153,6 @@ def composition(a, b):
     extent divide one another); stride 0 gives ``n:0``.
     Post-condition: ``compatible(B, R)`` and ``R(c) == A(B(c))`` for all ``c < size(B)``.
     """
-    if hasattr(a, "outer"):
-        return a.with_outer(composition(a.outer, b))
     if type(b) is tuple or isinstance(b, list):
         # CuTe drops the modes of A that the tiler does not reach (``(8,3):(1,24) o <2>`` is ``(2):(1)``);
         # ``None`` keeps its mode.

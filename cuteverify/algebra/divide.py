@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..errors import NotAdmissibleError
 from ..layout import Layout, cosize, make_layout, size
-from ._op import as_layout, operation
+from ._op import as_layout, keeps_swizzle, operation
 from .complement import complement
 from .coalesce import coalesce
 from .composition import _by_mode, composition
@@ -24,6 +24,7 @@ def _tiler(b):
 
 
 @operation
+@keeps_swizzle
 def logical_divide(a, b):
     """``A / B = A o (B, complement(B, size(A)))``: split A into tiles of B and the rest.
 
@@ -32,8 +33,6 @@ def logical_divide(a, b):
     Post-condition: ``R`` is rank 2 per divided mode, ``R(i, j) == A(B(i) + size(B)*...)``; in particular
     ``R[0] == A o B`` as functions and ``size(R) == size(A)``.
     """
-    if hasattr(a, "outer"):
-        return a.with_outer(logical_divide(a.outer, b))
     t = _tiler(b)
     if t is not None:
         return _by_mode(a, t, logical_divide)
@@ -42,14 +41,13 @@ def logical_divide(a, b):
 
 
 @operation
+@keeps_swizzle
 def logical_product(a, b):
     """``A x B = (A, complement(A, size(A)*cosize(B)) o B)``: B copies of A.
 
     A tiler ``b`` applies mode by mode. Admissibility: the complement and the composition are admissible.
     Post-condition: ``R[0] == A``; ``size(R) == size(A)*size(B)``.
     """
-    if hasattr(a, "outer"):
-        return a.with_outer(logical_product(a.outer, b))
     t = _tiler(b)
     if t is not None:
         return _by_mode(a, t, logical_product)
@@ -86,50 +84,44 @@ def _flat(z):
 
 
 @operation
+@keeps_swizzle
 def zipped_divide(a, b):
     """``((tiles), (rests))``: the tile modes of ``logical_divide`` gathered in mode 0, the rest in mode 1."""
-    if hasattr(a, "outer"):
-        return a.with_outer(zipped_divide(a.outer, b))
     return _unzip(logical_divide(a, b), b)
 
 
 @operation
+@keeps_swizzle
 def tiled_divide(a, b):
     """``((tiles), rest0, rest1, ...)``."""
-    if hasattr(a, "outer"):
-        return a.with_outer(tiled_divide(a.outer, b))
     return _tiled(zipped_divide(a, b))
 
 
 @operation
+@keeps_swizzle
 def flat_divide(a, b):
     """``(tile0, tile1, ..., rest0, rest1, ...)``."""
-    if hasattr(a, "outer"):
-        return a.with_outer(flat_divide(a.outer, b))
     return _flat(zipped_divide(a, b))
 
 
 @operation
+@keeps_swizzle
 def zipped_product(a, b):
     """``((A modes), (repeat modes))``."""
-    if hasattr(a, "outer"):
-        return a.with_outer(zipped_product(a.outer, b))
     return _unzip(logical_product(a, b), b)
 
 
 @operation
+@keeps_swizzle
 def tiled_product(a, b):
     """``((A modes), repeat0, repeat1, ...)``."""
-    if hasattr(a, "outer"):
-        return a.with_outer(tiled_product(a.outer, b))
     return _tiled(zipped_product(a, b))
 
 
 @operation
+@keeps_swizzle
 def flat_product(a, b):
     """``(A0, A1, ..., repeat0, repeat1, ...)``."""
-    if hasattr(a, "outer"):
-        return a.with_outer(flat_product(a.outer, b))
     return _flat(zipped_product(a, b))
 
 
@@ -164,22 +156,20 @@ def _zip_product(a, b, block_first):
 
 
 @operation
+@keeps_swizzle
 def blocked_product(a, b):
     """Mode ``i`` of the result is ``(A_i, repeat_i)``: whole blocks of A laid out by B (A varies fastest).
 
     Both are padded with ``1:0`` modes to the larger rank. Post-condition: ``size(R) == size(A)*size(B)``;
     ``R`` restricted to each block is A.
     """
-    if hasattr(a, "outer"):
-        return a.with_outer(blocked_product(a.outer, b))
     return _zip_product(a, b, True)
 
 
 @operation
+@keeps_swizzle
 def raked_product(a, b):
     """Mode ``i`` of the result is ``(repeat_i, A_i)``: A's elements interleaved (raked) across B."""
-    if hasattr(a, "outer"):
-        return a.with_outer(raked_product(a.outer, b))
     return _zip_product(a, b, False)
 
 

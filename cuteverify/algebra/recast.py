@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import NotAdmissibleError
 from ..layout import Layout
 from ..tuples import flatten, unflatten
-from ._op import operation
+from ._op import keeps_swizzle, operation
 
 
 def _ceil_div(a, b):
@@ -22,22 +22,20 @@ def _up(s, d, n):
 
 
 @operation
+@keeps_swizzle
 def upcast(layout, n: int):
     """Re-read a layout of small elements in units of ``n`` of them: per leaf,
     ``shape' = ceil(s / ceil(n/|d|))``, ``stride' = sign(d)*ceil(|d|/n)`` (stride 0 stays). Used to turn
     bit-addressed copy atoms into element units (``upcast<sizeof_bits<T>>``)."""
-    if hasattr(layout, "outer"):
-        return layout.with_outer(upcast(layout.outer, n))
     _check_factor("upcast", n)
     return _leafwise(layout, lambda s, d: _up(s, d, n))
 
 
 @operation
+@keeps_swizzle
 def downcast(layout, n: int):
     """Re-read a layout in units ``n`` times smaller: the stride-1 leaf grows ``n``-fold in shape, every
     other stride is scaled by ``n``."""
-    if hasattr(layout, "outer"):
-        return layout.with_outer(downcast(layout.outer, n))
     _check_factor("downcast", n)
     return _leafwise(layout, lambda s, d: (s * n, 1) if (type(d) is int and d == 1) else (s, d * n))
 

@@ -6,12 +6,13 @@ from ..decide import Condition
 from ..errors import NotAdmissibleError
 from ..layout import Layout, compact_col_major, make_layout, size
 from ..tuples import product
-from ._op import exact_div, operation
+from ._op import exact_div, keeps_swizzle, operation
 from .coalesce import coalesce
 from .divide import _append, blocked_product
 
 
 @operation
+@keeps_swizzle
 def tile_to_shape(block, target_shape, order=None):
     """Repeat ``block`` (column-major by default, or in the mode ``order`` given as a tuple of ranks) until
     it covers ``target_shape``; each mode of the result is coalesced to the target's mode.
@@ -20,8 +21,6 @@ def tile_to_shape(block, target_shape, order=None):
     Post-condition: ``shape`` is compatible with ``target_shape`` mode by mode and the layout restricted to
     the first block equals ``block``.
     """
-    if hasattr(block, "outer"):
-        return block.with_outer(tile_to_shape(block.outer, target_shape, order))
     target = target_shape if type(target_shape) is tuple else (target_shape,)
     r = max(len(block), len(target))
     pb = block if len(block) >= r else _append(block, r)  # C++ append<R>: a rank-R block stays as it is
