@@ -20,6 +20,8 @@ CuTe DSL conventions these tests pinned down (and cuteverify now follows):
 * zipped/tiled/flat divides reject a ``None`` (keep) tiler mode;
 * ``tile_to_shape`` returns the blocked product uncoalesced (``(2,2):(2,1)`` to ``(2,2)`` is
   ``((2,1),(2,1)):((2,0),(1,0))``), and a block of the target's rank is not re-wrapped;
+* a right layout with one moving mode whose rest lies inside one mode of A needs no divisibility (CuTe's
+  ``min(ceil(s / r), n)``): ``(3,9):(36,6) o 2:1`` is ``2:36``, ``(16,3):(1,48) o 2:9`` is ``2:9``;
 * ``make_identity_layout(6)`` is ``6:1``; for nested shapes every leaf gets its own hierarchical basis,
   printed innermost index first (``((2,6),2):((1@0@0,1@1@0),1@1)``).
 """
@@ -39,6 +41,8 @@ from cuteverify.tuples import flatten, product, unflatten
 pytestmark = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL (nvidia-cutlass-dsl) is not installed")
 
 N = 400  # cases per family
+MIN_WIDE = {"wide_composition": 220, "wide_coalesce": 380, "wide_right_inverse": 380, "wide_logical_divide": 340,
+            "wide_complement": 250}
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -279,6 +283,53 @@ def _fam_rhs(left, max_tile=16, tiler_p=0.5):
     return make
 
 
+def _wide_layout(rng, max_size=2048):
+    """A wider distribution than ``rand_layout``: ranks up to 5, depth 3, many size-1 modes, leaf sizes with
+    factors 5/6/7/9/12, compact, padded, non-compact and large strides."""
+    leaves = [1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16]
+
+    def node(d, top):
+        k = rng.randint(1, 5 if top else 3)
+        out = [node(d - 1, False) if d > 0 and rng.random() < 0.3 else rng.choice(leaves) for _ in range(k)]
+        return tuple(out) if k > 1 or rng.random() < 0.2 else out[0]
+
+    while True:
+        s = node(3, True)
+        if product(s) <= max_size:
+            break
+    flat = list(flatten(s))
+    kind = rng.choice(["compact", "padded", "noncompact", "big", "small"])
+    if kind in ("compact", "padded"):
+        order = list(range(len(flat)))
+        rng.shuffle(order)
+        st, cur = [0] * len(flat), 1
+        for i in order:
+            st[i] = cur
+            cur *= flat[i] * (rng.choice([1, 1, 2, 3, 5]) if kind == "padded" else 1)
+    elif kind == "noncompact":
+        st = [rng.choice([1, 2, 3, 5, 6, 7, 9, 10, 12, 24, 36, 100]) for _ in flat]
+    elif kind == "big":
+        st = [rng.choice([0, 1, 16, 32, 64, 96, 128, 256, 384, 1024, 4096]) for _ in flat]
+    else:
+        st = [rng.choice([0, 0, 1, 2, 3, 4, 5, 6, 8, 16]) for _ in flat]
+    return cv.Layout(s, unflatten(st, s))
+
+
+def _fam_wide_composition(rng):
+    """Wide left layouts with a one-mode right layout (which may lie inside one mode of A without dividing
+    it: ``(3,9):(36,6) o 2:1 = 2:36``), or a wide right layout."""
+    A = _wide_layout(rng)
+    if rng.random() < 0.6:
+        n = rng.choice([2, 3, 4, 5, 6, 7, 8, 9, 12])
+        extra = rng.choice([(), (), ((1, rng.choice([0, 3, 7])),)])
+        modes = [(n, rng.choice([1, 1, 2, 3, 5, 9, 10, 16]))] + list(extra)
+        rng.shuffle(modes)
+        if len(modes) == 1:
+            return (A, cv.Layout(*modes[0]))
+        return (A, cv.Layout(tuple(m[0] for m in modes), tuple(m[1] for m in modes)))
+    return (A, _wide_layout(rng, 256))
+
+
 def _swizzled(rng):
     return cv.ComposedLayout(_rand_swizzle(rng), 0, rand_layout(rng, 0.9))
 
@@ -355,6 +406,19 @@ def _build():
          min_compared=250)
     _fam("identity_logical_divide", "logical_divide", _gen(171, N, _fam_rhs(_identity, 16)), post_permutes,
          min_compared=200)
+    # a wider distribution (ranks up to 5, depth 3, size-1 modes, factors 5/7/9/12, large/non-compact strides)
+    _fam("wide_composition", "composition", _gen(180, N, _fam_wide_composition), post_composition,
+         min_compared=MIN_WIDE["wide_composition"])
+    _fam("wide_coalesce", "coalesce", _gen(181, N, lambda r: (_wide_layout(r),)), post_same_function,
+         min_compared=MIN_WIDE["wide_coalesce"])
+    _fam("wide_right_inverse", "right_inverse", _gen(182, N, lambda r: (_wide_layout(r),)), None,
+         min_compared=MIN_WIDE["wide_right_inverse"])
+    _fam("wide_logical_divide", "logical_divide",
+         _gen(183, N, lambda r: (lambda A: (A, _rand_tiler(r, A)))(_wide_layout(r))), None,
+         min_compared=MIN_WIDE["wide_logical_divide"])
+    _fam("wide_complement", "complement",
+         _gen(184, N, lambda r: (lambda A: (A, cv.cosize(A) * r.choice([1, 2, 3]) + r.choice([0, 0, 1, 5])))(
+             _wide_layout(r, 512))), post_complement, min_compared=MIN_WIDE["wide_complement"])
     # hypothesis-strategy layouts (a different distribution: strides from a fixed menu, depth 3, rank 4)
     comp, compl = _hypothesis_samples(N // 2)
     _fam("strategies_composition", "composition", comp, post_composition, min_compared=100)

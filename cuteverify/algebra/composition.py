@@ -10,11 +10,13 @@ from ._op import as_layout, exact_div, keeps_swizzle, mode_text, operation
 from .coalesce import coalesce_flat
 
 
-def _compose_mode(a_shapes, a_strides, n, r):
+def _compose_mode(a_shapes, a_strides, n, r, alone=False):
     """``A o (n:r)`` for a coalesced flat A given as leaf lists; returns ``(shape, stride)``.
 
     Divide ``r`` out of A's leading modes (stride divisibility), then take ``n`` elements (shape
-    divisibility); the last mode of A absorbs what is left of ``n`` (extended domain).
+    divisibility); the last mode of A absorbs what is left of ``n`` (extended domain). When ``n:r`` is the
+    right layout's only mode that moves (``alone``), a rest of it that lies inside one mode of A needs no
+    divisibility (see below); with other modes beside it, sums of their offsets could cross that mode.
     """
     if type(r) is int:
         if r == 0:
@@ -35,6 +37,13 @@ def _compose_mode(a_shapes, a_strides, n, r):
     rest_n, rest_r = n, r
     for i in range(last):
         s, d = a_shapes[i], a_strides[i]
+        if alone and decide.lt(rest_r * (rest_n - 1), s) is True:
+            # what is left of the right mode lies inside this mode of A (CuTe's ceil_div rule: the new shape
+            # is min(ceil(s / r), n)): it is n:r*d whatever the divisibilities, e.g. (3,9):(36,6) o 2:1 = 2:36
+            shapes.append(rest_n)
+            strides.append(rest_r * d)
+            rest_n = 1
+            break
         if type(s) is int and type(rest_r) is int:
             if s % rest_r == 0:
                 new_s, stride = s // rest_r, rest_r * d
@@ -126,7 +135,7 @@ def _unit_stride(a_shapes, a_strides, r):
     return r * a_strides[-1]
 
 
-def _compose(a_shapes, a_strides, b_shape, b_stride):
+def _compose(a_shapes, a_strides, b_shape, b_stride, alone=False):
     if type(b_stride) is int:
         if b_stride < 0 and b_shape != 1:
             raise NotAdmissibleError("composition", "negative strides in the right layout are not supported",
@@ -135,9 +144,9 @@ def _compose(a_shapes, a_strides, b_shape, b_stride):
         decide.require(decide.le(0, b_stride), Condition("le", 0, b_stride), "composition",
                        "negative strides in the right layout are not supported", mode_text(b_shape, b_stride))
     if type(b_shape) is tuple:
-        parts = [_compose(a_shapes, a_strides, s, d) for s, d in zip(b_shape, b_stride)]
+        parts = [_compose(a_shapes, a_strides, s, d, alone) for s, d in zip(b_shape, b_stride)]
         return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
-    return _compose_mode(a_shapes, a_strides, b_shape, b_stride)
+    return _compose_mode(a_shapes, a_strides, b_shape, b_stride, alone)
 
 
 @operation
@@ -164,9 +173,8 @@ def composition(a, b):
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
     # coordinate strides (``a@i``) compose like integers: the divisibility walk only scales them
-    if len(shapes) > 1:
-        _check_disjoint_modes(b)
-    s, d = _compose(shapes, strides, b.shape, b.stride)
+    alone = len(shapes) > 1 and _check_disjoint_modes(b)
+    s, d = _compose(shapes, strides, b.shape, b.stride, alone)
     return Layout._make(s, d)
 
 
@@ -174,11 +182,12 @@ def _check_disjoint_modes(b):
     """Composition distributes over B's modes: ``A o (B0, B1) = (A o B0, A o B1)``. That equals ``A o B``
     only if A adds up over B's modes, which holds when the index ranges ``[r, r*n)`` the modes ``n:r`` of B
     address are disjoint (each lands on its own digits of A's mixed radix). A rank-1 A is linear and needs
-    no such condition; the caller skips it then."""
+    no such condition; the caller skips it then. True when B has at most one mode that moves (size > 1,
+    stride != 0)."""
     modes = [(s, d) for s, d in zip(flatten(b.shape), flatten(b.stride))
              if not (type(s) is int and s == 1) and not (type(d) is int and d == 0)]
     if len(modes) < 2:
-        return
+        return True
     if all(type(s) is int and type(d) is int for s, d in modes):
         spans = sorted((d, d * s, s) for s, d in modes)
         for (lo0, hi0, s0), (lo1, hi1, s1) in zip(spans, spans[1:]):
