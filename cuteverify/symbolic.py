@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import sympy
 
-from .errors import ParseError
+from .errors import CuteVerifyError, ParseError
 
 _SYMBOLS: dict[str, sympy.Symbol] = {}
 
@@ -200,7 +200,7 @@ class Assumptions:
         return subs
 
 
-class ContradictoryAssumptions(ValueError):
+class ContradictoryAssumptions(CuteVerifyError, ValueError):
     """No assignment of the symbols satisfies the assumptions."""
 
 

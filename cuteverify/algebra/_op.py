@@ -68,11 +68,14 @@ def operation(fn):
         finally:
             decide._current.reset(token)
         _refuse_pinned(ctx.obligations, fn.__name__)
-        if isinstance(result, Layout):
+        # a swizzled result carries its obligations and assumptions on its inner layout
+        target = result.outer if hasattr(result, "outer") else result
+        if isinstance(target, Layout):
             inherited = _obligations_of(args)
             if inherited or ctx.obligations or asm is not None:
                 obs = inherited + [o for o in ctx.obligations if o not in inherited]
-                result = Layout._make(result.shape, result.stride, tuple(obs), asm)
+                target = Layout._make(target.shape, target.stride, tuple(obs), asm)
+                result = result.with_outer(target) if hasattr(result, "outer") else target
         return result
 
     return wrapper

@@ -676,7 +676,15 @@ class Equal(Query):
         return fp.sym_equal(decompose(A), decompose(B))
 
     def z3(self, ls, extra, hyp):
-        return fp.z3_equal(decompose(ls[0]), decompose(ls[1]), hyp)
+        # the Z3 encoding compares the layouts on their common domain only: it proves equality only once
+        # the sizes are known to be equal
+        from ..tuples import product
+        A, B = ls
+        with decide.context(_assumptions_of(ls)):
+            same = decide.eq(product(A.shape), product(B.shape))
+        if same is not True:
+            return R("unknown", "z3", reason="the sizes are not proved equal, and equality needs equal sizes")
+        return fp.z3_equal(decompose(A), decompose(B), hyp)
 
 
 class Disjoint(Query):
