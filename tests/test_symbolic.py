@@ -156,3 +156,19 @@ def test_fuzz_findings_symbolic_matches_concrete():
     L = cv.parse("(2,(N/8,M,2)):(4,(2*M,N/8,1))", assume=["M in {4,8,16,32}", "N in {8,16,...,64}", "M <= N"])
     r = cv.composition(L, cv.parse("M/2:2", assume=L.assumptions))
     assert str(r.subs(M=32, N=32)) == str(cv.composition(L.subs(M=32, N=32), cv.parse("16:2")))
+
+
+def test_second_fuzz_round_findings():
+    """Reproducers from the second fuzzing round (each was a wrong proof or a lost obligation)."""
+    S = cv.Assumptions(["M == K"])
+    v = cv.are_equal(cv.parse("8:M", assume=S), cv.parse("16:M", assume=S))
+    assert v.status != "proved", str(v)
+    A = cv.parse("S<1,1,1> o 0 o K:1", assume=["K <= 8"])
+    v = cv.prove("coalesce(composition(A, B)) == composition(coalesce(A), B)", A=A, B=cv.parse("4:1"))
+    assert v.status != "proved" or any("K" in str(o) for o in v.obligations), str(v)
+    r = cv.flat_divide(cv.parse("S<1,2,5> o 0 o K:K", assume=["K >= 2", "K <= 8"]), (cv.parse("(2,2):(2,1)"),))
+    assert r.assumptions is not None and any("4 | K" in str(o) for o in r.obligations)
+    with pytest.raises(cv.NotAdmissibleError):
+        r.subs(K=6)
+    with pytest.raises(cv.CuteVerifyError):
+        cv.parse("(K,M):(1,K)", assume=["K >= 2", "M == 2*K", "M == 4*K"])
