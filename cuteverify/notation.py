@@ -262,11 +262,18 @@ def parse(text, assume=None, *, source: str = "layout"):
         inner = _layout_body(p)
         _finish(p)
         inner.assumptions = assumptions
+        if not inner.is_concrete:
+            from .symbolic import integrality_obligations
+            inner.obligations = tuple(integrality_obligations(inner))
         return ComposedLayout(sw, offset, inner)
     L = _layout_body(p)
     _finish(p)
     if assumptions is not None:
         L.assumptions = assumptions
+    if not L.is_concrete:
+        # entries like N/8 exist only where they are integers: the algebra carries that forward
+        from .symbolic import integrality_obligations
+        L.obligations = tuple(integrality_obligations(L))
     _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
     return L
 

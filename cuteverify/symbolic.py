@@ -404,3 +404,29 @@ def _finite(kind, a, b, assumptions: Assumptions):
     if len(seen) == 1:
         return seen.pop()
     return None
+
+
+def integrality_obligations(layout) -> list:
+    """Entries such as ``N/8`` must be integers for the layout to exist: one obligation ``8 | N`` each."""
+    from .decide import Condition
+    from .errors import Obligation
+    from .notation import format_layout
+    from .tuples import flatten
+    outer = layout.outer if hasattr(layout, "outer") else layout
+    out = []
+    for x in list(flatten(outer.shape)) + [getattr(d, "value", d) for d in flatten(outer.stride)]:
+        if isinstance(x, sympy.Basic) and not x.is_Integer:
+            num, den = sympy.together(x).as_numer_denom()
+            if den.is_Integer and int(den) == 1:
+                continue
+            cond = Condition("divides", int(den) if den.is_Integer else den,
+                             sympy.expand(num) if den.is_Integer else num)
+            ob = Obligation(cond, f"the entry {format_value_short(x)} of {format_layout(outer)} must be an integer")
+            if ob not in out:
+                out.append(ob)
+    return out
+
+
+def format_value_short(x):
+    from .notation import format_value
+    return format_value(x)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import decide
 from ..decide import Condition
-from ..errors import NotAdmissibleError
+from ..errors import NotAdmissibleError, UndecidedError
 from ..layout import Layout
 from ..tuples import flatten
 from ._op import as_layout, exact_div, keeps_swizzle, mode_text, operation
@@ -87,8 +87,13 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
         shapes.append(new_s)
         strides.append(stride)
         rest_n = exact_div(rest_n, new_s)
-        if decide.is_one(rest_n) is True:
+        done = decide.is_one(rest_n)
+        if done is True:
             break
+        if done is None:
+            # where it is 1 the concrete walk stops here and keeps no trailing mode
+            decide.obligate(Condition("ne", rest_n, 1), "composition keeps a remaining extent that may be 1",
+                            canonical=True)
     else:
         if not (type(rest_n) is int and rest_n == 1) or not shapes:
             shapes.append(rest_n)
@@ -174,7 +179,15 @@ def composition(a, b):
     strides = list(strides) if type(strides) is tuple else [strides]
     # coordinate strides (``a@i``) compose like integers: the divisibility walk only scales them
     alone = len(shapes) > 1 and _check_disjoint_modes(b)
-    s, d = _compose(shapes, strides, b.shape, b.stride, alone)
+    try:
+        s, d = _compose(shapes, strides, b.shape, b.stride, alone)
+    except NotAdmissibleError as e:
+        if not all(type(x) is int for x in shapes + strides):
+            # symbolic A: for some values its modes may chain (coalesce into fewer modes) and the concrete
+            # composition be admissible, so this is an open case, not a refusal
+            raise UndecidedError(f"{e}; for these symbolic layouts that depends on values the assumptions leave "
+                                 "open (e.g. whether modes of the left layout chain): add assumptions") from None
+        raise
     return Layout._make(s, d)
 
 

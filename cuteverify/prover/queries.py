@@ -111,21 +111,12 @@ def _obligations_of(layouts):
 
 def _implicit_obligations(layouts):
     """Shape entries such as ``N/8`` must be (positive) integers for the layout to exist."""
+    from ..symbolic import integrality_obligations
     out = []
     for L in layouts:
-        outer = L.outer if hasattr(L, "outer") else L
-        for x in list(flatten(outer.shape)) + [getattr(d, "value", d) for d in flatten(outer.stride)]:
-            if isinstance(x, sympy.Basic) and not x.is_Integer:
-                num, den = sympy.together(x).as_numer_denom()
-                if den.is_Integer and int(den) != 1:
-                    ob = Obligation(Condition("divides", int(den), sympy.expand(num)),
-                                    f"the entry {x} of {L} must be an integer")
-                    if ob not in out:
-                        out.append(ob)
-                elif not den.is_Integer:
-                    ob = Obligation(Condition("divides", den, num), f"the entry {x} of {L} must be an integer")
-                    if ob not in out:
-                        out.append(ob)
+        for ob in integrality_obligations(L):
+            if ob not in out:
+                out.append(ob)
     return out
 
 
