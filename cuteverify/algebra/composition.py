@@ -182,7 +182,7 @@ def composition(a, b):
     try:
         s, d = _compose(shapes, strides, b.shape, b.stride, alone)
     except NotAdmissibleError as e:
-        if not all(type(x) is int for x in shapes + strides):
+        if not all(type(getattr(x, "value", x)) is int for x in shapes + strides):
             # symbolic A: for some values its modes may chain (coalesce into fewer modes) and the concrete
             # composition be admissible, so this is an open case, not a refusal
             raise UndecidedError(f"{e}; for these symbolic layouts that depends on values the assumptions leave "
