@@ -333,27 +333,45 @@ def _decide(kind, a, b, assumptions):
     return None
 
 
+def _numerator(expr):
+    """``expr`` as a polynomial with the same sign: the numerator over a denominator known positive, or None.
+
+    sympy's sign facts are sound for polynomials in positive integer symbols but not for rational
+    expressions (it calls ``16/(M*N) - 1`` positive), so every sign question is asked of a polynomial."""
+    e = sympy.together(sympy.expand(expr))
+    num, den = e.as_numer_denom()
+    if den.is_Number:
+        if den > 0:
+            return sympy.expand(num)
+        return sympy.expand(-num)
+    den = sympy.expand(den)
+    if den.is_polynomial() and den.is_positive is True:
+        return sympy.expand(num)
+    return None
+
+
 def _direct(kind, a, b):
-    if kind == "eq":
-        d = sympy.expand(a - b)
-        if d == 0:
+    if kind in ("eq", "ne"):
+        num = _numerator(a - b)
+        if num is None:
+            return None
+        r = True if num == 0 else num.is_zero
+        if r is None or kind == "eq":
+            return r
+        return not r
+    if kind in ("lt", "le"):
+        num = _numerator(b - a)
+        if num is None:
+            return None
+        if kind == "lt":
+            if num.is_positive:
+                return True
+            if num.is_nonpositive:
+                return False
+            return None
+        if num.is_nonnegative:
             return True
-        return d.is_zero
-    if kind == "ne":
-        r = _direct("eq", a, b)
-        return None if r is None else not r
-    if kind == "lt":
-        d = sympy.expand(b - a)
-        if d.is_positive:
-            return True
-        if d.is_nonpositive:
-            return False
-        return None
-    if kind == "le":
-        d = sympy.expand(b - a)
-        if d.is_nonnegative:
-            return True
-        if d.is_negative:
+        if num.is_negative:
             return False
         return None
     if kind == "divides":
@@ -364,10 +382,13 @@ def _direct(kind, a, b):
         if a.is_Integer and b.is_Integer:
             return int(b) % int(a) == 0
         q = sympy.cancel(b / a)
-        if q.is_integer:
-            return True
         if q.is_Number:
-            return False
+            return q.is_Integer
+        # an integer polynomial in integer symbols is an integer (sympy's is_integer on rational
+        # expressions is not trusted, like its sign facts)
+        qn, qd = sympy.together(q).as_numer_denom()
+        if qd == 1 and _integer_polynomial(qn):
+            return True
         if a.is_Integer and b.free_symbols:
             try:
                 p = sympy.Poly(sympy.expand(b), *sorted(b.free_symbols, key=str))
@@ -378,6 +399,17 @@ def _direct(kind, a, b):
                 return True
         return None
     raise ValueError(kind)
+
+
+def _integer_polynomial(e) -> bool:
+    syms = sorted(e.free_symbols, key=str)
+    if not syms:
+        return bool(e.is_Integer)
+    try:
+        poly = sympy.Poly(sympy.expand(e), *syms)
+    except sympy.PolynomialError:
+        return False
+    return all(c.is_Integer for c in poly.coeffs())
 
 
 def _finite(kind, a, b, assumptions: Assumptions):

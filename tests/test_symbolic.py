@@ -172,3 +172,24 @@ def test_second_fuzz_round_findings():
         r.subs(K=6)
     with pytest.raises(cv.CuteVerifyError):
         cv.parse("(K,M):(1,K)", assume=["K >= 2", "M == 2*K", "M == 4*K"])
+
+
+def test_decisions_do_not_trust_sympy_signs_on_rational_expressions():
+    """sympy calls 16/(M*N) - 1 positive; the decision interface asks polynomials instead (third fuzzing
+    round: a wrong proof came from it)."""
+    from cuteverify import decide
+    M, N = cv.symbol("M"), cv.symbol("N")
+    with decide.context(None):
+        assert decide.is_one(16 / (M * N)) is None
+        assert decide.lt(1, 16 / (M * N)) is None
+        assert decide.eq(M, 0) is False and decide.eq(M * N / M, N) is True
+        assert decide.divides(M, M * N) is True and decide.divides(2, M) is None
+    A = cv.parse("(2,N/8,M,1):(2,1,4,6)")
+    v = cv.prove("composition(composition(A, B), C) == composition(A, composition(B, C))", A=A,
+                 B=cv.parse("4:1"), C=cv.parse("(4,2):(2,1)"))
+    assert v.status != "proved" or not all(o.condition.holds({"M": 2, "N": 8}) for o in v.obligations)
+
+
+def test_claims_keep_assumptions_of_layouts_used_only_as_numbers():
+    v = cv.prove("surjective(B, size(A))", A=cv.parse("K:1", assume=["K <= 8"]), B=cv.parse("8:1"))
+    assert v.status == "proved", str(v)

@@ -65,6 +65,12 @@ class _Env:
         self.assume = assume
         from ..notation import _assumptions
         self.assumptions = _assumptions(assume)
+        # assumptions attached to bound layouts hold for the whole claim, also where a layout only feeds a
+        # number (surjective(B, size(A)))
+        for v in bindings.values():
+            a = getattr(v, "assumptions", None)
+            if a is not None:
+                self.assumptions = a if self.assumptions is None else self.assumptions.merged(a)
 
     def term(self, text, full):
         """A layout expression: one grammar with the CLI's ``algebra`` verb (``cuteverify.expr``)."""
