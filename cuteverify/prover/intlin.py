@@ -78,6 +78,19 @@ class Flat:
         return lo, hi
 
 
+
+def _reach_and_gcd(modes):
+    """For modes sorted by |stride| (``(a, s, ...)``): the largest value the smaller modes reach before
+    each one, and the gcd of the strides up to it (the pruning tables of the exhaustive searches)."""
+    reach, g = [], []
+    r, gg = 0, 0
+    for a, s, *_ in modes:
+        reach.append(r)
+        gg = gcd(gg, a)
+        g.append(gg)
+        r += (s - 1) * a
+    return reach, g
+
 def enumerate_collision(flat: Flat):
     """``None`` if injective, else ``(i, j)`` two indices with the same value (exhaustive)."""
     seen = {}
@@ -115,14 +128,7 @@ def find_collision(flat: Flat, budget=200_000):
     n = len(modes)
     if n == 0:
         return None
-    reach = [0] * n
-    g = [0] * n
-    r, gg = 0, 0
-    for i, (a, s, _, _) in enumerate(modes):
-        reach[i] = r
-        gg = gcd(gg, a)
-        g[i] = gg
-        r += (s - 1) * a
+    reach, g = _reach_and_gcd(modes)
     failed = set()
     counter = [budget]
     delta = [0] * n
@@ -187,14 +193,7 @@ def find_preimage(flat: Flat, value, budget=200_000):
         modes.append((abs(d), s, k, d < 0))
     modes.sort()
     n = len(modes)
-    reach = [0] * n
-    g = [0] * n
-    r, gg = 0, 0
-    for i, (a, s, _, _) in enumerate(modes):
-        reach[i] = r
-        gg = gcd(gg, a)
-        g[i] = gg
-        r += (s - 1) * a
+    reach, g = _reach_and_gcd(modes)
     failed = set()
     counter = [budget]
     digit = [0] * n
