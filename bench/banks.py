@@ -12,7 +12,7 @@ import statistics
 import time
 
 import cuteverify as cv
-from cuteverify import banks
+from cuteverify.analysis import banks
 
 
 def timed(fn, repeat):

@@ -47,14 +47,14 @@ def main(argv=None):
           f"({', '.join(f'{t:.2f}' for t in times)}); goal < 10 s")
     print(f"  its report: {out}")
     sys.path.insert(0, str(ROOT))
-    from cuteverify import specs
+    from cuteverify.hardware import specs
     t0 = time.perf_counter()
     lib = specs.load()
     print(f"in-process load + self-check: {time.perf_counter() - t0:.2f} s for {len(lib)} specs, "
           f"{sum(len(s.instances()) for s in lib.values())} instances, "
           f"{sum(s.silicon_confirmed for s in lib.values())} silicon-confirmed")
     if a.evidence:
-        from cuteverify import hwcheck
+        from cuteverify.hardware import evidence as hwcheck
         t0 = time.perf_counter()
         res = hwcheck.evidence_results(ROOT / "specs" / "evidence" / "sm90", lib=lib)
         n = sum(r["records"] for k, r in res.items() if not k.startswith("_"))

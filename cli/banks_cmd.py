@@ -13,8 +13,13 @@ import json
 import sys
 
 import click
-
-from .main import EXIT_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, guarded  # cli/ or cuteverify.cli
+from cuteverify.cli.main import (  # cli/ or cuteverify.cli
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_REFUTED,
+    EXIT_UNKNOWN,
+    guarded,
+)
 
 _EXIT = {"proved": EXIT_OK, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}
 
@@ -54,7 +59,7 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, phases, base_bytes,
     Exit codes: 0 conflict-free, 1 conflicts, 2 bad input, 3 unknown.
     """
     import cuteverify as cv
-    from cuteverify.banks import bank_conflicts
+    from cuteverify.analysis.banks import bank_conflicts
     asm = list(assume) or None
     S = cv.parse(smem, assume=asm, source="SMEM")
     T = cv.parse(access, assume=asm, source="--access")
@@ -82,7 +87,7 @@ def vector_cmd(layout, dtype, elem_bytes, smem, alignment, require, flat, assume
     Exit codes: 0 proved (or --require met), 1 --require refuted, 2 bad input, 3 unknown.
     """
     import cuteverify as cv
-    from cuteverify.banks import max_vector_width
+    from cuteverify.analysis.banks import max_vector_width
     asm = list(assume) or None
     L = cv.parse(layout, assume=asm, source="LAYOUT")
     S = cv.parse(smem, assume=asm, source="--smem") if smem else None

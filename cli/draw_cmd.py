@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 
 import click
-
-from .main import fail_input, guarded
+from cuteverify.cli.main import fail_input, guarded
 
 _FORMATS = ("svg", "tex")
 
@@ -59,7 +58,7 @@ def parse_highlight(text: str | None) -> list:
     coordinates (``"(1,0),3"``)."""
     if not text:
         return []
-    from cuteverify.notation import parse_tuple
+    from cuteverify.core.parse import parse_tuple
     out = []
     for item in text.split(";"):
         item = item.strip()
@@ -117,8 +116,8 @@ _format_option = click.option("--format", "fmt", type=click.Choice(_FORMATS), de
 def draw(layout, output, fmt, tile, banks, elem_bytes, highlight, title):
     """Draw LAYOUT (CuTe notation, swizzled layouts included) as a grid of its offsets: rows = mode 0,
     columns = mode 1; as SVG or as a standalone LaTeX/TikZ document."""
-    from cuteverify import draw as dr
     import cuteverify as cv
+    from cuteverify import draw as dr
     fmt = _format_of(output, fmt)
     if tile is not None and banks:
         fail_input("--tile and --banks cannot be combined")
@@ -150,7 +149,7 @@ def spec_draw(name, output, fmt, params):
     """Draw the hardware spec NAME: an MMA atom's A, B, C TV layouts (A left, B above C, like CUTLASS's
     print_latex) or a shared-memory atom coloured by bank."""
     from cuteverify import draw as dr
-    from cuteverify import specs
+    from cuteverify.hardware import specs
     fmt = _format_of(output, fmt)
     p = _params(params)
     try:

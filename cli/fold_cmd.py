@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import click
-
-from .main import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, fail_input, guarded
+from cuteverify.cli.main import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, fail_input, guarded
 
 
 def _ints(text: str, what: str):
@@ -50,7 +49,7 @@ def fold_cmd(einsum, shapes, strides, layouts, as_json):
 
     Extents missing from --shape are taken from the other operands (C may be left out entirely)."""
     import cuteverify as cv
-    from cuteverify.fold import fold, parse_einsum
+    from cuteverify.analysis.fold import fold, parse_einsum
     sh = _named(shapes, "shape")
     st = _named(strides, "stride")
     ops = {}
@@ -125,8 +124,9 @@ def loops_cmd(nest, as_json, no_check):
 
     \b
     Exit codes: 0 ok (no repeat proved, or not checked), 1 a repeat found, 3 repeat check unknown."""
-    from cuteverify.loops import check_no_repeat, loop_layout
-    from cuteverify.notation import format_tuple
+    from cuteverify.core.format import format_tuple
+
+    from cuteverify.analysis.loops import check_no_repeat, loop_layout
     r = loop_layout(nest)
     info = {"accessor": r.accessor, "shape": format_tuple(r.layout.shape), "stride": format_tuple(r.layout.stride),
             "layout": str(r.layout), "coalesced": str(r.coalesced), "one_loop": r.one_loop,

@@ -90,7 +90,7 @@ def eval_cmd(layout, coord, assume, as_json):
 @guarded
 def algebra_cmd(expression, lets, assume, as_json):
     """Evaluate an algebra EXPRESSION, e.g. "composition((6,2):(8,2), (4,3):(3,1))"."""
-    from cuteverify.expr import evaluate
+    from cuteverify.algebra.expr import evaluate
     bindings = {}
     for item in lets:
         if "=" not in item:
@@ -106,7 +106,7 @@ def algebra_cmd(expression, lets, assume, as_json):
 
 
 def _s(v):
-    from cuteverify.notation import format_tuple
+    from cuteverify.core.format import format_tuple
     if isinstance(v, int):
         return v
     if isinstance(v, tuple):

@@ -64,7 +64,7 @@ def _parse(text: str, assume, source: str, shared: bool = False):
     import cuteverify as cv
     asm = list(assume) or None
     if shared and asm:
-        from cuteverify.notation import _assumptions
+        from cuteverify.core.parse import _assumptions
         asm = _assumptions(asm)
     return cv.parse(text, assume=asm, source=source)
 
@@ -73,7 +73,7 @@ def _check_names(assumptions, things, text):
     """Shared assumptions must name symbols of at least one of the arguments."""
     if assumptions is None:
         return
-    from cuteverify.notation import check_assumption_names
+    from cuteverify.core.parse import check_assumption_names
     present = set()
     for t in things:
         fs = getattr(t, "free_symbols", None)
@@ -243,8 +243,8 @@ def _params(items):
 @_json_option
 @_guard
 def agrees_cmd(layout, spec_name, operand, params, assume, as_json):
+    from cuteverify.hardware.specs import SpecError
     from cuteverify.manifest import agrees_verdict
-    from cuteverify.specs import SpecError
     L = _parse(layout, assume, "LAYOUT")
     p = _params(params)
     try:
@@ -289,7 +289,7 @@ def spec_group():
 
 
 def _library():
-    from cuteverify import specs
+    from cuteverify.hardware import specs
     return specs.default_library()
 
 
@@ -391,7 +391,7 @@ def spec_check(paths, as_json):
 
     \b
     Exit codes: 0 every spec is consistent, 1 a self-check failed, 2 a file could not be loaded."""
-    from cuteverify import specs
+    from cuteverify.hardware import specs
     t0 = time.perf_counter()
     try:
         lib = specs.load(list(paths), shipped=True) if paths else specs.load()
@@ -420,7 +420,8 @@ def spec_validate_hw(results, as_json):
 
     \b
     Exit codes: 0 nothing contradicted, 1 a spec is contradicted by silicon, 2 unreadable input."""
-    from cuteverify import hwcheck, specs
+    from cuteverify.hardware import evidence as hwcheck
+    from cuteverify.hardware import specs
     try:
         res = hwcheck.validate(list(results))
     except (ValueError, OSError) as e:

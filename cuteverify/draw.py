@@ -30,6 +30,12 @@ import colorsys
 import math
 from dataclasses import dataclass, field
 
+from .core.layout import crd2idx, rank, size
+from .core.parse import parse
+from .core.strides import ScaledBasis
+from .core.tuples import flatten
+from .symbolic.expr import format_value
+
 __all__ = ["svg", "svg_tv", "svg_mma", "svg_banks", "tikz", "tikz_tv", "tikz_mma", "tikz_banks",
            "thread_color", "bank_color", "bank_of"]
 
@@ -124,7 +130,6 @@ def _levels(leaves, extent: int) -> dict:
 
 def _as_layout(x, what="layout"):
     if isinstance(x, str):
-        from .notation import parse
         return parse(x, source=what)
     return x
 
@@ -136,7 +141,6 @@ def _check_concrete(L, what="layout"):
 
 
 def _flat(x) -> tuple:
-    from .tuples import flatten
     return flatten(x)
 
 
@@ -149,19 +153,16 @@ def _prod(xs) -> int:
 
 def _fmt(v) -> str:
     """A cell label: ints as decimal, coordinates (ArithTuple / ScaledBasis) as ``(a,b)``."""
-    from .strides import ScaledBasis
     if isinstance(v, ScaledBasis):
         v = v.as_tuple()
     if isinstance(v, tuple):
         return "(" + ",".join(_fmt(e) for e in v) + ")"
     if type(v) is int:
         return str(v)
-    from .notation import format_value
     return format_value(v)
 
 
 def _codomain_rank(vals) -> int:
-    from .strides import ScaledBasis
     r = 0
     for v in vals:
         if isinstance(v, ScaledBasis):
@@ -173,7 +174,6 @@ def _codomain_rank(vals) -> int:
 
 def _pad(v, r):
     """Coordinates of a coordinate-stride layout all shown with the same number of entries."""
-    from .strides import ScaledBasis
     if isinstance(v, ScaledBasis):
         v = v.as_tuple()
     if r and isinstance(v, tuple) and len(v) < r:
@@ -194,7 +194,6 @@ def _layout_grid(layout, *, label=None, fill=None, extra=None):
     """A grid for a concrete layout. ``label(value) -> lines``, ``fill(value) -> colour``,
     ``extra(value) -> dict`` of data attributes. Returns (grid, locate) where ``locate(idx)`` gives the
     (row, col) of integral coordinate ``idx``."""
-    from .layout import rank
     L = _as_layout(layout)
     _check_concrete(L)
     shape = L.shape
@@ -274,7 +273,6 @@ def _resolve_highlight(g, locate, highlight, *, tile_shape=None):
     or integral indices."""
     if not highlight:
         return set()
-    from .layout import crd2idx
     if isinstance(highlight, tuple) and len(highlight) == 2 and all(type(x) is int for x in highlight):
         highlight = [highlight]
     out = set()
@@ -304,7 +302,6 @@ def _resolve_highlight(g, locate, highlight, *, tile_shape=None):
 def _tv_grid(tv, tile, *, order="col", thr_id=None, name=None, axes=(None, None)):
     """Grid of a TV layout over a tile. ``order="col"``: index ``r + R*c`` (A, C); ``"b"``: the tile is
     drawn KxN but indexed ``n + N*k`` (CuTe's B)."""
-    from .layout import rank, size
     L = _as_layout(tv, "TV layout")
     _check_concrete(L, "TV layout")
     if rank(L) < 2:
@@ -701,7 +698,6 @@ def _tv(tv_layout, tile, highlight, title, thr_id):
         raise ValueError("a TV layout needs tile=(M, N)")
     g, locate = _tv_grid(tv_layout, tile, thr_id=thr_id)
     L = _as_layout(tv_layout)
-    from .layout import size
     g.title = _title(title, f"TV {L} on {size(tile[0])}x{size(tile[1])} tile")
     g.highlight = _resolve_highlight(g, locate, highlight, tile_shape=g._shape)
     return g

@@ -1,9 +1,22 @@
-"""Errors are data: the library raises these, front ends render them; nothing here prints."""
+"""Every exception cuteverify raises on purpose (docs/model.md section 8); the base layer: it imports nothing
+of the project, and every other module may import it.
+
+Errors are data. Each class has a machine-readable ``kind``; front ends map kinds to exit codes with
+``exit_code(error)`` and never sort errors by the words of their messages. Nothing here prints.
+"""
 from __future__ import annotations
+
+# exit codes shared by every front end
+EXIT_PROVED, EXIT_REFUTED, EXIT_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 class CuteVerifyError(Exception):
-    """Base class of every error cuteverify raises on purpose."""
+    """Base class of every error cuteverify raises on purpose. ``kind`` names the family:
+    ``input`` (the user's text, file or arguments are wrong), ``undecided`` (the assumptions do not settle a
+    question the operation must answer), ``refuted`` (a check found a counterexample, e.g. a spec whose two
+    descriptions disagree), ``internal`` (a procedure's own budget or translation limit)."""
+
+    kind = "input"
 
 
 class ParseError(CuteVerifyError, ValueError):
@@ -37,35 +50,27 @@ class UndecidedError(CuteVerifyError, ValueError):
     """A symbolic algebra step needs a decision (e.g. an ordering) that the assumptions do not settle
     and that cannot be carried as an obligation because both answers lead to differently shaped results."""
 
+    kind = "undecided"
 
-class Obligation:
-    """A side condition a symbolic result depends on: the result is valid exactly where it holds.
 
-    ``condition`` is a sympy boolean (or text), ``reason`` says which operation needed it and where.
-    """
+class ContradictoryAssumptions(CuteVerifyError, ValueError):
+    """No assignment of the symbols satisfies the assumptions (an input error, never a proof)."""
 
-    __slots__ = ("condition", "reason", "canonical")
 
-    def __init__(self, condition, reason: str, canonical: bool = False):
-        self.condition = condition
-        self.reason = reason
-        # canonical: on [0, size) the layout is the same function either way (e.g. a kept mode that may have
-        # size 1), only its printed form and its extended domain depend on it
-        self.canonical = canonical
+class Untranslatable(CuteVerifyError):
+    """A term outside the vocabulary a decision procedure translates (e.g. to Z3): the procedure defers."""
 
-    def __repr__(self):
-        return f"Obligation({self.text()!r}, {self.reason!r})"
+    kind = "internal"
 
-    def text(self) -> str:
-        from .notation import format_condition
-        return format_condition(self.condition)
 
-    def __str__(self):
-        kind = "printed form only: " if self.canonical else ""
-        return f"{self.text()}  [{kind}{self.reason}]"
+class OutOfBudget(CuteVerifyError):
+    """An exact procedure would exceed its size or memory budget: it defers to the next one."""
 
-    def __eq__(self, other):
-        return isinstance(other, Obligation) and str(self.condition) == str(other.condition)
+    kind = "internal"
 
-    def __hash__(self):
-        return hash(str(self.condition))
+
+def exit_code(error: BaseException) -> int:
+    """The exit code front ends give an error: 2 for input errors, 1 for refutations, 3 for undecided
+    questions, 4 for everything else (a bug or an internal limit)."""
+    kind = getattr(error, "kind", None) if isinstance(error, CuteVerifyError) else None
+    return {"input": EXIT_INPUT, "refuted": EXIT_REFUTED, "undecided": EXIT_UNKNOWN}.get(kind, EXIT_INTERNAL)

@@ -34,7 +34,11 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from . import prover as P
+from .core.parse import as_assumptions, parse
 from .errors import CuteVerifyError, ParseError
+from .hardware import specs
+from .prover import agrees
 
 __all__ = ["ManifestError", "Claim", "load", "load_text", "run_claim", "run", "exit_code", "junit_xml",
            "agrees_verdict", "schema"]
@@ -229,7 +233,6 @@ def _text_error(pe: ParseError, mark, file, what):
 
 def load_text(text: str, file: str = "<manifest>") -> list:
     """Parse and check a manifest's text; return its claims (:class:`Claim`) in file order."""
-    from .notation import parse
     doc, marks = _compose(text, file)
     if doc is None:
         raise ManifestError("empty manifest (expected a mapping with 'kernels')", file, 1, 1)
@@ -247,10 +250,9 @@ def load_text(text: str, file: str = "<manifest>") -> list:
         assume = tuple(str(a) for a in (k.get("assume") or []))
         asm = None
         if assume:
-            from .notation import _assumptions
             for i, a in enumerate(assume):
                 try:
-                    _assumptions([a])
+                    as_assumptions([a])
                 except ParseError as pe:
                     raise _text_error(pe, _mark_of(marks, kp + ("assume", i)), file, "assumption") from None
                 except CuteVerifyError as e:
@@ -349,13 +351,11 @@ def _shared_assumptions(assume: tuple):
     that only some of them use."""
     if not assume:
         return None
-    from .notation import _assumptions
-    return _assumptions(list(assume))
+    return as_assumptions(list(assume))
 
 
 @functools.lru_cache(maxsize=4096)
 def _parsed(text: str, assume: tuple):
-    from .notation import parse
     return parse(text, assume=_shared_assumptions(assume))
 
 
@@ -393,13 +393,11 @@ def agrees_verdict(layout, spec_name: str, operand=None, **params):
     """``cv.agrees`` (``cuteverify.specs.agrees`` as a Verdict): proved when the layout agrees with the hardware
     at every (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is
     refuted with its reason)."""
-    from .prover import agrees
     return agrees(layout, spec_name, operand, **params)
 
 
 def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
     """Run one claim; returns a Verdict. Raises CuteVerifyError (ParseError...) on bad input."""
-    from . import prover as P
     assume = tuple(assume)
 
     def lay(ref):
@@ -481,7 +479,6 @@ def run(claims: list, jobs: int = 1, progress=None) -> list:
         from concurrent.futures import ProcessPoolExecutor
         if any(c.kind == "agrees" for c in claims):
             try:  # load and self-check the spec library once; forked workers inherit it
-                from . import specs
                 specs.default_library()
             except Exception:  # noqa: BLE001 - the workers report it per claim
                 pass

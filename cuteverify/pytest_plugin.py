@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from .manifest import ManifestError, load, run_claim
+
 SUFFIX = ".cute.yaml"
 
 
@@ -30,7 +32,6 @@ class CuteManifestError(Exception):
 
 class CuteManifestFile(pytest.File):
     def collect(self):
-        from cuteverify.manifest import ManifestError, load
         try:
             claims = load(self.path)
         except ManifestError as e:
@@ -55,7 +56,6 @@ class CuteClaimItem(pytest.Item):
         self.add_marker(pytest.mark.cuteverify)
 
     def runtest(self):
-        from cuteverify.manifest import run_claim
         r = run_claim(self.claim.to_payload())
         self.user_properties.append(("status", r["status"]))
         if r["status"] != self.claim.expect:

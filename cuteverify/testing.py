@@ -10,6 +10,18 @@ why it could not be proved (an ``unknown`` verdict fails too unless ``allow_unkn
 """
 from __future__ import annotations
 
+from .core.interop import to_layout
+from .core.parse import parse
+from .manifest import agrees_verdict
+from .prover import (
+    are_equal,
+    complement_disjoint,
+    is_bijective,
+    is_injective,
+    is_surjective,
+    prove,
+)
+
 __all__ = ["assert_bijective", "assert_injective", "assert_surjective", "assert_equal", "assert_disjoint",
            "assert_agrees", "assert_proves", "assert_verdict"]
 
@@ -17,10 +29,8 @@ __tracebackhide__ = True
 
 
 def _layout(x, assume=None):
-    from .notation import parse
     if isinstance(x, str):
         return parse(x, assume=assume)
-    from .interop import to_layout
     return to_layout(x)
 
 
@@ -35,44 +45,37 @@ def assert_verdict(v, allow_unknown: bool = False, msg: str | None = None):
 
 def assert_bijective(layout, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prover import is_bijective
     return assert_verdict(is_bijective(_layout(layout, assume), assume=assume), allow_unknown, msg)
 
 
 def assert_injective(layout, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prover import is_injective
     return assert_verdict(is_injective(_layout(layout, assume), assume=assume), allow_unknown, msg)
 
 
 def assert_surjective(layout, codomain=None, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prover import is_surjective
     return assert_verdict(is_surjective(_layout(layout, assume), codomain, assume=assume), allow_unknown, msg)
 
 
 def assert_equal(a, b, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prover import are_equal
     return assert_verdict(are_equal(_layout(a, assume), _layout(b, assume), assume=assume), allow_unknown, msg)
 
 
 def assert_disjoint(a, cotarget=None, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    from .prover import complement_disjoint
     return assert_verdict(complement_disjoint(_layout(a, assume), cotarget, assume=assume), allow_unknown, msg)
 
 
 def assert_agrees(layout, spec_name, operand=None, *, allow_unknown=False, msg=None, **params):
     """The layout agrees with the hardware spec at every (thread, value) / coordinate."""
     __tracebackhide__ = True
-    from .manifest import agrees_verdict
     return assert_verdict(agrees_verdict(_layout(layout), spec_name, operand, **params), allow_unknown, msg)
 
 
 def assert_proves(claim, *, assume=None, allow_unknown=False, msg=None, **bindings):
     """``cuteverify.prove(claim, ...)`` is proved (the function, from cuteverify.prover)."""
     __tracebackhide__ = True
-    from .prover import prove
     b = {k: (v if isinstance(v, (str, int)) else _layout(v)) for k, v in bindings.items()}
     return assert_verdict(prove(claim, assume=assume, **b), allow_unknown, msg)

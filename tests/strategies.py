@@ -18,7 +18,7 @@ def shapes(draw, max_rank=4, max_depth=3, max_size=4096):
 
     r = draw(st.integers(1, max_rank))
     s = node(max_depth) if r == 1 else tuple(node(max_depth - 1) for _ in range(r))
-    from cuteverify.tuples import product
+    from cuteverify.core.tuples import product
     if product(s) > max_size:
         return draw(SMALL)
     return s
@@ -27,7 +27,7 @@ def shapes(draw, max_rank=4, max_depth=3, max_size=4096):
 @st.composite
 def layouts(draw, max_rank=4, max_depth=3, max_size=4096, strides=STRIDE):
     s = draw(shapes(max_rank, max_depth, max_size))
-    from cuteverify.tuples import transform
+    from cuteverify.core.tuples import transform
     d = transform(s, lambda _: draw(strides))
     return cv.Layout(s, d)
 
@@ -37,7 +37,7 @@ def injective_layouts(draw, max_rank=4, max_size=1024):
     """Compact layouts with permuted, possibly padded modes: always injective."""
     import random
     flat = draw(st.lists(st.sampled_from([2, 2, 3, 4, 5, 8]), min_size=1, max_size=max_rank + 1))
-    from cuteverify.tuples import product
+    from cuteverify.core.tuples import product
     while product(tuple(flat)) > max_size and len(flat) > 1:
         flat.pop()
     order = draw(st.permutations(range(len(flat))))
@@ -66,7 +66,7 @@ def rand_shape(rng, depth=2):
 def rand_layout(rng, injective_bias=0.6, max_size=2048):
     """A random concrete layout: with probability ``injective_bias`` a permuted, possibly padded compact
     layout (injective), else arbitrary small strides (zeros included)."""
-    from cuteverify.tuples import flatten, product, unflatten
+    from cuteverify.core.tuples import flatten, product, unflatten
     while True:
         s = rand_shape(rng)
         if product(s) <= max_size:

@@ -5,7 +5,7 @@ counterexample names the right thread / value / element (or smem coordinate and 
 import pytest
 
 import cuteverify as cv
-from cuteverify import specs as S
+from cuteverify.hardware import specs as S
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 import cuteverify as cv
-from cuteverify.tuples import flatten
+from cuteverify.core.tuples import flatten
 from strategies import injective_layouts, layouts
 
 P = cv.parse
@@ -243,7 +243,7 @@ def test_blocked_and_raked_products(A, btext):
     ("left_inverse((4,8):(8,1))", "(8,4):(4,1)"),
 ])
 def test_algebra_md_examples(expr, r):
-    from cuteverify.expr import evaluate
+    from cuteverify.algebra.expr import evaluate
     assert str(evaluate(expr)) == r
 
 

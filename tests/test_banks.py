@@ -10,7 +10,7 @@ from collections import defaultdict
 import pytest
 
 import cuteverify as cv
-from cuteverify import banks
+from cuteverify.analysis import banks
 from cuteverify.errors import CuteVerifyError, NotAdmissibleError
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))

@@ -80,7 +80,7 @@ def _assert_labels_fit(text):
 
 
 def fmt(v):
-    from cuteverify.strides import ScaledBasis
+    from cuteverify.core.strides import ScaledBasis
     if isinstance(v, ScaledBasis):
         v = v.as_tuple()
     if isinstance(v, tuple):

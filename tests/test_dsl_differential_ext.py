@@ -36,7 +36,7 @@ import pytest
 import cuteverify as cv
 import dsl_oracle
 from strategies import rand_layout, rand_shape as _rand_shape
-from cuteverify.tuples import flatten, product, unflatten
+from cuteverify.core.tuples import flatten, product, unflatten
 
 pytestmark = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL (nvidia-cutlass-dsl) is not installed")
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 import cuteverify as cv
 from cuteverify.errors import CuteVerifyError
-from cuteverify.fold import FoldError, batched_gemm, flat_form, fold, fold_modes, parse_einsum
+from cuteverify.analysis.fold import FoldError, batched_gemm, flat_form, fold, fold_modes, parse_einsum
 
 
 def test_figure1():

@@ -40,7 +40,7 @@ def test_validate_hw_bad_input(tmp_path):
 
 import pytest  # noqa: E402
 
-from cuteverify import hwcheck, specs  # noqa: E402
+from cuteverify.hardware import evidence as hwcheck, specs  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import random
 import pytest
 
 import cuteverify as cv
-from cuteverify.linear import completeness_chain, evaluate_chain, linear_form
+from cuteverify.analysis.linear import completeness_chain, evaluate_chain, linear_form
 
 
 def test_linear_form_paper_table():
@@ -15,7 +15,7 @@ def test_linear_form_paper_table():
 def test_linear_form_reproduces_evaluation():
     L = cv.parse("(4,(4,2)):(1@1,(1@0,6@1))")
     D = linear_form(L)
-    from cuteverify.tuples import flatten
+    from cuteverify.core.tuples import flatten
     for i in range(cv.size(L)):
         c = flatten(cv.idx2crd(i, L.shape))
         assert tuple(sum(r[j] * c[j] for j in range(len(c))) for r in D) == tuple(L(i))

@@ -8,8 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import cuteverify as cv
 from cuteverify.errors import CuteVerifyError, ParseError
-from cuteverify.loops import (ENUMERATION_LIMIT, Loop, LoopNestError, check_no_repeat, loop_layout, to_loop_nest,
-                              trip_count)
+from cuteverify.analysis.loops import ENUMERATION_LIMIT, Loop, LoopNestError, check_no_repeat, loop_layout, to_loop_nest, trip_count
 from cuteverify.symbolic import symbol
 
 p, q = symbol("p"), symbol("q")
@@ -184,7 +183,7 @@ def test_no_repeat_stride_zero_and_chain():
 
 
 def test_no_repeat_large_unknown_or_prover(monkeypatch):
-    import cuteverify.loops as lp
+    import cuteverify.analysis.loops as lp
     monkeypatch.setattr(lp, "_prover", lambda *a: None)
     v = check_no_repeat("for a in range(64): for b in range(64): A[3*a + 5*b]", limit=100)
     assert v.verdict == "unknown" and "limit" in v.reason

@@ -145,7 +145,7 @@ def test_testing_assertions():
 
 def test_interop():
     import cuteverify as cv
-    from cuteverify.interop import to_layout
+    from cuteverify.core.interop import to_layout
     assert str(to_layout("((_2,_2),_4):((_1,_2),_4)")) == "((2,2),4):((1,2),4)"
     assert str(to_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)")) == "S<3,3,3> o 0 o (8,64):(64,1)"
     assert str(to_layout((4, 8))) == "(4,8):(1,4)"

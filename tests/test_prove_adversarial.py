@@ -14,7 +14,7 @@ from cuteverify import ComposedLayout, Layout, Swizzle
 from cuteverify.prover import encode
 from cuteverify.prover import fastpath as fp
 from cuteverify.prover.encode import norm_value
-from cuteverify.tuples import flatten
+from cuteverify.core.tuples import flatten
 
 M, N = cv.symbol("M"), cv.symbol("N")
 
@@ -137,8 +137,8 @@ def test_z3_unknown_is_unknown(monkeypatch):
 
 
 def test_structural_step_that_records_an_obligation_is_not_a_proof(monkeypatch):
-    from cuteverify import decide
-    from cuteverify.decide import Condition
+    from cuteverify.symbolic import decide
+    from cuteverify.symbolic.conditions import Condition
     from cuteverify.prover import queries
 
     def sneaky(ls, extra):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import cuteverify as cv
-from cuteverify import formula as F
-from cuteverify import specs as S
+from cuteverify.hardware import formula as F
+from cuteverify.hardware import specs as S
 
 SPEC_DIR = Path(__file__).resolve().parent.parent / "specs"
 
@@ -418,7 +418,7 @@ EVIDENCE = SPEC_DIR / "evidence" / "sm90"
 def test_formulas_match_sm90_silicon_evidence(lib):
     """The PTX formulas (hence, through self_check, the CUTLASS layouts) agree with every element the
     H200 probes recorded (specs/evidence/sm90, issue 8): mma.sync, wgmma D and RS A, ldmatrix, stmatrix."""
-    from cuteverify.hwcheck import validate
+    from cuteverify.hardware.evidence import validate
     # The wgmma files hold every N (900k records); a spread of N (all A records are N=8) keeps it quick.
     some_n = ("m64n8k", "m64n24k", "m64n136k")
     paths = []

@@ -1,15 +1,29 @@
-"""The layout algebra, one implementation for concrete and symbolic layouts (ALGEBRA.md section 3)."""
+"""The layout algebra under CuTe's names, one implementation for concrete and symbolic layouts (docs/model.md
+section 3): coalesce, composition, complement, divides and products, inverses, recast, tile_to_shape, and the
+expression language of claims and ``cuteverify algebra``.
+
+May import: ``errors``, ``symbolic``, ``core``.
+"""
 from .coalesce import coalesce, filter, filter_zeros
 from .complement import complement
 from .composition import composition
-from .divide import (blocked_product, flat_divide, flat_product, logical_divide, logical_product, raked_product,
-                     tiled_divide, tiled_product, zipped_divide, zipped_product)
+from .divide import (
+           blocked_product,
+           flat_divide,
+           flat_product,
+           logical_divide,
+           logical_product,
+           raked_product,
+           tiled_divide,
+           tiled_product,
+           zipped_divide,
+           zipped_product,
+)
 from .inverse import left_inverse, max_common_layout, max_common_vector, right_inverse
 from .recast import downcast, recast, upcast
-from .tile import slice_and_offset, slice_layout, tile_to_shape
+from .tile import tile_to_shape
 
 __all__ = ["coalesce", "filter", "filter_zeros", "complement", "composition", "logical_divide", "zipped_divide",
            "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product",
            "blocked_product", "raked_product", "right_inverse", "left_inverse", "max_common_layout",
-           "max_common_vector", "upcast", "downcast", "recast", "tile_to_shape", "slice_and_offset",
-           "slice_layout"]
+           "max_common_vector", "upcast", "downcast", "recast", "tile_to_shape"]

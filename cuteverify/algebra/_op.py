@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 
-from .. import decide
+from ..core.format import format_tuple
+from ..core.layout import Layout, compact_col_major
+from ..core.parse import parse
 from ..errors import UndecidedError
-from ..layout import Layout
-from ..notation import format_tuple
+from ..symbolic import decide, normalize
 
 
 def _assumptions_of(args):
@@ -35,11 +36,11 @@ def operation(fn):
     union of the inputs' obligations and the new ones. Nested operations share the outermost context, so
     only the outermost call pays for it."""
 
-    get, Context, current = decide._current.get, decide._Context, decide._current
+    current, Context, enter, leave = decide.current, decide.Context, decide.enter, decide.leave
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
-        if get() is not None:
+        if current() is not None:
             return fn(*args, **kw)
         for a in args:
             if type(a) is Layout:
@@ -50,23 +51,23 @@ def operation(fn):
         else:
             # plain concrete layouts: nothing to inherit, obligations only if something was undecidable
             ctx = Context(None)
-            token = current.set(ctx)
+            token = enter(ctx)
             try:
                 result = fn(*args, **kw)
             finally:
-                current.reset(token)
+                leave(token)
             if ctx.obligations:
                 _refuse_pinned(ctx.obligations, fn.__name__)
             if ctx.obligations and isinstance(result, Layout):
                 result = Layout._make(result.shape, result.stride, tuple(ctx.obligations), None)
             return result
         asm = _assumptions_of(args)
-        ctx = decide._Context(asm)
-        token = decide._current.set(ctx)
+        ctx = Context(asm)
+        token = enter(ctx)
         try:
             result = fn(*args, **kw)
         finally:
-            decide._current.reset(token)
+            leave(token)
         _refuse_pinned(ctx.obligations, fn.__name__)
         # a swizzled result carries its obligations and assumptions on its inner layout
         target = result.outer if hasattr(result, "outer") else result
@@ -122,11 +123,9 @@ def as_layout(x) -> Layout:
     if hasattr(x, "free_symbols"):
         return Layout(x, 1)
     if type(x) is tuple:
-        from ..layout import compact_col_major
         return Layout(x, compact_col_major(x))
     if hasattr(x, "outer"):
         return x
-    from ..notation import parse
     return parse(x) if isinstance(x, str) else _bad(x)
 
 
@@ -138,6 +137,5 @@ def exact_div(a, b):
     """``a / b`` for a known multiple (ints stay ints)."""
     if type(a) is int and type(b) is int:
         return a // b
-    from ..symbolic import normalize
     import sympy
     return normalize(sympy.sympify(a) / b)

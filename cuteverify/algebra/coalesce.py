@@ -1,10 +1,10 @@
 """Coalesce and filter (ALGEBRA.md section 3)."""
 from __future__ import annotations
 
-from .. import decide
-from ..decide import Condition
-from ..layout import Layout
-from ..tuples import flatten
+from ..core.layout import Layout
+from ..core.tuples import flatten, transform2
+from ..symbolic import decide
+from ..symbolic.conditions import Condition
 from ._op import keeps_swizzle, operation
 
 
@@ -129,7 +129,6 @@ def _coalesce(layout, profile=None):
 @operation
 def filter_zeros(layout):
     """Set the shape of every stride-0 mode to 1 (keeps the profile)."""
-    from ..tuples import transform2
     shape = transform2(layout.shape, layout.stride, lambda s, d: 1 if _zero(d) else s)
     return Layout._make(shape, layout.stride)
 

@@ -1,11 +1,11 @@
 """Complement (ALGEBRA.md section 3; Shah Def. 2.5)."""
 from __future__ import annotations
 
-from .. import decide
-from ..decide import Condition
+from ..core.layout import Layout, cosize
+from ..core.tuples import flatten, product
 from ..errors import NotAdmissibleError
-from ..layout import Layout, cosize, size
-from ..tuples import flatten, product
+from ..symbolic import decide
+from ..symbolic.conditions import Condition
 from ._op import exact_div, mode_text, operation
 from .coalesce import coalesce_flat
 

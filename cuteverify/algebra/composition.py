@@ -1,11 +1,11 @@
 """Functional composition ``R = A o B`` (ALGEBRA.md section 3; Shah Def. 2.11-2.17, Thm 2.18)."""
 from __future__ import annotations
 
-from .. import decide
-from ..decide import Condition
+from ..core.layout import Layout
+from ..core.tuples import flatten
 from ..errors import NotAdmissibleError, UndecidedError
-from ..layout import Layout
-from ..tuples import flatten
+from ..symbolic import decide
+from ..symbolic.conditions import Condition
 from ._op import as_layout, exact_div, keeps_swizzle, mode_text, operation
 from .coalesce import coalesce_flat
 

@@ -1,11 +1,11 @@
 """The divide and product families (ALGEBRA.md section 3; Shah Def. 2.22)."""
 from __future__ import annotations
 
+from ..core.layout import Layout, cosize, make_layout, size
 from ..errors import NotAdmissibleError
-from ..layout import Layout, cosize, make_layout, size
 from ._op import as_layout, keeps_swizzle, operation
-from .complement import complement
 from .coalesce import coalesce
+from .complement import complement
 from .composition import _by_mode, composition
 
 

@@ -1,13 +1,14 @@
 """Right and left inverses, and the common-vector queries built on them."""
 from __future__ import annotations
 
-from .. import decide
-from ..decide import Condition
+from ..core.layout import Layout, size
+from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
-from ..layout import Layout, size
-from ..tuples import flatten
+from ..symbolic import decide
+from ..symbolic.conditions import Condition
 from ._op import exact_div, mode_text, operation
 from .coalesce import coalesce, coalesce_flat
+from .complement import _sorted_symbolic
 from .composition import composition
 
 
@@ -118,7 +119,6 @@ def left_inverse(layout):
     if all(type(d) is int for d, _, _ in modes):
         modes.sort(key=lambda m: m[0])
     else:
-        from .complement import _sorted_symbolic
         order = _sorted_symbolic([(k, m[0]) for k, m in enumerate(modes)])
         modes = [modes[k] for k, _ in order]
     rs, rd = [], []

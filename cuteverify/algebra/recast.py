@@ -1,9 +1,9 @@
 """Changes of element width: ``upcast``, ``downcast``, ``recast`` (ALGEBRA.md section 3)."""
 from __future__ import annotations
 
+from ..core.layout import Layout
+from ..core.tuples import flatten, unflatten
 from ..errors import NotAdmissibleError
-from ..layout import Layout
-from ..tuples import flatten, unflatten
 from ._op import keeps_swizzle, operation
 
 

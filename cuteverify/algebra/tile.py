@@ -1,13 +1,12 @@
-"""``tile_to_shape`` and slicing."""
+"""``tile_to_shape`` (slicing is part of the core: ``core.layout.slice_and_offset``)."""
 from __future__ import annotations
 
-from .. import decide
-from ..decide import Condition
+from ..core.layout import Layout, compact_col_major, make_layout, size
+from ..core.tuples import product
 from ..errors import NotAdmissibleError
-from ..layout import Layout, compact_col_major, make_layout, size
-from ..tuples import product
+from ..symbolic import decide
+from ..symbolic.conditions import Condition
 from ._op import exact_div, keeps_swizzle, operation
-from .coalesce import coalesce
 from .divide import _append, blocked_product
 
 
@@ -50,32 +49,4 @@ def _ordered_strides(shape, order):
     return tuple(strides)
 
 
-def slice_and_offset(layout, crd):
-    """Split a coordinate with ``None`` (CuTe's ``_``) into the sublayout of the free modes and the offset
-    of the fixed ones: ``L(crd) == sub(rest) + offset``."""
-    if crd is None:
-        return layout, 0
-    if type(crd) is not tuple:
-        return None, layout(crd)
-    if type(layout.shape) is not tuple or len(crd) != len(layout.shape):
-        raise ValueError(f"slice coordinate of rank {len(crd)} does not match layout {layout}")
-    subs, offset = [], 0
-    for c, i in zip(crd, range(len(crd))):
-        sub, off = slice_and_offset(layout[i], c)
-        offset = offset + off
-        if sub is not None:
-            subs.append(sub)
-    if not subs:
-        return None, offset
-    if len(subs) == 1:
-        return subs[0], offset
-    return make_layout(*subs), offset
-
-
-def slice_layout(layout, crd):
-    """The layout of the ``None`` modes of ``crd`` (the offset of the fixed modes is dropped)."""
-    sub, _ = slice_and_offset(layout, crd)
-    return sub if sub is not None else Layout._make(1, 0)
-
-
-__all__ = ["tile_to_shape", "slice_and_offset", "slice_layout"]
+__all__ = ["tile_to_shape"]

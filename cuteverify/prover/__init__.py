@@ -5,7 +5,13 @@
 returns a ``Verdict`` (``proved`` / ``refuted`` with a counterexample / ``unknown`` with a reason).
 """
 from .claims import agrees, prove
-from .queries import are_equal, complement_disjoint, is_bijective, is_injective, is_surjective
+from .queries import (
+           are_equal,
+           complement_disjoint,
+           is_bijective,
+           is_injective,
+           is_surjective,
+)
 from .verdict import Counterexample, Verdict
 
 __all__ = ["Verdict", "Counterexample", "is_injective", "is_surjective", "is_bijective", "are_equal",

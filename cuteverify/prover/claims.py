@@ -15,8 +15,15 @@ from __future__ import annotations
 import re
 import time
 
+from ..algebra.expr import evaluate
+from ..core.parse import as_assumptions, parse_tuple
+from ..core.tuples import product
 from ..errors import CuteVerifyError, ParseError
-from .verdict import Verdict
+from ..hardware import specs
+from ..symbolic import parse_expr
+from . import queries as q
+from .queries import INTERNAL, _as_layout
+from .verdict import Counterexample, Verdict
 
 PREDICATES = ("injective", "surjective", "bijective", "disjoint", "equal")
 _NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
@@ -63,8 +70,7 @@ class _Env:
     def __init__(self, bindings, assume):
         self.bindings = bindings
         self.assume = assume
-        from ..notation import _assumptions
-        self.assumptions = _assumptions(assume)
+        self.assumptions = as_assumptions(assume)
         # assumptions attached to bound layouts hold for the whole claim, also where a layout only feeds a
         # number (surjective(B, size(A)))
         for v in bindings.values():
@@ -74,7 +80,6 @@ class _Env:
 
     def term(self, text, full):
         """A layout expression: one grammar with the CLI's ``algebra`` verb (``cuteverify.expr``)."""
-        from ..expr import evaluate
         t = text.strip()
         c = _call(t)
         if c is not None and c[0] in PREDICATES:
@@ -93,8 +98,6 @@ class _Env:
         t = text.strip()
         if t in self.bindings and not hasattr(self.bindings[t], "shape") and not isinstance(self.bindings[t], str):
             return self.bindings[t]
-        from ..notation import parse_tuple
-        from ..symbolic import parse_expr
         try:
             return parse_expr(t)
         except ParseError:
@@ -111,14 +114,12 @@ class _Env:
 
     def _attach(self, v):
         if self.assumptions is not None and getattr(v, "assumptions", None) is None and hasattr(v, "shape"):
-            from .queries import _as_layout
             return _as_layout(v, self.assumptions)
         return v
 
 
 def prove(claim: str, assume=None, **bindings) -> Verdict:
     """Prove or refute a claim about layouts (see the module docstring for the grammar)."""
-    from . import queries as q
     t0 = time.perf_counter()
     env = _Env(bindings, assume)
     text = claim.strip()
@@ -143,7 +144,6 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
             vals = [env.term(x, text) for x in args[:1]] + [env.number(x, text) for x in args[1:2]] \
                 if name in ("surjective", "disjoint") else [env.term(x, text) for x in args]
             if name == "disjoint" and len(vals) == 2 and type(vals[1]) is tuple:
-                from ..tuples import product
                 vals[1] = product(vals[1])
             if name == "injective" and len(vals) == 1:
                 v = q.is_injective(vals[0])
@@ -181,11 +181,9 @@ def agrees(layout, spec_name, operand=None, **params) -> Verdict:
     hardware holds there (``(row, col)``, with the operand's axes), re-checked by evaluating the layout
     there; or of kind ``mismatch`` when the shapes cannot agree (the reason in its note). A spec error
     (unknown spec, missing parameter) is raised as ``SpecError``."""
-    from .verdict import Counterexample
     t0 = time.perf_counter()
     claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand is not None else "") + \
         "".join(f", {k}={v}" for k, v in params.items()) + ")"
-    from .. import specs
     r = specs.agrees(layout, spec_name, operand, **params)
 
     def done(status, **kw):
@@ -216,7 +214,6 @@ def agrees(layout, spec_name, operand=None, **params) -> Verdict:
     else:
         why = "the layout does not give the reported element there"
     if not ok:
-        from .queries import INTERNAL
         return done("unknown", reason=f"{INTERNAL} ({cex}; {why})")
     return done("refuted", counterexample=cex)
 
@@ -224,7 +221,6 @@ def agrees(layout, spec_name, operand=None, **params) -> Verdict:
 def _recheck_agrees(layout, spec_name, params, c):
     """Evaluate the user's layout at the counterexample: it gives ``user_index`` there, which is not the
     hardware's."""
-    from .. import specs
     if c.user_index == c.hardware_index and c.user == c.hardware:
         return False
     kw = dict(params)

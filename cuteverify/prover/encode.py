@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import sympy
 
-from ..strides import ScaledBasis
-from ..tuples import flatten
+from ..core.strides import ScaledBasis
+from ..core.tuples import flatten
+from ..symbolic.smt import condition_to_z3, to_z3
 
 RLIMIT = 20_000_000
 TIMEOUT_MS = 20_000
@@ -140,7 +141,6 @@ class SymEnv:
 
     def term(self, e):
         import z3
-        from ..smt import to_z3
         e = as_int(e)
         if type(e) is int:
             return z3.IntVal(e)
@@ -181,7 +181,6 @@ def facts(env: SymEnv, assumptions, conditions=()):
     """Z3 facts for the symbols: positivity, the assumptions (pow2 relaxed to positivity, which is sound for
     proofs; models are checked against the full assumptions afterwards) and extra conditions."""
     import z3
-    from ..smt import condition_to_z3
     out = []
     if assumptions is not None:
         for c in assumptions.conditions:

@@ -10,12 +10,26 @@ Z3 (Int) queries.
 """
 from __future__ import annotations
 
-from .. import decide
 from ..algebra._op import exact_div
+from ..core.tuples import flatten, product
+from ..symbolic import decide
 from . import intlin
-from .encode import (Form, SymEnv, Unsupported, as_int, canon_path, coords, facts, lin, model_int,
-                     pow2_constraint, solver)
+from .encode import (
+    Form,
+    SymEnv,
+    Unsupported,
+    as_int,
+    canon_path,
+    coords,
+    facts,
+    lin,
+    model_int,
+    norm_value,
+    pow2_constraint,
+    solver,
+)
 from .intlin import BUDGET, Flat
+from .verdict import Counterexample
 
 ENUM_LIMIT = 1 << 12
 ENUM_SURJ_LIMIT = 1 << 20
@@ -303,7 +317,6 @@ def equal(fa: Form, fb: Form, A, B) -> R:
 
 
 def _equal_enum(A, B):
-    from .encode import norm_value
     for i, (x, y) in enumerate(zip(A.values(), B.values())):
         if x != y and norm_value(x) != norm_value(y):
             return R("refuted", "enumeration", i)
@@ -313,7 +326,6 @@ def _equal_enum(A, B):
 # --- symbolic structure -------------------------------------------------------------------------------------
 
 def _numeric_key(x):
-    import sympy
     x = as_int(x)
     if type(x) is int:
         return x
@@ -403,7 +415,6 @@ def _sym_interval(shapes, strides):
 
 def coord_codomain(n):
     """A coordinate codomain as ``{canonical path: extent}`` (None: the default box)."""
-    from ..tuples import flatten
     if n is None or isinstance(n, dict):
         return n
     ext = tuple(flatten(n)) if type(n) is tuple else (n,)
@@ -413,7 +424,6 @@ def coord_codomain(n):
 def sym_surjective(f: Form, n, sizes=False):
     """A method name when ``[0, n)`` (coordinate layouts: the codomain box; ``sizes``: the box of each
     coordinate's size) is proved inside the image for every admissible assignment, else None."""
-    from ..tuples import product
     if f.kind == "int":
         reach = _sym_interval(f.shapes, f.strides)
         if reach is None:
@@ -552,7 +562,6 @@ def z3_injective(f: Form, hyp) -> R:
     if r == "unsat":
         return R("proved", "z3")
     if r == "sat":
-        from .verdict import Counterexample
         return R("refuted", "z3", Counterexample("collision", assignment=_model_assignment(s.model(), env)))
     return R("unknown", "z3", reason=f"Z3 answered {r} (nonlinear in the symbols)")
 
@@ -583,7 +592,6 @@ def z3_equal(fa: Form, fb: Form, hyp) -> R:
         if fa.concrete and fb.concrete:
             flat = Flat(fa.shapes, fa.strides if fa.kind != "coord" else [0] * len(fa.shapes))
             return R("refuted", "z3", flat.index([model_int(m, x) for x in xs]))
-        from .verdict import Counterexample
         return R("refuted", "z3", Counterexample("differ", assignment=_model_assignment(m, env)))
     return R("unknown", "z3", reason=f"Z3 answered {r}")
 

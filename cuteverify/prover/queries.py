@@ -24,13 +24,23 @@ import time
 
 import sympy
 
-from .. import decide
-from ..decide import Condition
-from ..errors import CuteVerifyError, Obligation
-from ..layout import Layout, idx2crd
-from ..tuples import flatten
+from ..algebra import complement
+from ..algebra import filter as _filter
+from ..core.interop import to_layout
+from ..core.layout import Layout, cosize, idx2crd, make_layout
+from ..core.parse import (
+    as_assumptions,
+    check_assumption_names,
+    integrality_obligations,
+    parse,
+)
+from ..core.swizzle import ComposedLayout
+from ..core.tuples import flatten, product
+from ..errors import CuteVerifyError, NotAdmissibleError
+from ..symbolic import Assumptions, decide, parse_expr, to_int
+from ..symbolic.conditions import Condition
 from . import fastpath as fp
-from .encode import Form, Unsupported, as_int, decompose, norm_value
+from .encode import Unsupported, as_int, decompose, norm_value
 from .verdict import Counterexample, Verdict
 
 INTERNAL = "internal: counterexample did not re-check"
@@ -48,19 +58,16 @@ class R:
 
 def _as_layout(x, assume=None):
     if isinstance(x, str):
-        from ..notation import parse
         return parse(x, assume=assume)
     if isinstance(x, (Layout,)) or hasattr(x, "outer"):
         if assume is not None and getattr(x, "assumptions", None) is None:
-            from ..notation import _assumptions
-            asm = _assumptions(assume)
+            asm = as_assumptions(assume)
             x = Layout(x.shape, x.stride, obligations=x.obligations, assumptions=asm) if isinstance(x, Layout) \
                 else type(x)(x.inner, x.offset, Layout(x.outer.shape, x.outer.stride,
                                                        obligations=x.outer.obligations, assumptions=asm))
         return x
     if type(x) is tuple or type(x) is int:
         return Layout(x)
-    from ..interop import to_layout
     try:
         return _as_layout(to_layout(x), assume)
     except (TypeError, ValueError):
@@ -111,7 +118,6 @@ def _obligations_of(layouts):
 
 def _implicit_obligations(layouts):
     """Shape entries such as ``N/8`` must be (positive) integers for the layout to exist."""
-    from ..symbolic import integrality_obligations
     out = []
     for L in layouts:
         for ob in integrality_obligations(L):
@@ -121,7 +127,6 @@ def _implicit_obligations(layouts):
 
 
 def _hypotheses(asm, conditions):
-    from ..symbolic import Assumptions
     hyp = Assumptions()
     if asm is not None:
         hyp = hyp.merged(asm) if asm else hyp
@@ -137,8 +142,6 @@ def _hypotheses(asm, conditions):
 
 def _subs(L, values):
     if hasattr(L, "outer"):
-        from ..swizzle import ComposedLayout
-        from ..symbolic import to_int
         off = L.offset
         if isinstance(off, sympy.Basic):
             off = to_int(off, values)
@@ -378,7 +381,6 @@ _BAD = object()
 def _subs_extra(extra, values):
     """Substitute an assignment into the query's extra arguments (codomain / cotarget: expressions, tuples
     or dicts of them); ``_BAD`` where one is not an integer there."""
-    from ..symbolic import to_int
 
     def sub(v):
         if isinstance(v, dict):
@@ -548,7 +550,6 @@ class Surjective(Query):
                 return fp.coord_extents(f)
             return fp.coord_codomain(n)
         if type(n) is tuple:
-            from ..tuples import product
             n = product(n)
         if n is None:
             # cosize for non-negative strides; in general one past the largest value
@@ -629,7 +630,6 @@ class Bijective(Query):
         if f.kind == "coord":
             m2 = fp.sym_surjective(f, None, sizes=True)
         else:
-            from ..tuples import product
             m2 = fp.sym_surjective(f, product(ls[0].shape))
         return m2 and (m1 if m1 == m2 else f"{m1} + {m2}")
 
@@ -661,7 +661,6 @@ class Equal(Query):
 
     def structural(self, ls, extra):
         A, B = ls
-        from ..tuples import product
         if decide.eq(product(A.shape), product(B.shape)) is not True:
             return None
         return fp.sym_equal(decompose(A), decompose(B))
@@ -669,7 +668,6 @@ class Equal(Query):
     def z3(self, ls, extra, hyp):
         # the Z3 encoding compares the layouts on their common domain only: it proves equality only once
         # the sizes are known to be equal
-        from ..tuples import product
         A, B = ls
         with decide.context(_assumptions_of(ls)):
             same = decide.eq(product(A.shape), product(B.shape))
@@ -752,11 +750,9 @@ def is_surjective(layout, codomain=None, *, assume=None) -> Verdict:
     L = _as_layout(layout, assume)
     cd = codomain
     if isinstance(cd, str):
-        from ..symbolic import parse_expr
         cd = parse_expr(cd)
     for c in (cd if isinstance(cd, tuple) else (cd,)):
         if type(c) is int and c <= 0:
-            from ..errors import NotAdmissibleError
             raise NotAdmissibleError("surjective", f"the codomain must be a positive size, got {c}")
     extra = {"codomain": cd}
     return _query(f"surjective({L}" + (f", {cd})" if cd is not None else ")"), [L], Surjective(), extra,
@@ -779,15 +775,11 @@ def are_equal(a, b, *, assume=None) -> Verdict:
 def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     """``R = complement(A, cotarget)``: ``image(A)`` and ``image(R)`` meet only at 0 and ``(A, R)`` covers
     ``[0, cotarget)`` (proved via: ``(A, R)`` injective and onto ``[0, cotarget)``)."""
-    from ..algebra import complement
-    from ..layout import cosize, make_layout
     if isinstance(cotarget, str):
-        from ..symbolic import parse_expr
         cotarget = parse_expr(cotarget)
     if assume is not None and isinstance(a, str) and not hasattr(assume, "conditions"):
         # the cotarget may carry symbols of its own: check the names against both, then share
-        from ..notation import _assumptions, check_assumption_names, parse
-        assume = _assumptions(assume)
+        assume = as_assumptions(assume)
         L0 = parse(a, assume=assume)
         check_assumption_names(assume, {s.name for s in L0.free_symbols()} |
                                {s.name for s in getattr(cotarget, "free_symbols", ())}, a)
@@ -801,7 +793,6 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     except CuteVerifyError as e:
         return Verdict("unknown", claim=claim, method="algebra", reason=str(e),
                        obligations=_obligations_of([A]), elapsed=time.perf_counter() - t0)
-    from ..algebra import filter as _filter
     # image(filter(A)) == image(A): broadcast (stride-0) modes do not make the images overlap
     AR = make_layout(_filter(A), Rc)
     AR = Layout(AR.shape, AR.stride, obligations=AR.obligations, assumptions=Rc.assumptions or A.assumptions)

@@ -8,16 +8,27 @@ from __future__ import annotations
 
 import re
 
-from .errors import ParseError
+from .. import algebra
+from ..core.layout import (
+    cosize,
+    crd2crd,
+    crd2idx,
+    depth,
+    idx2crd,
+    make_identity_layout,
+    make_layout,
+    rank,
+    size,
+)
+from ..core.parse import as_assumptions, check_assumption_names, parse, parse_tuple
+from ..errors import ParseError
+from ..symbolic import parse_expr
 
 _CALL = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 
 
 def _functions():
-    from . import algebra
-    from .layout import cosize, depth, make_layout, rank, size
     table = {name: getattr(algebra, name) for name in algebra.__all__}
-    from .layout import crd2crd, crd2idx, idx2crd, make_identity_layout
     table.update(size=size, cosize=cosize, rank=rank, depth=depth, make_layout=make_layout, idx2crd=idx2crd,
                  crd2idx=crd2idx, crd2crd=crd2crd, make_identity_layout=make_identity_layout)
     return table
@@ -53,13 +64,12 @@ def _matching(text, i, open_c, close_c):
 
 def evaluate(text: str, bindings: dict | None = None, assume=None):
     """Evaluate an algebra expression; returns a Layout, an int, or a tuple."""
-    from .notation import _assumptions, check_assumption_names, parse
     bindings = dict(bindings or {})
     funcs = _functions()
     if assume is not None and not hasattr(assume, "conditions"):
         # one Assumptions object shared by every literal and binding of the expression; its names are
         # checked against the whole expression, not against each layout
-        assume = _assumptions(assume)
+        assume = as_assumptions(assume)
         words = set(re.findall(r"[A-Za-z_]\w*", text))
         for v in bindings.values():
             if isinstance(v, str):
@@ -100,13 +110,11 @@ def evaluate(text: str, bindings: dict | None = None, assume=None):
             return parse(v, assume) if isinstance(v, str) else v
         if ":" not in s and not s.startswith(("(", "S<", "Sw<")):
             # a bare entry is a number: an integer expression over symbols (a cotarget, a size, a tiler n)
-            from .symbolic import parse_expr
             try:
                 return parse_expr(s)
             except ParseError as e:
                 raise ParseError(text, lead + e.column, e.expected, "expression") from None
         if ":" not in s and s.startswith("(") and not s.startswith(("S<", "Sw<")):
-            from .notation import parse_tuple
             try:
                 return parse_tuple(s)
             except ParseError as e:

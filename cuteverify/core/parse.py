@@ -9,44 +9,19 @@ from __future__ import annotations
 
 import re
 
-from .errors import ParseError
+from ..errors import NotAdmissibleError, ParseError
+from ..symbolic import Assumptions, parse_expr
+from .layout import Layout, compact_col_major
+from .strides import F2, ScaledBasis
+from .swizzle import ComposedLayout, Swizzle
+from .format import format_tuple, format_value
+from .tuples import congruent, flatten
+from ..symbolic.conditions import Condition, Obligation
+from ..symbolic.lazy import sympy
 
 _STATIC_INT = re.compile(r"(?<![A-Za-z0-9_])_(\d+)\b")
 _SIMPLE_INT = re.compile(r"-?\d+")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-
-
-def format_value(x) -> str:
-    if type(x) is int:
-        return str(x)
-    if type(x) is tuple:
-        return format_tuple(x)
-    path = getattr(x, "path", None)
-    if path is not None:
-        # a coordinate stride ``v * E<i,j>`` prints as CuTe DSL (and C++) print it: innermost index first,
-        # ``v@j@i`` (``make_identity_layout(((2,6),2))`` is ``((2,6),2):((1@0@0,1@1@0),1@1)``)
-        return format_value(x.value) + "".join(f"@{i}" for i in reversed(path))
-    try:
-        import sympy
-        if isinstance(x, sympy.Basic):
-            return sympy.sstr(x).replace(" ", "")
-    except ImportError:  # pragma: no cover
-        pass
-    return str(x)
-
-
-def format_tuple(t) -> str:
-    if type(t) is tuple:
-        return "(" + ",".join(format_tuple(e) for e in t) + ")"
-    return format_value(t)
-
-
-def format_layout(layout) -> str:
-    return f"{format_tuple(layout.shape)}:{format_tuple(layout.stride)}"
-
-
-def format_condition(cond) -> str:
-    return str(cond)
 
 
 class _Parser:
@@ -163,15 +138,12 @@ def _leaf_value(raw, text, start, source):
         return int(s2)
     m = re.fullmatch(r"E<\s*(\d+(?:\s*,\s*\d+)*)\s*>", s2)
     if m:
-        from .strides import ScaledBasis
         return ScaledBasis(1, tuple(int(p) for p in m.group(1).split(",")))
     m = re.fullmatch(r"\^\s*(\d+)", s2)
     if m:
-        from .strides import F2
         return F2(int(m.group(1)))
     if "@" in s2:
         parts = s2.split("@")
-        from .strides import ScaledBasis
         path = []
         for p in parts[1:]:
             if not p.strip().isdigit():
@@ -189,7 +161,6 @@ def _leaf_value(raw, text, start, source):
 
 
 def _expr(s, text, off, source):
-    from .symbolic import parse_expr
     try:
         return parse_expr(s)
     except ParseError as e:
@@ -197,15 +168,12 @@ def _expr(s, text, off, source):
 
 
 def _layout_body(p: _Parser):
-    from .layout import Layout, compact_col_major
-    from .errors import NotAdmissibleError
     start = p.pos
     shape = p.htuple()
     if p.peek() == ":":
         p.pos += 1
         sp = p.pos
         stride = p.htuple()
-        from .tuples import congruent
         if not congruent(shape, stride):
             p.error(f"a stride with the same profile as the shape {format_tuple(shape)}", sp)
         _check_shape(shape, p, start)
@@ -215,7 +183,6 @@ def _layout_body(p: _Parser):
 
 
 def _check_shape(shape, p, start):
-    from .tuples import flatten
     for x in flatten(shape):
         if type(x) is int and x <= 0:
             p.error(f"positive shape entries (got {x})", start)
@@ -234,16 +201,13 @@ def parse(text, assume=None, *, source: str = "layout"):
     ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text.
     """
     if not isinstance(text, str):
-        from .interop import to_layout
-        return to_layout(text)
-    assumptions = _assumptions(assume)
+        raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and to_layout read objects)")
+    assumptions = as_assumptions(assume)
     p = _Parser(text, source)
     if not text.strip():
         p.error("a layout such as (4,8):(1,4)")
     m = _SWZ.match(text)
     if m:
-        from .swizzle import ComposedLayout, Swizzle
-        from .errors import NotAdmissibleError
         try:
             sw = Swizzle(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except NotAdmissibleError as e:
@@ -263,7 +227,6 @@ def parse(text, assume=None, *, source: str = "layout"):
         _finish(p)
         inner.assumptions = assumptions
         if not inner.is_concrete:
-            from .symbolic import integrality_obligations
             inner.obligations = tuple(integrality_obligations(inner))
         return ComposedLayout(sw, offset, inner)
     L = _layout_body(p)
@@ -272,7 +235,6 @@ def parse(text, assume=None, *, source: str = "layout"):
         L.assumptions = assumptions
     if not L.is_concrete:
         # entries like N/8 exist only where they are integers: the algebra carries that forward
-        from .symbolic import integrality_obligations
         L.obligations = tuple(integrality_obligations(L))
     _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
     return L
@@ -284,10 +246,9 @@ def _finish(p):
         p.error("end of layout (or ':' before the stride)" if p.text[p.pos] != ")" else "end of layout (unbalanced ')')")
 
 
-def _assumptions(assume):
+def as_assumptions(assume):
     if assume is None:
         return None
-    from .symbolic import Assumptions
     if isinstance(assume, Assumptions):
         return assume
     if isinstance(assume, str):
@@ -318,3 +279,20 @@ def parse_tuple(text: str, source: str = "tuple"):
     t = p.htuple()
     _finish(p)
     return t
+
+
+def integrality_obligations(layout) -> list:
+    """Entries such as ``N/8`` must be integers for the layout to exist: one obligation ``8 | N`` each."""
+    outer = layout.outer if hasattr(layout, "outer") else layout
+    out = []
+    for x in list(flatten(outer.shape)) + [getattr(d, "value", d) for d in flatten(outer.stride)]:
+        if isinstance(x, sympy.Basic) and not x.is_Integer:
+            num, den = sympy.together(x).as_numer_denom()
+            if den.is_Integer and int(den) == 1:
+                continue
+            cond = Condition("divides", int(den) if den.is_Integer else den,
+                             sympy.expand(num) if den.is_Integer else num)
+            ob = Obligation(cond, f"the entry {format_value(x)} of {format_tuple(outer.shape)}:{format_tuple(outer.stride)} must be an integer")
+            if ob not in out:
+                out.append(ob)
+    return out

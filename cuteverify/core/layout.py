@@ -8,9 +8,23 @@ prover's ``are_equal``). Symbolic layouts carry the ``Assumptions`` they were ma
 """
 from __future__ import annotations
 
-from .errors import NotAdmissibleError
-from .tuples import (congruent, depth as _depth, flatten, is_tuple, prefix_product, product, rank as _rank,
-                     transform, unflatten, weakly_congruent)
+from ..errors import NotAdmissibleError
+from ..symbolic import normalize, symbol
+from ..symbolic.decide import eq
+from .format import format_layout, format_tuple
+from .strides import ScaledBasis
+from .tuples import (
+    congruent,
+    flatten,
+    is_tuple,
+    prefix_product,
+    product,
+    transform,
+    unflatten,
+    weakly_congruent,
+)
+from .tuples import depth as _depth
+from .tuples import rank as _rank
 
 
 class Layout:
@@ -20,13 +34,11 @@ class Layout:
         if stride is None:
             stride = compact_col_major(shape)
         elif not congruent(shape, stride):
-            from .notation import format_tuple
             raise NotAdmissibleError("Layout", f"shape {format_tuple(shape)} and stride {format_tuple(stride)} "
                                      "are not congruent (they must have the same profile)")
         fs = flatten(stride)
         if any(hasattr(d, "path") for d in fs) and any(not hasattr(d, "path") and not (type(d) is int and d == 0)
                                                        for d in fs):
-            from .notation import format_tuple
             raise NotAdmissibleError("Layout", "coordinate strides (a@i) and integer strides cannot be mixed "
                                      "in one layout (0 is allowed)", f"stride {format_tuple(stride)}")
         self.shape = shape
@@ -62,7 +74,6 @@ class Layout:
         return self._hash
 
     def __str__(self):
-        from .notation import format_layout
         return format_layout(self)
 
     def __repr__(self):
@@ -70,7 +81,9 @@ class Layout:
 
     def _repr_svg_(self):
         try:
-            from .draw import svg
+            # the one upward import of the core: notebooks render a layout through the drawing front end,
+            # which sits at the top of the house, only when asked to
+            from ..draw import svg
             return svg(self)
         except (ImportError, ValueError):
             return None  # symbolic or too large to draw: the notebook shows the text form
@@ -82,7 +95,6 @@ class Layout:
     def __getitem__(self, key):
         """``L[i]`` is the i-th sublayout ``S_i:D_i``; a tuple key with ``None`` slices (CuTe's ``_``)."""
         if type(key) is tuple:
-            from .algebra.slicing import slice_layout
             return slice_layout(self, key)
         if key is None:
             return self
@@ -125,7 +137,6 @@ class Layout:
                 return c * self.stride
             return _eval_int(c, self.shape, self.stride)
         if not weakly_congruent(c, self.shape):
-            from .notation import format_tuple
             raise ValueError(f"coordinate {format_tuple(c)} is not weakly congruent with shape "
                              f"{format_tuple(self.shape)}")
         return _eval_crd(c, self.shape, self.stride)
@@ -142,14 +153,12 @@ class Layout:
     def subs(self, values=None, **kw):
         """Instantiate symbols: ``L.subs(M=256)``; fully concrete entries become ints."""
         values = dict(values or {}, **kw)
-        from .symbolic import normalize, symbol
         m = {symbol(k): v for k, v in values.items()}
 
         def sub(x):
             if type(x) is int:
                 return x
             if hasattr(x, "path"):
-                from .strides import ScaledBasis
                 return ScaledBasis(sub(x.value), x.path)
             if hasattr(x, "subs"):
                 return normalize(x.subs(m))
@@ -273,7 +282,6 @@ def crd2crd(crd, src_shape, dst_shape):
 def compatible(a, b) -> bool:
     """``a`` coarsens ``b`` with the same size per mode (paper Def. 2.7)."""
     if type(a) is not tuple:
-        from .decide import eq
         return eq(a, product(b)) is True
     return type(b) is tuple and len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b))
 
@@ -308,7 +316,6 @@ def make_identity_layout(shape, hierarchical=True):
     first). ``hierarchical=False`` instead numbers each top-level mode by its colexicographic index,
     ``((2,6),2):((1@0,2@0),1@1)``, producing rank-level coordinates.
     """
-    from .strides import ScaledBasis
     if type(shape) is not tuple:
         return Layout(shape, 1)
     if hierarchical:
@@ -396,3 +403,31 @@ def tuple_or_leaf(xs):
 __all__ = ["Layout", "make_layout", "make_identity_layout", "size", "cosize", "rank", "depth", "shape", "stride",
            "idx2crd", "crd2idx", "crd2crd", "compatible", "compact_col_major", "compact_row_major", "image",
            "is_congruent", "is_weakly_congruent", "is_compatible", "is_tuple"]
+
+
+def slice_and_offset(layout, crd):
+    """Split a coordinate with ``None`` (CuTe's ``_``) into the sublayout of the free modes and the offset
+    of the fixed ones: ``L(crd) == sub(rest) + offset``."""
+    if crd is None:
+        return layout, 0
+    if type(crd) is not tuple:
+        return None, layout(crd)
+    if type(layout.shape) is not tuple or len(crd) != len(layout.shape):
+        raise ValueError(f"slice coordinate of rank {len(crd)} does not match layout {layout}")
+    subs, offset = [], 0
+    for c, i in zip(crd, range(len(crd))):
+        sub, off = slice_and_offset(layout[i], c)
+        offset = offset + off
+        if sub is not None:
+            subs.append(sub)
+    if not subs:
+        return None, offset
+    if len(subs) == 1:
+        return subs[0], offset
+    return make_layout(*subs), offset
+
+
+def slice_layout(layout, crd):
+    """The layout of the ``None`` modes of ``crd`` (the offset of the fixed modes is dropped)."""
+    sub, _ = slice_and_offset(layout, crd)
+    return sub if sub is not None else Layout._make(1, 0)

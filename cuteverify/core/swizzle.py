@@ -6,7 +6,9 @@ is ``ComposedLayout(Sw, offset, L)``: ``x -> Sw(offset + L(x))``, printed ``S<3,
 """
 from __future__ import annotations
 
-from .errors import NotAdmissibleError
+from ..errors import NotAdmissibleError
+from ..symbolic.expr import format_value
+from .layout import cosize
 
 
 class Swizzle:
@@ -86,7 +88,6 @@ class ComposedLayout:
         return [f(o + v) for v in self.outer.values()]
 
     def cosize(self):
-        from .layout import cosize
         return max(self.values()) + 1 if self.is_concrete else cosize(self.outer)
 
     def __len__(self):
@@ -106,7 +107,6 @@ class ComposedLayout:
         return hash((self.inner, self.offset, self.outer))
 
     def __str__(self):
-        from .notation import format_value
         return f"{self.inner} o {format_value(self.offset)} o {self.outer}"
 
     def __repr__(self):

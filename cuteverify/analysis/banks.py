@@ -37,10 +37,10 @@ import time
 
 import numpy as np
 
-from .errors import NotAdmissibleError
-from .layout import Layout
-from .prover.verdict import Counterexample, Verdict
-from .tuples import flatten, is_tuple, product
+from ..core.layout import Layout, idx2crd
+from ..core.tuples import flatten, is_tuple, product, unflatten
+from ..errors import NotAdmissibleError
+from ..prover.verdict import Counterexample, Verdict
 
 __all__ = ["bank_conflicts", "max_vector_width", "BankVerdict", "VectorVerdict", "BankConflict", "VectorBreak",
            "elem_bytes_of", "DTYPE_BYTES", "NUM_BANKS", "BANK_BYTES", "access_offsets"]
@@ -268,7 +268,6 @@ def _index_layout(access, smem_shape):
     strides = list(flatten(access.stride))
     if all(type(d) is int for d in strides):
         return access
-    from .tuples import unflatten
     out = []
     for d in strides:
         if type(d) is int:
@@ -496,7 +495,6 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
         try:
             lay = _subs(smem_layout, a)
             if lay is not None and is_tuple(lay.shape):
-                from .layout import idx2crd
                 crds = tuple(idx2crd(e, lay.shape) for e in wit["elements"])
         except Exception:  # pragma: no cover - coordinates are a courtesy
             crds = ()

@@ -14,10 +14,14 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from .errors import CuteVerifyError, Obligation, ParseError
-from .layout import Layout
-from .symbolic import normalize, parse_expr, symbol
-from .tuples import flatten
+from ..algebra.coalesce import coalesce
+from ..core.format import format_tuple
+from ..core.layout import Layout
+from ..core.parse import parse
+from ..core.tuples import flatten
+from ..errors import CuteVerifyError, ParseError
+from ..symbolic import decide, normalize, parse_expr, symbol
+from ..symbolic.conditions import Obligation
 
 __all__ = ["LoopNestError", "Loop", "LoopNest", "LoopLayout", "NoRepeat", "parse_loop_nest", "loop_layout", "to_loop_nest",
            "check_no_repeat", "trip_count", "ENUMERATION_LIMIT"]
@@ -128,7 +132,6 @@ class LoopLayout:
         return check_no_repeat(self, **kw)
 
     def __str__(self):
-        from .notation import format_tuple
         return (f"Accessor: {self.accessor}\n   Shape: {format_tuple(self.layout.shape)}\n"
                 f"  Stride: {format_tuple(self.layout.stride)}")
 
@@ -508,7 +511,6 @@ def loop_layout(nest) -> LoopLayout:
     shape = shapes[0] if len(shapes) == 1 else tuple(shapes)
     stride = strides[0] if len(strides) == 1 else tuple(strides)
     layout = Layout(shape, stride, obligations=obligations)
-    from .algebra.coalesce import coalesce
     try:
         co = coalesce(layout)
     except Exception:  # a symbolic merge the decider cannot settle: keep the nest as it is
@@ -558,9 +560,7 @@ def to_loop_nest(layout, offset=0, array: str = "A", *, body: str = "g", one_d: 
     Modes are flattened, mode 0 is the innermost loop. ``one_d`` prints one loop over a 1-D coordinate ``k``
     with the colexicographic split ``k % N0, (k / N0) % N1, ...`` (the paper's ``f(k)`` form).
     """
-    from .notation import format_tuple  # noqa: F401  (keeps notation loaded for str(offset) of symbols)
     if not isinstance(layout, Layout):
-        from .notation import parse
         layout = parse(str(layout))
     offset = normalize(offset) if not isinstance(offset, str) else parse_expr(offset)
     shapes = [s for s in flatten(layout.shape)]
@@ -693,7 +693,6 @@ def _is_zero(d):
 def _ge2(s, layout):
     if type(s) is int:
         return s >= 2
-    from . import decide
     try:
         return decide.le(2, s) is True
     except Exception:
@@ -704,7 +703,6 @@ def _le(a, b, layout):
     if type(a) is int and type(b) is int:
         return a <= b
     try:
-        from . import decide
         r = decide.le(a, b)
         return r is True
     except Exception:
@@ -778,7 +776,7 @@ def _unravel(i, shapes):
 
 def _prover(layout, ll, shapes):
     try:
-        from .prover import is_injective  # lazy: the prover may not be there
+        from ..prover import is_injective  # lazy: the prover may not be there
     except Exception:
         return None
     try:

@@ -1,21 +1,17 @@
-"""Cheap Z3 decisions for the symbolic algebra (the prover proper lives in ``cuteverify.prover``).
+"""The bridge from symbolic terms to Z3 (docs/model.md section 5.4): translation and the one rlimit policy.
 
 Translates polynomial sympy terms and the assumptions into Z3 integer arithmetic and asks, under a
 deterministic resource limit, whether the condition or its negation is impossible.
 """
 from __future__ import annotations
 
-import sympy
+from ..errors import Untranslatable
+from .lazy import sympy, z3
 
 RLIMIT = 2_000_000
 
 
-class Untranslatable(Exception):
-    pass
-
-
 def to_z3(expr, env: dict):
-    import z3
     expr = sympy.sympify(expr)
     if expr.is_Integer:
         return z3.IntVal(int(expr))
@@ -58,14 +54,12 @@ def condition_to_z3(kind, a, b, env):
     if kind == "le":
         return za <= zb
     if kind == "divides":
-        import z3
         return z3.If(za == 0, zb == 0, zb % za == 0)
     raise ValueError(kind)
 
 
 def assumption_constraints(assumptions, env):
     """Z3 constraints for every symbol in ``env`` (positivity) and every fact of ``assumptions``."""
-    import z3
     out = []
     if assumptions is not None:
         for c in assumptions.conditions:
@@ -82,7 +76,6 @@ def positivity(env):
 
 def decide(kind, a, b, assumptions):
     try:
-        import z3
         env: dict = {}
         goal = condition_to_z3(kind, a, b, env)
         facts = assumption_constraints(assumptions, env)
@@ -109,7 +102,6 @@ def decide(kind, a, b, assumptions):
 def satisfiable(assumptions):
     """Is there an assignment (positive symbols) satisfying every fact? ``None`` if Z3 cannot tell."""
     try:
-        import z3
         env: dict = {}
         facts = assumption_constraints(assumptions, env)
         for name in assumptions.pow2:

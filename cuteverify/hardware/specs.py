@@ -34,6 +34,7 @@ from typing import Iterable, Mapping
 
 import yaml
 
+from ..core.parse import parse
 from . import formula as _fm
 from .formula import FormulaError
 
@@ -432,7 +433,6 @@ class Spec:
 
     def layout(self, operand: str, **params):
         """The operand's layout as a cuteverify ``Layout`` (symbolic in family parameters unless given)."""
-        from .notation import parse
 
         if params:
             self._params(params)
@@ -440,7 +440,6 @@ class Spec:
         return lay.subs(**params) if params else lay
 
     def thr_id(self):
-        from .notation import parse
 
         return parse(self.data["thr_id"])
 
@@ -723,7 +722,6 @@ def _expected_values(spec: Spec, operand: str, params: dict, tile) -> int:
 
 @functools.lru_cache(maxsize=8192)
 def _layout_by_text(text: str):
-    from .notation import parse
 
     return parse(text)
 
@@ -976,7 +974,6 @@ def _line_for(spec: Spec, where: str) -> int | None:
 # ---------------------------------------------------------------------------------------------- agrees
 
 def _user_int_layout(layout, spec: Spec, params: dict) -> _IntLayout:
-    from .notation import parse
 
     if isinstance(layout, str):
         layout = parse(_substitute(layout, params) if params else layout)

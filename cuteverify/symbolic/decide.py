@@ -2,8 +2,8 @@
 
 Every arithmetic question an algebra operation asks (equal? divides? less than? is one?) goes through the
 functions here. Each answers ``True``, ``False`` or ``None`` (unknown). Plain ints are decided by plain
-arithmetic and never touch sympy; anything else is handed to ``cuteverify.symbolic`` under the assumptions
-of the current context.
+arithmetic and never touch sympy; anything else is handed to the tactics (``symbolic.tactics``) under the
+assumptions of the current context (docs/model.md section 5.3).
 
 Unknown is never guessed. An operation turns it into an explicit ``Obligation`` via ``require`` (an
 admissibility condition: the result is valid where it holds) or ``suppose`` (a branch taken for the generic
@@ -14,66 +14,16 @@ from __future__ import annotations
 import contextvars
 from contextlib import contextmanager
 
-from .errors import NotAdmissibleError, Obligation, UndecidedError
+from ..errors import NotAdmissibleError, UndecidedError
+from . import tactics
+from .conditions import Condition, Obligation
 
 _INT = int
 
 
-class Condition:
-    """A side condition in a small closed vocabulary that both sympy and Z3 can read.
+class Context:
+    """The assumptions an operation runs under and the obligations it collects."""
 
-    ``kind`` is one of ``eq ne lt le divides`` (``divides``: ``a | b``); ``a`` and ``b`` are ints or sympy
-    expressions.
-    """
-
-    __slots__ = ("kind", "a", "b")
-    _TEXT = {"eq": "{a} == {b}", "ne": "{a} != {b}", "lt": "{a} < {b}", "le": "{a} <= {b}", "divides": "{a} | {b}"}
-
-    def __init__(self, kind: str, a, b):
-        self.kind, self.a, self.b = kind, a, b
-
-    def __str__(self):
-        return self._TEXT[self.kind].format(a=_fmt(self.a), b=_fmt(self.b))
-
-    __repr__ = __str__
-
-    def holds(self, values: dict | None = None):
-        """Evaluate under a full assignment (symbol name -> int); ``None`` if symbols remain."""
-        a, b = _subs(self.a, values), _subs(self.b, values)
-        if type(a) is not int or type(b) is not int:
-            return None
-        if self.kind == "eq":
-            return a == b
-        if self.kind == "ne":
-            return a != b
-        if self.kind == "lt":
-            return a < b
-        if self.kind == "le":
-            return a <= b
-        return (b == 0) if a == 0 else b % a == 0
-
-    def symbols(self):
-        out = set()
-        for v in (self.a, self.b):
-            out |= set(getattr(v, "free_symbols", ()))
-        return out
-
-
-def _fmt(x):
-    from .notation import format_value
-    return format_value(x)
-
-
-def _subs(x, values):
-    if type(x) is int:
-        return x
-    if not values:
-        return None
-    from .symbolic import to_int
-    return to_int(x, values)
-
-
-class _Context:
     __slots__ = ("assumptions", "obligations")
 
     def __init__(self, assumptions):
@@ -81,7 +31,7 @@ class _Context:
         self.obligations: list[Obligation] = []
 
 
-_current: contextvars.ContextVar[_Context | None] = contextvars.ContextVar("cuteverify_decide", default=None)
+_current: contextvars.ContextVar[Context | None] = contextvars.ContextVar("cuteverify_decide", default=None)
 
 
 @contextmanager
@@ -94,7 +44,7 @@ def context(assumptions=None):
     if outer is not None and (assumptions is None or assumptions is outer.assumptions):
         yield outer.obligations
         return
-    ctx = _Context(assumptions if assumptions is not None else (outer.assumptions if outer else None))
+    ctx = Context(assumptions if assumptions is not None else (outer.assumptions if outer else None))
     if outer is not None:
         ctx.obligations = outer.obligations
     token = _current.set(ctx)
@@ -104,14 +54,29 @@ def context(assumptions=None):
         _current.reset(token)
 
 
+def current():
+    """The active context (``None`` outside every operation)."""
+    return _current.get()
+
+
+def enter(ctx: Context):
+    """Make ``ctx`` the active context; returns the token ``leave`` takes. For the algebra's per-call
+    wrapper, which enters a context on the plain-int path without the generator overhead of ``context``."""
+    return _current.set(ctx)
+
+
+def leave(token) -> None:
+    _current.reset(token)
+
+
 def _assumptions():
     ctx = _current.get()
     return ctx.assumptions if ctx is not None else None
 
 
 def _sym():
-    from . import symbolic
-    return symbolic
+    # sympy-backed tactics load on the first symbolic question: concrete work never imports them
+    return tactics
 
 
 # --- questions -----------------------------------------------------------------------------------------

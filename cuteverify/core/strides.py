@@ -6,6 +6,8 @@ bases are ``ArithTuple``s (coordinates). Layouts whose strides are scaled bases 
 """
 from __future__ import annotations
 
+from ..symbolic.expr import format_value
+
 
 class ArithTuple(tuple):
     """A coordinate produced by a layout with coordinate strides: adds elementwise, scales by ints."""
@@ -28,7 +30,6 @@ class ArithTuple(tuple):
     __rmul__ = __mul__
 
     def __str__(self):
-        from .notation import format_value
         return "(" + ",".join(format_value(x) for x in self) + ")"
 
     def __repr__(self):
@@ -91,7 +92,6 @@ class ScaledBasis:
         return v if isinstance(v, ArithTuple) else ArithTuple((v,))
 
     def __str__(self):
-        from .notation import format_value
         return format_value(self)
 
     __repr__ = __str__

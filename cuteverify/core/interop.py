@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["to_layout"]
+from .layout import Layout
+from . import parse as _text
+from .swizzle import ComposedLayout, Swizzle
+
+__all__ = ["to_layout", "parse"]
 
 
 def _int_tree(x, what):
@@ -48,7 +52,6 @@ def _clean_print(text: str) -> str:
 
 
 def _swizzle(obj):
-    from .swizzle import Swizzle
     if isinstance(obj, Swizzle):
         return obj
     if all(hasattr(obj, a) for a in ("bits", "base", "shift")):
@@ -61,13 +64,10 @@ def _swizzle(obj):
 def to_layout(obj):
     """Convert ``obj`` into a cuteverify ``Layout`` or ``ComposedLayout`` (see the module docstring).
     Raises ``TypeError`` for objects it cannot read and ``ParseError`` for bad text."""
-    from .layout import Layout
-    from .swizzle import ComposedLayout
     if isinstance(obj, (Layout, ComposedLayout)):
         return obj
     if isinstance(obj, str):
-        from .notation import parse
-        return parse(_clean_print(obj))
+        return _text.parse(_clean_print(obj))
     if isinstance(obj, (int, tuple, list)) and not isinstance(obj, bool):
         return Layout(_int_tree(obj, "shape"))
     # composed layouts: pycute (layoutB, offset, layoutA), DSL (inner, offset, outer)
@@ -88,6 +88,12 @@ def to_layout(obj):
             pass  # dynamic DSL values and the like: try the printed form
     text = str(obj)
     if ":" in text:
-        from .notation import parse
-        return parse(_clean_print(text))
+        return _text.parse(_clean_print(text))
     raise TypeError(f"cannot convert {type(obj).__name__} to a layout (need .shape/.stride, or CuTe text)")
+
+
+def parse(obj, assume=None, *, source: str = "layout"):
+    """``cv.parse``: CuTe text (``core.parse.parse``) or a layout object of CuTe DSL / pycute (``to_layout``)."""
+    if isinstance(obj, str):
+        return _text.parse(obj, assume, source=source)
+    return to_layout(obj)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import CuteVerifyError
-from .layout import Layout, compact_row_major, size
-from .tuples import flatten, product
+from ..algebra.coalesce import coalesce
+from ..core.layout import Layout, compact_row_major, size
+from ..core.parse import parse
+from ..errors import CuteVerifyError
+from ..symbolic.decide import eq
 
 __all__ = ["FoldError", "Folded", "fold", "fold_modes", "flat_form", "batched_gemm", "parse_einsum", "CLASSES"]
 
@@ -55,7 +57,6 @@ def fold_modes(layout, groups) -> Layout:
 
 def flat_form(mode: Layout):
     """The flat (single shape:stride) form of a (multi-)mode, ``cv.coalesce`` of it, or ``None``."""
-    from .algebra.coalesce import coalesce
     c = coalesce(mode)
     return c if type(c.shape) is not tuple else None
 
@@ -136,7 +137,6 @@ class Folded:
         return {ch: cls for cls in CLASSES for ch in self.modes[cls]}
 
     def describe(self) -> str:
-        from .notation import format_tuple
         lines = [f"einsum: {self.einsum}"]
         names = {"row": "m", "column": "n", "reduction": "k", "batch": "l"}
         for cls in CLASSES:
@@ -162,7 +162,6 @@ def _as_layout(x) -> Layout:
     if isinstance(x, Layout):
         return x
     if isinstance(x, str):
-        from .notation import parse
         return parse(x)
     if isinstance(x, dict):
         x = (x.get("shape"), x.get("stride", x.get("strides")))
@@ -266,7 +265,6 @@ def fold(einsum: str, A=None, B=None, C=None) -> Folded:
 
 def _extent(extents, where, ch, n, name):
     if ch in extents:
-        from .decide import eq
         same = extents[ch] == n if type(n) is int and type(extents[ch]) is int else eq(extents[ch], n)
         if same is not True:
             raise FoldError(f"index '{ch}' has extent {extents[ch]} in {where[ch]} but {n} in {name}")

@@ -7,9 +7,9 @@ extended domain, is any function ``f`` on ``Z_N`` with ``f(0) = 0``.
 """
 from __future__ import annotations
 
-from .errors import NotAdmissibleError
-from .layout import Layout
-from .tuples import flatten
+from ..core.layout import Layout
+from ..core.tuples import flatten
+from ..errors import NotAdmissibleError
 
 
 def linear_form(layout: Layout):

@@ -10,6 +10,9 @@ import gzip
 import json
 from pathlib import Path
 
+from . import formula as fm
+from . import specs
+
 
 def _jsonl(path, key):
     """Yield the records of a ``.jsonl`` / ``.jsonl.gz`` probe file that carry ``instr`` and ``key``."""
@@ -70,7 +73,6 @@ def validate(paths, lib=None, keep=None):
     pairs with no spec.  A record counts for every spec that shares its instruction (the SS and RS wgmma
     atoms, SM75/SM80 m16n8k8).  ``keep(instr)`` filters records.
     """
-    from . import specs
     lib = lib if lib is not None else {n: specs.get(n) for n in specs.names()}
     fns: dict = {}
     out: dict = {}
@@ -147,8 +149,6 @@ def _atom_offset_fn(spec):
     key = (spec.name, spec.data["layout"], str(spec.data["offset"]))
     if key in _ATOM_FNS:
         return _ATOM_FNS[key]
-    from . import formula as fm
-    from . import specs
     f = fm.compile_formula(spec.formula("layout")["offset"], ("row", "col"))
     lay = specs._int_layout(spec.layout("layout"), spec.name)
     _ATOM_FNS[key] = out = (lay.mode_size(0), lay.mode_size(1), f)
@@ -200,7 +200,6 @@ def validate_smem(paths, lib=None):
 
     Returns the same structure as :func:`validate` (``operands`` holds the probe's layout names).
     """
-    from . import specs
     lib = lib if lib is not None else {n: specs.get(n) for n in specs.names()}
     out: dict = {}
     cache: dict = {}
@@ -229,7 +228,6 @@ def validate_smem(paths, lib=None):
                     continue
                 key = ("tma", mode)
                 if key not in cache:
-                    from . import formula as fm
                     cache[key] = fm.compile_formula(lib[mode].formula("swizzle")["address"], ("addr",))
                 want = cache[key](byte)
                 note(mode, f"tma {nb}B", want == rec["smem_offset"], rec, want)
@@ -334,7 +332,6 @@ def annotate(spec_dir, evidence_dir, silicon: str = "sm90") -> dict:
     instances: k}``; a spec that would inherit another's annotation through a YAML merge key gets
     ``evidence: null``.  Returns ``{spec_name: entry}``.  Idempotent.
     """
-    from . import specs
     spec_dir = Path(spec_dir)
     files = sorted(spec_dir.glob("*.yaml"))
     for f in files:  # drop old annotations (spec keys are indented 4 spaces)

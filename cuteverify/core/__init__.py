@@ -1,0 +1,12 @@
+"""The layout model (docs/model.md section 2): HTuples, strides (integer, coordinate ``E<i>``, F2), the
+immutable ``Layout`` with slicing, swizzles and composed layouts, the notation (parse / format) and
+conversion from other libraries' objects.
+
+May import: ``errors``, ``symbolic``.
+"""
+from .interop import parse, to_layout
+from .layout import Layout, make_layout, slice_and_offset, slice_layout
+from .swizzle import ComposedLayout, Swizzle
+
+__all__ = ["Layout", "ComposedLayout", "Swizzle", "make_layout", "parse", "to_layout", "slice_and_offset",
+           "slice_layout"]
