@@ -214,7 +214,7 @@ def test_title_and_symbolic():
 
 def test_repr_svg():
     L = cv.parse("(4,2):(2,1)")
-    assert len(cells(L._repr_svg_())) == 8
+    assert len(cells(draw.svg(L))) == 8
 
 
 # ------------------------------------------------------------------------------------- TV layouts

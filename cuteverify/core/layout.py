@@ -79,15 +79,6 @@ class Layout:
     def __repr__(self):
         return f"Layout({self})"
 
-    def _repr_svg_(self):
-        try:
-            # the one upward import of the core: notebooks render a layout through the drawing front end,
-            # which sits at the top of the house, only when asked to
-            from ..draw import svg
-            return svg(self)
-        except (ImportError, ValueError):
-            return None  # symbolic or too large to draw: the notebook shows the text form
-
     # -- structure --
     def __len__(self):
         return _rank(self.shape)
