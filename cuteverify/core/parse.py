@@ -15,11 +15,13 @@ from .layout import Layout, compact_col_major
 from .strides import F2, ScaledBasis
 from .swizzle import ComposedLayout, Swizzle
 from .format import format_tuple, format_value
+from .scan import has_top, matching
 from .tuples import congruent, flatten
 from ..symbolic.conditions import Condition, Obligation
 from ..symbolic.lazy import sympy
 
-_STATIC_INT = re.compile(r"(?<![A-Za-z0-9_])_(\d+)\b")
+# CUTLASS prints static integers with a leading underscore, negative ones as ``_-1``
+_STATIC_INT = re.compile(r"(?<![A-Za-z0-9_])_(-?\d+)\b")
 _SIMPLE_INT = re.compile(r"-?\d+")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -73,16 +75,10 @@ class _Parser:
         return self.leaf()
 
     def _matching(self, start):
-        lvl = 0
-        for i in range(start, len(self.text)):
-            c = self.text[i]
-            if c == "(":
-                lvl += 1
-            elif c == ")":
-                lvl -= 1
-                if lvl == 0:
-                    return i
-        self.error("a matching ')'", len(self.text))
+        end = matching(self.text, start)
+        if end < 0:
+            self.error("a matching ')'", len(self.text))
+        return end
 
     def _operator_after(self, end):
         j = end + 1
@@ -117,15 +113,7 @@ class _Parser:
 
 
 def _has_top_comma(s):
-    lvl = 0
-    for c in s:
-        if c == "(":
-            lvl += 1
-        elif c == ")":
-            lvl -= 1
-        elif c == "," and lvl == 0:
-            return True
-    return False
+    return has_top(s, ",")
 
 
 def _leaf_value(raw, text, start, source):
@@ -157,6 +145,12 @@ def _leaf_value(raw, text, start, source):
     if not re.fullmatch(r"[\w\s+\-*/%()]*", s2):
         bad = next(i for i, c in enumerate(s2) if not (c.isalnum() or c in "_ +-*/%()"))
         raise ParseError(text, off + bad + 1, "an integer, a symbol or an integer expression", source)
+    lone = re.search(r"(?<![A-Za-z0-9_])_(?![A-Za-z0-9_])", s2)
+    if lone:
+        # a bare underscore would otherwise become a symbol named "_": C++'s ``_`` is a slice marker, and
+        # ``_-4`` style typos must not turn into arithmetic on it
+        raise ParseError(text, off + lone.start() + 1, "an integer, a symbol or an expression ('_' alone is "
+                         "CuTe's slice marker, not a value; static integers are written _4 or _-1)", source)
     return _expr(s2, text, off, source)
 
 
