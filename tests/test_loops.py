@@ -183,7 +183,7 @@ def test_no_repeat_stride_zero_and_chain():
 
 
 def test_no_repeat_large_unknown_or_prover(monkeypatch):
-    import cuteverify.analysis.loops as lp
+    import cuteverify.analysis.loops_repeat as lp
     monkeypatch.setattr(lp, "_prover", lambda *a: None)
     v = check_no_repeat("for a in range(64): for b in range(64): A[3*a + 5*b]", limit=100)
     assert v.verdict == "unknown" and "limit" in v.reason
