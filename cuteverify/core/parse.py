@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import NotAdmissibleError, ParseError
-from ..symbolic import Assumptions, parse_expr
+from ..symbolic import Assumptions, parse_expr, symbol
 from .layout import Layout, compact_col_major
 from .strides import F2, ScaledBasis
 from .swizzle import ComposedLayout, Swizzle
@@ -26,11 +26,16 @@ _SIMPLE_INT = re.compile(r"-?\d+")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
+MAX_DEPTH = 64  # nesting levels of a shape; deeper text is refused before Python's recursion limit
+
+
 class _Parser:
     def __init__(self, text: str, source: str):
         self.text = text
         self.pos = 0
         self.source = source
+        self.depth = 0
+        self.dynamic = 0  # how many ``?`` entries (CuTe DSL's dynamic values) were read
 
     def error(self, expected, pos=None):
         raise ParseError(self.text, (self.pos if pos is None else pos) + 1, expected, self.source)
@@ -55,10 +60,21 @@ class _Parser:
         return (t.startswith("o", self.pos) and (self.pos + 1 == len(t) or t[self.pos + 1].isspace() or
                                                  t[self.pos + 1] in "(_0123456789S"))
 
+    def fresh(self):
+        """CuTe DSL prints a dynamic value as ``?``: each one is a symbol of its own (``dyn1``, ``dyn2``, ...),
+        named so that it cannot collide with a name the text uses."""
+        while True:
+            self.dynamic += 1
+            name = f"dyn{self.dynamic}"
+            if not re.search(rf"\b{name}\b", self.text):
+                return symbol(name)
+
     # htuple := '(' htuple (',' htuple)* ')' | leaf
     def htuple(self):
         if self.peek() == "(":
             start = self.pos
+            if self.depth >= MAX_DEPTH:
+                self.error(f"at most {MAX_DEPTH} levels of nesting")
             end = self._matching(start)
             inner = self.text[start + 1:end]
             if not _has_top_comma(inner) and self._operator_after(end):
@@ -66,11 +82,13 @@ class _Parser:
             self.pos += 1
             if self.peek() == ")":
                 self.error("a shape or stride entry (empty tuples are not allowed)")
+            self.depth += 1
             items = [self.htuple()]
             while self.peek() == ",":
                 self.pos += 1
                 items.append(self.htuple())
             self.expect(")", "',' or ')'")
+            self.depth -= 1
             return tuple(items)
         return self.leaf()
 
@@ -109,6 +127,8 @@ class _Parser:
         raw = t[start:self.pos]
         if not raw.strip():
             self.error("a shape or stride entry (integer, symbol or expression)", start)
+        if raw.strip() == "?":
+            return self.fresh()
         return _leaf_value(raw, t, start, self.source)
 
 
@@ -156,9 +176,13 @@ def _leaf_value(raw, text, start, source):
 
 def _expr(s, text, off, source):
     try:
-        return parse_expr(s)
+        value = parse_expr(s)
     except ParseError as e:
         raise ParseError(text, off + e.column, e.expected, source) from None
+    if not isinstance(value, int) and not value.free_symbols:
+        # a constant that is not an integer (``1/2``): no layout has such an entry
+        raise ParseError(text, off + 1, f"an integer entry (got {format_value(value)})", source)
+    return value
 
 
 def _layout_body(p: _Parser):
@@ -171,9 +195,9 @@ def _layout_body(p: _Parser):
         if not congruent(shape, stride):
             p.error(f"a stride with the same profile as the shape {format_tuple(shape)}", sp)
         _check_shape(shape, p, start)
-        return Layout(shape, stride)
+        return shape, stride
     _check_shape(shape, p, start)
-    return Layout(shape, compact_col_major(shape))
+    return shape, compact_col_major(shape)
 
 
 def _check_shape(shape, p, start):
@@ -189,10 +213,16 @@ def _check_shape(shape, p, start):
 _SWZ = re.compile(r"\s*(?:S|Sw)\s*<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>\s*")
 
 
-def parse(text, assume=None, *, source: str = "layout"):
-    """Parse CuTe notation into a ``Layout`` or ``ComposedLayout``.
+# ``Sw<3,4,3> o smem_ptr[16b](unset) o L``: CUTLASS's print of a swizzle on the byte address of elements of 16 bits
+_SMEM_PTR = re.compile(r"smem_ptr\[(\d+)b\]\([^)]*\)")
 
-    ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text.
+
+def parse(text, assume=None, *, source: str = "layout"):
+    """Parse CuTe notation into a ``Layout`` or ``ComposedLayout`` (docs/model.md section 2.5).
+
+    ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text. A CUTLASS print
+    ``Sw<B,M,S> o smem_ptr[Nb](...) o L`` swizzles byte addresses of N-bit elements; it is read as the same
+    function on element indices, ``S<B, M - log2(N/8), S> o 0 o L``.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and to_layout read objects)")
@@ -200,38 +230,63 @@ def parse(text, assume=None, *, source: str = "layout"):
     p = _Parser(text, source)
     if not text.strip():
         p.error("a layout such as (4,8):(1,4)")
+    prefix = _swizzle_prefix(p)
+    shape, stride = _layout_body(p)
+    _finish(p)
+    probe = Layout._make(shape, stride)
+    # entries like N/8 exist only where they are integers: the algebra carries that forward
+    obligations = () if probe.is_concrete else tuple(integrality_obligations(probe))
+    L = Layout(shape, stride, obligations=obligations, assumptions=assumptions)
+    _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
+    if prefix is None:
+        return L
+    sw, offset = prefix
+    return ComposedLayout(sw, offset, L)
+
+
+def _swizzle_prefix(p: _Parser):
+    """``S<B,M,S> o offset o`` (or C++'s ``Sw<...> o _0 o`` / ``o smem_ptr[Nb](...) o``): ``(Swizzle, offset)``
+    with the parser moved past it, or ``None`` when the text has no swizzle."""
+    text, source = p.text, p.source
     m = _SWZ.match(text)
-    if m:
-        try:
-            sw = Swizzle(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        except NotAdmissibleError as e:
-            raise ParseError(text, 1, f"a valid swizzle: {e.condition}", source) from None
-        p.pos = m.end()
-        if not p.at_compose():
-            p.error("' o ' after the swizzle")
-        p.pos += 1
-        ostart = p.pos
+    if not m:
+        return None
+    bits, base, shift = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    p.pos = m.end()
+    if not p.at_compose():
+        p.error("' o ' after the swizzle")
+    p.pos += 1
+    p.ws()
+    ostart = p.pos
+    ptr = _SMEM_PTR.match(text, p.pos)
+    if ptr:
+        offset = 0
+        p.pos = ptr.end()
+        base = _element_base(int(ptr.group(1)), base, p, ostart)
+    else:
         offset = p.leaf()
         if hasattr(offset, "path"):
             p.error("an integer offset", ostart)
-        if not p.at_compose():
-            p.error("' o ' before the layout")
-        p.pos += 1
-        inner = _layout_body(p)
-        _finish(p)
-        inner.assumptions = assumptions
-        if not inner.is_concrete:
-            inner.obligations = tuple(integrality_obligations(inner))
-        return ComposedLayout(sw, offset, inner)
-    L = _layout_body(p)
-    _finish(p)
-    if assumptions is not None:
-        L.assumptions = assumptions
-    if not L.is_concrete:
-        # entries like N/8 exist only where they are integers: the algebra carries that forward
-        L.obligations = tuple(integrality_obligations(L))
-    _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
-    return L
+    try:
+        sw = Swizzle(bits, base, shift)
+    except NotAdmissibleError as e:
+        raise ParseError(text, 1, f"a valid swizzle: {e.condition}", source) from None
+    if not p.at_compose():
+        p.error("' o ' before the layout")
+    p.pos += 1
+    return sw, offset
+
+
+def _element_base(elem_bits: int, byte_base: int, p: _Parser, at: int) -> int:
+    """The swizzle base on element indices for a swizzle whose base ``byte_base`` counts bytes."""
+    if elem_bits < 8 or elem_bits & (elem_bits - 1):
+        p.error(f"an element width of 8, 16, 32 or 64 bits (a swizzle of byte addresses of {elem_bits}-bit "
+                "elements is not a swizzle of element indices)", at)
+    shift = (elem_bits // 8).bit_length() - 1
+    if byte_base < shift:
+        p.error(f"a swizzle base of at least {shift} for {elem_bits}-bit elements (the swizzle would move bits "
+                "inside one element)", at)
+    return byte_base - shift
 
 
 def _finish(p):
