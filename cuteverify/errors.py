@@ -69,6 +69,49 @@ class OutOfBudget(CuteVerifyError):
     kind = "internal"
 
 
+class SpecError(CuteVerifyError, ValueError):
+    """A hardware spec file or a spec lookup is wrong (docs/model.md section 6): unreadable or empty file,
+    YAML or schema error, malformed formula or layout text, duplicate name, missing family parameter, unknown
+    dtype. ``reason`` is the message without its place; ``file``, ``line`` and ``spec`` say where."""
+
+    def __init__(self, reason: str, file: str | None = None, line: int | None = None, spec: str | None = None):
+        self.reason = reason
+        self.file = file
+        self.line = line
+        self.spec = spec
+        where = f"{file or '<spec>'}" + (f":{line}" if line else "")
+        who = f" [{spec}]" if spec else ""
+        super().__init__(f"{where}:{who} {reason}")
+
+
+class SpecInconsistent(SpecError):
+    """A spec's self-check failed: its CUTLASS layout and its PTX formula disagree (or it does not cover its
+    tile, or its encodings do not match its swizzle). The file is well formed; the spec is refuted."""
+
+    kind = "refuted"
+
+
+class UnknownSpec(CuteVerifyError, KeyError):
+    """No spec of that name; the message suggests close names ("did you mean ...")."""
+
+    def __str__(self):
+        return self.args[0] if self.args else "unknown spec"
+
+
+class FormulaError(CuteVerifyError, ValueError):
+    """A spec formula is malformed or uses something outside the formula language. ``text`` is the formula,
+    ``reason`` what is wrong, ``token`` and ``col`` (1-based) the offending token when known."""
+
+    def __init__(self, text: str, reason: str, token: str | None = None, col: int | None = None):
+        self.text = text
+        self.reason = reason
+        self.token = token
+        self.col = col
+        where = f" at column {col}" if col is not None else ""
+        tok = f" (token {token!r})" if token is not None else ""
+        super().__init__(f"formula {text!r}: {reason}{tok}{where}")
+
+
 def exit_code(error: BaseException) -> int:
     """The exit code front ends give an error: 2 for input errors, 1 for refutations, 3 for undecided
     questions, 4 for everything else (a bug or an internal limit)."""

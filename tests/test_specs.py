@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import cuteverify as cv
+from cuteverify.errors import EXIT_INPUT, EXIT_REFUTED, CuteVerifyError, exit_code
 from cuteverify.hardware import formula as F
 from cuteverify.hardware import specs as S
 
@@ -89,8 +90,9 @@ def test_names_filter_and_aliases(lib):
         ["CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B", "CU_TENSOR_MAP_SWIZZLE_64B",
          "CU_TENSOR_MAP_SWIZZLE_128B"])
     assert lib.get("GMMA::Layout_K_SW128_Atom<bfloat16_t>").name == "GMMA::Layout_K_SW128_Atom<half_t>"
-    with pytest.raises(KeyError, match="did you mean"):
+    with pytest.raises(KeyError, match="did you mean") as ei:
         lib.get("SM80_16x8x16")
+    assert isinstance(ei.value, CuteVerifyError) and ei.value.kind == "input"
 
 
 def test_module_level_get_and_names():
@@ -210,6 +212,7 @@ def test_corrupt_swapped_strides_refused(tmp_path):
     assert lines[e.line - 2].strip() == "A:"  # the operand's mapping starts on the line after its key
     assert lines[e.line - 1].strip() == 'layout: "((4,8),(2,2,2)):((32,1),(8,16,128))"'
     assert "thread 0, value 1" in e.reason and "A[m=8, k=0]" in e.reason and "A[m=0, k=1]" in e.reason
+    assert e.kind == "refuted" and exit_code(e) == EXIT_REFUTED  # layout and formula disagree
 
 
 def test_corrupt_wrong_stride_in_family_refused(tmp_path):
@@ -310,6 +313,7 @@ def test_malformed_yaml_syntax_names_file_and_line(tmp_path):
     assert ei.value.file == str(p) and ei.value.line is not None
     assert "YAML error" in ei.value.reason
     assert str(p) in str(ei.value)
+    assert ei.value.kind == "input" and exit_code(ei.value) == EXIT_INPUT  # a malformed file, not a refutation
 
 
 def test_schema_error_names_line(tmp_path):

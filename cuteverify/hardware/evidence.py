@@ -10,6 +10,7 @@ import gzip
 import json
 from pathlib import Path
 
+from ..errors import SpecError
 from . import formula as fm
 from . import specs
 
@@ -26,7 +27,7 @@ def _jsonl(path, key):
             try:
                 d = json.loads(line)
             except json.JSONDecodeError as e:
-                raise ValueError(f"{p}:{n}: not a JSON line ({e.msg})") from None
+                raise SpecError(f"not a JSON line ({e.msg})", str(p), n) from None
             if "instr" in d and key in d:
                 yield d
 

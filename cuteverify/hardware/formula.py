@@ -24,20 +24,9 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
+from ..errors import FormulaError
+
 __all__ = ["FormulaError", "Formula", "parse", "compile_formula", "table", "resolve_helpers"]
-
-
-class FormulaError(ValueError):
-    """A formula is malformed or uses something outside the formula language."""
-
-    def __init__(self, text: str, reason: str, token: str | None = None, col: int | None = None):
-        self.text = text
-        self.reason = reason
-        self.token = token
-        self.col = col
-        where = f" at column {col}" if col is not None else ""
-        tok = f" (token {token!r})" if token is not None else ""
-        super().__init__(f"formula {text!r}: {reason}{tok}{where}")
 
 
 _BINOPS = {

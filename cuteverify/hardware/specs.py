@@ -35,8 +35,8 @@ from typing import Iterable, Mapping
 import yaml
 
 from ..core.parse import parse
+from ..errors import FormulaError, SpecError, SpecInconsistent, UnknownSpec
 from . import formula as _fm
-from .formula import FormulaError
 
 __all__ = [
     "SpecError", "Spec", "Library", "AgreeResult", "Counterexample", "SEARCH_PATH", "ENV_VAR",
@@ -52,28 +52,6 @@ _THREAD_VARS = ("thread", "tid", "lane", "warp")
 _TV_VARS = _THREAD_VARS + ("i",)
 _SMEM_VARS = ("row", "col")
 _SWIZZLE_VARS = ("addr",)
-
-
-# --------------------------------------------------------------------------------------------- errors
-
-class UnknownSpec(KeyError):
-    """No spec of that name; the message suggests close names."""
-
-    def __str__(self):
-        return self.args[0] if self.args else "unknown spec"
-
-
-class SpecError(ValueError):
-    """A spec file is malformed or a spec is inconsistent.  ``file``, ``line`` and ``reason`` are kept."""
-
-    def __init__(self, reason: str, file: str | None = None, line: int | None = None, spec: str | None = None):
-        self.reason = reason
-        self.file = file
-        self.line = line
-        self.spec = spec
-        where = f"{file or '<spec>'}" + (f":{line}" if line else "")
-        who = f" [{spec}]" if spec else ""
-        super().__init__(f"{where}:{who} {reason}")
 
 
 # ------------------------------------------------------------------------------ YAML with line numbers
@@ -958,7 +936,7 @@ def self_check(spec: Spec) -> None:
         problems = _check_swizzle(spec)
     if problems:
         where, reason = problems[0]
-        raise SpecError(reason, spec.file, _line_for(spec, where), spec.name)
+        raise SpecInconsistent(reason, spec.file, _line_for(spec, where), spec.name)
 
 
 def _line_for(spec: Spec, where: str) -> int | None:
