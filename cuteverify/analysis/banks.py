@@ -28,392 +28,42 @@ Silicon check (H200, ncu wavefront counts, ``examples/banks_silicon.md``): the m
 over-counts those (in the cases measured it reported more wavefronts than the hardware, never fewer).
 
 Everything concrete is decided exactly by enumeration (numpy). Symbolic layouts are instantiated over their
-finite assumption sets (``N in {...}``); without finite sets the answer is ``unknown`` with the reason.
+finite assumption sets (``N in {...}``, enumerated by ``symbolic.finite_assignments``); without finite sets the
+answer is ``unknown`` with the reason.
+
+This module is the API; the answers are in ``banks_verdict``, the enumeration model in ``banks_model``.
 """
 from __future__ import annotations
 
-import itertools
 import time
 
-import numpy as np
-
-from ..core.layout import Layout, idx2crd
-from ..core.tuples import flatten, is_tuple, product, unflatten
+from ..core.layout import idx2crd
+from ..core.swizzle import ComposedLayout
+from ..core.tuples import is_tuple
 from ..errors import NotAdmissibleError
-from ..prover.verdict import Counterexample, Verdict
+from ..symbolic import finite_assignments
+from .banks_model import (  # noqa: F401  (_degree, _lanes_per_phase, _widest: for examples/banks_silicon.py)
+    BANK_BYTES,
+    DTYPE_BYTES,
+    NUM_BANKS,
+    _degree,
+    _lanes_per_phase,
+    _vector_problem,
+    _widest,
+    access_offsets,
+    elem_bytes_of,
+)
+from .banks_verdict import BankConflict, BankVerdict, VectorBreak, VectorVerdict
 
 __all__ = ["bank_conflicts", "max_vector_width", "BankVerdict", "VectorVerdict", "BankConflict", "VectorBreak",
            "elem_bytes_of", "DTYPE_BYTES", "NUM_BANKS", "BANK_BYTES", "access_offsets"]
 
-NUM_BANKS = 32
-BANK_BYTES = 4
-WARP = 32
+#: Most symbol assignments a symbolic layout is instantiated over.
 MAX_INSTANCES = 4096
-
-DTYPE_BYTES = {
-    "f64": 8, "fp64": 8, "float64": 8, "double": 8, "s64": 8, "u64": 8, "int64": 8,
-    "f32": 4, "fp32": 4, "float32": 4, "float": 4, "tf32": 4, "s32": 4, "u32": 4, "int32": 4, "b32": 4,
-    "f16": 2, "fp16": 2, "float16": 2, "half": 2, "bf16": 2, "bfloat16": 2, "s16": 2, "u16": 2, "int16": 2,
-    "b16": 2,
-    "e4m3": 1, "e5m2": 1, "fp8": 1, "f8": 1, "s8": 1, "u8": 1, "int8": 1, "uint8": 1, "b8": 1,
-}
-
-
-def elem_bytes_of(dtype=None, elem_bytes=None) -> int:
-    """Element width in bytes from a dtype name (``bf16``, ``f32``, ``e4m3``, ...) or an explicit width."""
-    if elem_bytes is not None:
-        if type(elem_bytes) is not int or elem_bytes not in (1, 2, 4, 8, 16):
-            raise NotAdmissibleError("banks", f"elem_bytes must be 1, 2, 4, 8 or 16, got {elem_bytes!r}")
-        if dtype is not None and DTYPE_BYTES.get(str(dtype).lower(), elem_bytes) != elem_bytes:
-            raise NotAdmissibleError("banks", f"dtype {dtype} is {DTYPE_BYTES[str(dtype).lower()]} bytes, "
-                                              f"not elem_bytes={elem_bytes}")
-        return elem_bytes
-    if dtype is None:
-        return 2
-    if isinstance(dtype, int):
-        return elem_bytes_of(None, dtype)
-    key = str(dtype).lower()
-    if key not in DTYPE_BYTES:
-        raise NotAdmissibleError("banks", f"unknown dtype {dtype!r} (sub-byte types are not modelled); known: "
-                                          + ", ".join(sorted(set(DTYPE_BYTES))))
-    return DTYPE_BYTES[key]
-
-
-# ------------------------------------------------------------------------------------------- results
-
-class BankConflict(Counterexample):
-    """Two threads of one phase touching different words of one bank."""
-
-    __slots__ = ("threads", "elements", "addresses", "bank", "words", "warp", "iteration", "phase", "degree",
-                 "crds")
-
-    def __init__(self, threads, elements, addresses, bank, warp, iteration, phase, degree, crds=(),
-                 assignment=None):
-        super().__init__("bank-conflict", coords=threads, values=addresses, assignment=assignment)
-        self.threads = tuple(threads)
-        self.elements = tuple(elements)
-        self.addresses = tuple(addresses)
-        self.bank = bank
-        self.words = tuple(a // BANK_BYTES for a in addresses)
-        self.warp, self.iteration, self.phase, self.degree = warp, iteration, phase, degree
-        self.crds = tuple(crds)
-
-    def to_dict(self):
-        d = super().to_dict()
-        d.update({"threads": list(self.threads), "elements": list(self.elements),
-                  "element_coords": [list(flatten(c)) if is_tuple(c) else c for c in self.crds],
-                  "byte_addresses": list(self.addresses), "words": list(self.words), "bank": self.bank,
-                  "warp": self.warp, "iteration": self.iteration, "phase": self.phase, "degree": self.degree})
-        return d
-
-    def __str__(self):
-        (t0, t1), (e0, e1), (a0, a1) = self.threads, self.elements, self.addresses
-        c = self.crds
-        el0 = f"element {e0}" + (f" {_fmt(c[0])}" if c else "")
-        el1 = f"element {e1}" + (f" {_fmt(c[1])}" if c else "")
-        asg = ""
-        if self.assignment:
-            asg = " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.assignment.items()))
-        return (f"threads {t0} and {t1} (warp {self.warp}, iteration {self.iteration}, phase {self.phase}) touch "
-                f"{el0} at byte {a0} (word {a0 // 4}) and {el1} at byte {a1} (word {a1 // 4}), both in bank "
-                f"{self.bank}; {self.degree} distinct words on that bank{asg}")
-
-    __repr__ = __str__
-
-
-class BankVerdict(Verdict):
-    """A ``Verdict`` on "conflict-free" with the exact numbers.
-
-    ``degree``: the largest number of distinct words on one bank in one phase (1 = conflict-free, the
-    "n-way" of an n-way conflict); ``vector_bytes``/``lanes_per_phase``: the access model used;
-    ``wavefronts``: total wavefronts over all phases; ``ideal_wavefronts``: the number of phases (each would
-    take one wavefront without conflicts); ``instances``: per symbol assignment, ``(assignment, degree)``.
-    """
-
-    __slots__ = ("degree", "vector_bytes", "lanes_per_phase", "wavefronts", "ideal_wavefronts", "elem_bytes",
-                 "instances")
-
-    def __init__(self, status, *, degree=None, vector_bytes=None, lanes_per_phase=None, wavefronts=None,
-                 ideal_wavefronts=None, elem_bytes=None, instances=(), **kw):
-        super().__init__(status, **kw)
-        self.degree, self.vector_bytes, self.lanes_per_phase = degree, vector_bytes, lanes_per_phase
-        self.wavefronts, self.ideal_wavefronts, self.elem_bytes = wavefronts, ideal_wavefronts, elem_bytes
-        self.instances = tuple(instances)
-
-    @property
-    def conflict_free(self):
-        return self.status == "proved"
-
-    def to_dict(self):
-        d = super().to_dict()
-        d.update({"degree": self.degree, "vector_bytes": self.vector_bytes, "lanes_per_phase": self.lanes_per_phase,
-                  "wavefronts": self.wavefronts, "ideal_wavefronts": self.ideal_wavefronts,
-                  "elem_bytes": self.elem_bytes})
-        if self.instances:
-            d["instances"] = [{"assignment": a, "degree": g} for a, g in self.instances]
-        return d
-
-    def __str__(self):
-        s = super().__str__()
-        if self.degree is not None:
-            s += (f"\n  degree: {self.degree}-way ({self.vector_bytes}-byte accesses, {self.lanes_per_phase} "
-                  f"threads per phase; {self.wavefronts} wavefronts for {self.ideal_wavefronts} phases)")
-        return s
-
-
-class VectorBreak(Counterexample):
-    """Why a thread's values cannot be read as one ``width``-byte vector."""
-
-    __slots__ = ("thread", "width", "why", "value_indices", "offsets")
-
-    def __init__(self, thread, width, why, value_indices=(), offsets=(), assignment=None):
-        super().__init__("not-vectorizable", coords=(thread,), values=offsets, assignment=assignment)
-        self.thread, self.width, self.why = thread, width, why
-        self.value_indices, self.offsets = tuple(value_indices), tuple(offsets)
-
-    def to_dict(self):
-        d = super().to_dict()
-        d.update({"thread": self.thread, "width": self.width, "why": self.why,
-                  "value_indices": list(self.value_indices), "offsets": list(self.offsets)})
-        return d
-
-    def __str__(self):
-        return f"{self.width}-byte vectors: thread {self.thread}: {self.why}"
-
-    __repr__ = __str__
-
-
-class VectorVerdict(Verdict):
-    """``width``: the widest access in bytes; ``blocker``: why the next width up fails (a ``VectorBreak``)."""
-
-    __slots__ = ("width", "elems", "blocker", "elem_bytes")
-
-    def __init__(self, status, *, width=None, elems=None, blocker=None, elem_bytes=None, **kw):
-        super().__init__(status, **kw)
-        self.width, self.elems, self.blocker, self.elem_bytes = width, elems, blocker, elem_bytes
-
-    def to_dict(self):
-        d = super().to_dict()
-        d.update({"width": self.width, "elems": self.elems, "elem_bytes": self.elem_bytes,
-                  "blocker": self.blocker.to_dict() if self.blocker is not None else None})
-        return d
-
-    def __str__(self):
-        s = super().__str__()
-        if self.width is not None:
-            s += f"\n  width: {self.width} bytes ({self.elems} elements per vector)"
-        return s
-
-
-def _fmt(x):
-    if type(x) is tuple:
-        return "(" + ",".join(_fmt(v) for v in x) + ")"
-    return str(x)
-
-
-# ------------------------------------------------------------------------------------ enumeration
-
-def _is_composed(x):
-    return hasattr(x, "outer") and hasattr(x, "inner")
 
 
 def _is_concrete(x):
     return bool(getattr(x, "is_concrete", True))
-
-
-def _np_values(layout) -> np.ndarray:
-    """``[L(0), ..., L(size-1)]`` as int64 for a concrete Layout or ComposedLayout with int strides."""
-    if _is_composed(layout):
-        outer = _np_values(layout.outer) + int(layout.offset)
-        inner = layout.inner
-        if isinstance(inner, Layout):
-            return np.array([inner(int(x)) for x in outer], dtype=np.int64)
-        return _np_swizzle(inner, outer)
-    vals = np.zeros(1, dtype=np.int64)
-    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
-        if type(s) is not int or type(d) is not int:
-            raise NotAdmissibleError("banks", f"layout {layout} has a non-integer shape or stride ({s}:{d})")
-        if s == 1:
-            continue
-        vals = (np.arange(s, dtype=np.int64)[:, None] * d + vals[None, :]).ravel()
-    return vals
-
-
-def _np_swizzle(sw, x):
-    yyy = sw.yyy_mask
-    if sw.shift >= 0:
-        return x ^ ((x & yyy) >> sw.shift)
-    return x ^ ((x & yyy) << -sw.shift)
-
-
-def _path_weight(path, shape) -> int:
-    """Index weight of the coordinate basis ``E<path>`` in ``shape`` (colexicographic, hierarchical)."""
-    w, s = 1, shape
-    for i in path:
-        if not is_tuple(s):
-            if i == 0:
-                continue
-            raise NotAdmissibleError("banks", f"coordinate stride @{'@'.join(map(str, path))} does not fit the "
-                                              "smem layout's shape")
-        if i >= len(s):
-            raise NotAdmissibleError("banks", f"coordinate stride @{'@'.join(map(str, path))} names mode {i} of a "
-                                              f"rank-{len(s)} shape")
-        w *= product(tuple(s[:i])) if i else 1
-        s = s[i]
-    return w
-
-
-def _index_layout(access, smem_shape):
-    """``access`` with coordinate strides ``a@i`` turned into integer index strides of ``smem_shape``."""
-    strides = list(flatten(access.stride))
-    if all(type(d) is int for d in strides):
-        return access
-    out = []
-    for d in strides:
-        if type(d) is int:
-            out.append(d)
-        elif hasattr(d, "path") and type(d.value) is int:
-            out.append(d.value * _path_weight(d.path, smem_shape))
-        else:
-            raise NotAdmissibleError("banks", f"access stride {d} is neither an integer nor a coordinate basis")
-    return Layout(access.shape, unflatten(out, access.shape))
-
-
-def _tv_shape(access):
-    """(threads, values) of a TV layout; rank 1 means one value per thread."""
-    if is_tuple(access.shape):
-        if len(access.shape) == 1:
-            return product(access.shape[0]), 1
-        if len(access.shape) != 2:
-            raise NotAdmissibleError("banks", f"the access must be a TV layout (thread, value), got rank "
-                                              f"{len(access.shape)}: {access}")
-        return product(access.shape[0]), product(access.shape[1])
-    return access.shape, 1
-
-
-def access_offsets(smem, access):
-    """``(idx, off)``: int64 arrays of shape (threads, values): the tile element index ``access(t, v)`` and its
-    element offset ``smem(idx)``. ``smem=None`` reads ``access`` as offsets directly."""
-    T, V = _tv_shape(access)
-    if smem is None:
-        off = _np_values(access).reshape(V, T).T
-        return off, off
-    shape = smem.shape
-    idx = _np_values(_index_layout(access, shape)).reshape(V, T).T
-    sv = _np_values(smem)
-    n = sv.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        bad = np.argwhere((idx < 0) | (idx >= n))[0]
-        raise NotAdmissibleError("banks", f"thread {bad[0]} value {bad[1]} reaches element {idx[bad[0], bad[1]]}, "
-                                          f"outside the smem layout's {n} elements")
-    return idx, sv[idx]
-
-
-def _vector_problem(off, eb, width, alignment=16):
-    """``None`` if every thread's values group into aligned contiguous ``width``-byte vectors, else a
-    ``(thread, why, value_indices, offsets)`` witness."""
-    T, V = off.shape
-    n = width // eb
-    if width % eb:
-        return (0, f"{width} bytes is not a multiple of the {eb}-byte element", (), ())
-    if width > alignment:
-        return (0, f"{width}-byte vectors need {width}-byte alignment; the base is only assumed "
-                   f"{alignment}-byte aligned", (), ())
-    if n == 1:
-        bad = np.argwhere((off * eb) % width != 0) if width > 1 else np.zeros((0, 2), dtype=np.int64)
-        if len(bad):
-            t, v = map(int, bad[0])
-            return (t, f"value {v} at element offset {int(off[t, v])} is not {width}-byte aligned", (v,),
-                    (int(off[t, v]),))
-        return None
-    if V % n:
-        return (0, f"{V} values per thread do not split into vectors of {n} elements", (), ())
-    g = off.reshape(T, V // n, n)
-    want = g[:, :, :1] + np.arange(n, dtype=np.int64)
-    badc = np.argwhere(g != want)
-    if len(badc):
-        t, k, j = map(int, badc[0])
-        vs = tuple(range(k * n, k * n + n))
-        return (t, f"values {vs[0]}..{vs[-1]} are at element offsets {[int(x) for x in g[t, k]]}, not contiguous "
-                   f"(value {k * n + j} should be at {int(want[t, k, j])})", vs, tuple(int(x) for x in g[t, k]))
-    bada = np.argwhere((g[:, :, 0] * eb) % width != 0)
-    if len(bada):
-        t, k = map(int, bada[0])
-        vs = tuple(range(k * n, k * n + n))
-        return (t, f"values {vs[0]}..{vs[-1]} start at element offset {int(g[t, k, 0])} = byte "
-                   f"{int(g[t, k, 0]) * eb}, not {width}-byte aligned", vs, tuple(int(x) for x in g[t, k]))
-    return None
-
-
-def _widest(off, eb, alignment=16):
-    w, blocker = eb, None
-    cand = eb * 2
-    while cand <= min(16, alignment) and cand <= 16:
-        p = _vector_problem(off, eb, cand, alignment)
-        if p is not None:
-            blocker = (cand, p)
-            break
-        w = cand
-        cand *= 2
-    if blocker is None and w * 2 <= 16 and eb <= 16:
-        blocker = (w * 2, _vector_problem(off, eb, w * 2, alignment))
-    return w, blocker
-
-
-def _lanes_per_phase(vector_bytes, phases):
-    if phases is None:
-        return WARP if vector_bytes <= 4 else (16 if vector_bytes == 8 else 8)
-    if isinstance(phases, str):
-        if phases.lower() in ("ldmatrix", "stmatrix", "ldsm", "stsm"):
-            return 8
-        phases = int(phases)
-    if type(phases) is not int or phases <= 0 or WARP % phases:
-        raise NotAdmissibleError("banks", f"phases must divide 32 (phases per warp request), got {phases!r}")
-    return WARP // phases
-
-
-def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0):
-    """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None)."""
-    T, V = off.shape
-    n = max(1, vector_bytes // eb)
-    K = V // n
-    addr = off * eb + base_bytes                               # (T, V)
-    wpe = max(1, eb // BANK_BYTES)
-    words = addr // BANK_BYTES
-    if wpe > 1:
-        words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
-    t = np.arange(T, dtype=np.int64)
-    P = WARP // lanes
-    W = -(-T // WARP)
-    # group id of (thread, iteration): ((warp * K) + k) * P + phase
-    k_of = np.repeat(np.arange(V, dtype=np.int64) // n, wpe)  # per column of `words`
-    g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ((t % WARP) // lanes)[:, None]
-    ngroups = W * K * P
-    wmax = int(words.max()) + 1 if words.size else 1
-    keys = np.unique(g.ravel() * wmax + words.ravel())
-    gg, ww = keys // wmax, keys % wmax
-    counts = np.bincount(gg * NUM_BANKS + ww % NUM_BANKS, minlength=ngroups * NUM_BANKS)
-    per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
-    used = np.bincount(g.ravel(), minlength=ngroups) > 0
-    degree = int(per_group.max()) if per_group.size else 0
-    wavefronts = int(per_group[used].sum())
-    ideal = int(used.sum())
-    wit = None
-    if degree > 1:
-        cell = int(np.argmax(counts))
-        g0, bank = divmod(cell, NUM_BANKS)
-        sel = (g == g0) & (words % NUM_BANKS == bank)
-        ts, cols = np.nonzero(sel)
-        w_sel = words[ts, cols]
-        first = int(w_sel[0])
-        other = int(np.nonzero(w_sel != first)[0][0])
-        picks = [(int(ts[0]), int(cols[0]) // wpe), (int(ts[other]), int(cols[other]) // wpe)]
-        warp, rest = divmod(g0, K * P)
-        k, phase = divmod(rest, P)
-        wit = dict(threads=tuple(p[0] for p in picks), elements=tuple(int(idx[p]) for p in picks),
-                   addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=phase,
-                   degree=degree)
-    return degree, wavefronts, ideal, wit
 
 
 # --------------------------------------------------------------------------------------- symbolic
@@ -435,14 +85,12 @@ def _instances(*layouts):
     if missing:
         return "unknown", (f"symbol(s) {', '.join(missing)} range over infinitely many values; add a finite "
                            f"assumption such as '{missing[0]} in {{64,128,256}}' or instantiate with .subs()")
-    pools = [asm.finite[n] for n in names]
-    total = 1
-    for p in pools:
-        total *= len(p)
-    if total > MAX_INSTANCES:
+    out = finite_assignments(names, asm, MAX_INSTANCES)
+    if out is None:  # every name has a finite set, so the product is over the limit
+        total = 1
+        for n in names:
+            total *= len(asm.finite[n])
         return "unknown", f"{total} symbol assignments exceed the enumeration limit of {MAX_INSTANCES}"
-    out = [dict(zip(names, c)) for c in itertools.product(*pools)]
-    out = [a for a in out if asm.holds(a)]
     if not out:
         return "unknown", "no assignment of the symbols satisfies the assumptions"
     return "finite", out
@@ -594,6 +242,6 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
 
 def _as_one_thread(L):
     """A layout read as one thread holding all its values: ``(1, L)``."""
-    if _is_composed(L):
+    if isinstance(L, ComposedLayout):
         return L.with_outer(_as_one_thread(L.outer))
     return L.with_(shape=(1, L.shape), stride=(0, L.stride))

@@ -1,0 +1,228 @@
+"""The shared-memory model of the bank-conflict analysis: concrete offsets of a TV access, vector widths,
+phases and exact conflict degrees, all by enumeration with numpy (the hardware model is in ``banks``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.layout import Layout
+from ..core.swizzle import ComposedLayout, Swizzle
+from ..core.tuples import flatten, is_tuple, product, unflatten
+from ..errors import NotAdmissibleError
+from ..hardware.dtypes import DTYPE_BYTES
+from .banks_verdict import BANK_BYTES
+
+__all__ = ["NUM_BANKS", "BANK_BYTES", "WARP", "DTYPE_BYTES", "elem_bytes_of", "access_offsets", "layout_values"]
+
+NUM_BANKS = 32
+WARP = 32
+
+
+def elem_bytes_of(dtype=None, elem_bytes=None) -> int:
+    """Element width in bytes from a dtype name (``bf16``, ``f32``, ``e4m3``, ...) or an explicit width."""
+    if elem_bytes is not None:
+        if type(elem_bytes) is not int or elem_bytes not in (1, 2, 4, 8, 16):
+            raise NotAdmissibleError("banks", f"elem_bytes must be 1, 2, 4, 8 or 16, got {elem_bytes!r}")
+        if dtype is not None and DTYPE_BYTES.get(str(dtype).lower(), elem_bytes) != elem_bytes:
+            raise NotAdmissibleError("banks", f"dtype {dtype} is {DTYPE_BYTES[str(dtype).lower()]} bytes, "
+                                              f"not elem_bytes={elem_bytes}")
+        return elem_bytes
+    if dtype is None:
+        return 2
+    if isinstance(dtype, int):
+        return elem_bytes_of(None, dtype)
+    key = str(dtype).lower()
+    if key not in DTYPE_BYTES:
+        raise NotAdmissibleError("banks", f"unknown dtype {dtype!r} (sub-byte types are not modelled); known: "
+                                          + ", ".join(sorted(set(DTYPE_BYTES))))
+    return DTYPE_BYTES[key]
+
+
+# ------------------------------------------------------------------------------------ enumeration
+
+def layout_values(layout) -> np.ndarray:
+    """``[L(0), ..., L(size-1)]`` as int64 for a concrete ``Layout`` or ``ComposedLayout`` with integer strides.
+
+    The table is the layout's own ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array
+    at once (``ComposedLayout.values()`` calls it once per element, ten times slower on a 128x64 tile)."""
+    if isinstance(layout, ComposedLayout):
+        outer = layout_values(layout.outer) + int(layout.offset)
+        inner = layout.inner
+        if isinstance(inner, Swizzle):
+            return inner(outer)
+        return np.array([inner(int(x)) for x in outer], dtype=np.int64)
+    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+        if type(s) is not int or type(d) is not int:
+            raise NotAdmissibleError("banks", f"layout {layout} has a non-integer shape or stride ({s}:{d})")
+    return np.asarray(layout.values(), dtype=np.int64)
+
+
+def _path_weight(path, shape) -> int:
+    """Index weight of the coordinate basis ``E<path>`` in ``shape`` (colexicographic, hierarchical)."""
+    w, s = 1, shape
+    for i in path:
+        if not is_tuple(s):
+            if i == 0:
+                continue
+            raise NotAdmissibleError("banks", f"coordinate stride @{'@'.join(map(str, path))} does not fit the "
+                                              "smem layout's shape")
+        if i >= len(s):
+            raise NotAdmissibleError("banks", f"coordinate stride @{'@'.join(map(str, path))} names mode {i} of a "
+                                              f"rank-{len(s)} shape")
+        w *= product(tuple(s[:i])) if i else 1
+        s = s[i]
+    return w
+
+
+def _index_layout(access, smem_shape):
+    """``access`` with coordinate strides ``a@i`` turned into integer index strides of ``smem_shape``."""
+    strides = list(flatten(access.stride))
+    if all(type(d) is int for d in strides):
+        return access
+    out = []
+    for d in strides:
+        if type(d) is int:
+            out.append(d)
+        elif hasattr(d, "path") and type(d.value) is int:
+            out.append(d.value * _path_weight(d.path, smem_shape))
+        else:
+            raise NotAdmissibleError("banks", f"access stride {d} is neither an integer nor a coordinate basis")
+    return Layout(access.shape, unflatten(out, access.shape))
+
+
+def _tv_shape(access):
+    """(threads, values) of a TV layout; rank 1 means one value per thread."""
+    if is_tuple(access.shape):
+        if len(access.shape) == 1:
+            return product(access.shape[0]), 1
+        if len(access.shape) != 2:
+            raise NotAdmissibleError("banks", f"the access must be a TV layout (thread, value), got rank "
+                                              f"{len(access.shape)}: {access}")
+        return product(access.shape[0]), product(access.shape[1])
+    return access.shape, 1
+
+
+def access_offsets(smem, access):
+    """``(idx, off)``: int64 arrays of shape (threads, values): the tile element index ``access(t, v)`` and its
+    element offset ``smem(idx)``. ``smem=None`` reads ``access`` as offsets directly."""
+    T, V = _tv_shape(access)
+    if smem is None:
+        off = layout_values(access).reshape(V, T).T
+        return off, off
+    shape = smem.shape
+    idx = layout_values(_index_layout(access, shape)).reshape(V, T).T
+    sv = layout_values(smem)
+    n = sv.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = np.argwhere((idx < 0) | (idx >= n))[0]
+        raise NotAdmissibleError("banks", f"thread {bad[0]} value {bad[1]} reaches element {idx[bad[0], bad[1]]}, "
+                                          f"outside the smem layout's {n} elements")
+    return idx, sv[idx]
+
+
+def _vector_problem(off, eb, width, alignment=16):
+    """``None`` if every thread's values group into aligned contiguous ``width``-byte vectors, else a
+    ``(thread, why, value_indices, offsets)`` witness."""
+    T, V = off.shape
+    n = width // eb
+    if width % eb:
+        return (0, f"{width} bytes is not a multiple of the {eb}-byte element", (), ())
+    if width > alignment:
+        return (0, f"{width}-byte vectors need {width}-byte alignment; the base is only assumed "
+                   f"{alignment}-byte aligned", (), ())
+    if n == 1:
+        bad = np.argwhere((off * eb) % width != 0) if width > 1 else np.zeros((0, 2), dtype=np.int64)
+        if len(bad):
+            t, v = map(int, bad[0])
+            return (t, f"value {v} at element offset {int(off[t, v])} is not {width}-byte aligned", (v,),
+                    (int(off[t, v]),))
+        return None
+    if V % n:
+        return (0, f"{V} values per thread do not split into vectors of {n} elements", (), ())
+    g = off.reshape(T, V // n, n)
+    want = g[:, :, :1] + np.arange(n, dtype=np.int64)
+    badc = np.argwhere(g != want)
+    if len(badc):
+        t, k, j = map(int, badc[0])
+        vs = tuple(range(k * n, k * n + n))
+        return (t, f"values {vs[0]}..{vs[-1]} are at element offsets {[int(x) for x in g[t, k]]}, not contiguous "
+                   f"(value {k * n + j} should be at {int(want[t, k, j])})", vs, tuple(int(x) for x in g[t, k]))
+    bada = np.argwhere((g[:, :, 0] * eb) % width != 0)
+    if len(bada):
+        t, k = map(int, bada[0])
+        vs = tuple(range(k * n, k * n + n))
+        return (t, f"values {vs[0]}..{vs[-1]} start at element offset {int(g[t, k, 0])} = byte "
+                   f"{int(g[t, k, 0]) * eb}, not {width}-byte aligned", vs, tuple(int(x) for x in g[t, k]))
+    return None
+
+
+def _widest(off, eb, alignment=16):
+    w, blocker = eb, None
+    cand = eb * 2
+    while cand <= min(16, alignment) and cand <= 16:
+        p = _vector_problem(off, eb, cand, alignment)
+        if p is not None:
+            blocker = (cand, p)
+            break
+        w = cand
+        cand *= 2
+    if blocker is None and w * 2 <= 16 and eb <= 16:
+        blocker = (w * 2, _vector_problem(off, eb, w * 2, alignment))
+    return w, blocker
+
+
+def _lanes_per_phase(vector_bytes, phases):
+    if phases is None:
+        return WARP if vector_bytes <= 4 else (16 if vector_bytes == 8 else 8)
+    if isinstance(phases, str):
+        if phases.lower() in ("ldmatrix", "stmatrix", "ldsm", "stsm"):
+            return 8
+        phases = int(phases)
+    if type(phases) is not int or phases <= 0 or WARP % phases:
+        raise NotAdmissibleError("banks", f"phases must divide 32 (phases per warp request), got {phases!r}")
+    return WARP // phases
+
+
+def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0):
+    """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None)."""
+    T, V = off.shape
+    n = max(1, vector_bytes // eb)
+    K = V // n
+    addr = off * eb + base_bytes                               # (T, V)
+    wpe = max(1, eb // BANK_BYTES)
+    words = addr // BANK_BYTES
+    if wpe > 1:
+        words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
+    t = np.arange(T, dtype=np.int64)
+    P = WARP // lanes
+    W = -(-T // WARP)
+    # group id of (thread, iteration): ((warp * K) + k) * P + phase
+    k_of = np.repeat(np.arange(V, dtype=np.int64) // n, wpe)  # per column of `words`
+    g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ((t % WARP) // lanes)[:, None]
+    ngroups = W * K * P
+    wmax = int(words.max()) + 1 if words.size else 1
+    keys = np.unique(g.ravel() * wmax + words.ravel())
+    gg, ww = keys // wmax, keys % wmax
+    counts = np.bincount(gg * NUM_BANKS + ww % NUM_BANKS, minlength=ngroups * NUM_BANKS)
+    per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
+    used = np.bincount(g.ravel(), minlength=ngroups) > 0
+    degree = int(per_group.max()) if per_group.size else 0
+    wavefronts = int(per_group[used].sum())
+    ideal = int(used.sum())
+    wit = None
+    if degree > 1:
+        cell = int(np.argmax(counts))
+        g0, bank = divmod(cell, NUM_BANKS)
+        sel = (g == g0) & (words % NUM_BANKS == bank)
+        ts, cols = np.nonzero(sel)
+        w_sel = words[ts, cols]
+        first = int(w_sel[0])
+        other = int(np.nonzero(w_sel != first)[0][0])
+        picks = [(int(ts[0]), int(cols[0]) // wpe), (int(ts[other]), int(cols[other]) // wpe)]
+        warp, rest = divmod(g0, K * P)
+        k, phase = divmod(rest, P)
+        wit = dict(threads=tuple(p[0] for p in picks), elements=tuple(int(idx[p]) for p in picks),
+                   addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=phase,
+                   degree=degree)
+    return degree, wavefronts, ideal, wit
+
