@@ -7,7 +7,8 @@ from hypothesis import given, settings, strategies as st
 
 import cuteverify as cv
 from cuteverify.errors import CuteVerifyError
-from cuteverify.analysis.fold import FoldError, batched_gemm, flat_form, fold, fold_modes, parse_einsum
+from cuteverify.analysis.fold import (FoldError, batched_gemm, flat_form, fold, fold_modes, fold_operands,
+                                     parse_einsum)
 
 
 def test_figure1():
@@ -169,6 +170,27 @@ def test_bad_einsum(spec, kw, words):
         fold(spec, **kw)
     assert isinstance(e.value, CuteVerifyError) and isinstance(e.value, ValueError)
     assert words in str(e.value)
+
+
+def test_fold_operands_infers_missing_extents():
+    # B's extents come from A's letters (k) and C's shape (n)
+    ops = fold_operands("mk,kn->mn", shapes={"A": (4, 6), "C": (4, 5)}, strides={"B": (1, 6)})
+    assert ops["B"] == ((6, 5), (1, 6)) and ops["C"] == ((4, 5), None)
+    # an operand given nothing is inferred too (compact row-major); a layout operand lends its mode sizes
+    L = cv.Layout((4, 6), (6, 1))
+    ops = fold_operands("mk,kn->mn", shapes={"C": (4, 5)}, layouts={"A": L})
+    assert ops["A"] is L and ops["B"] == ((6, 5), None)
+    f = fold("mk,kn->mn", **ops)
+    assert (f.M, f.N, f.K) == (4, 5, 6)
+    with pytest.raises(FoldError, match="extent of index 'n'"):
+        fold_operands("mk,kn->mn", shapes={"A": (4, 6)}, strides={"B": (1, 6)})
+    assert "C" not in fold_operands("mk,kn->mn", shapes={"A": (4, 6), "B": (6, 5)})
+    with pytest.raises(FoldError, match="both as --layout and --shape"):
+        fold_operands("mk,kn->mn", shapes={"A": (4, 6), "B": (6, 5)}, layouts={"A": L})
+    with pytest.raises(FoldError, match="both as --layout and --stride"):
+        fold_operands("mk,kn->mn", shapes={"B": (6, 5)}, strides={"A": (1, 4)}, layouts={"A": L})
+    with pytest.raises(FoldError, match="2 index"):
+        fold_operands("mk,kn->mn", shapes={"A": (4, 6, 1)})
 
 
 def test_data_too_small():

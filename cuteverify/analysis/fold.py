@@ -17,7 +17,8 @@ from ..core.parse import parse
 from ..errors import CuteVerifyError
 from ..symbolic.decide import eq
 
-__all__ = ["FoldError", "Folded", "fold", "fold_modes", "flat_form", "batched_gemm", "parse_einsum", "CLASSES"]
+__all__ = ["FoldError", "Folded", "fold", "fold_operands", "fold_modes", "flat_form", "batched_gemm", "parse_einsum",
+           "CLASSES"]
 
 #: Mode classes in the order of the folded layouts' modes.
 CLASSES = ("row", "column", "reduction", "batch")
@@ -92,6 +93,60 @@ def parse_einsum(spec: str):
             counts[ch] = counts.get(ch, 0) + 1
         out = "".join(sorted(ch for ch, n in counts.items() if n == 1))
     return ops[0], ops[1], out
+
+
+def fold_operands(einsum: str, shapes=None, strides=None, layouts=None) -> dict:
+    """The operands of ``fold(einsum, ...)`` from partial descriptions, each extent inferred where it is missing.
+
+    ``shapes``: ``{name: extents}`` (one per index letter of that operand), ``strides``: ``{name: strides}``
+    (absent: compact row-major, numpy's default), ``layouts``: ``{name: Layout}`` (one top-level mode per
+    letter); names are ``"A"``, ``"B"``, ``"C"``. Admissible: no operand both as a layout and as a shape or
+    strides; A and B described somehow; an operand given strides but no shape takes each extent from another
+    operand with the same letter (given shapes first, then layouts). C may be left out entirely.
+    Post-condition: ``{name: Layout or (shape, strides)}`` for A, B and (when described) C, ready for
+    ``fold(einsum, **ops)``; every violation is a ``FoldError`` (an input error).
+    """
+    shapes, strides, layouts = dict(shapes or {}), dict(strides or {}), dict(layouts or {})
+    for what, d in (("shape", shapes), ("stride", strides), ("layout", layouts)):
+        for k in d:
+            if k not in ("A", "B", "C"):
+                raise FoldError(f"{what}: operand name must be A, B or C, got {k!r}")
+    letters = dict(zip("ABC", parse_einsum(einsum)))
+    known = {}
+    for k in "ABC":
+        if k in shapes:
+            if len(shapes[k]) != len(letters[k]):
+                raise FoldError(f"--shape {k} has {len(shapes[k])} extent(s) but the einsum names "
+                                f"{len(letters[k])} index(es) '{letters[k]}'")
+            for ch, n in zip(letters[k], shapes[k]):
+                known.setdefault(ch, n)
+        elif k in layouts:
+            L = layouts[k]
+            modes = list(L) if type(L.shape) is tuple else [L]
+            for ch, m in zip(letters[k], modes):
+                known.setdefault(ch, size(m))
+    for k in strides:
+        if k in layouts:
+            raise FoldError(f"operand {k} is given both as --layout and --stride")
+    ops = {}
+    for k in "ABC":
+        if k in layouts:
+            if k in shapes:
+                raise FoldError(f"operand {k} is given both as --layout and --shape")
+            ops[k] = layouts[k]
+            continue
+        if k == "C" and k not in shapes and k not in strides:
+            continue  # fold makes a compact row-major C
+        if k in shapes:
+            shape = tuple(shapes[k])
+        else:
+            missing = [ch for ch in letters[k] if ch not in known]
+            if missing:
+                raise FoldError(f"the extent of index '{missing[0]}' of operand {k} is not given; "
+                                f"use --shape {k}=...")
+            shape = tuple(known[ch] for ch in letters[k])
+        ops[k] = (shape, strides.get(k))
+    return ops
 
 
 # --------------------------------------------------------------------------------------------------------
