@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..core.strides import ScaledBasis
+from ..core.strides import F2, ScaledBasis
 from ..core.tuples import flatten
 from ..symbolic.smt import condition_to_z3, to_z3
 
@@ -55,12 +55,16 @@ def as_int(x):
         return x
     if isinstance(x, sympy.Basic) and x.is_Integer:
         return int(x)
+    if isinstance(x, F2):
+        return x  # an F2 stride is not an integer stride: never unwrapped silently
     return x
 
 
 class Form:
     """``kind``: 'int' (strides ints/expressions), 'coord' (strides ``(path, value)`` or None for 0),
-    'swizzle' (int inner form with ``swizzle`` and ``offset``)."""
+    'f2' (the ints ``v`` of F2 strides ``^v``, 0 for integer-0 strides), 'mixed' (F2 values and non-zero
+    integer strides, as ints: only ``layout``'s own evaluation is meaningful), 'swizzle' (int inner form with
+    ``swizzle`` and ``offset``)."""
 
     __slots__ = ("kind", "shapes", "strides", "swizzle", "offset", "layout")
 
@@ -94,22 +98,35 @@ class Form:
         return strides, ignore
 
 
+F2_KINDS = ("f2", "mixed")
+
+
 def decompose(layout) -> Form:
+    """The layout as a ``Form``, its kind saying which stride domain every leaf stride lies in: ``int``
+    (integers or integer expressions), ``coord`` (``E<i>`` coordinate strides; integer 0 allowed), ``f2``
+    (F2 strides ``^v`` with non-negative integer ``v``; integer 0 allowed: ``x + 0 == x ^ 0``), ``mixed``
+    (F2 and non-zero integer strides: the value depends on the order and nesting in which the evaluator
+    folds the modes, so only the evaluator itself decides it), ``swizzle`` (a swizzle over an ``int``
+    inner form). Anything else raises ``Unsupported`` (the query answers unknown)."""
     if hasattr(layout, "outer"):
         inner = layout.inner
         if not hasattr(inner, "bits"):
             raise Unsupported("composed layouts whose inner function is a layout (not a swizzle) are not modelled")
         f = decompose(layout.outer)
         if f.kind != "int":
-            raise Unsupported("a swizzle over coordinate strides is not modelled")
+            raise Unsupported(f"a swizzle over {f.kind} strides is not modelled")
         return Form("swizzle", f.shapes, f.strides, inner, as_int(layout.offset), layout)
     shapes = [as_int(s) for s in flatten(layout.shape)]
     raw = list(flatten(layout.stride))
+    if any(isinstance(d, F2) for d in raw):
+        return _decompose_f2(shapes, raw, layout)
     if any(isinstance(d, ScaledBasis) for d in raw):
         strides = []
         for d in raw:
             if isinstance(d, ScaledBasis):
                 v = as_int(d.value)
+                if isinstance(v, F2):
+                    raise Unsupported(f"coordinate stride {d} with an F2 value is not modelled")
                 strides.append(None if (type(v) is int and v == 0) else (canon_path(d.path), v))
             elif type(as_int(d)) is int and as_int(d) == 0:
                 strides.append(None)
@@ -117,6 +134,25 @@ def decompose(layout) -> Form:
                 raise Unsupported(f"a layout mixing integer stride {d} with coordinate strides is not modelled")
         return Form("coord", shapes, strides, layout=layout)
     return Form("int", shapes, [as_int(d) for d in raw], layout=layout)
+
+
+def _decompose_f2(shapes, raw, layout):
+    strides, mixed = [], False
+    for d in raw:
+        if isinstance(d, ScaledBasis):
+            raise Unsupported("a layout mixing F2 and coordinate strides is not modelled")
+        if isinstance(d, F2):
+            v = as_int(d.value)
+            if type(v) is not int or v < 0:
+                raise Unsupported(f"F2 stride {d}: only non-negative integer F2 strides are modelled")
+            strides.append(v)
+            continue
+        v = as_int(d)
+        if type(v) is not int:
+            raise Unsupported(f"a layout mixing F2 strides with the symbolic integer stride {d} is not modelled")
+        mixed = mixed or v != 0
+        strides.append(v)
+    return Form("mixed" if mixed else "f2", shapes, strides, layout=layout)
 
 
 # --- Z3 --------------------------------------------------------------------------------------------------

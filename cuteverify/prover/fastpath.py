@@ -15,6 +15,7 @@ from ..core.tuples import flatten, product
 from ..symbolic import decide
 from . import intlin
 from .encode import (
+    F2_KINDS,
     Form,
     SymEnv,
     Unsupported,
@@ -92,6 +93,8 @@ def _inj_flat(flat: Flat, allow_enum=True):
 
 
 def injective(f: Form) -> R:
+    if f.kind in F2_KINDS:
+        return f2_form_injective(f)
     if f.kind == "int":
         return _inj_flat(Flat(f.shapes, f.strides))
     if f.kind == "swizzle":
@@ -128,6 +131,8 @@ def _enum_missed(values, n):
 
 
 def surjective(f: Form, n, L) -> R:
+    if f.kind in F2_KINDS:
+        return f2_form_surjective(f, n)
     if f.kind == "int":
         flat = Flat(f.shapes, f.strides)
         m = intlin.surjective_onto(flat, n)
@@ -245,6 +250,144 @@ def f2_surjective(f: Form, n):
     return R("proved", "f2-rank")
 
 
+# --- F2 strides (XOR-combined) -------------------------------------------------------------------------
+# An ``f2`` form maps x to XOR_k (digit_k(x) * v_k), the digit times v an integer product (core/strides.py
+# F2: scalars multiply as integers, elements add by XOR). Every rule above assumes integer addition of the
+# mode terms, so none of them applies; these procedures are the only ones an f2 or mixed form reaches.
+
+def value_table(f: Form):
+    """``[f(0), ..., f(size-1)]`` as ints, by the layout's own evaluation: ``values()`` for an f2 form (XOR is
+    associative, so the flat fold is the function), the evaluator index by index for a mixed form (its value
+    depends on how the evaluator nests and orders integer sums and XORs)."""
+    L = f.layout
+    if f.kind == "mixed":
+        return [int(L(i)) for i in range(product(tuple(f.shapes)))]
+    return [int(v) for v in L.values()]
+
+
+def _int_table(f: Form):
+    """The values of a concrete non-coordinate form as ints (an F2 value is an integer)."""
+    return value_table(f) if f.kind in F2_KINDS else [int(v) for v in f.layout.values()]
+
+
+def xor_columns(f: Form):
+    """The images of the index bits when the form is GF(2)-linear in them, else None. Valid for ``f2`` and
+    ``int`` forms with concrete strides. Index bits split into digit bits only when every mode's size is a
+    power of two. An f2 mode ``c -> c*v`` is linear iff the shifted copies ``v << j`` (j < log2 size) are
+    pairwise disjoint (otherwise ``(2^i + 2^j) v`` carries); an int form is linear iff all shifted copies of
+    all its strides are pairwise disjoint (then the integer sum of the terms has no carries and is their XOR)."""
+    if f.kind not in ("f2", "int"):
+        return None
+    cols, used = [], 0
+    for s, v in zip(f.shapes, f.strides):
+        if type(s) is not int or type(v) is not int or s < 1 or s & (s - 1) or v < 0:
+            return None
+        mode = 0
+        for j in range(s.bit_length() - 1):
+            c = v << j
+            if c & mode:
+                return None
+            mode |= c
+            cols.append(c)
+        if f.kind == "int":
+            if mode & used:
+                return None
+            used |= mode
+    return cols
+
+
+def _span_max(basis):
+    m = 0
+    for p in sorted(basis, reverse=True):
+        m = max(m, m ^ basis[p][0])
+    return m
+
+
+def f2_form_injective(f: Form) -> R:
+    """Injectivity of an f2 or mixed form: GF(2) rank when it is linear, else the value table (small
+    sizes), else (f2 only) a Z3 bit-vector collision query, else unknown."""
+    cols = xor_columns(f) if f.kind == "f2" else None
+    if cols is not None:
+        _, kernel = _f2_basis(cols)
+        return R("proved", "f2-rank") if kernel is None else R("refuted", "f2-rank", (kernel, 0))
+    size = product(tuple(f.shapes))
+    if size <= ENUM_LIMIT:
+        seen = {}
+        for i, v in enumerate(value_table(f)):
+            if v in seen:
+                return R("refuted", "enumeration", (seen[v], i))
+            seen[v] = i
+        return R("proved", "enumeration")
+    if f.kind == "f2":
+        return z3_collision_bv(f)
+    return R("unknown", "", reason="a large layout mixing F2 and integer strides: only enumeration decides it")
+
+
+def f2_form_codomain(f: Form):
+    """One past the largest value of an f2 or mixed form (the default codomain)."""
+    cols = xor_columns(f) if f.kind == "f2" else None
+    if cols is not None:
+        return _span_max(_f2_basis(cols)[0]) + 1
+    if product(tuple(f.shapes)) <= ENUM_SURJ_LIMIT:
+        return max(value_table(f)) + 1
+    raise Unsupported("a large layout with F2 strides that is not GF(2)-linear needs an explicit codomain")
+
+
+def f2_form_surjective(f: Form, n) -> R:
+    """``[0, n)`` inside the image of an f2 or mixed form. Linear: the image is the span, which contains
+    ``[0, n)`` iff it contains every ``2^j < n`` (they lie in ``[0, n)``, and they span ``[0, 2^ceil(log2 n))``).
+    Else the value table (sizes up to ENUM_SURJ_LIMIT), else unknown."""
+    if n <= 0:
+        return R("proved", "trivial")
+    cols = xor_columns(f) if f.kind == "f2" else None
+    if cols is not None:
+        basis, _ = _f2_basis(cols)
+        j = 0
+        while (1 << j) < n:
+            if not _f2_in_span(basis, 1 << j):
+                return R("refuted", "f2-rank", 1 << j)
+            j += 1
+        return R("proved", "f2-rank")
+    if product(tuple(f.shapes)) <= ENUM_SURJ_LIMIT:
+        m = _enum_missed(value_table(f), n)
+        if m is not BUDGET:
+            return R("proved", "enumeration") if m is None else R("refuted", "enumeration", m)
+    return R("unknown", "", reason="a large layout with F2 strides that is not GF(2)-linear")
+
+
+def f2_form_reaches(f: Form, v):
+    """Is ``v`` a value of the f2 or mixed form? None when only a table too large to build would say."""
+    cols = xor_columns(f) if f.kind == "f2" else None
+    if cols is not None:
+        return _f2_in_span(_f2_basis(cols)[0], v)
+    if product(tuple(f.shapes)) <= (1 << 22):
+        return v in set(value_table(f))
+    return None
+
+
+def f2_form_equal(fa: Form, fb: Form) -> R:
+    """Equality where one side has F2 strides (the other: any concrete form). Both GF(2)-linear on the
+    same index bits: equal iff the columns are. Else the value tables (sizes up to 2^16), else a Z3
+    bit-vector query when both are f2 or int forms, else unknown."""
+    ca, cb = xor_columns(fa), xor_columns(fb)
+    if ca is not None and cb is not None and len(ca) == len(cb):
+        for j, (x, y) in enumerate(zip(ca, cb)):
+            if x != y:
+                return R("refuted", "f2-columns", 1 << j)
+        return R("proved", "f2-columns")
+    size = product(tuple(fa.shapes))
+    if size <= (1 << 16):
+        if fa.kind == "coord" or fb.kind == "coord":
+            return _equal_enum(fa.layout, fb.layout)
+        for i, (x, y) in enumerate(zip(_int_table(fa), _int_table(fb))):
+            if x != y:
+                return R("refuted", "enumeration", i)
+        return R("proved", "enumeration")
+    if fa.kind in ("f2", "int", "swizzle") and fb.kind in ("f2", "int", "swizzle"):
+        return z3_equal_bv(fa, fb)
+    return R("unknown", "", reason="a large layout mixing F2 and integer or coordinate strides")
+
+
 # --- concrete: equality ---------------------------------------------------------------------------------
 
 def refine_compare(sa, da, sb, db):
@@ -292,6 +435,8 @@ def _components(f: Form):
 
 
 def equal(fa: Form, fb: Form, A, B) -> R:
+    if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
+        return f2_form_equal(fa, fb)
     size = Flat(fa.shapes, [0] * len(fa.shapes)).size
     if fa.kind == "swizzle" or fb.kind == "swizzle":
         if size <= (1 << 16):
@@ -368,6 +513,8 @@ def _sym_inj_modes(shapes, strides):
 
 
 def sym_injective(f: Form):
+    if f.kind in F2_KINDS:
+        return None  # sorted strides argue with integer sums; XOR-combined terms are not covered
     if f.kind in ("int", "swizzle"):
         if _sym_inj_modes(f.shapes, f.strides):
             return "sorted-strides (symbolic)" if f.kind == "int" else "swizzle-bijection + sorted-strides (symbolic)"
@@ -424,6 +571,8 @@ def coord_codomain(n):
 def sym_surjective(f: Form, n, sizes=False):
     """A method name when ``[0, n)`` (coordinate layouts: the codomain box; ``sizes``: the box of each
     coordinate's size) is proved inside the image for every admissible assignment, else None."""
+    if f.kind in F2_KINDS:
+        return None  # interval chains argue with integer sums; XOR-combined terms are not covered
     if f.kind == "int":
         reach = _sym_interval(f.shapes, f.strides)
         if reach is None:
@@ -463,6 +612,8 @@ def sym_surjective(f: Form, n, sizes=False):
 
 
 def sym_equal(fa: Form, fb: Form):
+    if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
+        return None  # common refinement splits a mode's integer term; an F2 term ``c*v`` does not split so
     if fa.kind == "swizzle" or fb.kind == "swizzle":
         if fa.kind == fb.kind and fa.swizzle == fb.swizzle and decide.eq(fa.offset, fb.offset) is True:
             r = refine_compare(fa.shapes, fa.strides, fb.shapes, fb.strides)
@@ -544,6 +695,8 @@ def _solve_with_pow2(s, env, hyp):
 
 def z3_injective(f: Form, hyp) -> R:
     import z3
+    if f.kind in F2_KINDS:
+        raise Unsupported("symbolic layouts with F2 strides are decided only where their symbols are enumerated")
     env = SymEnv()
     s = solver()
     xs, _, cx, _ = coords("x", f.shapes, env)
@@ -568,6 +721,8 @@ def z3_injective(f: Form, hyp) -> R:
 
 def z3_equal(fa: Form, fb: Form, hyp) -> R:
     import z3
+    if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
+        raise Unsupported("symbolic layouts with F2 strides are decided only where their symbols are enumerated")
     if fa.kind == "swizzle" or fb.kind == "swizzle":
         if fa.concrete and fb.concrete:
             return z3_equal_bv(fa, fb)
@@ -597,7 +752,11 @@ def z3_equal(fa: Form, fb: Form, hyp) -> R:
 
 
 def _bv_value(f: Form, x, width):
+    """The form's value at index ``x`` as a bit-vector of ``width`` bits (wide enough that no term wraps).
+    Valid for int forms (terms added), f2 forms (terms XORed) and swizzles over int forms; never mixed."""
     import z3
+    if f.kind not in ("int", "f2", "swizzle"):
+        raise Unsupported(f"no bit-vector encoding of a {f.kind} form")
     v = z3.BitVecVal(as_int(f.offset) if f.kind == "swizzle" else 0, width)
     rest = x
     n = len(f.shapes)
@@ -608,7 +767,8 @@ def _bv_value(f: Form, x, width):
             digit = z3.URem(rest, z3.BitVecVal(s, width))
             rest = z3.UDiv(rest, z3.BitVecVal(s, width))
         if d != 0 and s != 1:
-            v = v + digit * z3.BitVecVal(d, width)
+            term = digit * z3.BitVecVal(d, width)
+            v = (v ^ term) if f.kind == "f2" else (v + term)
     if f.kind == "swizzle":
         sw = f.swizzle
         m = z3.BitVecVal(sw.yyy_mask, width)
@@ -619,18 +779,46 @@ def _bv_value(f: Form, x, width):
     return v
 
 
-def z3_equal_bv(fa: Form, fb: Form) -> R:
-    import z3
-    if fa.kind == "coord" or fb.kind == "coord":
-        raise Unsupported("coordinate strides compared with a swizzled layout")
-    size = Flat(fa.shapes, fa.strides).size
+def _bv_width(forms):
+    """Bits enough for the index and every intermediate value of these concrete forms (two's complement for
+    negative integer strides, three spare bits)."""
+    size = product(tuple(forms[0].shapes))
     bound = size
-    for f in (fa, fb):
+    for f in forms:
+        if f.kind == "f2":
+            bound = max([bound] + [(s - 1) * d for s, d in zip(f.shapes, f.strides)])
+            continue
         lo, hi = Flat(f.shapes, f.strides, const=as_int(f.offset) if f.kind == "swizzle" else 0).value_range()
         bound = max(bound, abs(lo), abs(hi))
         if f.kind == "swizzle":
             bound = max(bound, f.swizzle.yyy_mask, f.swizzle.zzz_mask)
-    width = bound.bit_length() + 3
+    return bound.bit_length() + 3
+
+
+def z3_collision_bv(f: Form) -> R:
+    """Two distinct indices with the same value, as a bit-vector query (concrete f2 or int forms)."""
+    import z3
+    size = product(tuple(f.shapes))
+    width = _bv_width([f])
+    x, y = z3.BitVec("x", width), z3.BitVec("y", width)
+    s = solver()
+    s.add(z3.ULT(x, z3.BitVecVal(size, width)), z3.ULT(y, z3.BitVecVal(size, width)), x != y)
+    s.add(_bv_value(f, x, width) == _bv_value(f, y, width))
+    r = _check(s)
+    if r == "unsat":
+        return R("proved", "z3-bitvector")
+    if r == "sat":
+        m = s.model()
+        return R("refuted", "z3-bitvector", (model_int(m, x), model_int(m, y)))
+    return R("unknown", "z3-bitvector", reason=r)
+
+
+def z3_equal_bv(fa: Form, fb: Form) -> R:
+    import z3
+    if fa.kind not in ("int", "f2", "swizzle") or fb.kind not in ("int", "f2", "swizzle"):
+        raise Unsupported(f"no bit-vector comparison of {fa.kind} and {fb.kind} forms")
+    size = product(tuple(fa.shapes))
+    width = _bv_width([fa, fb])
     x = z3.BitVec("x", width)
     s = solver()
     s.add(z3.ULT(x, z3.BitVecVal(size, width)))

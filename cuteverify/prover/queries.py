@@ -34,13 +34,14 @@ from ..core.parse import (
     integrality_obligations,
     parse,
 )
+from ..core.strides import F2
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten, product
 from ..errors import CuteVerifyError, NotAdmissibleError
 from ..symbolic import Assumptions, decide, parse_expr, to_int
 from ..symbolic.conditions import Condition
 from . import fastpath as fp
-from .encode import Unsupported, as_int, decompose, norm_value
+from .encode import F2_KINDS, Unsupported, as_int, decompose, norm_value
 from .verdict import Counterexample, Verdict
 
 INTERNAL = "internal: counterexample did not re-check"
@@ -449,6 +450,20 @@ def _size(L):
     return p
 
 
+def _has_f2(L):
+    outer = L.outer if hasattr(L, "outer") else L
+    return any(isinstance(d, F2) for d in flatten(outer.stride))
+
+
+def _int_values(L):
+    """The values of a concrete integer-valued layout as ints, by the layout's evaluation (F2 values hash
+    unlike the ints they equal, so sets and dicts of them need ints)."""
+    f = decompose(L)
+    if f.kind in F2_KINDS:
+        return fp.value_table(f)
+    return [int(v) for v in L.values()]
+
+
 def _recheck_collision(L, cex):
     i, j = cex.coords
     n = _size(L)
@@ -477,6 +492,11 @@ def _recheck_missed(L, cex, n):
     """The value is in the codomain and no coordinate reaches it (an exact preimage search)."""
     v = cex.value
     f = decompose(L)
+    if f.kind in F2_KINDS:
+        if type(v) is not int or not (0 <= v < n):
+            return False
+        got = fp.f2_form_reaches(f, v)
+        return None if got is None else not got
     if f.kind == "coord":
         if not isinstance(v, dict) or not all(0 <= v.get(p, 0) < ext for p, ext in n.items()):
             return False
@@ -551,6 +571,8 @@ class Surjective(Query):
             return fp.coord_codomain(n)
         if type(n) is tuple:
             n = product(n)
+        if n is None and f.kind in F2_KINDS:
+            n = fp.f2_form_codomain(f)
         if n is None:
             # cosize for non-negative strides; in general one past the largest value
             if f.kind == "int":
@@ -597,7 +619,7 @@ class Bijective(Query):
             return r
         m1 = r.method
         n = fp.coord_sizes(f) if f.kind == "coord" else _size(L)
-        if f.kind != "coord":
+        if f.kind in ("int", "swizzle"):
             flat = fp.intlin.Flat(f.shapes, f.strides, const=f.offset if f.kind == "swizzle" else 0)
             lo, hi = flat.value_range()
             if f.kind == "int" and (lo < 0 or hi >= n):
@@ -690,9 +712,9 @@ class Disjoint(Query):
             # the concatenation collides; look for a shared non-zero value directly
             if _size(A) * _size(Rc) <= (1 << 22):
                 ia = {}
-                for i, v in enumerate(A.values()):
+                for i, v in enumerate(_int_values(A)):
                     ia.setdefault(v, i)
-                for j, v in enumerate(Rc.values()):
+                for j, v in enumerate(_int_values(Rc)):
                     if v != 0 and v in ia:
                         return R("refuted", "enumeration", Counterexample("overlap", coords=(ia[v], j), value=v))
                 r = R("unknown", "enumeration", reason="images meet only at 0 but (A, complement) is not injective")
@@ -793,8 +815,10 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     except CuteVerifyError as e:
         return Verdict("unknown", claim=claim, method="algebra", reason=str(e),
                        obligations=_obligations_of([A]), elapsed=time.perf_counter() - t0)
-    # image(filter(A)) == image(A): broadcast (stride-0) modes do not make the images overlap
-    AR = make_layout(_filter(A), Rc)
+    # image(filter(A)) == image(A): broadcast (stride-0) modes do not make the images overlap. Not with F2
+    # strides: an F2 term turns the evaluator's sums into XORs, also the sum of A's and R's values in (A, R),
+    # and filter may drop the last F2 mode (size 1) and so change the function (A, R) is
+    AR = make_layout(A if _has_f2(A) else _filter(A), Rc)
     AR = Layout(AR.shape, AR.stride, obligations=AR.obligations, assumptions=Rc.assumptions or A.assumptions)
     Rc = Layout(Rc.shape, Rc.stride, obligations=Rc.obligations, assumptions=Rc.assumptions or A.assumptions)
     v = _query(claim, [A, Rc, AR], Disjoint(), {"cotarget": cotarget},
