@@ -4,8 +4,7 @@
         --dtype bf16 --vector 16
     cuteverify vector "((8,16),(8,8)):((1024,1),(128,16))" --dtype bf16 --smem "S<3,3,3> o 0 o (128,64):(64,1)"
 
-Exit codes: 0 conflict-free (proved / width ok), 1 conflicts (refuted), 2 bad input, 3 unknown.
-The CLI owner calls :func:`register` on the top-level group.
+Exit codes: 0 conflict-free (proved / width ok), 1 conflicts (refuted), 2 bad input, 3 unknown, 4 internal error.
 """
 from __future__ import annotations
 
@@ -13,15 +12,11 @@ import json
 import sys
 
 import click
-from cuteverify.cli.main import (  # cli/ or cuteverify.cli
-    EXIT_INPUT,
-    EXIT_OK,
-    EXIT_REFUTED,
-    EXIT_UNKNOWN,
-    guarded,
-)
 
-_EXIT = {"proved": EXIT_OK, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}
+from cuteverify.analysis.banks import bank_conflicts, max_vector_width
+from cuteverify.core.parse import parse
+
+from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions
 
 
 def _phases(text):
@@ -35,7 +30,7 @@ def _finish(verdict, as_json):
         click.echo(json.dumps(verdict.to_dict()))
     else:
         click.echo(str(verdict))
-    sys.exit(_EXIT.get(verdict.status, EXIT_INPUT))
+    sys.exit(EXIT_FOR[verdict.status])
 
 
 @click.command("banks")
@@ -48,8 +43,8 @@ def _finish(verdict, as_json):
 @click.option("--phases", "-p", default=None,
               help="Phases per warp request (1, 2, 4, 8) or 'ldmatrix'; default from the access width.")
 @click.option("--base", "base_bytes", type=int, default=0, show_default=True, help="Byte address of the buffer.")
-@click.option("--assume", "-a", multiple=True, help="An assumption on symbols, e.g. 'N in {64,128}'.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@assume_option
+@json_option
 @guarded
 def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, phases, base_bytes, assume, as_json):
     """Is ACCESS through the shared-memory layout SMEM free of bank conflicts? Prints the verdict, the exact
@@ -58,11 +53,10 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, phases, base_bytes,
     \b
     Exit codes: 0 conflict-free, 1 conflicts, 2 bad input, 3 unknown.
     """
-    import cuteverify as cv
-    from cuteverify.analysis.banks import bank_conflicts
-    asm = list(assume) or None
-    S = cv.parse(smem, assume=asm, source="SMEM")
-    T = cv.parse(access, assume=asm, source="--access")
+    asm = shared_assumptions(assume)
+    S = parse(smem, assume=asm, source="SMEM")
+    T = parse(access, assume=asm, source="--access")
+    check_names(asm, (S, T), smem)
     v = bank_conflicts(S, T, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes,
                        vector_bytes=vector_bytes, phases=_phases(phases), base_bytes=base_bytes)
     _finish(v, as_json)
@@ -76,8 +70,8 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, phases, base_bytes,
 @click.option("--alignment", type=int, default=16, show_default=True, help="Byte alignment of the buffer.")
 @click.option("--require", "-r", type=int, default=None, help="Check this width in bytes (exit 1 if it fails).")
 @click.option("--flat", is_flag=True, help="Read LAYOUT as one thread's values, not (thread, value).")
-@click.option("--assume", "-a", multiple=True, help="An assumption on symbols, e.g. 'N in {64,128}'.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@assume_option
+@json_option
 @guarded
 def vector_cmd(layout, dtype, elem_bytes, smem, alignment, require, flat, assume, as_json):
     """The widest vector access (bytes, power of two, <= 16) for LAYOUT: each thread's consecutive values
@@ -86,11 +80,10 @@ def vector_cmd(layout, dtype, elem_bytes, smem, alignment, require, flat, assume
     \b
     Exit codes: 0 proved (or --require met), 1 --require refuted, 2 bad input, 3 unknown.
     """
-    import cuteverify as cv
-    from cuteverify.analysis.banks import max_vector_width
-    asm = list(assume) or None
-    L = cv.parse(layout, assume=asm, source="LAYOUT")
-    S = cv.parse(smem, assume=asm, source="--smem") if smem else None
+    asm = shared_assumptions(assume)
+    L = parse(layout, assume=asm, source="LAYOUT")
+    S = parse(smem, assume=asm, source="--smem") if smem else None
+    check_names(asm, (L, S), layout)
     v = max_vector_width(L, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes, alignment=alignment,
                          smem=S, require=require, tv=False if flat else None)
     _finish(v, as_json)

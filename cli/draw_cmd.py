@@ -8,13 +8,19 @@
 
 The format follows the output's extension (``.svg``; ``.tex``/``.tikz`` for LaTeX) unless ``--format``
 says otherwise; without ``-o`` the drawing goes to stdout. Input errors exit with code 2, no traceback.
+The spec library is read only by ``spec draw``; ``cuteverify.cli.spec_cmd`` attaches it to its group.
 """
 from __future__ import annotations
 
 import re
 
 import click
-from cuteverify.cli.main import fail_input, guarded
+
+from cuteverify import draw as dr
+from cuteverify.core.parse import parse, parse_tuple
+from cuteverify.hardware import specs
+
+from .common import fail, guarded, parse_params
 
 _FORMATS = ("svg", "tex")
 
@@ -28,7 +34,7 @@ def _format_of(output, fmt):
             return "tex"
         if low.endswith(".svg"):
             return "svg"
-        fail_input(f"cannot tell the format of {output!r} from its extension: use .svg or .tex, or --format")
+        fail(f"cannot tell the format of {output!r} from its extension: use .svg or .tex, or --format")
     return "svg"
 
 
@@ -58,7 +64,6 @@ def parse_highlight(text: str | None) -> list:
     coordinates (``"(1,0),3"``)."""
     if not text:
         return []
-    from cuteverify.core.parse import parse_tuple
     out = []
     for item in text.split(";"):
         item = item.strip()
@@ -70,19 +75,6 @@ def parse_highlight(text: str | None) -> list:
     return out
 
 
-def _params(items) -> dict:
-    out = {}
-    for item in items:
-        if "=" not in item:
-            fail_input(f"--param expects NAME=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        try:
-            out[k.strip()] = int(v)
-        except ValueError:
-            fail_input(f"--param {k.strip()} must be an integer, got {v!r}")
-    return out
-
-
 def _write(text: str, output):
     if not output or output == "-":
         click.echo(text, nl=False)
@@ -91,7 +83,7 @@ def _write(text: str, output):
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
-        fail_input(f"cannot write {output}: {e.strerror or e}")
+        fail(f"cannot write {output}: {e.strerror or e}")
     click.echo(f"wrote {output}", err=True)
 
 
@@ -116,14 +108,12 @@ _format_option = click.option("--format", "fmt", type=click.Choice(_FORMATS), de
 def draw(layout, output, fmt, tile, banks, elem_bytes, highlight, title):
     """Draw LAYOUT (CuTe notation, swizzled layouts included) as a grid of its offsets: rows = mode 0,
     columns = mode 1; as SVG or as a standalone LaTeX/TikZ document."""
-    import cuteverify as cv
-    from cuteverify import draw as dr
     fmt = _format_of(output, fmt)
     if tile is not None and banks:
-        fail_input("--tile and --banks cannot be combined")
+        fail("--tile and --banks cannot be combined")
     if elem_bytes <= 0:
-        fail_input(f"--elem-bytes must be positive, got {elem_bytes}")
-    L = cv.parse(layout, source="LAYOUT")
+        fail(f"--elem-bytes must be positive, got {elem_bytes}")
+    L = parse(layout, source="LAYOUT")
     hl = parse_highlight(highlight)
     if tile is not None:
         t = parse_tile(tile)
@@ -148,14 +138,9 @@ def draw(layout, output, fmt, tile, banks, elem_bytes, highlight, title):
 def spec_draw(name, output, fmt, params):
     """Draw the hardware spec NAME: an MMA atom's A, B, C TV layouts (A left, B above C, like CUTLASS's
     print_latex) or a shared-memory atom coloured by bank."""
-    from cuteverify import draw as dr
-    from cuteverify.hardware import specs
     fmt = _format_of(output, fmt)
-    p = _params(params)
-    try:
-        spec = specs.get(name)
-    except KeyError as e:
-        fail_input(str(e.args[0]) if e.args else f"unknown spec {name!r}")
+    p = parse_params(params)
+    spec = specs.get(name)
     if spec.kind == "mma":
         ops = spec.operands
         c = "C" if "C" in ops else "D"
@@ -168,7 +153,7 @@ def spec_draw(name, output, fmt, params):
         fn = dr.svg_banks if fmt == "svg" else dr.tikz_banks
         text = fn(spec.layout("layout", **p), eb, title=f"{name}  [banks, {eb}-byte elements]")
     else:
-        fail_input(f"drawing {spec.kind} specs is not supported (mma and smem_atom specs are)")
+        fail(f"drawing {spec.kind} specs is not supported (mma and smem_atom specs are)")
     _write(text, output)
 
 

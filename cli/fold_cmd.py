@@ -1,22 +1,30 @@
 """``cuteverify fold`` and ``cuteverify loops``: tensor folding and canonical loops (paper sections 1.2, 1.3).
 
-The CLI owner adds them with ``register(main)``.
+Exit codes: 0 ok, 1 a repeated element found (loops), 2 bad input, 3 unknown, 4 internal error.
 """
 from __future__ import annotations
 
 import json
+import sys
 
 import click
-from cuteverify.cli.main import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, fail_input, guarded
+
+from cuteverify.analysis.fold import fold, parse_einsum
+from cuteverify.analysis.loops import check_no_repeat, loop_layout
+from cuteverify.core.format import format_tuple
+from cuteverify.core.layout import size
+from cuteverify.core.parse import parse
+
+from .common import EXIT_FOR, EXIT_OK, fail, guarded, json_option
 
 
 def _ints(text: str, what: str):
     try:
         vals = tuple(int(v) for v in text.replace("(", "").replace(")", "").split(",") if v.strip())
     except ValueError:
-        fail_input(f"{what}: expected comma-separated integers, got {text!r}")
+        fail(f"{what}: expected comma-separated integers, got {text!r}")
     if not vals:
-        fail_input(f"{what}: expected comma-separated integers, got {text!r}")
+        fail(f"{what}: expected comma-separated integers, got {text!r}")
     return vals
 
 
@@ -24,13 +32,13 @@ def _named(items, what):
     out = {}
     for item in items:
         if "=" not in item:
-            fail_input(f"--{what} expects NAME=v0,v1,... (NAME one of A, B, C), got {item!r}")
+            fail(f"--{what} expects NAME=v0,v1,... (NAME one of A, B, C), got {item!r}")
         k, v = item.split("=", 1)
         k = k.strip().upper()
         if k not in ("A", "B", "C"):
-            fail_input(f"--{what}: operand name must be A, B or C, got {k!r}")
+            fail(f"--{what}: operand name must be A, B or C, got {k!r}")
         if k in out:
-            fail_input(f"--{what}: operand {k} given twice")
+            fail(f"--{what}: operand {k} given twice")
         out[k] = _ints(v, f"--{what} {k}")
     return out
 
@@ -41,33 +49,31 @@ def _named(items, what):
 @click.option("--stride", "strides", multiple=True,
               help="Operand strides: --stride A=12,4,1 (default compact row-major, as numpy).")
 @click.option("--layout", "layouts", multiple=True, help="An operand as a CuTe layout: --layout A='(2,3):(3,1)'.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @guarded
 def fold_cmd(einsum, shapes, strides, layouts, as_json):
     """Fold the contraction EINSUM (e.g. "stupr,qtru->stqp") into batched-GEMM layouts A:(m,k,l), B:(n,k,l),
     C:(m,n,l), classify its modes and say which multi-modes have a flat form.
 
     Extents missing from --shape are taken from the other operands (C may be left out entirely)."""
-    import cuteverify as cv
-    from cuteverify.analysis.fold import fold, parse_einsum
     sh = _named(shapes, "shape")
     st = _named(strides, "stride")
     ops = {}
     for item in layouts:
         if "=" not in item:
-            fail_input(f"--layout expects NAME=LAYOUT, got {item!r}")
+            fail(f"--layout expects NAME=LAYOUT, got {item!r}")
         k, v = item.split("=", 1)
         k = k.strip().upper()
         if k not in ("A", "B", "C"):
-            fail_input(f"--layout: operand name must be A, B or C, got {k!r}")
-        ops[k] = cv.parse(v, source=f"--layout {k}")
+            fail(f"--layout: operand name must be A, B or C, got {k!r}")
+        ops[k] = parse(v, source=f"--layout {k}")
     la, lb, lc = parse_einsum(einsum)
     letters = {"A": la, "B": lb, "C": lc}
     known = {}
     for k in ("A", "B", "C"):
         if k in sh:
             if len(sh[k]) != len(letters[k]):
-                fail_input(f"--shape {k} has {len(sh[k])} extent(s) but the einsum names {len(letters[k])} "
+                fail(f"--shape {k} has {len(sh[k])} extent(s) but the einsum names {len(letters[k])} "
                            f"index(es) '{letters[k]}'")
             for ch, n in zip(letters[k], sh[k]):
                 known.setdefault(ch, n)
@@ -75,14 +81,14 @@ def fold_cmd(einsum, shapes, strides, layouts, as_json):
             L = ops[k]
             modes = list(L) if type(L.shape) is tuple else [L]
             for ch, m in zip(letters[k], modes):
-                known.setdefault(ch, cv.size(m))
+                known.setdefault(ch, size(m))
     for k in st:
         if k in ops:
-            fail_input(f"operand {k} is given both as --layout and --stride")
+            fail(f"operand {k} is given both as --layout and --stride")
     for k in ("A", "B", "C"):
         if k in ops:
             if k in sh:
-                fail_input(f"operand {k} is given both as --layout and --shape")
+                fail(f"operand {k} is given both as --layout and --shape")
             continue
         if k not in sh and k not in st and k == "C":
             continue
@@ -91,12 +97,12 @@ def fold_cmd(einsum, shapes, strides, layouts, as_json):
         else:
             missing = [ch for ch in letters[k] if ch not in known]
             if missing:
-                fail_input(f"the extent of index '{missing[0]}' of operand {k} is not given; use --shape {k}=...")
+                fail(f"the extent of index '{missing[0]}' of operand {k} is not given; use --shape {k}=...")
             shape = tuple(known[ch] for ch in letters[k])
         ops[k] = (shape, st.get(k))
     for k in ("A", "B"):
         if k not in ops:
-            fail_input(f"operand {k} needs --shape {k}=... (and optionally --stride {k}=...) or --layout {k}=...")
+            fail(f"operand {k} needs --shape {k}=... (and optionally --stride {k}=...) or --layout {k}=...")
     f = fold(einsum, A=ops["A"], B=ops["B"], C=ops.get("C"))
     if as_json:
         groups = {"A": "mkl", "B": "nkl", "C": "mnl"}
@@ -113,7 +119,7 @@ def fold_cmd(einsum, shapes, strides, layouts, as_json):
 
 @click.command("loops")
 @click.argument("nest")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @click.option("--no-check", is_flag=True, help="Skip the no-repeat check.")
 @guarded
 def loops_cmd(nest, as_json, no_check):
@@ -124,9 +130,6 @@ def loops_cmd(nest, as_json, no_check):
 
     \b
     Exit codes: 0 ok (no repeat proved, or not checked), 1 a repeat found, 3 repeat check unknown."""
-    from cuteverify.core.format import format_tuple
-
-    from cuteverify.analysis.loops import check_no_repeat, loop_layout
     r = loop_layout(nest)
     info = {"accessor": r.accessor, "shape": format_tuple(r.layout.shape), "stride": format_tuple(r.layout.stride),
             "layout": str(r.layout), "coalesced": str(r.coalesced), "one_loop": r.one_loop,
@@ -144,7 +147,7 @@ def loops_cmd(nest, as_json, no_check):
             info["collision"] = {"first": v.witness[0], "second": v.witness[1], "offset": str(v.offset)}
         elif v.reason:
             info["no_repeat_reason"] = v.reason
-        code = {"proved": EXIT_OK, "refuted": EXIT_REFUTED}.get(v.verdict, EXIT_UNKNOWN)
+        code = EXIT_FOR[v.verdict]
     elif not no_check:
         info["no_repeat"] = "not checked (symbolic strides)"
     if as_json:
@@ -174,7 +177,6 @@ def loops_cmd(nest, as_json, no_check):
                 line += f": {info['no_repeat_reason']}"
             click.echo(line)
     if code != EXIT_OK:
-        import sys
         sys.exit(code)
 
 

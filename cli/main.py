@@ -1,149 +1,85 @@
-"""``cuteverify`` command line: a thin front end over the library.
+"""``cuteverify`` command line: a thin front end over the library (docs/model.md section 8 for exit codes).
 
 Exit codes: 0 all claims proved (or the command succeeded); 1 at least one claim refuted; 2 usage or input
-error; 3 none refuted but at least one unknown.
+error; 3 none refuted but at least one unknown; 4 internal error (a bug: ``--debug`` shows the traceback).
+
+The commands live in one module per group (``prove_cmd``, ``check_cmd``, ``spec_cmd``, ``compute_cmd``,
+``draw_cmd``, ``fold_cmd``, ``banks_cmd``), each importing what it uses at module level. The top-level group
+imports a module only when one of its commands runs, so ``cuteverify --help`` never loads the prover (and with
+it sympy and z3) or the spec library: that keeps start-up near bare Python's.
 """
 from __future__ import annotations
 
-import json
-import sys
+import importlib
 
 import click
 
-EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+from .common import DEBUG_KEY, guarded  # noqa: F401 - guarded: the decorator command modules share
+
+# command name -> (module of this package, attribute, one-line summary for the top-level help)
+COMMANDS = {
+    "injective": ("prove_cmd", "injective_cmd", "Is LAYOUT injective?"),
+    "surjective": ("prove_cmd", "surjective_cmd", "Does LAYOUT reach every value of [0, N)?"),
+    "bijective": ("prove_cmd", "bijective_cmd", "Is LAYOUT a bijection onto [0, size)?"),
+    "equal": ("prove_cmd", "equal_cmd", "Are layouts A and B the same function?"),
+    "disjoint": ("prove_cmd", "disjoint_cmd", "Are A and complement(A, M) disjoint and covering?"),
+    "agrees": ("prove_cmd", "agrees_cmd", "Does LAYOUT agree with a hardware spec?"),
+    "prove": ("prove_cmd", "prove_cmd", "Prove or refute a CLAIM about layouts."),
+    "check": ("check_cmd", "check_cmd", "Run the claims of kernel manifests."),
+    "spec": ("spec_cmd", "spec_group", "The hardware spec library: list, show, check."),
+    "eval": ("compute_cmd", "eval_cmd", "Evaluate LAYOUT at a coordinate, or describe it."),
+    "algebra": ("compute_cmd", "algebra_cmd", "Evaluate an algebra EXPRESSION."),
+    "draw": ("draw_cmd", "draw", "Draw LAYOUT as SVG or TikZ."),
+    "fold": ("fold_cmd", "fold_cmd", "Fold a contraction EINSUM into batched-GEMM layouts."),
+    "loops": ("fold_cmd", "loops_cmd", "Canonical form of an affine loop NEST."),
+    "banks": ("banks_cmd", "banks_cmd", "Shared-memory bank conflicts of an access."),
+    "vector": ("banks_cmd", "vector_cmd", "The widest vector access of LAYOUT."),
+}
 
 
-def fail_input(message: str, as_json: bool = False):
-    click.echo(f"error: {message}", err=True)
-    if as_json:
-        click.echo(json.dumps({"error": message, "exit_code": EXIT_INPUT}))
-    sys.exit(EXIT_INPUT)
+class LazyGroup(click.Group):
+    """A click group whose commands are imported on first use; its help lists them from ``COMMANDS``."""
+
+    def list_commands(self, ctx):
+        return sorted(set(self.commands) | set(COMMANDS))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            module, attr, summary = COMMANDS[name]
+            cmd = getattr(importlib.import_module(f".{module}", __package__), attr)
+            if cmd.short_help is None:
+                cmd.short_help = summary
+            self.add_command(cmd, name)
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, self.commands[name].get_short_help_str() if name in self.commands else COMMANDS[name][2])
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
-def guarded(fn):
-    """Render library errors as messages with exit code 2, never as tracebacks."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*a, **kw):
-        from cuteverify.errors import CuteVerifyError
-        as_json = bool(kw.get("as_json"))
-        try:
-            return fn(*a, **kw)
-        except CuteVerifyError as e:
-            fail_input(str(e), as_json)
-        except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, RecursionError) as e:
-            fail_input(f"{type(e).__name__}: {e}", as_json)
-
-    return wrapper
+def _set_debug(ctx, _param, value):
+    ctx.meta[DEBUG_KEY] = value
+    return value
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cuteverify")
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+              help="Print the traceback of an error (also: CUTEVERIFY_DEBUG=1).")
 def main():
     """cuteverify: check and prove CuTe layouts.
 
     \b
     Prove:   injective, surjective, bijective, equal, disjoint, agrees, prove
     Check:   check MANIFEST... (kernel manifests, -j N, --junit-xml, --json)
-    Specs:   spec list | show NAME | check
-    Compute: eval, algebra (and draw, fold, loops when installed)
+    Specs:   spec list | show NAME | check | validate-hw | draw
+    Compute: eval, algebra, draw, fold, loops, banks, vector
 
     \b
-    Exit codes: 0 proved / ok, 1 refuted, 2 usage or input error, 3 unknown.
+    Exit codes: 0 proved / ok, 1 refuted, 2 usage or input error, 3 unknown, 4 internal error.
     """
-
-
-def _assume_option(f):
-    return click.option("--assume", "-a", multiple=True, help="An assumption on symbols, e.g. 'M % 128 == 0'.")(f)
-
-
-@main.command("eval")
-@click.argument("layout")
-@click.argument("coord", required=False)
-@_assume_option
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@guarded
-def eval_cmd(layout, coord, assume, as_json):
-    """Evaluate LAYOUT at COORD (an integer or a coordinate such as (1,(0,2))); without COORD, print
-    its size, cosize and values."""
-    import cuteverify as cv
-    L = cv.parse(layout, assume=list(assume) or None, source="LAYOUT")
-    if coord is None:
-        info = {"layout": str(L), "size": _s(cv.size(L)), "rank": cv.rank(L), "depth": cv.depth(L)}
-        if L.is_concrete:
-            info["cosize"] = _s(cv.cosize(L))
-            if cv.size(L) <= 4096:
-                info["values"] = [_s(v) for v in L.values()]
-        _emit(info, as_json)
-        return
-    c = cv.parse_tuple(coord, source="COORD")
-    v = L(c)
-    _emit({"layout": str(L), "coord": coord, "value": _s(v)}, as_json)
-
-
-@main.command("algebra")
-@click.argument("expression")
-@click.option("--let", "lets", multiple=True, help="Bind a name: --let A='(4,8):(1,4)'.")
-@_assume_option
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@guarded
-def algebra_cmd(expression, lets, assume, as_json):
-    """Evaluate an algebra EXPRESSION, e.g. "composition((6,2):(8,2), (4,3):(3,1))"."""
-    from cuteverify.algebra.expr import evaluate
-    bindings = {}
-    for item in lets:
-        if "=" not in item:
-            fail_input(f"--let expects NAME=LAYOUT, got {item!r}")
-        k, v = item.split("=", 1)
-        bindings[k.strip()] = v
-    r = evaluate(expression, bindings, assume=list(assume) or None)
-    out = {"expression": expression, "result": _s(r)}
-    obs = getattr(r, "obligations", ())
-    if obs:
-        out["obligations"] = [str(o) for o in obs]
-    _emit(out, as_json)
-
-
-def _s(v):
-    from cuteverify.core.format import format_tuple
-    if isinstance(v, int):
-        return v
-    if isinstance(v, tuple):
-        return format_tuple(v)
-    return str(v)
-
-
-def _emit(info: dict, as_json: bool):
-    if as_json:
-        click.echo(json.dumps(info))
-        return
-    for k, v in info.items():
-        if isinstance(v, list) and k == "obligations":
-            click.echo("obligations:")
-            for o in v:
-                click.echo(f"  - {o}")
-        elif isinstance(v, list):
-            click.echo(f"{k}: " + " ".join(str(x) for x in v))
-        else:
-            click.echo(f"{k}: {v}")
-
-
-def _register_all(group):
-    """Attach the verbs (cli/verbs.py) and the optional command modules; a module that is missing or fails
-    to import leaves the rest of the CLI working."""
-    import importlib
-    for name in ("verbs", "draw_cmd", "fold_cmd", "banks_cmd"):
-        try:
-            mod = importlib.import_module(f"{__package__ or 'cuteverify.cli'}.{name}")
-        except ImportError:
-            continue
-        reg = getattr(mod, "register", None)
-        if reg is not None:
-            reg(group)
-
-
-_register_all(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

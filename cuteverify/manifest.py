@@ -40,7 +40,7 @@ from .errors import CuteVerifyError, ParseError
 from .hardware import specs
 from .prover import agrees
 
-__all__ = ["ManifestError", "Claim", "load", "load_text", "run_claim", "run", "exit_code", "junit_xml",
+__all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
            "agrees_verdict", "schema"]
 
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove")
@@ -341,6 +341,18 @@ def load(path) -> list:
     except UnicodeDecodeError as e:
         raise ManifestError(f"not UTF-8 text: {e}", p) from None
     return load_text(text, p)
+
+
+def load_all(paths) -> tuple:
+    """Read and check several manifest files: ``(claims of all of them in order, [ManifestError per
+    malformed file])``, so that a front end can report every broken file at once."""
+    claims, errors = [], []
+    for path in paths:
+        try:
+            claims.extend(load(path))
+        except ManifestError as e:
+            errors.append(e)
+    return claims, errors
 
 
 # ---------------------------------------------------------------------------------------- running

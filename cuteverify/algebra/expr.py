@@ -2,7 +2,8 @@
 
 Arguments are layouts in CuTe notation, tilers ``<3:4, 8:2>`` (a tuple of layouts, ``_`` keeps a mode),
 plain shapes ``(4,8)`` (read as tilers of ``n:1`` per mode, as CuTe reads them), integers, names bound by
-the caller, or nested calls. Used by the CLI's ``algebra`` verb and by claim text.
+the caller, or nested calls. Used by the CLI's ``algebra`` verb and by claim text; names come from
+``--let NAME=LAYOUT`` items read by :func:`parse_let`.
 """
 from __future__ import annotations
 
@@ -62,8 +63,33 @@ def _matching(text, i, open_c, close_c):
     raise ParseError(text, len(text) + 1, f"a closing '{close_c}'", "expression")
 
 
+def parse_let(items) -> dict:
+    """Name bindings written ``NAME=LAYOUT`` (the CLI's ``--let``) -> ``{NAME: LAYOUT text}``, in order.
+
+    Admissible: every item has an ``=`` and an identifier before it; the layout text is not parsed here (the
+    caller parses it with the assumptions it shares). A later item with the same name replaces an earlier
+    one. Raises ``ParseError`` (source ``--let``) pointing at the offending column otherwise.
+    """
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise ParseError(item, len(item) + 1, "'=' as in NAME=LAYOUT", "--let")
+        name = name.strip()
+        if not name.isidentifier():
+            raise ParseError(item, 1, f"a name before '=' (got {name!r})", "--let")
+        out[name] = value
+    return out
+
+
 def evaluate(text: str, bindings: dict | None = None, assume=None):
-    """Evaluate an algebra expression; returns a Layout, an int, or a tuple."""
+    """The value of the algebra expression ``text``: each call applied to its evaluated arguments, names
+    looked up in ``bindings`` (layouts or CuTe text, parsed under the shared assumptions).
+
+    Admissible: ``text`` follows the grammar of the module docstring and names only operations of the algebra
+    (plus size, cosize, rank, depth, make_layout, the coordinate maps); ``assume`` may speak of any symbol of
+    the expression or its bindings. Returns a Layout, an int, an expression or a tuple; malformed text raises
+    ``ParseError`` at its column, an inadmissible operation its own ``CuteVerifyError``."""
     bindings = dict(bindings or {})
     funcs = _functions()
     if assume is not None and not hasattr(assume, "conditions"):

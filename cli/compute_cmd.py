@@ -1,0 +1,57 @@
+"""``cuteverify eval`` and ``cuteverify algebra``: compute with layouts (no prover involved)."""
+from __future__ import annotations
+
+import click
+
+from cuteverify.algebra.expr import evaluate, parse_let
+from cuteverify.core.layout import cosize, depth, rank, size
+from cuteverify.core.parse import parse, parse_tuple
+
+from .common import assume_option, emit, guarded, json_option, show
+
+# a concrete layout's values are listed up to this size; beyond it the list is noise on a terminal
+_MAX_VALUES = 4096
+
+
+@click.command("eval")
+@click.argument("layout")
+@click.argument("coord", required=False)
+@assume_option
+@json_option
+@guarded
+def eval_cmd(layout, coord, assume, as_json):
+    """Evaluate LAYOUT at COORD (an integer or a coordinate such as (1,(0,2))); without COORD, print
+    its size, cosize and values."""
+    L = parse(layout, assume=list(assume) or None, source="LAYOUT")
+    if coord is None:
+        info = {"layout": str(L), "size": show(size(L)), "rank": rank(L), "depth": depth(L)}
+        if L.is_concrete:
+            info["cosize"] = show(cosize(L))
+            if size(L) <= _MAX_VALUES:
+                info["values"] = [show(v) for v in L.values()]
+        emit(info, as_json)
+        return
+    c = parse_tuple(coord, source="COORD")
+    emit({"layout": str(L), "coord": coord, "value": show(L(c))}, as_json)
+
+
+@click.command("algebra")
+@click.argument("expression")
+@click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)'.")
+@assume_option
+@json_option
+@guarded
+def algebra_cmd(expression, lets, assume, as_json):
+    """Evaluate an algebra EXPRESSION, e.g. "composition((6,2):(8,2), (4,3):(3,1))"."""
+    r = evaluate(expression, parse_let(lets), assume=list(assume) or None)
+    out = {"expression": expression, "result": show(r)}
+    obs = getattr(r, "obligations", ())
+    if obs:
+        out["obligations"] = [str(o) for o in obs]
+    emit(out, as_json)
+
+
+def register(group):
+    """Add ``eval`` and ``algebra`` to a click group."""
+    group.add_command(eval_cmd)
+    group.add_command(algebra_cmd)

@@ -1,0 +1,138 @@
+"""The prover's verbs: injective, surjective, bijective, equal, disjoint, agrees, prove.
+
+Every verb reads CuTe notation (symbols allowed, with ``--assume``), prints the verdict, the counterexample in
+the layout's own coordinates, the obligations and the time (``--json`` for machines) and exits with
+0 proved / 1 refuted / 2 input error / 3 unknown / 4 internal error. This module imports the prover (and so
+sympy); the top-level group loads it only when one of its verbs runs.
+"""
+from __future__ import annotations
+
+import click
+
+from cuteverify.algebra.expr import parse_let
+from cuteverify.core.parse import parse
+from cuteverify.prover import agrees, are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
+from cuteverify.symbolic import parse_expr
+
+from .common import (
+    assume_option,
+    check_names,
+    guarded,
+    json_option,
+    own_assumptions,
+    parse_params,
+    report,
+    shared_assumptions,
+    verb,
+)
+
+
+def _number(x):
+    """A codomain or cotarget: an integer, or an integer expression in the symbols (kept as text)."""
+    if x is None:
+        return None
+    s = str(x).strip()
+    try:
+        return int(s)
+    except ValueError:
+        parse_expr(s)  # raises ParseError on nonsense
+        return s
+
+
+@verb("injective", "Is LAYOUT injective: distinct coordinates of [0, size) map to distinct values?")
+@click.argument("layout")
+@assume_option
+@json_option
+@guarded
+def injective_cmd(layout, assume, as_json):
+    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    report(is_injective(L), as_json)
+
+
+@verb("surjective", "Does LAYOUT reach every value of [0, N) (default N = cosize)?")
+@click.argument("layout")
+@click.option("--codomain", metavar="N", help="The codomain size (an integer or an expression in the symbols).")
+@assume_option
+@json_option
+@guarded
+def surjective_cmd(layout, codomain, assume, as_json):
+    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    report(is_surjective(L, _number(codomain)), as_json)
+
+
+@verb("bijective", "Is LAYOUT a bijection onto [0, size)?")
+@click.argument("layout")
+@assume_option
+@json_option
+@guarded
+def bijective_cmd(layout, assume, as_json):
+    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    report(is_bijective(L), as_json)
+
+
+@verb("equal", "Are A and B the same function on [0, size)?")
+@click.argument("a")
+@click.argument("b")
+@assume_option
+@json_option
+@guarded
+def equal_cmd(a, b, assume, as_json):
+    asm = shared_assumptions(assume)
+    A, B = parse(a, asm, source="A"), parse(b, asm, source="B")
+    check_names(asm, (A, B), f"{a} == {b}")
+    report(are_equal(A, B), as_json)
+
+
+@verb("disjoint", "Do A and complement(A, M) meet only at 0 and together cover [0, M)?")
+@click.argument("a")
+@click.option("--cotarget", "-m", metavar="M", help="The cotarget M (default cosize(A)); integer or expression.")
+@assume_option
+@json_option
+@guarded
+def disjoint_cmd(a, cotarget, assume, as_json):
+    m = _number(cotarget)
+    if cotarget is None:
+        A = parse(a, own_assumptions(assume), source="A")
+    else:  # the assumptions may speak of the cotarget's symbols
+        asm = shared_assumptions(assume)
+        A = parse(a, asm, source="A")
+        check_names(asm, (A, parse_expr(str(m))), a)
+    report(complement_disjoint(A, m), as_json)
+
+
+@verb("agrees", "Does LAYOUT (a TV layout, or an smem atom) agree with the hardware spec NAME?\n\n"
+      "Compares at every (thread, value) (or coordinate) with the spec's PTX formula; the counterexample "
+      "names the thread, the value and both (row, col) elements.")
+@click.argument("layout")
+@click.option("--spec", "spec_name", required=True, metavar="NAME", help="A spec name (see `cuteverify spec list`).")
+@click.option("--operand", metavar="A|B|C", help="The operand (A, B, C; src/dst for copy atoms; none for smem atoms).")
+@click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
+@assume_option
+@json_option
+@guarded
+def agrees_cmd(layout, spec_name, operand, params, assume, as_json):
+    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    report(agrees(L, spec_name, operand, **parse_params(params)), as_json)
+
+
+@verb("prove", "Prove or refute CLAIM, e.g. \"bijective(composition(A, B))\" or "
+      "\"composition(A, B) == C\".\n\nPredicates: injective, surjective, bijective, disjoint, equal; terms are "
+      "algebra operations, layouts, integers and names bound with --let.")
+@click.argument("claim")
+@click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)'.")
+@assume_option
+@json_option
+@guarded
+def prove_cmd(claim, lets, assume, as_json):
+    asm = shared_assumptions(assume)
+    bindings = {k: parse(v, asm, source=f"--let {k}") for k, v in parse_let(lets).items()}
+    report(prove(claim, assume=list(assume) or None, **bindings), as_json)
+
+
+COMMANDS = (injective_cmd, surjective_cmd, bijective_cmd, equal_cmd, disjoint_cmd, agrees_cmd, prove_cmd)
+
+
+def register(group):
+    """Add the prover's verbs to a click group."""
+    for cmd in COMMANDS:
+        group.add_command(cmd)

@@ -1,0 +1,189 @@
+"""``cuteverify spec``: the hardware spec library (list, show, check, validate-hw, draw)."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+from cuteverify.errors import exit_code
+from cuteverify.hardware import evidence, specs
+
+from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
+from .draw_cmd import register_spec
+
+
+@click.group("spec", help="The hardware spec library: list, show, check.")
+def spec_group():
+    pass
+
+
+def _silicon(spec):
+    """``"sm90 (NVIDIA H200)"`` when the committed GPU probes confirmed the spec, else None."""
+    ev = getattr(spec, "evidence", None)
+    if isinstance(ev, dict) and ev.get("confirmed"):
+        return f"{ev.get('silicon')} ({ev.get('gpu')})"
+    return None
+
+
+@spec_group.command("list")
+@click.argument("filter", required=False)
+@click.option("--kind", type=click.Choice(["mma", "copy", "smem_atom", "swizzle"]), help="Only this kind.")
+@click.option("--arch", help="Only this architecture, e.g. sm_80.")
+@json_option
+@guarded
+def spec_list(filter, kind, arch, as_json):
+    """List spec names (FILTER: a substring)."""
+    lib = specs.default_library()
+    rows = []
+    for n in lib.names(filter):
+        s = lib[n]
+        if kind and s.kind != kind or arch and s.arch != arch:
+            continue
+        rows.append({"name": n, "kind": s.kind, "arch": s.arch, "silicon": _silicon(s)})
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    w = max([len(r["name"]) for r in rows] + [4])
+    for r in rows:
+        mark = f"  confirmed on {r['silicon']}" if r["silicon"] else ""
+        click.echo(f"{r['name']:<{w}}  {r['kind']:<9}  {r['arch'] or '':<6}{mark}")
+    click.echo(f"{len(rows)} spec(s)", err=True)
+
+
+def _operands(s, p):
+    """Per operand, what the spec file says (the layout instantiated with the parameters when given)."""
+    ops = {}
+    data = s.data
+    for op in s.operands:
+        node = (data.get("operands") or {}).get(op) if isinstance(data.get("operands"), dict) else None
+        entry = {}
+        if s.kind in ("mma", "copy"):
+            try:
+                entry["layout"] = s.layout_text(op, **p) if (p or not s.is_family) else node.get("layout")
+            except Exception:  # noqa: BLE001 - show what the file says
+                entry["layout"] = node.get("layout") if node else None
+            if node:
+                for k in ("row", "col", "from", "broadcast"):
+                    if k in node:
+                        entry[k] = node[k]
+        else:
+            for k in ("layout", "swizzle_bytes", "layout_bits", "offset", "major", "element_bits"):
+                if k in data:
+                    entry[k] = data[k]
+        ops[op] = entry
+    return ops
+
+
+@spec_group.command("show")
+@click.argument("name")
+@click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
+@json_option
+@guarded
+def spec_show(name, params, as_json):
+    """Show spec NAME: kind, architecture, PTX, operand layouts and formulas."""
+    s = specs.default_library().get(name)
+    p = parse_params(params)
+    info = {"name": s.name, "kind": s.kind, "arch": s.arch, "ptx": s.ptx, "file": s.file, "line": s.line}
+    if s.is_family:
+        info["params"] = {k: str(v) for k, v in s.params.items()}
+    info["operands"] = ops = _operands(s, p)
+    info["evidence"] = ev = s.evidence
+    if as_json:
+        click.echo(json.dumps(info, default=str))
+        return
+    for k in ("name", "kind", "arch", "ptx"):
+        if info.get(k):
+            click.echo(f"{k}: {info[k]}")
+    click.echo(f"source: {s.file}:{s.line}")
+    if isinstance(ev, dict) and ev.get("confirmed"):
+        probed = ", ".join(ev.get("probed") or [])
+        click.echo(f"evidence: {ev.get('silicon')} ({ev.get('gpu')}), confirmed, {ev.get('records')} records"
+                   + (f" [{probed}]" if probed else ""))
+    else:
+        click.echo("evidence: not probed on silicon")
+    if "params" in info:
+        click.echo("params: " + ", ".join(f"{k} {v}" for k, v in info["params"].items()))
+    for op, e in ops.items():
+        click.echo(f"{op}:")
+        for k, v in e.items():
+            click.echo(f"  {k}: {v}")
+
+
+@spec_group.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=True))
+@json_option
+@guarded
+def spec_check(paths, as_json):
+    """Load and self-check the spec library (plus PATHS: extra spec files or directories).
+
+    \b
+    Exit codes: 0 every spec is consistent, 1 a self-check failed, 2 a file could not be loaded."""
+    t0 = time.perf_counter()
+    try:
+        lib = specs.load(list(paths), shipped=True) if paths else specs.load()
+    except specs.SpecError as e:  # rendered with its file, line and spec rather than as one error line
+        code = exit_code(e)
+        if as_json:
+            click.echo(json.dumps({"ok": False, "file": e.file, "line": e.line, "spec": e.spec,
+                                   "reason": e.reason, "exit_code": code}))
+        else:
+            click.echo(style("FAILED", "refuted") + f": {e}")
+        sys.exit(code)
+    dt = time.perf_counter() - t0
+    if as_json:
+        click.echo(json.dumps({"ok": True, "specs": len(lib), "files": lib.files, "elapsed": dt, "exit_code": 0}))
+    else:
+        click.echo(style("OK", "proved") + f": {len(lib)} specs in {len(lib.files)} files self-checked "
+                   f"({dt:.2f} s)")
+
+
+def _validation_line(name, r):
+    line = f"{name}: {r['status']} ({r['records']} records)"
+    if r["first"]:
+        f = r["first"]
+        line += (f"; first difference: thread {f['thread']} slot {f['slot']}: spec says "
+                 f"{tuple(f['spec_says'])}, silicon {tuple(f['silicon'])}")
+    return style(line, "refuted" if r["status"] != "confirmed" else "proved")
+
+
+@spec_group.command("validate-hw")
+@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@json_option
+@guarded
+def spec_validate_hw(results, as_json):
+    """Compare GPU probe RESULTS (probes/*.jsonl[.gz]) with the spec library: per spec, confirmed,
+    contradicted (with the first differing thread/slot) or not probed.
+
+    \b
+    Exit codes: 0 nothing contradicted, 1 a spec is contradicted by silicon, 2 unreadable input."""
+    try:
+        res = evidence.validate(list(results))
+    except OSError as e:
+        fail(f"cannot read probe results: {e.strerror or e}")
+    unmatched = res.pop("_unmatched")
+    if not res and not unmatched:
+        fail("no probe records in " + ", ".join(results) + " (expected JSON lines with instr, thread, slot, "
+             "row, col, as probes/run_all.sh writes them)")
+    not_probed = [n for n in specs.names() if n not in res]
+    bad = {n: r for n, r in res.items() if r["status"] != "confirmed"}
+    code = EXIT_REFUTED if bad else EXIT_OK
+    if as_json:
+        click.echo(json.dumps({"results": res, "not_probed": not_probed, "no_spec_for": unmatched,
+                               "exit_code": code}, default=list))
+    else:
+        for n in sorted(res):
+            click.echo(_validation_line(n, res[n]))
+        click.echo(f"{len(res)} specs probed, {len(bad)} contradicted, {len(not_probed)} not probed")
+        if unmatched:
+            click.echo("probed instructions with no spec: " + ", ".join(f"{i} {o}" for i, o in unmatched))
+    sys.exit(code)
+
+
+register_spec(spec_group)
+
+
+def register(group):
+    """Add the ``spec`` group to a click group."""
+    group.add_command(spec_group)
