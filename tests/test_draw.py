@@ -217,6 +217,37 @@ def test_repr_svg():
     assert len(cells(draw.svg(L))) == 8
 
 
+class _FakeFormatter:
+    def __init__(self):
+        self.printers = {}
+
+    def for_type(self, cls, fn):
+        self.printers[cls] = fn
+
+
+class _FakeIPython:
+    """The part of IPython's InteractiveShell an extension touches: ``display_formatter.formatters``."""
+
+    def __init__(self):
+        self.display_formatter = type("DF", (), {})()
+        self.display_formatter.formatters = {"image/svg+xml": _FakeFormatter(), "text/plain": _FakeFormatter()}
+
+
+def test_ipython_extension_registers_svg_formatter():
+    ip = _FakeIPython()
+    draw.load_ipython_extension(ip)
+    printers = ip.display_formatter.formatters["image/svg+xml"].printers
+    assert set(printers) == {cv.Layout, type(cv.parse("S<3,3,3> o 0 o (8,64):(64,1)"))}
+    assert not ip.display_formatter.formatters["text/plain"].printers
+    L = cv.parse("(4,2):(2,1)")
+    assert printers[cv.Layout](L) == draw.svg(L)
+    C = cv.parse("S<1,1,1> o 0 o (4,4):(4,1)")
+    assert len(cells(printers[type(C)](C))) == 16
+    # what cannot be drawn falls back to the text form (None), it never raises into the notebook
+    assert printers[cv.Layout](cv.parse("(M,4):(1,M)")) is None
+    assert printers[cv.Layout](cv.Layout(1 << 17, 1)) is None
+
+
 # ------------------------------------------------------------------------------------- TV layouts
 
 SM80_A = "((4,8),(2,2,2)):((32,1),(16,8,128))"
