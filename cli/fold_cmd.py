@@ -9,10 +9,9 @@ import sys
 
 import click
 
-from cuteverify.analysis.fold import fold, parse_einsum
+from cuteverify.analysis.fold import fold, fold_operands
 from cuteverify.analysis.loops import check_no_repeat, loop_layout
 from cuteverify.core.format import format_tuple
-from cuteverify.core.layout import size
 from cuteverify.core.parse import parse
 
 from .common import EXIT_FOR, EXIT_OK, fail, guarded, json_option
@@ -43,6 +42,17 @@ def _named(items, what):
     return out
 
 
+def _layouts(items):
+    out = {}
+    for item in items:
+        k, eq, v = item.partition("=")
+        if not eq:
+            fail(f"--layout expects NAME=LAYOUT, got {item!r}")
+        k = k.strip().upper()
+        out[k] = parse(v, source=f"--layout {k}")
+    return out
+
+
 @click.command("fold")
 @click.argument("einsum")
 @click.option("--shape", "shapes", multiple=True, help="Operand extents: --shape A=2,3,4 (one per index letter).")
@@ -56,53 +66,8 @@ def fold_cmd(einsum, shapes, strides, layouts, as_json):
     C:(m,n,l), classify its modes and say which multi-modes have a flat form.
 
     Extents missing from --shape are taken from the other operands (C may be left out entirely)."""
-    sh = _named(shapes, "shape")
-    st = _named(strides, "stride")
-    ops = {}
-    for item in layouts:
-        if "=" not in item:
-            fail(f"--layout expects NAME=LAYOUT, got {item!r}")
-        k, v = item.split("=", 1)
-        k = k.strip().upper()
-        if k not in ("A", "B", "C"):
-            fail(f"--layout: operand name must be A, B or C, got {k!r}")
-        ops[k] = parse(v, source=f"--layout {k}")
-    la, lb, lc = parse_einsum(einsum)
-    letters = {"A": la, "B": lb, "C": lc}
-    known = {}
-    for k in ("A", "B", "C"):
-        if k in sh:
-            if len(sh[k]) != len(letters[k]):
-                fail(f"--shape {k} has {len(sh[k])} extent(s) but the einsum names {len(letters[k])} "
-                           f"index(es) '{letters[k]}'")
-            for ch, n in zip(letters[k], sh[k]):
-                known.setdefault(ch, n)
-        elif k in ops:
-            L = ops[k]
-            modes = list(L) if type(L.shape) is tuple else [L]
-            for ch, m in zip(letters[k], modes):
-                known.setdefault(ch, size(m))
-    for k in st:
-        if k in ops:
-            fail(f"operand {k} is given both as --layout and --stride")
-    for k in ("A", "B", "C"):
-        if k in ops:
-            if k in sh:
-                fail(f"operand {k} is given both as --layout and --shape")
-            continue
-        if k not in sh and k not in st and k == "C":
-            continue
-        if k in sh:
-            shape = sh[k]
-        else:
-            missing = [ch for ch in letters[k] if ch not in known]
-            if missing:
-                fail(f"the extent of index '{missing[0]}' of operand {k} is not given; use --shape {k}=...")
-            shape = tuple(known[ch] for ch in letters[k])
-        ops[k] = (shape, st.get(k))
-    for k in ("A", "B"):
-        if k not in ops:
-            fail(f"operand {k} needs --shape {k}=... (and optionally --stride {k}=...) or --layout {k}=...")
+    ops = fold_operands(einsum, shapes=_named(shapes, "shape"), strides=_named(strides, "stride"),
+                        layouts=_layouts(layouts))
     f = fold(einsum, A=ops["A"], B=ops["B"], C=ops.get("C"))
     if as_json:
         groups = {"A": "mkl", "B": "nkl", "C": "mnl"}
