@@ -120,12 +120,13 @@ def as_layout(x) -> Layout:
         return x
     if type(x) is int:
         return Layout._make(x, 0 if x == 1 else 1)
-    if hasattr(x, "free_symbols"):
+    if hasattr(x, "outer"):
+        return x
+    if hasattr(x, "free_symbols") and not callable(x.free_symbols):
+        # a symbolic extent (sympy's free_symbols is a property; layouts' is a method)
         return Layout(x, 1)
     if type(x) is tuple:
         return Layout(x, compact_col_major(x))
-    if hasattr(x, "outer"):
-        return x
     return parse(x) if isinstance(x, str) else _bad(x)
 
 

@@ -1,7 +1,8 @@
 """Functional composition ``R = A o B`` (ALGEBRA.md section 3; Shah Def. 2.11-2.17, Thm 2.18)."""
 from __future__ import annotations
 
-from ..core.layout import Layout
+from ..core.layout import Layout, size
+from ..core.swizzle import ComposedLayout, Swizzle, register_composition
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
@@ -173,7 +174,7 @@ def composition(a, b):
         return _by_mode(a, tuple(b), composition, keep_rest=False)
     b = as_layout(b)
     if hasattr(b, "outer"):
-        raise NotAdmissibleError("composition", "the right operand must be a layout, not a swizzled layout")
+        return _compose_composed(a, b)
     shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
@@ -189,6 +190,43 @@ def composition(a, b):
                                  "open (e.g. whether modes of the left layout chain): add assumptions") from None
         raise
     return Layout._make(s, d)
+
+
+# A swizzled right operand is checked value by value (below); past this size it is refused.
+_CHECK_LIMIT = 1 << 16
+
+
+def _compose_composed(a, b):
+    """``A o (F o 0 o L)`` for a plain A (CuTe's ``layout_composed.hpp``): ``(A o F) o L``. For a swizzle F,
+    ``A o Sw`` is CuTe's ``Sw' o A`` with ``Sw' = make_swizzle<A(Y), A(Z)>`` (A's images of the swizzle's bit
+    masks): the result is ``Sw' o 0 o (A o L)``.
+
+    Admissibility: the offset is 0 (CuTe requires it); ``A(Y)`` and ``A(Z)`` form a swizzle; and, since
+    ``A(Sw(y)) == Sw'(A(y))`` holds only where A moves the swizzled bits as whole bits (no carries), the
+    result is checked against ``A(B(c))`` for every ``c < size(B)``: concrete layouts of at most
+    ``_CHECK_LIMIT`` elements. Post-condition: ``R(c) == A(B(c))`` for ``c < size(B)``.
+    """
+    if not (type(b.offset) is int and b.offset == 0):
+        raise NotAdmissibleError("composition", "a composed right operand must have offset 0 (as in CuTe)", str(b))
+    inner = b.inner
+    if isinstance(inner, Layout):
+        return composition(composition(a, inner), b.outer)
+    if inner.bits == 0:
+        return composition(a, b.outer)
+    if not (a.is_concrete and b.is_concrete):
+        raise NotAdmissibleError("composition", "a swizzled right operand needs concrete layouts (the swizzle "
+                                 "is checked value by value)", f"{a} o {b}")
+    if size(b) > _CHECK_LIMIT:
+        raise NotAdmissibleError("composition", f"a swizzled right operand of more than {_CHECK_LIMIT} elements "
+                                 "is not checked, so not composed", str(b))
+    new = Swizzle.from_masks(a(inner.yyy_mask), a(inner.zzz_mask), "composition")
+    rest = composition(a, b.outer)
+    r = rest if new.bits == 0 else ComposedLayout(new, 0, rest)
+    if r.values() != [a(v) for v in b.values()]:
+        raise NotAdmissibleError("composition", f"the left layout must carry the swizzle's bits whole: "
+                                 f"A(Sw(y)) == {new}(A(y)) fails on the right layout's image (CuTe's "
+                                 f"{r} is not A o B here)", f"{a} o {b}")
+    return r
 
 
 def _check_disjoint_modes(b):
@@ -237,5 +275,7 @@ def _by_mode(a, tiler, op, keep_rest=True):
         modes.append(sub)
     return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
 
+
+register_composition(composition)
 
 __all__ = ["composition"]

@@ -1,15 +1,23 @@
-"""Right and left inverses, and the common-vector queries built on them."""
+"""Right and left inverses, and the common-vector queries built on them (docs/model.md section 3; swizzled
+layouts: section 4)."""
 from __future__ import annotations
 
 from ..core.layout import Layout, size
+from ..core.strides import F2
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten
-from ..errors import NotAdmissibleError
+from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import exact_div, mode_text, operation
 from .coalesce import coalesce, coalesce_flat
 from .complement import _sorted_symbolic
 from .composition import composition
+
+# The reason of the obligation a left inverse of a non-injective layout carries (tests look for it).
+NOT_INJECTIVE = "left_inverse: the layout is not injective"
+# Swizzled inverses are checked by enumeration up to this size; beyond it they are undecided.
+ENUMERATION_CAP = 1 << 16
 
 
 def _flat_coalesced(layout):
@@ -18,11 +26,14 @@ def _flat_coalesced(layout):
 
 
 def _prepare(layout, op):
-    """Coalesced flat shapes and strides of an invertible-kind layout, with each mode's position (prefix
+    """Coalesced flat shapes and strides of a plain integer-stride layout, with each mode's position (prefix
     product) in the layout's domain."""
-    if hasattr(layout, "outer"):
-        raise NotAdmissibleError(op, "swizzled layouts: take the inverse of the inner layout")
-    _check_int_strides(layout, op)
+    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+        if hasattr(d, "path"):
+            raise NotAdmissibleError(op, "coordinate (E<i>) strides are not supported", mode_text(s, d))
+        if isinstance(d, F2):
+            raise NotAdmissibleError(op, "F2 (^v) strides: the inverse of an XOR-linear layout is not "
+                                         "implemented", mode_text(s, d))
     shapes, strides = _flat_coalesced(layout)
     pos = []
     cur = 1
@@ -32,36 +43,45 @@ def _prepare(layout, op):
     return shapes, strides, pos
 
 
-def _check_int_strides(layout, op):
-    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
-        if hasattr(d, "path"):
-            raise NotAdmissibleError(op, "coordinate (E<i>) strides are not supported", mode_text(s, d))
-        unit = (s == 1) if type(s) is int else decide.is_one(s)
-        if unit:
-            continue  # a size-1 mode is dropped, whatever its stride
-        if type(d) is int and d < 0:
-            decide.require(None if unit is None else False, Condition("eq", s, 1), op,
-                           "negative strides are not supported", mode_text(s, d))
-        elif type(d) is not int:
-            nonneg = decide.le(0, d)
-            if nonneg is False:
-                decide.require(None if unit is None else False, Condition("eq", s, 1), op,
-                               "negative strides are not supported", mode_text(s, d))
-            else:
-                decide.require(nonneg, Condition("le", 0, d), op, "negative strides are not supported",
-                               mode_text(s, d))
+def _symbolic_nonneg(s, d, op):
+    """Symbolic strides must be known non-negative unless their mode has size 1 (then it is dropped)."""
+    unit = (s == 1) if type(s) is int else decide.is_one(s)
+    if unit or type(d) is int:
+        return
+    nonneg = decide.le(0, d)
+    if nonneg is False:
+        decide.require(None if unit is None else False, Condition("eq", s, 1), op,
+                       "negative strides are not supported for symbolic layouts", mode_text(s, d))
+    else:
+        decide.require(nonneg, Condition("le", 0, d), op, "negative strides are not supported for symbolic "
+                       "layouts", mode_text(s, d))
 
 
 @operation
 def right_inverse(layout):
     """The largest ``R`` with ``L(R(i)) == i`` for ``i < size(R)``.
 
-    Definition: coalesce L; starting from stride 1, repeatedly pick the mode whose stride equals the extent
-    reached so far; R's modes are those modes' sizes with strides their positions (prefix products) in L's
-    domain. Always defined (``1:0`` when no stride is 1).
+    Definition (CuTe's): coalesce L; starting from stride 1, repeatedly pick the mode whose stride equals the
+    extent reached so far; R's modes are those modes' sizes with strides their positions (prefix products) in
+    L's domain. Always defined (``1:0`` when no stride is 1). Negative and zero strides never lie on the
+    chain, so they are skipped (CuTe: ``right_inverse(4:-1)`` is ``1:0``).
+    Swizzled ``Sw o 0 o L`` (CuTe's): ``R o Sw`` with ``R = right_inverse(L)``, written ``Sw' o 0 o R`` where
+    ``Sw'`` is the swizzle of the masks ``R(yyy)``, ``R(zzz)``; the result is checked by enumeration and
+    refused where CuTe's construction does not give a right inverse (or gives no swizzle).
+    Valid for: plain layouts with integer strides (concrete or symbolic; symbolic strides known
+    non-negative), and concrete swizzled layouts with offset 0. F2 and E<i> strides are refused.
     Post-condition: ``L(R(i)) == i`` for every ``i < size(R)``.
     """
+    if hasattr(layout, "outer"):
+        return _swizzled_inverse(layout, "right_inverse", _right_inverse_plain)
+    return _right_inverse_plain(layout)
+
+
+def _right_inverse_plain(layout):
     shapes, strides, pos = _prepare(layout, "right_inverse")
+    if not layout.is_concrete:
+        for s, d in zip(shapes, strides):
+            _symbolic_nonneg(s, d, "right_inverse")
     used = [False] * len(shapes)
     rs, rd = [], []
     want = 1
@@ -89,25 +109,44 @@ def right_inverse(layout):
 
 @operation
 def left_inverse(layout):
-    """An ``R`` with ``R(L(i)) == i`` for every ``i < size(L)``, for injective L.
+    """An ``R`` with ``R(L(i)) == i`` for every ``i < size(L)`` where L is injective; CuTe's quasi-inverse
+    (``L(R(L(i))) == L(i)``) where it is not.
 
-    Definition: sort L's (non-trivial) modes by stride ``d_0 < d_1 < ...``; R has, for each but the last, a
-    mode of size ``d_{k+1}/d_k`` whose stride is that mode's position in L's domain, then the last mode's
-    size at its position; a leading ``d_0 : 0`` mode when ``d_0 > 1``.
-    Admissibility: L injective with each stride dividing the next (so the gaps are whole).
-    Post-condition: ``R(L(i)) == i`` for all ``i < size(L)``.
+    Definition (CuTe's): coalesce L and sort its modes by stride, skipping stride-0 ones:
+    ``d_0 < d_1 < ...``; R is ``(d_0, d_1/d_0, ..., d_n/d_(n-1), s_n) : (0, p_0, ..., p_n)`` coalesced,
+    ``p_k`` the position (prefix product) of mode k in L's domain.
+    Admissibility: each stride divides the next (CuTe's "left inverse divisibility condition"). Negative
+    strides: a single (coalesced) negative mode ``s:-d`` gives ``(d, s):(0, -1)``, the same function on
+    L's image as CuTe's ``(-d, s):(0, 1)`` but with non-negative shapes; strides of both signs are refused,
+    as CuTe's result then has negative shapes and is an inverse only under C's truncating division.
+    Swizzled ``Sw o 0 o L``: as for ``right_inverse``, checked by enumeration.
+    Valid for: plain layouts with integer strides (concrete or symbolic; symbolic strides known
+    non-negative) and concrete swizzled layouts with offset 0. F2 and E<i> strides are refused.
+    Post-condition: ``L(R(L(i))) == L(i)`` for all ``i < size(L)``; ``R(L(i)) == i`` as well unless the
+    result carries an obligation whose reason starts with ``NOT_INJECTIVE`` (the stronger property holds
+    exactly where its condition does; for a concrete layout the condition is false).
     """
+    if hasattr(layout, "outer"):
+        return _swizzled_inverse(layout, "left_inverse", _left_inverse_plain)
+    return _left_inverse_plain(layout)
+
+
+def _left_inverse_plain(layout):
     shapes, strides, pos = _prepare(layout, "left_inverse")
     modes = []
+    last_zero = None
     for s, d, p in zip(shapes, strides, pos):
         unit = (s == 1) if type(s) is int else decide.is_one(s)
         if unit:
             continue
+        if type(d) is not int:
+            _symbolic_nonneg(s, d, "left_inverse")
         zero = (d == 0) if type(d) is int else decide.is_zero(d)
         if zero:
-            # a stride-0 mode is injective only with size 1
-            decide.require(None if unit is None else False, Condition("eq", s, 1), "left_inverse",
-                           "the layout must be injective (a stride-0 mode of size > 1)", mode_text(s, d))
+            # CuTe skips stride-0 modes; only the injective (size-1) case inverts them
+            _note_not_injective(None if unit is None else False, Condition("eq", s, 1),
+                                f"a stride-0 mode {mode_text(s, d)}")
+            last_zero = s
             continue
         if unit is None:
             decide.obligate(Condition("ne", s, 1), "left_inverse keeps a mode whose size is not known to be 1")
@@ -115,7 +154,11 @@ def left_inverse(layout):
             decide.obligate(Condition("ne", d, 0), "left_inverse keeps a mode whose stride is not known to be 0")
         modes.append((d, s, p))
     if not modes:
-        return Layout._make(1, 0)
+        # CuTe ends with the shape of the last sorted mode, here a stride-0 one: ``(3,7):(0,0)`` gives ``21:0``
+        return Layout._make(1 if last_zero is None else last_zero, 0)
+    negative = [m for m in modes if type(m[0]) is int and m[0] < 0]
+    if negative:
+        return _left_inverse_negative(modes, negative)
     if all(type(d) is int for d, _, _ in modes):
         modes.sort(key=lambda m: m[0])
     else:
@@ -130,10 +173,10 @@ def left_inverse(layout):
         d, s, p = modes[k]
         nd = modes[k + 1][0]
         decide.require(decide.divides(d, nd), Condition("divides", d, nd), "left_inverse",
-                       "each stride must divide the next larger one", mode_text(s, d))
+                       "each stride must divide the next larger one (CuTe's left inverse divisibility "
+                       "condition)", mode_text(s, d))
         gap = exact_div(nd, d)
-        decide.require(decide.le(s, gap), Condition("le", s, gap), "left_inverse",
-                       "the layout must be injective (a mode overlaps the next)", mode_text(s, d))
+        _note_not_injective(decide.le(s, gap), Condition("le", s, gap), f"mode {mode_text(s, d)} overlaps the next")
         rs.append(gap)
         rd.append(p)
     d, s, p = modes[-1]
@@ -143,10 +186,106 @@ def left_inverse(layout):
     return Layout._make(sh, st)
 
 
+def _note_not_injective(answer, condition, where):
+    if answer is True:
+        return
+    decide.obligate(condition, f"{NOT_INJECTIVE} ({where}): R is CuTe's quasi-inverse, L(R(L(i))) == L(i); "
+                               "R(L(i)) == i holds only where this condition does")
+
+
+def _left_inverse_negative(modes, negative):
+    if len(modes) > 1:
+        d, s, _ = negative[0]
+        raise NotAdmissibleError("left_inverse", "strides of both signs (or several negative modes that do not "
+                                 "coalesce): CuTe C++'s result has negative shapes and is a left inverse only "
+                                 "under C's truncating division", mode_text(s, d))
+    d, s, p = modes[0]
+    # L(i) = -|d| * i; R(x) = -(x // |d|) inverts it with non-negative shapes (floor and truncation agree
+    # on the exact multiples L produces)
+    sh, st = coalesce_flat([-d, s], [0, -p])
+    return Layout._make(sh, st)
+
+
+# --- swizzled layouts -------------------------------------------------------------------------------------
+
+def _swizzled_inverse(layout, op, plain):
+    """CuTe: ``inverse(Sw o 0 o L) = inverse(L) o Sw``, turned into ``Sw' o 0 o inverse(L)`` by the masks'
+    images (composition of a layout with a swizzle); checked here by enumeration."""
+    sw, off, inner = layout.inner, layout.offset, layout.outer
+    if not isinstance(sw, Swizzle):
+        raise NotAdmissibleError(op, "a composed layout whose outer function is a layout, not a swizzle, is "
+                                     "not supported")
+    if not (type(off) is int and off == 0):
+        raise NotAdmissibleError(op, f"a swizzled layout with offset {off} != 0: CuTe's inverse is "
+                                     "R o -offset o Sw, which has no layout form here")
+    if not inner.is_concrete:
+        raise NotAdmissibleError(op, "the inverse of a symbolic swizzled layout is not supported")
+    R = plain(inner)
+    new = R if sw.bits == 0 else _swizzle_of_masks(R(sw.yyy_mask), R(sw.zzz_mask), op, sw, R)
+    result = new if isinstance(new, Layout) else ComposedLayout(new, 0, R)
+    n = size(R) if op == "right_inverse" else size(inner)
+    if n > ENUMERATION_CAP:
+        raise UndecidedError(f"{op} of {layout}: CuTe's result {result} is checked by enumeration, and "
+                             f"{n} > {ENUMERATION_CAP} elements")
+    for i in range(n):
+        if op == "right_inverse":
+            ok = layout(result(i)) == i
+        else:
+            y = layout(i)
+            ok = layout(result(y)) == y
+        if not ok:
+            raise NotAdmissibleError(op, f"CuTe's construction {result} is not a {op.replace('_', ' ')} of "
+                                         f"{layout} (it fails at {i})")
+    if op == "left_inverse" and any(result(layout(i)) != i for i in range(n)):
+        decide.obligate(Condition("eq", 0, 1), f"{NOT_INJECTIVE}: R is CuTe's quasi-inverse, L(R(L(i))) == "
+                                               "L(i); R(L(i)) == i does not hold")
+    return result
+
+
+def _swizzle_of_masks(y, z, op, sw, R):
+    """CuTe's ``make_swizzle<Y, Z>``: the swizzle that XORs the bits of ``Y`` into those of ``Z``."""
+    def refuse(why):
+        return NotAdmissibleError(op, f"CuTe's inverse of {sw} o 0 o L composes {R} with the swizzle, and the "
+                                      f"swizzle's bits map to {y}, {z}: {why}")
+    if type(y) is not int or type(z) is not int or y < 0 or z < 0:
+        raise refuse("not non-negative bit masks")
+    if y == 0 and z == 0:
+        return R
+    b = bin(y).count("1")
+    if b != bin(z).count("1") or y == 0 or z == 0:
+        raise refuse("the numbers of bits do not match (CuTe rejects it)")
+    ty, tz = (y & -y).bit_length() - 1, (z & -z).bit_length() - 1
+    m, s = min(ty, tz), ty - tz
+    if abs(s) < b:
+        raise refuse("the bit ranges overlap")
+    new = Swizzle(b, m, s)
+    if (y | z) != (new.yyy_mask | new.zzz_mask):
+        raise refuse("the bits are not two contiguous ranges (CuTe rejects it)")
+    return new
+
+
+# --- common vectors --------------------------------------------------------------------------------------------
+
 @operation
 def max_common_layout(a, b):
-    """The largest layout ``R`` that both A and B map identically onto contiguous elements: ``A(R(i)) ==
-    B(R(i)) == i`` structure shared by both. ``1:0`` when they share no contiguous vector."""
+    """The largest layout ``R`` with ``A(R(i)) == B(R(i)) == i`` on contiguous elements (``1:0`` when they
+    share none).
+
+    Definition (CuTe's): ``inv = right_inverse(B)``, ``C = coalesce(A o inv)``; where C's first mode has stride
+    1, ``inv o C<0>``, else ``1:0``. One argument swizzled, ``Sw o 0 o A'`` (either side; CuTe swaps them):
+    the common layout of ``A'`` and the other, truncated to ``2^M`` elements (the bits a swizzle leaves
+    alone). Valid for: plain integer-stride layouts; one concrete swizzled layout with offset 0 (two swizzled
+    layouts: CuTe has no such overload, refused).
+    Post-condition: ``A(R(i)) == B(R(i)) == i`` for ``i < size(R)``.
+    """
+    if hasattr(a, "outer") or hasattr(b, "outer"):
+        if hasattr(a, "outer") and hasattr(b, "outer"):
+            raise NotAdmissibleError("max_common_layout", "both layouts swizzled (CuTe C++ has no such overload); "
+                                     "use max_common_vector")
+        sw, plain = (a, b) if hasattr(a, "outer") else (b, a)
+        base = 1 << _swizzle_base(sw, "max_common_layout")
+        common = max_common_layout(sw.outer, plain)
+        return composition(common, Layout._make(base, 1)) if base < size(common) else common
     inv_b = right_inverse(b)
     common = coalesce(composition(a, inv_b))
     s0 = common.shape[0] if type(common.shape) is tuple else common.shape
@@ -157,9 +296,34 @@ def max_common_layout(a, b):
 
 
 def max_common_vector(a, b):
-    """The number of elements in ``max_common_layout(a, b)``: how many elements both A and B keep
-    contiguous (and in the same order) starting from 0: the widest common vectorisation."""
-    return size(max_common_layout(a, b))
+    """How many elements A and B keep contiguous (and in the same order) from 0: the widest common
+    vectorisation, ``size(max_common_layout(a, b))``.
+
+    Swizzled (CuTe's): one side ``Sw o 0 o A'``: ``min(max_common_vector(A', B), 2^M)``; both swizzled,
+    ``Sw0 o 0 o A'`` and ``Sw1 o 0 o B'``: ``max_common_vector(A', B')`` when ``Sw0 == Sw1`` (after
+    checking that ``[0, N)`` is closed under the swizzle, else refused), otherwise also capped by ``2^M0`` and
+    ``2^M1``. Valid for: plain integer-stride layouts; concrete swizzled layouts with offset 0.
+    Post-condition: ``A(B^-1(n)) == n`` for ``n < N`` (B's inverse on its first N elements).
+    """
+    if not (hasattr(a, "outer") and hasattr(b, "outer")):
+        return size(max_common_layout(a, b))
+    m0, m1 = _swizzle_base(a, "max_common_vector"), _swizzle_base(b, "max_common_vector")
+    vec = max_common_vector(a.outer, b.outer)
+    if a.inner != b.inner:
+        return min(vec, 1 << m0, 1 << m1)
+    if type(vec) is int and any(a.inner(n) >= vec for n in range(min(vec, ENUMERATION_CAP))):
+        raise NotAdmissibleError("max_common_vector", f"[0, {vec}) is not closed under {a.inner}, so CuTe's "
+                                                      f"answer {vec} is not a common vector")
+    return vec
 
 
-__all__ = ["right_inverse", "left_inverse", "max_common_layout", "max_common_vector"]
+def _swizzle_base(layout, op):
+    sw, off = layout.inner, layout.offset
+    if not isinstance(sw, Swizzle):
+        raise NotAdmissibleError(op, "a composed layout whose outer function is a layout is not supported")
+    if not (type(off) is int and off == 0):
+        raise NotAdmissibleError(op, f"a swizzled layout with offset {off} != 0: A(R(0)) is not 0")
+    return sw.base
+
+
+__all__ = ["right_inverse", "left_inverse", "max_common_layout", "max_common_vector", "NOT_INJECTIVE"]

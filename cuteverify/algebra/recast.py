@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from ..core.layout import Layout
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten, unflatten
 from ..errors import NotAdmissibleError
-from ._op import keeps_swizzle, operation
+from ._op import operation
 
 
 def _ceil_div(a, b):
@@ -22,22 +23,49 @@ def _up(s, d, n):
 
 
 @operation
-@keeps_swizzle
 def upcast(layout, n: int):
     """Re-read a layout of small elements in units of ``n`` of them: per leaf,
     ``shape' = ceil(s / ceil(n/|d|))``, ``stride' = sign(d)*ceil(|d|/n)`` (stride 0 stays). Used to turn
-    bit-addressed copy atoms into element units (``upcast<sizeof_bits<T>>``)."""
+    bit-addressed copy atoms into element units (``upcast<sizeof_bits<T>>``).
+    A swizzled layout ``Sw o off o L`` becomes ``upcast(Sw) o off/n o upcast(L)`` (CuTe's
+    ``layout_composed.hpp``), ``upcast(S<B,M,S>) = S<B,M-log2(n),S>``; admissible for ``n`` a power of two
+    with ``n <= 2^M`` (a wider unit would split the swizzle's bits: CuTe then drops bits of the swizzle) and
+    ``n | off``."""
     _check_factor("upcast", n)
+    if hasattr(layout, "outer"):
+        return _recast_composed(layout, n, True)
     return _leafwise(layout, lambda s, d: _up(s, d, n))
 
 
 @operation
-@keeps_swizzle
 def downcast(layout, n: int):
     """Re-read a layout in units ``n`` times smaller: the stride-1 leaf grows ``n``-fold in shape, every
-    other stride is scaled by ``n``."""
+    other stride is scaled by ``n``. A swizzled layout becomes ``S<B,M+log2(n),S> o off*n o downcast(L)``
+    (CuTe's ``layout_composed.hpp``), ``n`` a power of two."""
     _check_factor("downcast", n)
+    if hasattr(layout, "outer"):
+        return _recast_composed(layout, n, False)
     return _leafwise(layout, lambda s, d: (s * n, 1) if (type(d) is int and d == 1) else (s, d * n))
+
+
+def _recast_composed(layout, n, up):
+    op = "upcast" if up else "downcast"
+    sw, off = layout.inner, layout.offset
+    if not isinstance(sw, Swizzle):
+        raise NotAdmissibleError(op, "a composed layout recasts only with a swizzle as its inner function", str(layout))
+    if n & (n - 1):
+        raise NotAdmissibleError(op, f"a swizzled layout recasts only by a power of two, not {n}", str(layout))
+    k = n.bit_length() - 1
+    outer = (upcast if up else downcast)(layout.outer, n)
+    if not up:
+        return ComposedLayout(Swizzle(sw.bits, sw.base + k, sw.shift), off * n, outer)
+    if sw.bits and sw.base < k:
+        raise NotAdmissibleError(op, f"the unit ({n} elements) must not be wider than the swizzle's base "
+                                 f"(2^{sw.base}): the swizzle would split a unit", str(layout))
+    if type(off) is not int or off % n:
+        raise NotAdmissibleError(op, f"the offset {off} must be a multiple of {n}", str(layout))
+    return ComposedLayout(Swizzle(sw.bits, sw.base - k if sw.bits else 0, sw.shift if sw.bits else 0), off // n,
+                          outer)
 
 
 def recast(layout, old_bits: int, new_bits: int):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ..errors import NotAdmissibleError
 from ..symbolic import normalize, symbol
-from ..symbolic.decide import eq
+from ..symbolic.decide import eq, lt
 from .format import format_layout, format_tuple
-from .strides import ScaledBasis
+from .strides import F2, ScaledBasis
 from .tuples import (
     congruent,
     flatten,
@@ -36,11 +36,13 @@ class Layout:
         elif not congruent(shape, stride):
             raise NotAdmissibleError("Layout", f"shape {format_tuple(shape)} and stride {format_tuple(stride)} "
                                      "are not congruent (they must have the same profile)")
+        for x in flatten(shape):
+            if type(x) is not int and (not hasattr(x, "free_symbols") or hasattr(x, "outer") or
+                                       isinstance(x, Layout)):
+                raise NotAdmissibleError("Layout", f"a shape entry must be an integer or an integer expression, "
+                                         f"got {x!r}")
         fs = flatten(stride)
-        if any(hasattr(d, "path") for d in fs) and any(not hasattr(d, "path") and not (type(d) is int and d == 0)
-                                                       for d in fs):
-            raise NotAdmissibleError("Layout", "coordinate strides (a@i) and integer strides cannot be mixed "
-                                     "in one layout (0 is allowed)", f"stride {format_tuple(stride)}")
+        _check_domains(fs, stride)
         self.shape = shape
         self.stride = stride
         self.obligations = tuple(obligations)
@@ -178,6 +180,27 @@ class Layout:
         return Layout(shape, transform(self.stride, sub), obligations=obs, assumptions=self.assumptions)
 
 
+def stride_domain(strides) -> str:
+    """``"int"``, ``"E"`` (coordinate strides) or ``"F2"`` for a flat stride list; 0 belongs to every domain
+    (docs/model.md section 2.3)."""
+    for d in strides:
+        if isinstance(d, F2):
+            return "F2"
+        if hasattr(d, "path"):
+            return "E"
+    return "int"
+
+
+def _check_domains(fs, stride):
+    """One stride domain per layout: sums of coordinates and integers, or XORs mixed with sums, have no
+    meaning independent of the order of the modes."""
+    kinds = {"F2" if isinstance(d, F2) else "E" if hasattr(d, "path") else "int"
+             for d in fs if not (type(d) is int and d == 0)}
+    if len(kinds) > 1:
+        raise NotAdmissibleError("Layout", f"one layout cannot mix {' and '.join(sorted(kinds))} strides "
+                                 "(0 is allowed anywhere)", f"stride {format_tuple(stride)}")
+
+
 def _same(a, b):
     if type(a) is tuple or type(b) is tuple:
         return type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
@@ -281,6 +304,8 @@ def compatible(a, b) -> bool:
 
 def make_layout(*args, stride=None):
     """``make_layout(shape[, stride])`` or concatenation ``make_layout(L0, L1, ...)`` (rank = #args)."""
+    if any(hasattr(a, "outer") for a in args):
+        return _concat_composed(args, stride)
     if args and all(isinstance(a, Layout) for a in args):
         if stride is not None:
             raise TypeError("make_layout of layouts takes no stride")
@@ -296,6 +321,18 @@ def make_layout(*args, stride=None):
     if len(args) != 1:
         raise TypeError("make_layout(shape, stride=None) or make_layout(layout, layout, ...)")
     return Layout(args[0], stride)
+
+
+def _concat_composed(args, stride):
+    """``make_layout(Sw o off o L0, Sw o off o L1, ...) = Sw o off o (L0, L1, ...)``: exact, since
+    ``Sw(off + L0(c0) + L1(c1)) `` is the right side at ``(c0, c1)``. CuTe C++ has no concatenation of composed
+    layouts (it needs their strides); other mixtures have no single swizzle to keep and are refused."""
+    first = args[0]
+    if stride is None and all(hasattr(a, "outer") and a.inner == first.inner and a.offset == first.offset
+                              for a in args):
+        return first.with_outer(make_layout(*[a.outer for a in args]))
+    raise NotAdmissibleError("make_layout", "a swizzled layout concatenates only with swizzled layouts of the "
+                             "same swizzle and offset", ", ".join(str(a) for a in args))
 
 
 def make_identity_layout(shape, hierarchical=True):
@@ -329,12 +366,20 @@ def size(x):
 
 
 def cosize(x):
-    """``L(size-1) + 1``: one past the largest offset for non-negative strides."""
+    """CUTLASS's ``cosize``: ``1 + sum (s_k - 1) * |d_k|``, the extent of the image from its lowest point
+    (``L(size-1) + 1`` for non-negative strides; ``cosize(4:-1) == 4``). A composed layout's is its outer
+    layout's. F2 strides have no such sum: their cosize is one past the largest value."""
     if hasattr(x, "cosize"):
         return x.cosize()
+    fs, fd = flatten(x.shape), flatten(x.stride)
     total = 1
-    for s, d in zip(flatten(x.shape), flatten(x.stride)):
-        total = total + (s - 1) * d
+    for s, d in zip(fs, fd):
+        if type(d) is int:
+            total = total + (s - 1) * (d if d >= 0 else -d)
+        elif isinstance(d, F2):
+            return max(int(v) for v in x.values()) + 1
+        else:
+            total = total + (s - 1) * (-d if lt(d, 0) is True else d)
     return total
 
 
@@ -398,7 +443,14 @@ __all__ = ["Layout", "make_layout", "make_identity_layout", "size", "cosize", "r
 
 def slice_and_offset(layout, crd):
     """Split a coordinate with ``None`` (CuTe's ``_``) into the sublayout of the free modes and the offset
-    of the fixed ones: ``L(crd) == sub(rest) + offset``."""
+    of the fixed ones: ``L(crd) == sub(rest) + offset``. CuTe's argument order ``(crd, layout)`` is accepted
+    too (a coordinate is never a layout, so the order is unambiguous)."""
+    if _is_layout_like(crd) and not _is_layout_like(layout):
+        layout, crd = crd, layout
+    if not _is_layout_like(layout):
+        raise NotAdmissibleError("slice_and_offset", f"expected a layout and a slice coordinate, got {layout!r}")
+    if hasattr(layout, "slice_and_offset"):
+        return layout.slice_and_offset(crd)
     if crd is None:
         return layout, 0
     if type(crd) is not tuple:
@@ -416,6 +468,10 @@ def slice_and_offset(layout, crd):
     if len(subs) == 1:
         return subs[0], offset
     return make_layout(*subs), offset
+
+
+def _is_layout_like(x):
+    return isinstance(x, Layout) or hasattr(x, "outer")
 
 
 def slice_layout(layout, crd):
