@@ -1,51 +1,158 @@
-"""Complement (ALGEBRA.md section 3; Shah Def. 2.5)."""
+"""Complement (docs/model.md section 3; Shah Def. 2.5)."""
 from __future__ import annotations
 
+import math
+
 from ..core.layout import Layout, cosize
+from ..core.strides import F2
 from ..core.tuples import flatten, product
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
+from ..symbolic.lazy import sympy
 from ._op import exact_div, mode_text, operation
 from .coalesce import coalesce_flat
+
+# The reason of the obligation a complement carries when the strides do not nest (tests look for it).
+NOT_NESTED = "complement: the strides do not nest"
 
 
 @operation
 def complement(layout, cotarget=None):
     """The ordered layout ``R`` that fills what ``layout`` leaves out of ``[0, cotarget)``.
 
-    Definition: drop stride-0 and size-1 modes, sort the rest by stride; with ``cur = 1``, each mode
-    ``s:d`` contributes ``d/cur : cur`` and sets ``cur = d*s``; finally ``ceil(cotarget/cur) : cur``;
-    coalesce. ``cotarget`` defaults to ``cosize(layout)``; a shape means its size.
-    Admissibility: strides non-negative integers and ``cur`` divides each sorted stride in turn (so the
-    layout is injective and its modes nest). CUTLASS truncates here; we refuse.
-    Post-condition: ``image(R)`` meets ``image(layout)`` only at 0; ``R`` is ordered (strictly increasing);
-    ``(layout, R)`` is a bijection onto ``[0, size(layout)*size(R))``, which covers ``[0, cotarget)``.
+    Definition (CuTe's): drop stride-0 and size-1 modes, sort the rest by stride; with ``cur = 1``, each mode
+    ``s:d`` contributes ``floor(d/cur) : cur`` and sets ``cur = d*s``; finally ``ceil_div(cotarget, cur)``
+    laid out column-major from ``cur``; coalesce. ``cotarget`` defaults to ``cosize(layout)``; a shape
+    cotarget is divided mode by mode as CuTe's ``ceil_div`` does (``complement(2:1, (3,4))`` is ``8:2``).
+    Valid for: plain layouts with integer strides (concrete or symbolic). F2 (``^v``) and coordinate (E<i>)
+    strides, negative strides and swizzled layouts are refused (named conditions).
+    Admissibility: strides non-negative (CuTe's construction gives negative shapes otherwise, e.g.
+    ``(-1,0):(1,-4)`` for ``4:-1``); no non-trivial mode of size 0 (CuTe divides by zero); every
+    ``floor(d/cur) >= 1`` (a mode that starts inside the extent of the smaller ones: CuTe rejects it as
+    non-injective).
+    Post-condition (CuTe's, always): ``R`` is ordered (strictly increasing) and ``image(R)`` meets
+    ``image(layout)`` only at 0. Where ``cur`` divides each sorted stride in turn (the modes nest), also
+    ``(layout, R)`` is a bijection onto ``[0, size(layout)*size(R))``, which covers ``[0, cotarget)``; where
+    they do not, the result carries an obligation ``cur | d`` whose reason starts with ``NOT_NESTED``: that
+    stronger property does not hold (it is a statement about the result, not a condition for its validity),
+    and the reason also names any of CuTe's size bounds (``size(R) >= M // size(A)``, ``cosize((A, R)) >= M``,
+    ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
     if hasattr(layout, "outer"):
-        raise NotAdmissibleError("complement", "a swizzled layout has no complement; take it of the inner layout")
-    if cotarget is None:
-        cotarget = cosize(layout)
-    elif type(cotarget) is tuple:
-        cotarget = product(cotarget)
-    if type(cotarget) is int:
-        if cotarget <= 0:
-            raise NotAdmissibleError("complement", f"the cotarget must be a positive size, got {cotarget}")
-    elif hasattr(cotarget, "free_symbols"):
-        decide.require(decide.lt(0, cotarget), Condition("lt", 0, cotarget), "complement",
-                       "the cotarget must be a positive size")
+        raise NotAdmissibleError("complement", "a swizzled layout has no complement of its own image (CuTe "
+                                 "takes the complement of the inner layout); take it of the inner layout")
     fs, fd = flatten(layout.shape), flatten(layout.stride)
-    if type(cotarget) is int and all(type(x) is int for x in fs) and all(type(x) is int for x in fd):
-        s, d = _complement_ints(fs, fd, cotarget)
-        return Layout._make(s, d)
-    modes = []
-    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+    for s, d in zip(fs, fd):
+        if isinstance(d, F2):
+            raise NotAdmissibleError("complement", "F2 (^v) strides: the complement of an XOR-linear layout "
+                                     "is not implemented", mode_text(s, d))
         if hasattr(d, "path"):
             raise NotAdmissibleError("complement", "coordinate (E<i>) strides have no complement",
                                      mode_text(s, d))
+    concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
+    if concrete:
+        _check_ints(fs, fd)
+    if cotarget is None:
+        cotarget = cosize(layout)
+    if type(cotarget) is tuple:
+        _positive(product(cotarget))
+        if concrete and all(type(x) is int for x in flatten(cotarget)):
+            s, d = _complement_ints(fs, fd, cotarget)
+            return Layout._make(s, d)
+    else:
+        _positive(cotarget)
+        if concrete and type(cotarget) is int:
+            s, d = _complement_ints(fs, fd, cotarget)
+            return Layout._make(s, d)
+    return _complement_symbolic(fs, fd, cotarget)
+
+
+def _positive(m):
+    if type(m) is int:
+        if m <= 0:
+            raise NotAdmissibleError("complement", f"the cotarget must be a positive size, got {m}")
+    elif hasattr(m, "free_symbols"):
+        decide.require(decide.lt(0, m), Condition("lt", 0, m), "complement", "the cotarget must be a positive size")
+
+
+def _check_ints(fs, fd):
+    for s, d in zip(fs, fd):
+        if d < 0 and s != 1:
+            raise NotAdmissibleError("complement", "strides must be non-negative (CuTe C++'s construction gives "
+                                     "a layout with negative shapes here)", mode_text(s, d))
+        if s == 0 and d != 0:
+            raise NotAdmissibleError("complement", "a layout of size 0 has no complement (CuTe C++ divides by "
+                                     "zero here)", mode_text(s, d))
+
+
+def _overlap(s, d, cur):
+    return NotAdmissibleError("complement", f"mode {s}:{d} starts inside the extent {cur} of the smaller modes "
+                                            "(they overlap or interleave; CuTe C++ rejects it as non-injective)",
+                              mode_text(s, d))
+
+
+def _complement_ints(fs, fd, cotarget):
+    """The construction on plain ints, without the decision interface (the concrete fast path)."""
+    modes = sorted((d, s) for s, d in zip(fs, fd) if d != 0 and s != 1)
+    shapes, strides = [], []
+    cur = 1
+    gap = None
+    for d, s in modes:
+        r = d // cur
+        if r == 0:
+            raise _overlap(s, d, cur)
+        if gap is None and r * cur != d:
+            gap = (cur, d)
+        shapes.append(r)
+        strides.append(cur)
+        cur = d * s
+    rest = _ceil_div_shape(cotarget, cur) if type(cotarget) is tuple else [-(-cotarget // cur)]
+    for r in rest:
+        shapes.append(r)
+        strides.append(cur)
+        cur = cur * r
+    if gap is not None:
+        _note_not_nested(modes, shapes, strides, cotarget, gap)
+    return coalesce_flat(shapes, strides)
+
+
+def _ceil_div_shape(shape, b):
+    """CuTe's ``ceil_div(tuple, int)``: each mode is divided by what is left of ``b`` (flattened modes)."""
+    out = []
+    for a in flatten(shape):
+        out.append(-(-a // b))
+        b = -(-b // a)
+    return out
+
+
+def _note_not_nested(modes, shapes, strides, cotarget, gap):
+    """Where the strides do not nest, CuTe's truncated result is still ordered and meets A only at 0 (the
+    non-zero values of R and of A lie in alternating intervals ``[cur_k, d_k)`` and ``[d_k, cur_k+1)``, as
+    ``floor(d_k/cur_k) >= 1``), but (A, R) has gaps and R can fall short of CuTe's documented size bounds.
+    CuTe's own products compose with that R on its extended domain (CUTLASS logical_product.cpp:212), so
+    the result is returned and the obligation says what does not hold."""
+    m = product(cotarget) if type(cotarget) is tuple else cotarget
+    size_a = math.prod(s for _, s in modes)
+    size_r = math.prod(shapes)
+    cos_a = 1 + sum((s - 1) * d for d, s in modes)
+    cos_r = 1 + sum((s - 1) * d for s, d in zip(shapes, strides))
+    missed = [what for ok, what in (
+        (size_r >= m // size_a, f"size(R) >= {m} // size(A) ({size_r} < {m // size_a})"),
+        (cos_a + cos_r - 1 >= m, f"cosize((A, R)) >= {m} ({cos_a + cos_r - 1})"),
+        (cos_r <= -(-m // cos_a) * cos_a, f"cosize(R) <= round_up({m}, {cos_a}) ({cos_r})")) if not ok]
+    also = f"; it also misses CuTe's bound {', '.join(missed)}" if missed else ""
+    decide.obligate(Condition("divides", gap[0], gap[1]),
+                    f"{NOT_NESTED} ({gap[0]} does not divide {gap[1]}): R is CuTe's truncated complement (ordered, "
+                    "meets A only at 0), but (A, R) is not a bijection onto [0, size(A)*size(R)) and need not "
+                    f"cover [0, cotarget){also}")
+
+
+def _complement_symbolic(fs, fd, cotarget):
+    """The construction through the decision interface (symbolic sizes, strides or cotarget)."""
+    modes = []
+    for s, d in zip(fs, fd):
         if type(d) is int and type(s) is int:
-            if d < 0 and s != 1:
-                raise NotAdmissibleError("complement", "strides must be non-negative", mode_text(s, d))
             if d == 0 or s == 1:
                 continue
         else:
@@ -75,52 +182,40 @@ def complement(layout, cotarget=None):
     shapes, strides = [], []
     cur = 1
     for s, d in modes:
-        if type(d) is int and type(cur) is int:
-            if d % cur:
-                why = "the layout is not injective (its modes overlap)" if d < cur else \
-                    f"stride {d} is not a multiple of {cur}, the extent of the smaller modes"
-                raise NotAdmissibleError("complement", why, mode_text(s, d))
-            shapes.append(d // cur)
-        else:
-            decide.require(decide.divides(cur, d), Condition("divides", cur, d), "complement",
-                           "each stride must be a multiple of the extent of the smaller modes", mode_text(s, d))
-            shapes.append(exact_div(d, cur))
+        if type(d) is int and type(cur) is int and d < cur:
+            raise _overlap(s, d, cur)
+        # CuTe truncates a stride that is not a multiple; symbolically only the nested case is represented
+        decide.require(decide.divides(cur, d), Condition("divides", cur, d), "complement",
+                       "each stride must be a multiple of the extent of the smaller modes (symbolic layouts; "
+                       "CuTe's truncation is followed for concrete ones)", mode_text(s, d))
+        shapes.append(exact_div(d, cur))
         strides.append(cur)
         cur = d * s
-    if type(cotarget) is int and type(cur) is int:
-        rest = -(-cotarget // cur)
-    elif decide.le(cotarget, cur) is True:
-        rest = 1
-    elif decide.suppose(decide.divides(cur, cotarget), Condition("divides", cur, cotarget),
-                        "complement's last mode is exact when the extent divides the cotarget"):
-        rest = exact_div(cotarget, cur)
+    if type(cotarget) is tuple:
+        rest = cur
+        for a in flatten(cotarget):
+            q = _ceil_div(a, rest)
+            rest = _ceil_div(rest, a)
+            shapes.append(q)
+            strides.append(cur)
+            cur = cur * q
     else:
-        import sympy
-        rest = sympy.ceiling(sympy.sympify(cotarget) / cur)
-    shapes.append(rest)
-    strides.append(cur)
+        shapes.append(_ceil_div(cotarget, cur))
+        strides.append(cur)
     s, d = coalesce_flat(shapes, strides)
     return Layout._make(s, d)
 
 
-def _complement_ints(fs, fd, cotarget):
-    """The same construction on plain ints, without the decision interface (the concrete fast path)."""
-    modes = sorted((d, s) for s, d in zip(fs, fd) if d != 0 and s != 1)
-    shapes, strides = [], []
-    cur = 1
-    for d, s in modes:
-        if d < 0:
-            raise NotAdmissibleError("complement", "strides must be non-negative", mode_text(s, d))
-        if d % cur:
-            why = "the layout is not injective (its modes overlap)" if d < cur else \
-                f"stride {d} is not a multiple of {cur}, the extent of the smaller modes"
-            raise NotAdmissibleError("complement", why, mode_text(s, d))
-        shapes.append(d // cur)
-        strides.append(cur)
-        cur = d * s
-    shapes.append(-(-cotarget // cur))
-    strides.append(cur)
-    return coalesce_flat(shapes, strides)
+def _ceil_div(a, b):
+    """``ceil(a/b)`` for positive sizes, through the decision interface."""
+    if type(a) is int and type(b) is int:
+        return -(-a // b)
+    if decide.le(a, b) is True:
+        return 1
+    if decide.suppose(decide.divides(b, a), Condition("divides", b, a),
+                      "complement's last mode is exact when the extent divides the cotarget"):
+        return exact_div(a, b)
+    return sympy.ceiling(sympy.sympify(a) / b)
 
 
 def _sorted_symbolic(modes):
@@ -135,4 +230,4 @@ def _sorted_symbolic(modes):
     return out
 
 
-__all__ = ["complement"]
+__all__ = ["complement", "NOT_NESTED"]
