@@ -11,7 +11,8 @@ import click
 
 from cuteverify.algebra.expr import parse_let
 from cuteverify.core.parse import parse
-from cuteverify.prover import agrees, are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
+from cuteverify.hardware import agrees
+from cuteverify.prover import are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
 from cuteverify.symbolic import parse_expr
 
 from .common import (

@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "Verdict": "cuteverify.prover", "Counterexample": "cuteverify.prover", "is_injective": "cuteverify.prover",
     "is_surjective": "cuteverify.prover", "is_bijective": "cuteverify.prover", "are_equal": "cuteverify.prover",
-    "complement_disjoint": "cuteverify.prover", "prove": "cuteverify.prover", "agrees": "cuteverify.prover",
+    "complement_disjoint": "cuteverify.prover", "prove": "cuteverify.prover", "agrees": "cuteverify.hardware",
     "linear_form": "cuteverify.analysis.linear", "completeness_chain": "cuteverify.analysis.linear",
     "specs": "cuteverify.hardware.specs", "draw": "cuteverify.draw", "loops": "cuteverify.analysis.loops",
     "fold": "cuteverify.analysis.fold", "banks": "cuteverify.analysis.banks",

@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from . import prover as P
 from .core.parse import as_assumptions, parse
 from .errors import CuteVerifyError, ParseError
-from .hardware import specs
-from .prover import agrees
+from .hardware import agrees, specs
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
            "agrees_verdict", "schema"]

@@ -6,6 +6,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.hardware import specs as S
+from cuteverify.hardware.intlayout import int_layout
 
 
 @pytest.fixture(scope="module")
@@ -14,8 +15,8 @@ def lib():
 
 
 def _cex(r):
-    assert not r.ok, str(r)
-    assert r.counterexample is not None, r.reason
+    assert r.refuted, str(r)
+    assert r.counterexample.kind == "disagree", r.reason  # a witness, not a shape mismatch
     return r.counterexample
 
 
@@ -109,15 +110,15 @@ def test_smem_tiled_mn_major_agrees(lib):
 def test_smem_tiled_wrong(lib, layout, coord, user, want):
     shape = (64, 128) if "((8,8)" in layout else (128, 64)
     lay = cv.parse(layout)
-    assert S._int_layout(lay, "t").mode_size(0) == shape[0]
+    assert int_layout(lay, "t").mode_size(0) == shape[0]
     c = _cex(S.agrees(lay, "GMMA_K_SW128", dtype="bf16", library=lib))
-    assert c.coordinate == coord and (c.user_index, c.hardware_index) == (user, want)
+    assert c.coords == coord and (c.user_index, c.hardware_index) == (user, want)
     assert f"at coordinate {coord}" in str(c)
 
 
 def test_smem_shape_not_a_multiple(lib):
     r = S.agrees("S<3,3,3> o 0 o (12,64):(64,1)", "GMMA_K_SW128", dtype="bf16", library=lib)
-    assert not r.ok and "multiple of the atom" in r.reason
+    assert r.refuted and "multiple of the atom" in r.reason
 
 
 def test_cv_agrees_returns_a_verdict():
@@ -144,12 +145,12 @@ def test_tma_box_correct(lib):
 ])
 def test_tma_box_wrong(lib, layout, dtype, coord, user, want):
     c = _cex(S.agrees(layout, "TMA_SW128", dtype=dtype, library=lib))
-    assert c.coordinate == coord and (c.user_index, c.hardware_index) == (user, want)
+    assert c.coords == coord and (c.user_index, c.hardware_index) == (user, want)
 
 
 def test_tma_box_row_width(lib):
     r = S.agrees("S<3,3,3> o 0 o (16,64):(64,1)", "TMA_SW64", dtype="bf16", library=lib)
-    assert not r.ok and "rows of 64 bytes" in r.reason
+    assert r.refuted and "rows of 64 bytes" in r.reason
 
 
 # ----------------------------------------------------------------------- tiled MMA (several atoms)
@@ -200,11 +201,11 @@ def test_tiled_mma_wrong_repetition_order(lib):
 
 def test_tiled_mma_shape_reasons(lib):
     r = S.agrees(TILED_C, M16N8K16, "C", atom_layout=(4, 1, 1), tile=(32, 16), library=lib)
-    assert not r.ok and "not a multiple of the atom grid" in r.reason
+    assert r.refuted and "not a multiple of the atom grid" in r.reason
     r = S.agrees(TILED_C, M16N8K16, "C", atom_layout=(2, 1), library=lib)
-    assert not r.ok and "thread groups" in r.reason
+    assert r.refuted and "thread groups" in r.reason
     r = S.agrees(TILED_C_REP, M16N8K16, "C", atom_layout=(2, 2), library=lib)
-    assert not r.ok and "pass tile=" in r.reason
+    assert r.refuted and "pass tile=" in r.reason
 
 
 def test_tiled_wgmma_two_warpgroups(lib):

@@ -6,7 +6,7 @@ import pytest
 import cuteverify as cv
 from cuteverify.manifest import agrees_verdict
 from cuteverify.prover import Counterexample, Verdict
-from cuteverify.prover import claims
+from cuteverify.hardware import agree
 
 TN = "SM80_16x8x16_F32F16F16F32_TN"
 
@@ -43,7 +43,7 @@ def test_agrees_shape_mismatch_is_refuted_with_reason():
 
 
 def test_agrees_witness_is_rechecked(monkeypatch):
-    monkeypatch.setattr(claims, "_recheck_agrees", lambda *a: False)
+    monkeypatch.setattr(agree, "_recheck_agrees", lambda *a: False)
     v = cv.agrees("((4,8),(2,2,2)):((32,1),(8,16,128))", TN, "A")
     assert v.status == "unknown" and "did not re-check" in v.reason
 

@@ -9,7 +9,9 @@ import pytest
 import cuteverify as cv
 from cuteverify.errors import EXIT_INPUT, EXIT_REFUTED, CuteVerifyError, exit_code
 from cuteverify.hardware import formula as F
+from cuteverify.hardware import selfcheck
 from cuteverify.hardware import specs as S
+from cuteverify.hardware.intlayout import int_layout
 
 SPEC_DIR = Path(__file__).resolve().parent.parent / "specs"
 
@@ -65,7 +67,7 @@ def test_required_specs_present(lib):
 
 def test_whole_library_self_checks():
     # A fresh load runs self_check on every spec (every N of every family); do it again explicitly.
-    S._CHECKED.clear()
+    selfcheck.clear_cache()
     lib = S.load(check=False)
     t0 = time.process_time()
     for spec in lib.values():
@@ -130,12 +132,12 @@ def test_int_evaluation_matches_core(lib):
     for name, op, params in [("SM80_16x8x32_S32S8S8S32_TN", "A", {}), ("SM70_8x8x4_F32F16F16F32_TN", "C", {}),
                              ("SM90_64xNx16_F16F16F16_RS", "C", {"N": 24}), ("SM75_U16x8_LDSM_T", "dst", {})]:
         L = lib[name].layout(op, **params)
-        fast = S._int_layout(L, "t")
+        fast = int_layout(L, "t")
         for t in range(cv.size(L.shape[0]) if isinstance(L.shape, tuple) else 1):
             for v in range(len(fast.modes[1])):
                 assert fast(t, v) == L(t, v)
     atom = lib["GMMA::Layout_MN_SW64_Atom<half_t>"].layout("layout")
-    fast = S._int_layout(atom, "t")
+    fast = int_layout(atom, "t")
     assert [fast(r, c) for c in range(8) for r in range(32)] == [atom(r, c) for c in range(8) for r in range(32)]
 
 
@@ -147,13 +149,13 @@ def test_agrees_ok_for_cutlass_layouts(lib):
         params = s.instances()[-1]
         for op in s.operands:
             r = S.agrees(s.layout(op, **params), name, op, library=lib, **params)
-            assert r.ok, str(r)
+            assert r.proved, str(r)
 
 
 def test_agrees_counterexample_names_thread_value_and_elements(lib):
     # m16n8k16 A with the two inner value strides swapped: value 1 goes to row 8 instead of column 1.
     r = S.agrees("((4,8),(2,2,2)):((32,1),(8,16,128))", "SM80_16x8x16_F32F16F16F32_TN", "A", library=lib)
-    assert not r.ok
+    assert r.refuted
     c = r.counterexample
     assert (c.thread, c.value) == (0, 1)
     assert c.user == (8, 0) and c.hardware == (0, 1)
@@ -167,9 +169,9 @@ def test_agrees_family_and_b_orientation(lib):
     assert ok
     # B as PTX writes it is K x N; a row-major (k-fastest) guess for the SS descriptor view is refused.
     r = S.agrees("(128,(16,64)):(0,(64,1))", "SM90_64xNx16_F32F16F16_SS", "B", library=lib, N=64)
-    assert not r.ok and r.counterexample is not None
+    assert r.refuted and r.counterexample.kind == "disagree"
     r = S.agrees("(128,(64,16)):(0,(16,1))", "SM90_64xNx16_F32F16F16_SS", "B", library=lib, N=64)
-    assert not r.ok and r.counterexample.axes == ("k", "n")
+    assert r.refuted and r.counterexample.axes == ("k", "n")
     assert r.counterexample.hardware == (0, 1) and r.counterexample.user == (0, 16)
     with pytest.raises(S.SpecError, match="needs parameter N"):
         S.agrees("((4,8,4),(2,2,16)):((128,1,16),(64,8,512))", "SM90_64xNx16_F32F16F16_RS", "C", library=lib)
@@ -177,26 +179,26 @@ def test_agrees_family_and_b_orientation(lib):
 
 def test_agrees_shape_mismatch_reason(lib):
     r = S.agrees("(32,(2,2)):(1,(16,8))", "SM80_16x8x16_F32F16F16F32_TN", "A", library=lib)
-    assert not r.ok and "value mode" in r.reason
+    assert r.refuted and "value mode" in r.reason
     r = S.agrees("(64,8):(1,64)", "SM80_16x8x16_F32F16F16F32_TN", "C", library=lib)
-    assert not r.ok and "thread mode" in r.reason
+    assert r.refuted and "thread mode" in r.reason
 
 
 def test_agrees_copy_atom(lib):
     assert S.agrees("(32,(32,4)):(32,(1,1024))", "SM75_U32x4_LDSM_N", "dst", library=lib)
     r = S.agrees("(32,(32,4)):(32,(1,512))", "SM75_U32x4_LDSM_N", "dst", library=lib)
-    assert not r.ok and r.counterexample.value == 32
+    assert r.refuted and r.counterexample.value == 32
 
 
 def test_agrees_smem_atom_element_vs_byte_swizzle(lib):
     good = S.agrees("S<3,3,3> o 0 o (8,64):(64,1)", "GMMA::Layout_K_SW128_Atom<half_t>", library=lib)
-    assert good.ok
+    assert good.proved
     bad = S.agrees("S<3,4,3> o 0 o (8,64):(64,1)", "GMMA::Layout_K_SW128_Atom<half_t>", library=lib)
-    assert not bad.ok
+    assert bad.refuted
     c = bad.counterexample
     # row 1 starts at byte 128: the byte swizzle moves it to chunk 1 (byte 144 = element 72); the byte
     # swizzle applied to the element offset 64 leaves it at 64.
-    assert c.coordinate == (1, 0) and c.user_index == 64 and c.hardware_index == 72
+    assert c.coords == (1, 0) and c.user_index == 64 and c.hardware_index == 72
 
 
 # ---------------------------------------------------------------------------- corrupted spec copies

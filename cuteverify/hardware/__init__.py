@@ -3,5 +3,20 @@ atoms, each with a CUTLASS TV layout and an independent PTX formula, their self-
 layouts with them, and the silicon evidence that confirmed them.
 
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``.
-"""
 
+Modules: ``loader`` (spec files -> checked YAML documents, with lines), ``spec`` (Spec, Library), ``library``
+(load, the default library, name resolution), ``dtypes``, ``formula`` (the PTX formula language),
+``intlayout`` and ``tables`` (both sides as int tables), ``selfcheck``, ``agree``, ``evidence``; ``specs``
+re-exports the public names for older callers (``cv.specs``).
+"""
+from ..errors import FormulaError, SpecError, SpecInconsistent, UnknownSpec
+from .agree import agrees
+from .dtypes import DTYPE_BITS, DTYPE_BYTES, dtype_bits
+from .library import default_library, get, load, load_file, names, reload, resolve
+from .loader import ENV_VAR, SEARCH_PATH
+from .selfcheck import self_check
+from .spec import Library, Spec
+
+__all__ = ["agrees", "Spec", "Library", "load", "load_file", "default_library", "reload", "get", "names",
+           "resolve", "self_check", "dtype_bits", "DTYPE_BITS", "DTYPE_BYTES", "SEARCH_PATH", "ENV_VAR",
+           "SpecError", "SpecInconsistent", "UnknownSpec", "FormulaError"]

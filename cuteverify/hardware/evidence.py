@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..errors import SpecError
 from . import formula as fm
-from . import specs
+from . import library
+from .intlayout import int_layout
 
 
 def _jsonl(path, key):
@@ -74,7 +75,7 @@ def validate(paths, lib=None, keep=None):
     pairs with no spec.  A record counts for every spec that shares its instruction (the SS and RS wgmma
     atoms, SM75/SM80 m16n8k8).  ``keep(instr)`` filters records.
     """
-    lib = lib if lib is not None else {n: specs.get(n) for n in specs.names()}
+    lib = lib if lib is not None else {n: library.get(n) for n in library.names()}
     fns: dict = {}
     out: dict = {}
     unmatched = set()
@@ -151,7 +152,7 @@ def _atom_offset_fn(spec):
     if key in _ATOM_FNS:
         return _ATOM_FNS[key]
     f = fm.compile_formula(spec.formula("layout")["offset"], ("row", "col"))
-    lay = specs._int_layout(spec.layout("layout"), spec.name)
+    lay = int_layout(spec.layout("layout"), spec.name)
     _ATOM_FNS[key] = out = (lay.mode_size(0), lay.mode_size(1), f)
     return out
 
@@ -201,7 +202,7 @@ def validate_smem(paths, lib=None):
 
     Returns the same structure as :func:`validate` (``operands`` holds the probe's layout names).
     """
-    lib = lib if lib is not None else {n: specs.get(n) for n in specs.names()}
+    lib = lib if lib is not None else {n: library.get(n) for n in library.names()}
     out: dict = {}
     cache: dict = {}
 
@@ -338,13 +339,13 @@ def annotate(spec_dir, evidence_dir, silicon: str = "sm90") -> dict:
     for f in files:  # drop old annotations (spec keys are indented 4 spaces)
         lines = f.read_text().splitlines(keepends=True)
         f.write_text("".join(x for x in lines if not x.startswith("    evidence: ")))
-    lib = specs.load(files, shipped=False)
+    lib = library.load(files, shipped=False)
     res = evidence_results(evidence_dir, lib=lib)
     gpu = res["_meta"].get("gpu", "unknown")
     entries = {n: evidence_entry(r, silicon, gpu) for n, r in res.items() if not n.startswith("_")}
 
     def insert(wanted: dict):
-        lib2 = specs.load(files, shipped=False, check=False)
+        lib2 = library.load(files, shipped=False, check=False)
         by_file: dict = {}
         for name, text in wanted.items():
             s = lib2[name]
@@ -356,6 +357,6 @@ def annotate(spec_dir, evidence_dir, silicon: str = "sm90") -> dict:
             Path(f).write_text("".join(lines))
 
     insert({n: _flow(e) for n, e in entries.items()})
-    lib3 = specs.load(files, shipped=False, check=False)
+    lib3 = library.load(files, shipped=False, check=False)
     insert({n: "null" for n, s in lib3.items() if n not in entries and s.data.get("evidence") is not None})
     return entries

@@ -19,11 +19,10 @@ from ..algebra.expr import evaluate
 from ..core.parse import as_assumptions, parse_tuple
 from ..core.tuples import product
 from ..errors import CuteVerifyError, ParseError
-from ..hardware import specs
 from ..symbolic import parse_expr
 from . import queries as q
-from .queries import INTERNAL, _as_layout
-from .verdict import Counterexample, Verdict
+from .queries import _as_layout
+from .verdict import Verdict
 
 PREDICATES = ("injective", "surjective", "bijective", "disjoint", "equal")
 _NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
@@ -172,65 +171,3 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
     v.elapsed = time.perf_counter() - t0
     return v
 
-
-def agrees(layout, spec_name, operand=None, **params) -> Verdict:
-    """Does ``layout`` agree with the hardware spec ``spec_name`` (``cuteverify.specs.agrees``)?
-
-    proved: equal at every (thread, value) / coordinate (exhaustive). refuted: a Counterexample of kind
-    ``disagree`` naming the thread, the value index, the element the layout names and the element the
-    hardware holds there (``(row, col)``, with the operand's axes), re-checked by evaluating the layout
-    there; or of kind ``mismatch`` when the shapes cannot agree (the reason in its note). A spec error
-    (unknown spec, missing parameter) is raised as ``SpecError``."""
-    t0 = time.perf_counter()
-    claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand is not None else "") + \
-        "".join(f", {k}={v}" for k, v in params.items()) + ")"
-    r = specs.agrees(layout, spec_name, operand, **params)
-
-    def done(status, **kw):
-        return Verdict(status, claim=claim, method=getattr(r, "method", "spec enumeration") or "spec enumeration",
-                       elapsed=time.perf_counter() - t0, **kw)
-
-    if r.ok:
-        return done("proved")
-    c = r.counterexample
-    if c is None:
-        return done("refuted", counterexample=Counterexample("mismatch", note=r.reason or "the shapes differ"),
-                    reason=r.reason)
-    detail = {"operand": c.operand, "axes": tuple(c.axes), "user_index": c.user_index,
-              "hardware_index": c.hardware_index}
-    if c.coordinate is not None:
-        cex = Counterexample("disagree", coords=tuple(c.coordinate), values=(c.user_index, c.hardware_index),
-                             note=str(c), detail=detail)
-    else:
-        detail.update(thread=c.thread, value=c.value, value_index=c.value, user=c.user, hardware=c.hardware)
-        if c.atom is not None:
-            detail.update(atom=c.atom, group=c.group)
-        cex = Counterexample("disagree", coords=(c.thread, c.value), values=(c.user, c.hardware), note=str(c),
-                             detail=detail)
-    try:
-        ok = _recheck_agrees(layout, spec_name, params, c)
-    except Exception as e:  # noqa: BLE001 (a re-check that crashes is a failed re-check)
-        ok, why = False, f"{type(e).__name__}: {e}"
-    else:
-        why = "the layout does not give the reported element there"
-    if not ok:
-        return done("unknown", reason=f"{INTERNAL} ({cex}; {why})")
-    return done("refuted", counterexample=cex)
-
-
-def _recheck_agrees(layout, spec_name, params, c):
-    """Evaluate the user's layout at the counterexample: it gives ``user_index`` there, which is not the
-    hardware's."""
-    if c.user_index == c.hardware_index and c.user == c.hardware:
-        return False
-    kw = dict(params)
-    lib = kw.pop("library", None) or specs.default_library()
-    spec = specs.resolve(spec_name, kw.pop("dtype", None), lib)
-    for k in ("tile", "atom_layout"):
-        kw.pop(k, None)
-    lay = specs._user_int_layout(layout, spec, spec._params(kw))
-    if c.coordinate is not None:
-        return lay(*c.coordinate) == c.user_index
-    if c.atom is None and c.thread is not None:
-        return lay.tv_values([c.thread])[c.value] == c.user_index
-    return True

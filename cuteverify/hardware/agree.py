@@ -1,0 +1,275 @@
+"""Agreement of a user's layout with the hardware (docs/model.md section 6): a TV layout with an MMA or copy
+atom (also a tiled MMA of several atoms), a shared-memory layout with a GMMA smem atom tiled to its shape, and
+a TMA box with a swizzle mode. Every comparison is exhaustive over the layout's domain; the answer is the
+prover's :class:`~cuteverify.prover.verdict.Verdict` (``cv.agrees`` is :func:`agrees`).
+"""
+from __future__ import annotations
+
+import time
+
+from ..core.parse import parse
+from ..errors import SpecError
+from ..prover.queries import INTERNAL
+from ..prover.verdict import Counterexample, Verdict
+from . import formula as _fm
+from .dtypes import dtype_bits
+from .intlayout import IntLayout, int_layout
+from .library import default_library, resolve
+from .selfcheck import compare_tv, offset_disagreement, tv_disagreement
+from .spec import Library, Spec, operand_formulas, substitute
+from .tables import expected_values, hw_indices, plain_spec_layout, spec_int_layout
+
+__all__ = ["agrees", "user_int_layout"]
+
+METHOD = "spec enumeration"
+
+
+def user_int_layout(layout, spec: Spec, params: dict) -> IntLayout:
+    """The user's layout (a Layout / ComposedLayout, or CuTe text) with family parameters bound, as ints."""
+    if isinstance(layout, str):
+        layout = parse(substitute(layout, params) if params else layout)
+    if hasattr(layout, "free_symbols") and layout.free_symbols and params:
+        layout = layout.subs(**params)
+    return int_layout(layout, "layout")
+
+
+def agrees(layout, spec_name: str, operand: str | None = None, library: Library | None = None, *,
+           dtype=None, tile=None, atom_layout=None, **params) -> Verdict:
+    """Does ``layout`` (a cuteverify Layout, or CuTe text) match the hardware for ``operand`` of a spec?
+
+    * ``mma``/``copy`` specs: ``layout`` is a (thread, value) layout compared at every pair with the
+      hardware element.  With ``tile=`` and/or ``atom_layout=`` it is the TV layout of a *tiled* MMA over
+      a whole tile made of several atoms (see :func:`_compare_tv_tiled` for the convention).
+    * ``smem_atom`` specs (full name, or a short name such as ``"GMMA_K_SW128"`` with ``dtype="bf16"``):
+      a (row, col) -> element offset layout covering the atom or any multiple of it; it must equal the
+      atom tiled to that shape (CUTLASS ``tile_to_shape(atom, shape)``, atoms in column-major order),
+      compared at every coordinate.
+    * ``swizzle`` specs (``CU_TENSOR_MAP_SWIZZLE_128B`` or ``"TMA_SW128"``, with ``dtype``): a (row, col)
+      layout of a TMA box in shared memory (rows of ``span`` bytes); it must equal the row-major box with
+      the swizzle applied to byte offsets.
+
+    Family parameters (``N=64``) are required for families. Returns a Verdict: ``proved`` (equal at every
+    (thread, value) / coordinate); ``refuted`` with a counterexample of kind ``disagree`` (the first
+    (thread, value) and both elements as (row, col), see :func:`~cuteverify.hardware.selfcheck.tv_disagreement`,
+    or for shared memory the coordinate with the user's and the expected offset), re-checked by evaluating the
+    layout there; ``refuted`` with kind ``mismatch`` when the shapes cannot agree (the reason in ``reason``
+    and the note); ``unknown`` when the witness does not re-check. A spec error (unknown spec, missing
+    parameter or dtype) raises :class:`SpecError` / :class:`~cuteverify.errors.UnknownSpec`.
+    """
+    t0 = time.perf_counter()
+    extra = {"dtype": dtype, "tile": tile, "atom_layout": atom_layout}
+    claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand is not None else "") + \
+        "".join(f", {k}={v}" for k, v in {**{k: v for k, v in extra.items() if v is not None}, **params}.items()) \
+        + ")"
+    spec = resolve(spec_name, dtype, library or default_library())
+    p = spec.check_params(params)
+    operand = _operand(spec, operand)
+    cex, reason = _compare(layout, spec, operand, p, dtype, tile, atom_layout)
+
+    def done(status, **kw):
+        return Verdict(status, claim=claim, method=METHOD, elapsed=time.perf_counter() - t0, **kw)
+
+    if cex is None and reason is None:
+        return done("proved")
+    if cex is None:
+        return done("refuted", counterexample=Counterexample("mismatch", note=reason), reason=reason)
+    try:
+        ok = _recheck_agrees(layout, spec, p, cex)
+    except Exception as e:  # noqa: BLE001 (a re-check that crashes is a failed re-check)
+        ok, why = False, f"{type(e).__name__}: {e}"
+    else:
+        why = "the layout does not give the reported element there"
+    if not ok:
+        return done("unknown", reason=f"{INTERNAL} ({cex}; {why})")
+    return done("refuted", counterexample=cex)
+
+
+def _operand(spec: Spec, operand: str | None) -> str:
+    """The operand to compare: the one named (it must exist), or the only one of an smem / swizzle spec."""
+    if operand is None:
+        if spec.kind in ("mma", "copy"):
+            raise SpecError(f"agrees: name an operand ({', '.join(spec.operands)})", spec.file, spec.line,
+                            spec.name)
+        return spec.operands[0]
+    if operand not in spec.operands:
+        raise SpecError(f"agrees: no operand {operand!r} (have {', '.join(spec.operands)})", spec.file,
+                        spec.line, spec.name)
+    return operand
+
+
+def _compare(layout, spec: Spec, operand: str, p: dict, dtype, tile, atom_layout):
+    """(disagreement | None, reason | None) for the spec's kind; a layout that cannot be read as ints is a
+    reason (the shapes cannot agree), not an error."""
+    try:
+        user = user_int_layout(layout, spec, p)
+    except SpecError as e:
+        return None, e.reason
+    if spec.kind == "smem_atom":
+        return _compare_smem(user, spec, operand)
+    if spec.kind == "swizzle":
+        if dtype is None:
+            raise SpecError("agrees: a swizzle mode needs dtype= (the element width of the box)", spec.file,
+                            spec.line, spec.name)
+        return _compare_tma_box(user, spec, dtype_bits(dtype))
+    if tile is not None or atom_layout is not None:
+        return _compare_tv_tiled(spec, operand, p, user, tile, atom_layout)
+    return compare_tv(spec, operand, p, user)
+
+
+def _recheck_agrees(layout, spec: Spec, params: dict, c: Counterexample) -> bool:
+    """Evaluate the user's layout at the counterexample: it gives ``user_index`` there, which is not the
+    hardware's."""
+    d = c.detail
+    if d.get("user_index") == d.get("hardware_index") and d.get("user") == d.get("hardware"):
+        return False
+    lay = user_int_layout(layout, spec, params)
+    if "thread" not in d:
+        return lay(*c.coords) == d["user_index"]
+    return lay.tv_values([d["thread"]])[d["value"]] == d["user_index"]
+
+
+# ------------------------------------------------------------------------------------------- tiled MMA
+
+_OPERAND_AXES_IDX = {"A": (0, 2), "B": (1, 2), "C": (0, 1), "D": (0, 1)}
+
+
+def _tiled_geometry(spec: Spec, operand: str, params: dict, lay: IntLayout, tile, atom_layout):
+    """The tiled-MMA convention of :func:`_compare_tv_tiled` checked against the layout's sizes.
+
+    Returns ``(geometry, None)`` with geometry = (atom grid (AM, AN, AK), the operand's grid extents (A0, A1),
+    repetitions (R0, R1), the tile (T0, T1)), or ``(None, reason)`` when the sizes cannot fit the convention.
+    """
+    m_, n_, k_ = spec.shape_mnk(**params)
+    shape = {"A": (m_, k_), "B": (n_, k_), "C": (m_, n_), "D": (m_, n_)}[operand]
+    axes_idx = _OPERAND_AXES_IDX[operand]
+    if lay.rank != 2:
+        return None, f"expected a rank-2 (thread, value) layout, got rank {lay.rank}"
+    nthr, nval = lay.mode_size(0), lay.mode_size(1)
+    T = spec.threads
+    if nthr % T:
+        return None, f"thread mode has size {nthr}, not a multiple of the atom's {T} threads"
+    groups = nthr // T
+    V = expected_values(spec, operand, params, spec.tile(operand, **params))
+    if nval % V:
+        return None, f"value mode has size {nval}, not a multiple of the atom's {V} values per thread"
+    reps = nval // V
+    if atom_layout is None:
+        if tile is None:
+            return None, "a tiled layout needs tile= or atom_layout="
+        grid = [tile[0] // shape[0], tile[1] // shape[1]]
+        if grid[0] * grid[1] != groups:
+            return None, (f"cannot infer the atom layout: tile {tuple(tile)} holds {grid[0]}x{grid[1]} atoms of "
+                          f"{shape}, the layout has {groups} thread groups; pass atom_layout=")
+        al = [1, 1, 1]
+        al[axes_idx[0]], al[axes_idx[1]] = grid
+    else:
+        al = [int(x) for x in atom_layout] + [1] * (3 - len(atom_layout))
+        if al[0] * al[1] * al[2] != groups:
+            return None, (f"atom_layout {tuple(atom_layout)} has {al[0] * al[1] * al[2]} atoms, the layout has "
+                          f"{groups} thread groups of {T}")
+    A0, A1 = al[axes_idx[0]], al[axes_idx[1]]
+    if tile is None:
+        if reps != 1:
+            return None, f"{reps} values-per-atom repetitions per thread: pass tile= to place them"
+        tile = (A0 * shape[0], A1 * shape[1])
+    T0, T1 = int(tile[0]), int(tile[1])
+    if T0 % (A0 * shape[0]) or T1 % (A1 * shape[1]):
+        return None, f"tile {(T0, T1)} is not a multiple of the atom grid {(A0 * shape[0], A1 * shape[1])}"
+    R0, R1 = T0 // (A0 * shape[0]), T1 // (A1 * shape[1])
+    if R0 * R1 != reps:
+        return None, (f"value mode has size {nval} = {reps} x {V}, but tile {(T0, T1)} needs {R0 * R1} "
+                      f"repetition(s) of the atom per thread")
+    return (tuple(al), (A0, A1), (R0, R1), (T0, T1), shape, V), None
+
+
+def _compare_tv_tiled(spec: Spec, operand: str, params: dict, lay: IntLayout, tile, atom_layout):
+    """Compare the TV layout of a tiled MMA (several atoms) with the atom spec, atom by atom.
+
+    Convention (CUTLASS ``TiledMMA`` with ``AtomLayoutMNK`` and no permutation, docs/model.md section 6):
+
+    * the operand tile is indexed as the atom's codomain is: A ``m + TM*k``, B ``n + TN*k``, C ``m + TM*n``
+      (column-major in the CuTe axes (M,K), (N,K), (M,N)); ``tile`` gives those two extents;
+    * ``atom_layout`` = (AM, AN) or (AM, AN, AK) atoms, column-major: thread ``t`` belongs to thread group
+      ``g = t // atom_threads`` at atom coordinate ``(g % AM, (g // AM) % AN, g // (AM*AN))`` and acts as
+      the atom's logical thread ``t % atom_threads``.  Operand A uses the (m, k) coordinates of the group,
+      B (n, k), C (m, n): groups differing only in the other coordinate hold the same A/B data;
+    * a thread's value ``v`` is the atom's value ``v % V`` of repetition ``r = v // V`` (when the tile is
+      larger than the atom grid), repetition ``r`` in column-major order over the operand's two axes; the
+      atom block it lands in is ``(g0 + A0*r0, g1 + A1*r1)``.
+
+    Either argument may be omitted: ``tile`` defaults to atom grid x atom shape (one repetition);
+    ``atom_layout`` is inferred when the tile has no repetition and the operand sees all atom axes.
+    Returns (Counterexample | None, reason | None) like :func:`compare_tv`.
+    """
+    geometry, reason = _tiled_geometry(spec, operand, params, lay, tile, atom_layout)
+    if reason:
+        return None, reason
+    al, (A0, A1), (R0, _), (T0, T1), shape, V = geometry
+    axes_idx = _OPERAND_AXES_IDX[operand]
+    T, nthr, nval = spec.threads, lay.mode_size(0), lay.mode_size(1)
+    thr = spec_int_layout(spec, "thr_id", {})
+    # CuTe index in the atom for every (atom thread, atom value), thread outer
+    hw = hw_indices(spec, operand, params, list(range(T)), V, thr, spec.tile(operand, **params))
+    S0 = shape[0]
+    got_all = lay.tv_values()
+    for t in range(nthr):
+        g, lt = divmod(t, T)
+        gc = (g % al[0], (g // al[0]) % al[1], g // (al[0] * al[1]))
+        g0, g1 = gc[axes_idx[0]], gc[axes_idx[1]]
+        base = t * nval
+        for v in range(nval):
+            r, va = divmod(v, V)
+            b0, b1 = g0 + A0 * (r % R0), g1 + A1 * (r // R0)
+            e = hw[lt * V + va]
+            want = None if e is None else (e % S0 + S0 * b0) + T0 * (e // S0 + shape[1] * b1)
+            got = got_all[base + v]
+            if got != want:
+                def el(idx):
+                    if idx is None or not 0 <= idx < T0 * T1:
+                        return None
+                    a, b = idx % T0, idx // T0
+                    return (b, a) if operand == "B" else (a, b)  # B: PTX writes (k, n)
+                return tv_disagreement(operand, spec.axes(operand), t, v, got, want, el(got), el(want),
+                                       atom=(b0, b1), group=g), None
+    return None, None
+
+
+# ------------------------------------------------------------------------------ shared memory, TMA
+
+def _compare_smem(user: IntLayout, spec: Spec, operand: str):
+    """User layout over the atom or a multiple of it == tile_to_shape(atom, shape) at every coordinate."""
+    hw = int_layout(plain_spec_layout(spec, "layout"), "layout")
+    ar, ac = hw.mode_size(0), hw.mode_size(1)
+    sizes = tuple(user.mode_size(k) for k in range(user.rank))
+    if user.rank != 2 or sizes[0] % ar or sizes[1] % ac:
+        return None, f"shape {sizes} is not a multiple of the atom's ({ar}, {ac})"
+    rows, cols = sizes
+    asz, nr = ar * ac, rows // ar
+    f = _fm.compile_formula(operand_formulas(spec, "layout")["offset"], ("row", "col"))
+    atom = [[f(r, c) for c in range(ac)] for r in range(ar)]
+    for j, got in enumerate(user.values()):
+        r, c = j % rows, j // rows
+        want = atom[r % ar][c % ac] + asz * (r // ar + nr * (c // ac))
+        if got != want:
+            return offset_disagreement(operand, (r, c), got, want), None
+    return None, None
+
+
+def _compare_tma_box(user: IntLayout, spec: Spec, eb: int):
+    """User (row, col) layout of a TMA box == row-major box, swizzled on byte addresses."""
+    if eb % 8:
+        raise SpecError(f"TMA boxes need whole-byte elements, not {eb}-bit", spec.file, spec.line, spec.name)
+    nb = eb // 8
+    span = spec.data["span_bytes"]
+    sizes = tuple(user.mode_size(k) for k in range(user.rank))
+    if user.rank != 2 or (span and sizes[1] * nb != span):
+        return None, (f"shape {sizes}: a {spec.name} box has rows of {span} bytes = "
+                      f"{span // nb if span else 'any number of'} {eb}-bit elements")
+    rows, cols = sizes
+    f = _fm.compile_formula(operand_formulas(spec, "swizzle")["address"], ("addr",))
+    for j, got in enumerate(user.values()):
+        r, c = j % rows, j // rows
+        want = f((r * cols + c) * nb) // nb
+        if got != want:
+            return offset_disagreement("swizzle", (r, c), got, want), None
+    return None, None

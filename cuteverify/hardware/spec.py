@@ -1,0 +1,353 @@
+"""One hardware spec (:class:`Spec`) and a set of them by name (:class:`Library`); docs/model.md section 6.
+
+A spec is a validated YAML mapping of one of four kinds:
+
+``mma``        an MMA atom: ThrID and the A/B/C TV layouts copied from CUTLASS, plus an independent PTX-ISA
+               formula (row, col of element ``i`` held by a thread) per operand;
+``copy``       a copy atom (ldmatrix/stmatrix): src/dst TV layouts in bits, with formulas;
+``smem_atom``  a shared-memory layout atom (GMMA K/MN x INTER/SW32/SW64/SW128) in element units, with its
+               CUTLASS bit-level definition and an offset formula on byte addresses;
+``swizzle``    a TMA / wgmma swizzle mode with its enum encodings and a byte-address formula.
+
+A *family* (wgmma ``N``) has parameters; layout entries and extents may be small parameter expressions
+(``N/8``), evaluated exactly here.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Mapping
+
+from ..core.parse import parse
+from ..errors import FormulaError, SpecError, UnknownSpec
+from . import formula as _fm
+from .intlayout import int_layout
+from .loader import line_of
+
+__all__ = ["Spec", "Library", "THREAD_VARS", "TV_VARS", "eval_param_expr", "substitute", "operand_formulas"]
+
+# Names a formula may use, per spec kind.
+THREAD_VARS = ("thread", "tid", "lane", "warp")
+TV_VARS = THREAD_VARS + ("i",)
+_SMEM_VARS = ("row", "col")
+_SWIZZLE_VARS = ("addr",)
+
+_OPERAND_AXES = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n"), "D": ("m", "n")}
+
+
+# ------------------------------------------------------------------------------ parameter arithmetic
+
+def eval_param_expr(text, params: Mapping[str, int], what: str) -> int:
+    """Evaluate an int or a small exact expression over parameters (``N``, ``N/8``, ``2*N``).
+
+    Admissible: int literals, parameter names and ``+ - * / //``; the value must be an integer. Raises
+    :class:`SpecError` naming ``what`` otherwise."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    return _eval_param_cached(str(text), tuple(sorted(params.items())), what)
+
+
+@functools.lru_cache(maxsize=8192)
+def _eval_param_cached(text: str, ptuple: tuple, what: str) -> int:
+    params = dict(ptuple)
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval").body
+    except SyntaxError:
+        raise SpecError(f"{what}: cannot parse {text!r}") from None
+
+    def ev(n):
+        if isinstance(n, ast.Constant) and type(n.value) is int:
+            return Fraction(n.value)
+        if isinstance(n, ast.Name):
+            if n.id not in params:
+                raise SpecError(f"{what}: {text!r} needs parameter {n.id!r}")
+            return Fraction(params[n.id])
+        if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if b == 0:
+                raise SpecError(f"{what}: division by zero in {text!r}")
+            return a / b if isinstance(n.op, ast.Div) else Fraction(a // b)
+        raise SpecError(f"{what}: {text!r} is not a parameter expression")
+
+    v = ev(tree)
+    if v.denominator != 1:
+        raise SpecError(f"{what}: {text!r} is not an integer for {dict(params)}")
+    return int(v)
+
+
+def substitute(text: str, params: Mapping[str, int]) -> str:
+    """Substitute parameters in layout text and fold each entry to an int: ``N/8`` with N=64 -> ``8``."""
+    return _substitute_cached(text, tuple(sorted(params.items())))
+
+
+@functools.lru_cache(maxsize=8192)
+def _substitute_cached(text: str, ptuple: tuple) -> str:
+    params = dict(ptuple)
+    out, tok = [], []
+
+    def flush():
+        if tok:
+            t = "".join(tok).strip()
+            out.append(str(eval_param_expr(t, params, "layout entry")) if any(c.isalpha() for c in t) and
+                       not t.startswith("S<") else t)
+            tok.clear()
+
+    depth_angle = 0
+    for ch in text:
+        if ch == "<":
+            depth_angle += 1
+        elif ch == ">":
+            depth_angle -= 1
+        if depth_angle == 0 and ch in "(),:":
+            flush()
+            out.append(ch)
+        else:
+            tok.append(ch)
+    flush()
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------- the Spec
+
+@dataclass
+class Spec:
+    """One hardware spec.  ``data`` is the validated YAML mapping; ``helpers`` the file's parsed helpers."""
+
+    name: str
+    data: dict
+    file: str
+    line: int | None
+    helpers: dict = field(repr=False, default_factory=dict)
+
+    # -- plain fields ------------------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        return self.data["kind"]
+
+    @property
+    def arch(self) -> str | None:
+        return self.data.get("arch")
+
+    @property
+    def ptx(self) -> str | None:
+        return self.data.get("ptx")
+
+    @property
+    def evidence(self) -> dict | None:
+        """Silicon evidence recorded for this spec (``evidence:`` in the YAML, written by
+        :func:`cuteverify.hardware.evidence.annotate`), e.g. ``{"silicon": "sm90", "gpu": "NVIDIA H200",
+        "confirmed": True, "records": 640, "operands": ["A", "B", "C"]}``; None when not probed."""
+        ev = self.data.get("evidence")
+        return dict(ev) if isinstance(ev, dict) else None
+
+    @property
+    def silicon_confirmed(self) -> bool:
+        """True when the committed probe records confirm this spec (see :attr:`evidence`)."""
+        ev = self.evidence
+        return bool(ev and ev.get("confirmed"))
+
+    @property
+    def threads(self) -> int | None:
+        return self.data.get("threads")
+
+    @property
+    def operands(self) -> tuple:
+        if self.kind in ("mma", "copy"):
+            return tuple(self.data["operands"])
+        if self.kind == "smem_atom":
+            return ("layout",)
+        return ("swizzle",)
+
+    @functools.cached_property
+    def params(self) -> dict:
+        """Family parameters: ``{name: [allowed values]}`` (empty for a single instruction)."""
+        out = {}
+        for name, p in (self.data.get("params") or {}).items():
+            if "values" in p:
+                out[name] = list(p["values"])
+            else:
+                lo, hi, step = p["range"]
+                out[name] = list(range(lo, hi + 1, step))
+        return out
+
+    @property
+    def is_family(self) -> bool:
+        return bool(self.data.get("params"))
+
+    def instances(self) -> list:
+        """Every parameter assignment of a family (``[{}]`` for a single instruction)."""
+        combos = [{}]
+        for name, values in self.params.items():
+            combos = [dict(c, **{name: v}) for c in combos for v in values]
+        return combos
+
+    def check_params(self, params: Mapping[str, int]) -> dict:
+        """``params`` as a plain dict, after checking it names every family parameter, each in its range, and
+        nothing else; :class:`SpecError` otherwise."""
+        allowed = self.params
+        extra = set(params) - set(allowed)
+        if extra:
+            raise SpecError(f"unknown parameter(s) {sorted(extra)}", self.file, self.line, self.name)
+        for k, vals in allowed.items():
+            if k not in params:
+                raise SpecError(f"family needs parameter {k} (one of {vals[0]}..{vals[-1]})",
+                                self.file, self.line, self.name)
+            if params[k] not in set(vals):
+                raise SpecError(f"{k}={params[k]} is not in the family's range", self.file, self.line, self.name)
+        return dict(params)
+
+    def shape_mnk(self, **params) -> tuple:
+        p = self.check_params(params)
+        return tuple(eval_param_expr(x, p, "shape_mnk") for x in self.data["shape_mnk"])
+
+    # -- layouts -------------------------------------------------------------------------------------
+    def layout_text(self, operand: str, **params) -> str:
+        """The operand's layout text in CuTe notation, with family parameters substituted if given."""
+        if self.kind in ("mma", "copy"):
+            text = self.data["operands"][operand]["layout"] if operand != "thr_id" else self.data["thr_id"]
+        elif self.kind == "smem_atom":
+            text = self.data["layout"] if operand == "layout" else self.data[operand]
+        else:
+            raise SpecError("swizzle specs have no layout", self.file, self.line, self.name)
+        return substitute(text, params) if params else text
+
+    def layout(self, operand: str, **params):
+        """The operand's layout as a cuteverify ``Layout`` (symbolic in family parameters unless given)."""
+        if params:
+            self.check_params(params)
+        lay = parse(self.layout_text(operand))
+        return lay.subs(**params) if params else lay
+
+    def thr_id(self):
+        return parse(self.data["thr_id"])
+
+    def formula(self, operand: str) -> dict:
+        """The operand's parsed formulas, e.g. ``{"row": Formula, "col": Formula}``."""
+        return operand_formulas(self, operand)
+
+    def tile(self, operand: str, **params) -> tuple:
+        """(rows, cols, order) of the tile an operand's codomain indexes, for the formula's row/col."""
+        p = self.check_params(params)
+        if self.kind == "mma":
+            m, n, k = (eval_param_expr(x, p, "shape_mnk") for x in self.data["shape_mnk"])
+            return {"A": (m, k, "col"), "B": (k, n, "row_b"), "C": (m, n, "col"), "D": (m, n, "col")}[operand]
+        if self.kind == "copy":
+            r, c = (eval_param_expr(x, p, "tile") for x in self.data["tile"])
+            return (r, c, self.data.get("order", "row"))
+        if self.kind == "smem_atom":
+            lay = int_layout(self.layout("layout"), "layout")
+            return (lay.mode_size(0), lay.mode_size(1), "offset")
+        raise SpecError("swizzle specs have no tile", self.file, self.line, self.name)
+
+    def axes(self, operand: str) -> tuple:
+        if self.kind == "mma":
+            return _OPERAND_AXES[operand]
+        return ("row", "col")
+
+
+# -------------------------------------------------------------------------------- formula compilation
+
+def _formula_keys(spec: Spec, operand: str) -> tuple:
+    if spec.kind in ("mma", "copy"):
+        return ("row", "col")
+    if spec.kind == "smem_atom":
+        return ("offset",)
+    return ("address",)
+
+
+def _operand_node(spec: Spec, operand: str) -> dict:
+    if spec.kind in ("mma", "copy"):
+        return spec.data["operands"][operand]
+    return spec.data
+
+
+def operand_formulas(spec: Spec, operand: str) -> dict:
+    """The operand's formulas parsed once per spec (``{"row": Formula, "col": Formula}``, ``{"offset": ...}``
+    or ``{"address": ...}``); a malformed formula is a :class:`SpecError` naming its line."""
+    cache = spec.__dict__.setdefault("_formula_cache", {})
+    if operand in cache:
+        return cache[operand]
+    node = _operand_node(spec, operand)
+    if spec.kind in ("mma", "copy"):
+        variables = TV_VARS + tuple(spec.params)
+    elif spec.kind == "smem_atom":
+        variables = _SMEM_VARS
+    else:
+        variables = _SWIZZLE_VARS
+    helpers = dict(spec.helpers)
+    local = node.get("helpers") if isinstance(node, dict) else None
+    try:
+        if local:
+            helpers = _fm.resolve_helpers(local, variables, helpers)
+        out = {k: _fm.parse(node[k], variables, helpers) for k in _formula_keys(spec, operand)}
+    except FormulaError as e:
+        key = next((k for k in _formula_keys(spec, operand) if k in node and str(node[k]) == e.text), None)
+        default = getattr(node, "line", spec.line)
+        line = line_of(node, key, default) if key else default
+        raise SpecError(f"operand {operand}: {e}", spec.file, line, spec.name) from None
+    cache[operand] = out
+    return out
+
+
+# --------------------------------------------------------------------------------------------- library
+
+class Library(Mapping):
+    """Specs by name (a read-only mapping), with the files they came from."""
+
+    def __init__(self, specs: dict, files: list):
+        self._specs = specs
+        self.files = files
+        self._aliases = {}
+        for s in specs.values():
+            for a in s.data.get("aliases", []) or []:
+                self._aliases[a] = s.name
+
+    def __getitem__(self, name: str) -> Spec:
+        return self._specs[self._aliases.get(name, name)]
+
+    def __iter__(self):
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __contains__(self, name) -> bool:
+        return name in self._specs or name in self._aliases
+
+    def get(self, name: str, default=None) -> Spec:  # type: ignore[override]
+        """The spec called ``name`` (or an alias). Without a ``default``, an unknown name raises
+        :class:`UnknownSpec` suggesting close names."""
+        if default is None and name not in self:
+            close = sorted(n for n in self._specs if name.lower() in n.lower())[:5] or \
+                difflib.get_close_matches(name, list(self._specs), n=5, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; `cuteverify spec list` shows them all"
+            raise UnknownSpec(f"no spec named {name!r}{hint}")
+        return self[name] if name in self else default
+
+    def names(self, filter=None) -> list:
+        """Sorted spec names; ``filter`` is a substring, a callable ``Spec -> bool``, or a dict of fields
+        that must be equal (e.g. ``{"kind": "mma", "arch": "sm_90"}``)."""
+        out = []
+        for n, s in self._specs.items():
+            if filter is None:
+                keep = True
+            elif isinstance(filter, str):
+                # a name fragment, or the PTX instruction / kind ("ldmatrix", "wgmma", "smem_atom")
+                f = filter.lower()
+                keep = f in n.lower() or f in (s.ptx or "").lower() or f == (s.kind or "").lower()
+            elif callable(filter):
+                keep = bool(filter(s))
+            else:
+                keep = all(s.data.get(k) == v for k, v in dict(filter).items())
+            if keep:
+                out.append(n)
+        return sorted(out)
