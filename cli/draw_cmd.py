@@ -18,7 +18,7 @@ import click
 
 from cuteverify import draw as dr
 from cuteverify.core.parse import parse, parse_tuple
-from cuteverify.hardware import specs
+from cuteverify import hardware
 
 from .common import fail, guarded, parse_params
 
@@ -140,7 +140,7 @@ def spec_draw(name, output, fmt, params):
     print_latex) or a shared-memory atom coloured by bank."""
     fmt = _format_of(output, fmt)
     p = parse_params(params)
-    spec = specs.get(name)
+    spec = hardware.get(name)
     if spec.kind == "mma":
         ops = spec.operands
         c = "C" if "C" in ops else "D"

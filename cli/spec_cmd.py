@@ -7,8 +7,9 @@ import time
 
 import click
 
-from cuteverify.errors import exit_code
-from cuteverify.hardware import evidence, specs
+from cuteverify.errors import SpecError, exit_code
+from cuteverify import hardware
+from cuteverify.hardware import evidence
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
 from .draw_cmd import register_spec
@@ -35,7 +36,7 @@ def _silicon(spec):
 @guarded
 def spec_list(filter, kind, arch, as_json):
     """List spec names (FILTER: a substring)."""
-    lib = specs.default_library()
+    lib = hardware.default_library()
     rows = []
     for n in lib.names(filter):
         s = lib[n]
@@ -83,7 +84,7 @@ def _operands(s, p):
 @guarded
 def spec_show(name, params, as_json):
     """Show spec NAME: kind, architecture, PTX, operand layouts and formulas."""
-    s = specs.default_library().get(name)
+    s = hardware.default_library().get(name)
     p = parse_params(params)
     info = {"name": s.name, "kind": s.kind, "arch": s.arch, "ptx": s.ptx, "file": s.file, "line": s.line}
     if s.is_family:
@@ -122,8 +123,8 @@ def spec_check(paths, as_json):
     Exit codes: 0 every spec is consistent, 1 a self-check failed, 2 a file could not be loaded."""
     t0 = time.perf_counter()
     try:
-        lib = specs.load(list(paths), shipped=True) if paths else specs.load()
-    except specs.SpecError as e:  # rendered with its file, line and spec rather than as one error line
+        lib = hardware.load(list(paths), shipped=True) if paths else hardware.load()
+    except SpecError as e:  # rendered with its file, line and spec rather than as one error line
         code = exit_code(e)
         if as_json:
             click.echo(json.dumps({"ok": False, "file": e.file, "line": e.line, "spec": e.spec,
@@ -166,7 +167,7 @@ def spec_validate_hw(results, as_json):
     if not res and not unmatched:
         fail("no probe records in " + ", ".join(results) + " (expected JSON lines with instr, thread, slot, "
              "row, col, as probes/run_all.sh writes them)")
-    not_probed = [n for n in specs.names() if n not in res]
+    not_probed = [n for n in hardware.names() if n not in res]
     bad = {n: r for n, r in res.items() if r["status"] != "confirmed"}
     code = EXIT_REFUTED if bad else EXIT_OK
     if as_json:

@@ -34,10 +34,11 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from . import hardware
 from . import prover as P
 from .core.parse import as_assumptions, parse
 from .errors import CuteVerifyError, ParseError
-from .hardware import agrees, specs
+from .hardware import agrees
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
            "agrees_verdict", "schema"]
@@ -230,8 +231,110 @@ def _text_error(pe: ParseError, mark, file, what):
                          file, line, col)
 
 
+class _Kernel:
+    """Reads one kernel of a manifest: its assumptions, its named layouts and its claims, each checked where it
+    stands so that an error carries the line and column of the offending YAML node."""
+
+    def __init__(self, name, body, marks, file):
+        self.name, self.body, self.marks, self.file = str(name), body, marks, file
+        self.path = ("kernels", name)
+        self.assume = tuple(str(a) for a in (body.get("assume") or []))
+        self.symbols = body.get("symbols")
+        self.layouts = {str(n): str(t) for n, t in (body.get("layouts") or {}).items()}
+        self.asm = self._assumptions()
+        for n, t in self.layouts.items():
+            self.check_text(t, self.path + ("layouts", n), f"layout {n}")
+
+    def error(self, reason, path):
+        return ManifestError(reason, self.file, *_where(self.marks, path))
+
+    def _assumptions(self):
+        if not self.assume:
+            return None
+        for i, a in enumerate(self.assume):
+            where = self.path + ("assume", i)
+            try:
+                as_assumptions([a])
+            except ParseError as pe:
+                raise _text_error(pe, _mark_of(self.marks, where), self.file, "assumption") from None
+            except CuteVerifyError as e:
+                raise self.error(f"assumption {a!r}: {e}", where) from None
+        try:
+            return _shared_assumptions(self.assume)
+        except CuteVerifyError as e:
+            raise self.error(f"assumptions: {e}", self.path + ("assume",)) from None
+
+    def check_text(self, t, path, what):
+        """Layout text parses under the kernel's assumptions and uses only its declared symbols."""
+        try:
+            L = parse(t, assume=self.asm, source=what)
+        except ParseError as pe:
+            raise _text_error(pe, _mark_of(self.marks, path), self.file, what) from None
+        except CuteVerifyError as e:
+            raise self.error(f"{what}: {e}", path) from None
+        if self.symbols is not None:
+            free = sorted(str(s) for s in L.free_symbols()) if hasattr(L, "free_symbols") else []
+            extra = [s for s in free if s not in self.symbols]
+            if extra:
+                raise self.error(f"{what} uses undeclared symbol(s) {', '.join(extra)} "
+                                 f"(declared: {', '.join(self.symbols) or 'none'})", path)
+
+    def ref(self, v, path):
+        """A layout argument: one of the kernel's names, or inline CuTe text (checked)."""
+        v = str(v).strip()
+        if v in self.layouts:
+            return v
+        if _IDENT.match(v):
+            have = ", ".join(self.layouts) or "none"
+            raise self.error(f"unknown layout name {v!r} (this kernel's layouts: {have})", path)
+        self.check_text(v, path, "layout")
+        return v
+
+    def _args(self, kind, body, bp):
+        ref = self.ref
+        if kind in ("bijective", "injective"):
+            return {"layout": ref(body, bp)}
+        if kind == "surjective":
+            if isinstance(body, dict):
+                return {"layout": ref(body["layout"], bp + ("layout",)), "codomain": body.get("codomain")}
+            return {"layout": ref(body, bp), "codomain": None}
+        if kind == "equal":
+            if not isinstance(body, list) or len(body) != 2:
+                raise self.error("equal takes a list of two layouts", bp)
+            return {"a": ref(body[0], bp + (0,)), "b": ref(body[1], bp + (1,))}
+        if kind == "disjoint":
+            return {"layout": ref(body["layout"], bp + ("layout",)), "cotarget": body.get("cotarget")}
+        if kind == "agrees":
+            return {"layout": ref(body["layout"], bp + ("layout",)), "spec": str(body["spec"]),
+                    "operand": body.get("operand"), "params": dict(body.get("params") or {})}
+        if not isinstance(body, str) or not body.strip():
+            raise self.error("prove takes the claim text", bp)
+        return {"claim": body}
+
+    def claims(self):
+        out = []
+        for i, c in enumerate(self.body["claims"]):
+            cp = self.path + ("claims", i)
+            if not isinstance(c, dict):
+                raise self.error("a claim is a mapping such as {bijective: NAME}", cp)
+            kinds = [x for x in KINDS if x in c]
+            if len(kinds) != 1:
+                raise self.error(f"a claim needs exactly one of {', '.join(KINDS)}", cp)
+            kind = kinds[0]
+            args = self._args(kind, c[kind], cp + (kind,))
+            m = self.marks.get(cp)
+            out.append(Claim(self.file, self.name, i, kind, args, str(c.get("expect", "proved")),
+                             str(c.get("name", "")), m.line if m else None, m.column if m else None,
+                             self.layouts, self.assume))
+        return out
+
+
 def load_text(text: str, file: str = "<manifest>") -> list:
-    """Parse and check a manifest's text; return its claims (:class:`Claim`) in file order."""
+    """Parse and check a manifest's text; return its claims (:class:`Claim`) in file order.
+
+    Admissible: YAML that satisfies the manifest schema, whose layout texts and assumptions parse, whose names
+    resolve within their kernel and whose layouts use only declared symbols. Anything else raises
+    ``ManifestError`` with the file, line and column of the offending node."""
     doc, marks = _compose(text, file)
     if doc is None:
         raise ManifestError("empty manifest (expected a mapping with 'kernels')", file, 1, 1)
@@ -243,89 +346,9 @@ def load_text(text: str, file: str = "<manifest>") -> list:
         raise ManifestError("'kernels' must be a non-empty mapping", file, *_where(marks, ("kernels",)))
     claims = []
     for kname, k in kernels.items():
-        kp = ("kernels", kname)
         if not isinstance(k, dict) or not isinstance(k.get("claims"), list):
-            raise ManifestError(f"kernel {kname!r} needs a list of claims", file, *_where(marks, kp))
-        assume = tuple(str(a) for a in (k.get("assume") or []))
-        asm = None
-        if assume:
-            for i, a in enumerate(assume):
-                try:
-                    as_assumptions([a])
-                except ParseError as pe:
-                    raise _text_error(pe, _mark_of(marks, kp + ("assume", i)), file, "assumption") from None
-                except CuteVerifyError as e:
-                    raise ManifestError(f"assumption {a!r}: {e}", file, *_where(marks, kp + ("assume", i))) from None
-            try:
-                asm = _shared_assumptions(assume)
-            except CuteVerifyError as e:
-                raise ManifestError(f"assumptions: {e}", file, *_where(marks, kp + ("assume",))) from None
-        symbols = k.get("symbols")
-        layouts = {str(n): str(t) for n, t in (k.get("layouts") or {}).items()}
-
-        def check_text(t, path, what):
-            try:
-                L = parse(t, assume=asm, source=what)
-            except ParseError as pe:
-                raise _text_error(pe, _mark_of(marks, path), file, what) from None
-            except CuteVerifyError as e:
-                raise ManifestError(f"{what}: {e}", file, *_where(marks, path)) from None
-            if symbols is not None:
-                free = sorted(str(s) for s in L.free_symbols()) if hasattr(L, "free_symbols") else []
-                extra = [s for s in free if s not in symbols]
-                if extra:
-                    raise ManifestError(f"{what} uses undeclared symbol(s) {', '.join(extra)} "
-                                        f"(declared: {', '.join(symbols) or 'none'})", file, *_where(marks, path))
-            return L
-
-        for n, t in layouts.items():
-            check_text(t, kp + ("layouts", n), f"layout {n}")
-
-        def ref(v, path):
-            v = str(v).strip()
-            if v in layouts:
-                return v
-            if _IDENT.match(v):
-                have = ", ".join(layouts) or "none"
-                raise ManifestError(f"unknown layout name {v!r} (this kernel's layouts: {have})", file,
-                                    *_where(marks, path))
-            check_text(v, path, "layout")
-            return v
-
-        for i, c in enumerate(k["claims"]):
-            cp = kp + ("claims", i)
-            if not isinstance(c, dict):
-                raise ManifestError("a claim is a mapping such as {bijective: NAME}", file, *_where(marks, cp))
-            kinds = [x for x in KINDS if x in c]
-            if len(kinds) != 1:
-                raise ManifestError(f"a claim needs exactly one of {', '.join(KINDS)}", file, *_where(marks, cp))
-            kind = kinds[0]
-            body = c[kind]
-            bp = cp + (kind,)
-            if kind in ("bijective", "injective"):
-                args = {"layout": ref(body, bp)}
-            elif kind == "surjective":
-                if isinstance(body, dict):
-                    args = {"layout": ref(body["layout"], bp + ("layout",)), "codomain": body.get("codomain")}
-                else:
-                    args = {"layout": ref(body, bp), "codomain": None}
-            elif kind == "equal":
-                if not isinstance(body, list) or len(body) != 2:
-                    raise ManifestError("equal takes a list of two layouts", file, *_where(marks, bp))
-                args = {"a": ref(body[0], bp + (0,)), "b": ref(body[1], bp + (1,))}
-            elif kind == "disjoint":
-                args = {"layout": ref(body["layout"], bp + ("layout",)), "cotarget": body.get("cotarget")}
-            elif kind == "agrees":
-                args = {"layout": ref(body["layout"], bp + ("layout",)), "spec": str(body["spec"]),
-                        "operand": body.get("operand"), "params": dict(body.get("params") or {})}
-            else:
-                if not isinstance(body, str) or not body.strip():
-                    raise ManifestError("prove takes the claim text", file, *_where(marks, bp))
-                args = {"claim": body}
-            m = marks.get(cp)
-            claims.append(Claim(file, str(kname), i, kind, args, str(c.get("expect", "proved")),
-                                str(c.get("name", "")), m.line if m else None, m.column if m else None,
-                                layouts, assume))
+            raise ManifestError(f"kernel {kname!r} needs a list of claims", file, *_where(marks, ("kernels", kname)))
+        claims.extend(_Kernel(kname, k, marks, file).claims())
     return claims
 
 
@@ -377,31 +400,8 @@ def _num(x):
     return int(s) if re.fullmatch(r"-?\d+", s) else s
 
 
-class AgreeCounterexample:
-    """A disagreement with the hardware (wraps ``cuteverify.specs.Counterexample``)."""
-
-    kind = "disagree"
-
-    def __init__(self, cex):
-        self.cex = cex
-
-    def to_dict(self):
-        c = self.cex
-        d = {"kind": self.kind, "text": str(c)}
-        for k in ("thread", "value", "user_index", "hardware_index", "user", "hardware", "coordinate", "operand"):
-            v = getattr(c, k, None)
-            if v is not None:
-                d[k] = list(v) if isinstance(v, tuple) else v
-        return d
-
-    def __str__(self):
-        return str(self.cex)
-
-    __repr__ = __str__
-
-
 def agrees_verdict(layout, spec_name: str, operand=None, **params):
-    """``cv.agrees`` (``cuteverify.specs.agrees`` as a Verdict): proved when the layout agrees with the hardware
+    """``cuteverify.hardware.agrees`` under its older name: proved when the layout agrees with the hardware
     at every (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is
     refuted with its reason)."""
     return agrees(layout, spec_name, operand, **params)
@@ -432,21 +432,23 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
         words = set(re.findall(r"[A-Za-z_]\w*", text))
         bindings = {n: lay(n) for n in layouts if n in words}
         return P.prove(text, assume=asm, **bindings)
-    raise ValueError(f"unknown claim kind {kind!r}")
+    raise ManifestError(f"unknown claim kind {kind!r} (one of {', '.join(KINDS)})")
 
 
 def run_claim(payload: dict) -> dict:
-    """Run one claim payload (``Claim.to_payload()``); never raises. Returns a JSON-able result."""
+    """Run one claim payload (``Claim.to_payload()``); never raises. Returns a JSON-able result whose status is
+    the verdict's, or ``error`` for an input error (bad text, unknown spec), or ``unknown`` for an undecided
+    question or an internal error (a prover bug must not end a run of many claims; its reason says so)."""
     t0 = time.perf_counter()
     try:
         v = verdict_for(payload["kind"], payload["args"], payload["layouts"], payload.get("assume", ()))
     except CuteVerifyError as e:
-        return {"status": "error", "reason": f"{payload.get('location', '')}: {e}",
+        reason = f"{payload.get('location', '')}: {e}"
+        if e.kind == "internal":
+            reason = f"internal error: {reason}"
+        return {"status": "error" if e.kind == "input" else "unknown", "reason": reason,
                 "elapsed": time.perf_counter() - t0}
-    except (KeyError, ValueError, TypeError) as e:
-        return {"status": "error", "reason": f"{payload.get('location', '')}: {type(e).__name__}: {e}",
-                "elapsed": time.perf_counter() - t0}
-    except Exception as e:  # noqa: BLE001 - a prover bug must not end the run
+    except Exception as e:  # noqa: BLE001 - see the docstring
         return {"status": "unknown", "reason": f"internal error: {type(e).__name__}: {str(e)[:300]}",
                 "elapsed": time.perf_counter() - t0}
     cex = v.counterexample
@@ -490,7 +492,7 @@ def run(claims: list, jobs: int = 1, progress=None) -> list:
         from concurrent.futures import ProcessPoolExecutor
         if any(c.kind == "agrees" for c in claims):
             try:  # load and self-check the spec library once; forked workers inherit it
-                specs.default_library()
+                hardware.default_library()
             except Exception:  # noqa: BLE001 - the workers report it per claim
                 pass
         try:

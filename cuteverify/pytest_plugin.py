@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from .errors import CuteVerifyError
 from .manifest import ManifestError, load, run_claim
 
 SUFFIX = ".cute.yaml"
@@ -26,8 +27,10 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-class CuteManifestError(Exception):
-    pass
+class CuteManifestError(CuteVerifyError):
+    """A manifest that pytest was asked to collect is malformed (an input error)."""
+
+    kind = "input"
 
 
 class CuteManifestFile(pytest.File):
@@ -45,8 +48,11 @@ class CuteManifestFile(pytest.File):
             yield CuteClaimItem.from_parent(self, name=name, claim=c)
 
 
-class CuteClaimFailure(Exception):
-    pass
+class CuteClaimFailure(CuteVerifyError):
+    """A claim's verdict differs from its ``expect``; ``args`` are the claim and its result, which
+    ``CuteClaimItem.repr_failure`` renders."""
+
+    kind = "refuted"
 
 
 class CuteClaimItem(pytest.Item):

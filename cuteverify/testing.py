@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .core.interop import to_layout
 from .core.parse import parse
-from .manifest import agrees_verdict
+from .hardware import agrees
 from .prover import (
     are_equal,
     complement_disjoint,
@@ -71,7 +71,7 @@ def assert_disjoint(a, cotarget=None, *, assume=None, allow_unknown=False, msg=N
 def assert_agrees(layout, spec_name, operand=None, *, allow_unknown=False, msg=None, **params):
     """The layout agrees with the hardware spec at every (thread, value) / coordinate."""
     __tracebackhide__ = True
-    return assert_verdict(agrees_verdict(_layout(layout), spec_name, operand, **params), allow_unknown, msg)
+    return assert_verdict(agrees(_layout(layout), spec_name, operand, **params), allow_unknown, msg)
 
 
 def assert_proves(claim, *, assume=None, allow_unknown=False, msg=None, **bindings):
