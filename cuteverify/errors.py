@@ -63,6 +63,13 @@ class Untranslatable(CuteVerifyError):
     kind = "internal"
 
 
+class Unsupported(CuteVerifyError):
+    """The input uses something a decision procedure does not model (a stride domain, a composed layout of
+    another kind): the procedure defers, and a query with no other procedure answers unknown with the text."""
+
+    kind = "internal"
+
+
 class OutOfBudget(CuteVerifyError):
     """An exact procedure would exceed its size or memory budget: it defers to the next one."""
 

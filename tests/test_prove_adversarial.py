@@ -11,10 +11,11 @@ import sympy
 
 import cuteverify as cv
 from cuteverify import ComposedLayout, Layout, Swizzle
-from cuteverify.prover import encode
-from cuteverify.prover import fastpath as fp
-from cuteverify.prover.encode import norm_value
 from cuteverify.core.tuples import flatten
+from cuteverify.errors import Unsupported
+from cuteverify.prover import exact, z3query
+from cuteverify.prover.forms import decompose, norm_value
+from cuteverify.symbolic import smt
 
 M, N = cv.symbol("M"), cv.symbol("N")
 
@@ -101,10 +102,10 @@ def test_pow2_relaxation_still_proves():
 
 def test_z3_division_by_a_possibly_negative_divisor_is_not_translated():
     # Z3's div/mod match Python's floor division only for a positive divisor
-    env = encode.SymEnv()
-    with pytest.raises(encode.Unsupported):
+    env = smt.SymEnv()
+    with pytest.raises(Unsupported):
         env.term(sympy.floor(N / (1 - M)))
-    with pytest.raises(encode.Unsupported):
+    with pytest.raises(Unsupported):
         env.term(sympy.Mod(N, 1 - M))
     env.term(sympy.floor(N / 8))
     env.term(sympy.Mod(N, M))
@@ -121,25 +122,23 @@ def test_symbolic_swizzle_offset_is_substituted():
 def test_unknown_from_a_crash_never_becomes_a_verdict(monkeypatch):
     def boom(*a, **k):
         raise ZeroDivisionError("boom")
-    monkeypatch.setattr(fp, "injective", boom)
+    monkeypatch.setattr(exact, "injective", boom)
     v = cv.is_injective("(4,8):(1,4)")
     assert v.status == "unknown" and "boom" in v.reason
 
 
 def test_z3_unknown_is_unknown(monkeypatch):
     # rlimit: a tiny resource limit makes Z3 give up; that must stay unknown
-    monkeypatch.setattr(encode, "RLIMIT", 1)
-    real = encode.solver
-    monkeypatch.setattr(fp, "solver", lambda: real(rlimit=1))
-    f = encode.decompose(cv.parse("(M,N,K):(1,M,M*N+1)"))
-    r = fp.z3_injective(f, None)
+    monkeypatch.setattr(smt, "QUERY", 1)
+    f = decompose(cv.parse("(M,N,K):(1,M,M*N+1)"))
+    r = z3query.z3_injective(f, None)
     assert r.status == "unknown"
 
 
 def test_structural_step_that_records_an_obligation_is_not_a_proof(monkeypatch):
+    from cuteverify.prover import queries
     from cuteverify.symbolic import decide
     from cuteverify.symbolic.conditions import Condition
-    from cuteverify.prover import queries
 
     def sneaky(ls, extra):
         decide.obligate(Condition("lt", M, 4), "assumed silently")

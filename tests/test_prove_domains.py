@@ -8,7 +8,7 @@ import pytest
 import cuteverify as cv
 from cuteverify import ComposedLayout, Layout, ScaledBasis, Swizzle
 from cuteverify.core.strides import F2
-from cuteverify.prover import fastpath as fp
+from cuteverify.prover import tables
 
 # --- an independent evaluator ---------------------------------------------------------------------------
 # A value is ("int", n), ("f2", n) or ("coord", (n0, n1, n2)). Mode terms fold left to right: two integer
@@ -108,15 +108,17 @@ def _f2(rng):
 
 
 def _mixed(rng):
+    """F2 next to non-zero integer strides. The constructor refuses them (their value depends on the order in
+    which modes fold); the algebra's internal constructor does not check, so the prover must stay sound on them."""
     shapes = _shapes(rng, pow2=rng.random() < 0.5)
     strides = [_f2_stride(rng) if rng.random() < 0.5 else rng.choice([1, 2, 3, 4, 8, -2]) for _ in shapes]
     if not any(isinstance(d, F2) for d in strides):
         strides[0] = F2(1)
     if rng.random() < 0.4 and len(shapes) >= 2:
-        return Layout((tuple(shapes[:-1]), shapes[-1]), (tuple(strides[:-1]), strides[-1]))
+        return Layout._make((tuple(shapes[:-1]), shapes[-1]), (tuple(strides[:-1]), strides[-1]))
     if rng.random() < 0.4 and len(shapes) >= 2:
-        return Layout((shapes[0], tuple(shapes[1:])), (strides[0], tuple(strides[1:])))
-    return Layout(shapes, tuple(strides))
+        return Layout._make((shapes[0], tuple(shapes[1:])), (strides[0], tuple(strides[1:])))
+    return Layout._make(tuple(shapes), tuple(strides))
 
 
 def _coord(rng):
@@ -154,8 +156,8 @@ def _check(v, truth, family, query):
 def no_enum(request, monkeypatch):
     MODE[0] = "no-enum" if request.param else "enum"
     if request.param:
-        monkeypatch.setattr(fp, "ENUM_LIMIT", 0)
-        monkeypatch.setattr(fp, "ENUM_SURJ_LIMIT", 0)
+        monkeypatch.setattr(tables, "ENUM_LIMIT", 0)
+        monkeypatch.setattr(tables, "ENUM_SURJ_LIMIT", 0)
     return request.param
 
 
@@ -188,7 +190,7 @@ def _partner(rng, family, A):
     flat_s, flat_d = _flat(A.shape), _flat(A.stride)
     if r < 0.5:  # the same strides in the other domain
         other = tuple(F2(d) if type(d) is int and d >= 0 else (d.value if isinstance(d, F2) else d) for d in flat_d)
-        return Layout(tuple(flat_s), other)
+        return Layout._make(tuple(flat_s), other)  # may mix domains (see _mixed)
     if r < 0.75:  # split a power-of-two mode in two, keeping the stride domain (equal only when linear)
         out_s, out_d = [], []
         for s, d in zip(flat_s, flat_d):
@@ -198,8 +200,8 @@ def _partner(rng, family, A):
             else:
                 out_s.append(s)
                 out_d.append(d)
-        return Layout(tuple(out_s), tuple(out_d))
-    return Layout(A.shape, A.stride)
+        return Layout._make(tuple(out_s), tuple(out_d))
+    return Layout._make(A.shape, A.stride)
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
@@ -217,7 +219,7 @@ def test_equal(family, no_enum):
             assert ta[i] != tb[i]
 
 
-@pytest.mark.parametrize("family", ["int", "f2", "mixed"])
+@pytest.mark.parametrize("family", ["int", "f2"])
 def test_complement_disjoint(family):
     MODE[0] = "enum"
     rng = random.Random(sum(map(ord, family)) + 3)
@@ -233,7 +235,7 @@ def test_complement_disjoint(family):
         R = cv.complement(A, cot)
         ia, ir = _table(A), _table(R)
         # the images of A and R meet only at 0, and the layout (A, R) covers [0, cotarget)
-        both = _table(Layout((A.shape, R.shape), (A.stride, R.stride)))
+        both = _table(Layout._make((A.shape, R.shape), (A.stride, R.stride)))
         cover = cot if cot is not None else cv.cosize(A)
         truth = set(ia) & set(ir) <= {0} and set(range(cover)) <= set(both)
         _check(v, truth, family, "disjoint")

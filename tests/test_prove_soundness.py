@@ -5,8 +5,9 @@ import pytest
 
 import cuteverify as cv
 from cuteverify import ComposedLayout, Layout, Swizzle
-from cuteverify.prover import fastpath as fp
-from cuteverify.prover.encode import norm_value
+from cuteverify.prover import exact, tables
+from cuteverify.prover.forms import decompose, norm_value
+from cuteverify.prover.verdict import Counterexample, Verdict
 
 
 def _rand_int_layout(rng):
@@ -75,8 +76,8 @@ GENERATORS = [("int", _rand_int_layout), ("coord", _rand_coord_layout), ("swizzl
 @pytest.fixture(params=[False, True], ids=["enum-allowed", "no-enum"])
 def enum_mode(request, monkeypatch):
     if request.param:
-        monkeypatch.setattr(fp, "ENUM_LIMIT", 0)
-        monkeypatch.setattr(fp, "ENUM_SURJ_LIMIT", 0)
+        monkeypatch.setattr(tables, "ENUM_LIMIT", 0)
+        monkeypatch.setattr(tables, "ENUM_SURJ_LIMIT", 0)
     return request.param
 
 
@@ -103,8 +104,8 @@ def test_bijective_sweep(kind, gen, enum_mode):
         L = gen(rng)
         v = cv.is_bijective(L)
         if kind == "coord":
-            f = cv.prover.encode.decompose(L)
-            sizes = fp.coord_sizes(f)
+            f = decompose(L)
+            sizes = exact.coord_sizes(f)
             vals = [norm_value(x) for x in L.values()]
             import itertools
             box = set()
@@ -206,13 +207,13 @@ def test_large_adversarial():
 
 
 def test_internal_recheck_catches_bad_witness(monkeypatch):
-    from cuteverify.prover import queries
+    from cuteverify.prover import pipeline
 
     def bad(f):
-        return fp.R("refuted", "fake", (0, 1))
-    monkeypatch.setattr(fp, "injective", bad)
+        return Verdict("refuted", method="fake", counterexample=Counterexample("collision", coords=(0, 1)))
+    monkeypatch.setattr(exact, "injective", bad)
     v = cv.is_injective("(4,8):(1,4)")
-    assert v.status == "unknown" and v.reason.startswith(queries.INTERNAL)
+    assert v.status == "unknown" and v.reason.startswith(pipeline.INTERNAL)
 
 
 def test_verdict_api():

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from math import gcd
 
-BUDGET = "budget"
+from ..errors import OutOfBudget
 
-
-class OutOfBudget(Exception):
-    pass
+BUDGET = "budget"  # what a search returns when it ran out of its budget (raised inside as OutOfBudget)
 
 
 class Flat:

@@ -1,14 +1,44 @@
-"""The bridge from symbolic terms to Z3 (docs/model.md section 5.4): translation and the one rlimit policy.
+"""The one bridge from symbolic terms to Z3 (docs/model.md section 5.4): translation, facts, solvers and the
+one resource-limit policy.
 
-Translates polynomial sympy terms and the assumptions into Z3 integer arithmetic and asks, under a
-deterministic resource limit, whether the condition or its negation is impossible.
+Translates polynomial sympy terms and the assumptions into Z3 integer arithmetic. Every solver comes from
+``solver(budget)`` with a deterministic ``rlimit``: ``DECISION`` for the algebra's cheap yes/no questions
+(``decide``: is the condition or its negation impossible?), ``QUERY`` for the prover's queries (collisions,
+preimages, differences: larger formulas, asked once per claim).
 """
 from __future__ import annotations
 
-from ..errors import Untranslatable
+from ..errors import Unsupported, Untranslatable
 from .lazy import sympy, z3
 
-RLIMIT = 2_000_000
+DECISION = 2_000_000
+QUERY = 20_000_000
+QUERY_TIMEOUT_MS = 20_000  # a wall-clock backstop only: the rlimit is what makes answers reproducible
+
+
+def solver(rlimit=QUERY, timeout_ms=None):
+    """A fresh Z3 solver under ``rlimit`` (``DECISION`` or ``QUERY``) and, where given, a timeout."""
+    s = z3.Solver()
+    s.set("rlimit", rlimit)
+    if timeout_ms is not None:
+        s.set("timeout", timeout_ms)
+    return s
+
+
+def check(s) -> str:
+    """``"sat"``, ``"unsat"`` or ``"unknown: <Z3's reason>"``."""
+    r = s.check()
+    if r == z3.sat:
+        return "sat"
+    if r == z3.unsat:
+        return "unsat"
+    return "unknown: " + str(s.reason_unknown())
+
+
+def model_int(model, var):
+    """The model's value of an Int or BitVec variable as an int (None if it is not a number)."""
+    v = model.eval(var, model_completion=True)
+    return v.as_long() if z3.is_int_value(v) or z3.is_bv_value(v) else None
 
 
 def to_z3(expr, env: dict):
@@ -86,8 +116,7 @@ def decide(kind, a, b, assumptions):
         return None
 
     def unsat(extra):
-        s = z3.Solver()
-        s.set("rlimit", RLIMIT)
+        s = solver(DECISION)
         s.add(*facts)
         s.add(extra)
         return s.check() == z3.unsat
@@ -109,8 +138,93 @@ def satisfiable(assumptions):
         facts += positivity(env)
     except Untranslatable:
         return None
-    s = z3.Solver()
-    s.set("rlimit", RLIMIT)
+    s = solver(DECISION)
     s.add(*facts)
     r = s.check()
     return True if r == z3.sat else False if r == z3.unsat else None
+
+
+# --- the prover's terms ---------------------------------------------------------------------------------
+
+def _as_int(e):
+    if type(e) is int:
+        return e
+    if isinstance(e, sympy.Basic) and e.is_Integer:
+        return int(e)
+    return e
+
+
+class SymEnv:
+    """Symbols and rational expressions -> Z3 Ints. A non-integer expression ``p/q`` becomes a fresh Int
+    ``v`` with ``q*v == p`` (so it is an integer wherever it is used); those side conditions are ``side``."""
+
+    def __init__(self):
+        self.env = {}
+        self.side = []
+        self._memo = {}
+        self._n = 0
+
+    def term(self, e):
+        e = _as_int(e)
+        if type(e) is int:
+            return z3.IntVal(e)
+        key = sympy.srepr(e)
+        t = self._memo.get(key)
+        if t is not None:
+            return t
+        check_divisions(e)
+        num, den = sympy.together(e).as_numer_denom()
+        if den.is_Integer and int(den) != 1:
+            v = z3.Int(f"_q{self._n}")
+            self._n += 1
+            self.side.append(int(den) * v == to_z3(sympy.expand(num), self.env))
+            t = v
+        else:
+            t = to_z3(sympy.expand(e), self.env)
+        self._memo[key] = t
+        return t
+
+    def symbol_vars(self):
+        return {k: v for k, v in self.env.items() if not k.startswith("_")}
+
+
+def check_divisions(e):
+    """Z3's integer ``div``/``mod`` agree with Python's ``//``/``%`` (sympy's floor/Mod) only for a positive
+    divisor; anything else is not translated (a silent mismatch could prove a false claim)."""
+    for node in sympy.preorder_traversal(e):
+        if isinstance(node, sympy.Mod) and node.args[1].is_positive is not True:
+            raise Unsupported(f"{node}: a remainder by a divisor not known to be positive is not modelled")
+        if isinstance(node, sympy.floor):
+            den = node.args[0].as_numer_denom()[1]
+            if den.is_positive is not True:
+                raise Unsupported(f"{node}: a floor division by a divisor not known to be positive is not "
+                                  "modelled")
+
+
+def facts(env: SymEnv, assumptions, conditions=()):
+    """Z3 facts for the symbols: positivity, the assumptions (pow2 relaxed to positivity, which is sound for
+    proofs; models are checked against the full assumptions afterwards) and extra conditions."""
+    out = []
+    if assumptions is not None:
+        for c in assumptions.conditions:
+            out.append(condition_to_z3(c.kind, c.a, c.b, env.env))
+        for name, vals in assumptions.finite.items():
+            v = env.env.get(name)
+            if v is None:  # (a Z3 term has no truth value: no ``or`` here)
+                v = env.env[name] = z3.Int(name)
+            out.append(z3.Or(*[v == x for x in vals]))
+    for c in conditions:
+        out.append(condition_to_z3(c.kind, c.a, c.b, env.env))
+    out += [v > 0 for k, v in env.env.items() if not k.startswith("_")]
+    return out
+
+
+def pow2_constraint(env: SymEnv, assumptions, max_exp=62):
+    """A finite disjunction that makes pow2 symbols powers of two (for finding models only)."""
+    out = []
+    if assumptions is not None:
+        for name in assumptions.pow2:
+            v = env.env.get(name)
+            if v is not None:
+                out.append(z3.Or(*[v == (1 << k) for k in range(max_exp + 1)]))
+    return out

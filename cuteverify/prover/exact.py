@@ -1,0 +1,162 @@
+"""Exact decision procedures for concrete layouts, per stride domain (docs/model.md section 9).
+
+Valid for concrete forms only. ``int``: enumeration (small sizes), sorted strides, exhaustive collision /
+preimage search, interval chains (``intlin``), common refinement for equality; Z3 only when a search runs
+out of budget. ``coord``: the coordinates are independent, so each coordinate's integer procedure decides
+it. ``swizzle`` (over an int form): a swizzle is an involution of the integers, so a swizzled layout is
+injective exactly when its inner layout is, and (offset 0, codomain a multiple of the swizzle's block)
+onto ``[0, n)`` exactly when the inner layout is; F2 rank when it is GF(2)-linear. ``f2`` and ``mixed``:
+the procedures of ``f2`` only. Each answer is a ``Verdict`` whose counterexample is in index terms.
+"""
+from __future__ import annotations
+
+from . import f2 as xor
+from . import intlin, tables, z3query
+from .forms import F2_KINDS, Form, components
+from .intlin import BUDGET, Flat
+from .structural import refine_compare
+from .tables import collision, differ, missed, proved, refuted, unknown
+from .verdict import Verdict
+
+
+def component_flat(f: Form, path, restricted=False):
+    strides, ignore = f.component(path, restricted)
+    return Flat(f.shapes, strides, ignore=ignore)
+
+
+def coord_extents(f: Form):
+    out = {}
+    for p in f.paths():
+        lo, hi = component_flat(f, p, True).value_range()
+        out[p] = hi + 1
+    return out
+
+
+def coord_sizes(f: Form):
+    out = {}
+    for p in f.paths():
+        n = 1
+        for k, s in enumerate(f.shapes):
+            st = f.strides[k]
+            if st is not None and st[0] == p:
+                n *= s
+        out[p] = n
+    return out
+
+
+def _inj_flat(flat: Flat, allow_enum=True):
+    if allow_enum and not flat.ignore and flat.size <= tables.ENUM_LIMIT:
+        c = intlin.enumerate_collision(flat)
+        return proved("enumeration") if c is None else refuted("enumeration", collision(c))
+    z = intlin.zero_stride_collision(flat)
+    if z is not None:
+        return refuted("sorted-strides", collision(z))
+    if intlin.sorted_strides_injective(flat):
+        return proved("sorted-strides")
+    c = intlin.find_collision(flat)
+    if c is None:
+        return proved("collision-search")
+    if c is not BUDGET:
+        return refuted("collision-search", collision(c))
+    return z3query.z3_collision_concrete(flat)
+
+
+def injective(f: Form) -> Verdict:
+    if f.kind in F2_KINDS:
+        return xor.f2_form_injective(f)
+    if f.kind == "int":
+        return _inj_flat(Flat(f.shapes, f.strides))
+    if f.kind == "swizzle":
+        m = xor.f2_injective(f)
+        if m is not None:
+            return m
+        r = _inj_flat(Flat(f.shapes, f.strides))
+        r.method = "swizzle-bijection + " + r.method
+        return r
+    # coordinate strides: the coordinates are independent, each must be injective on its own modes
+    flat_all = Flat(f.shapes, [0] * len(f.shapes))
+    for k, s in enumerate(f.shapes):
+        if s > 1 and f.strides[k] is None:
+            return refuted("sorted-strides", collision((0, flat_all.prefix[k])))
+    methods = []
+    for p in f.paths():
+        r = _inj_flat(component_flat(f, p, True), allow_enum=False)
+        if r.status != "proved":
+            return r
+        methods.append(r.method)
+    return proved("per-coordinate " + "/".join(sorted(set(methods)) or ["trivial"]))
+
+
+def surjective(f: Form, n, L) -> Verdict:
+    if f.kind in F2_KINDS:
+        return xor.f2_form_surjective(f, n)
+    if f.kind == "int":
+        flat = Flat(f.shapes, f.strides)
+        m = intlin.surjective_onto(flat, n)
+        if m is BUDGET and flat.size <= tables.ENUM_SURJ_LIMIT:
+            m = tables.enum_missed(flat.values(), n)
+            meth = "enumeration"
+        else:
+            meth = "interval-chain"
+        if m is BUDGET:
+            return unknown(method=meth, reason="image is not an interval chain and too large to enumerate")
+        return proved(meth) if m is None else refuted(meth, missed(m))
+    if f.kind == "coord":
+        for p, ext in sorted(n.items()):
+            if p not in f.paths():
+                if ext > 1:
+                    return refuted("interval-chain", missed({p: 1}))
+                continue
+            m = intlin.surjective_onto(component_flat(f, p, True), ext)
+            if m is BUDGET:
+                return unknown(method="interval-chain", reason=f"coordinate {p}: image is not an interval chain")
+            if m is not None:
+                return refuted("interval-chain", missed({p: m}))
+        return proved("per-coordinate interval-chain")
+    # swizzle
+    r = xor.f2_surjective(f, n)
+    if r is not None:
+        return r
+    sw = f.swizzle
+    flat = Flat(f.shapes, f.strides)
+    if f.offset == 0 and n % sw.size() == 0:
+        m = intlin.surjective_onto(flat, n)
+        if m is not BUDGET:
+            return proved("swizzle-bijection + interval-chain") if m is None else \
+                refuted("swizzle-bijection + interval-chain", missed(sw(m)))
+    if flat.size <= tables.ENUM_SURJ_LIMIT:
+        m = tables.enum_missed(L.values(), n)
+        if m is not BUDGET:
+            return proved("enumeration") if m is None else refuted("enumeration", missed(m))
+    return unknown(method="swizzle", reason="swizzled layout not aligned to its swizzle block and too large to "
+                                          "enumerate")
+
+
+def equal(fa: Form, fb: Form, A, B) -> Verdict:
+    if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
+        return xor.f2_form_equal(fa, fb)
+    size = Flat(fa.shapes, [0] * len(fa.shapes)).size
+    if fa.kind == "swizzle" or fb.kind == "swizzle":
+        if size <= tables.EQUAL_ENUM_LIMIT:
+            return tables.equal_enum(A, B)
+        return z3query.z3_equal_bv(fa, fb)
+    ca, cb = components(fa), components(fb)
+    zero = [0] * len(fa.shapes)
+    zerob = [0] * len(fb.shapes)
+    first = None
+    for p in sorted(set(ca) | set(cb)):
+        r = refine_compare(fa.shapes, ca.get(p, zero), fb.shapes, cb.get(p, zerob))
+        if r is None:
+            first = None
+            break
+        if r[0] == "differ":
+            return refuted("common-refinement", differ(r[1]))
+        first = "ok"
+    else:
+        return proved("common-refinement")
+    if size <= tables.EQUAL_ENUM_LIMIT:
+        return tables.equal_enum(A, B)
+    return z3query.z3_equal(fa, fb, None)
+
+
+__all__ = ["injective", "surjective", "equal", "component_flat", "coord_extents", "coord_sizes"]

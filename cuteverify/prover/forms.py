@@ -1,0 +1,162 @@
+"""Layouts as data the decision procedures read: ``Form``, the flat leaves of a layout split by stride domain.
+
+Integer strides stay one list; coordinate strides (``ScaledBasis``) are grouped by their coordinate (a
+canonical path: ``E<1,0>`` and ``E<1>`` denote the same coordinate, as ``ArithTuple`` addition identifies
+them); F2 strides (``^v``) are their own domain (``f2``, or ``mixed`` next to non-zero integer strides); a
+swizzled layout keeps its swizzle and offset around an integer inner form (docs/model.md sections 2 and 9).
+Every procedure of the prover dispatches on ``Form.kind`` and says which kinds it is valid for.
+"""
+from __future__ import annotations
+
+from ..core.strides import F2, ScaledBasis
+from ..core.tuples import flatten
+from ..errors import Unsupported
+from ..symbolic.lazy import sympy
+
+
+def canon_path(path):
+    path = tuple(path)
+    while path and path[-1] == 0:
+        path = path[:-1]
+    return path
+
+
+def norm_value(v, prefix=()):
+    """A layout value as ``{canonical path: int}`` without zero entries (ints are the path ``()``)."""
+    out = {}
+    if isinstance(v, tuple):
+        for i, x in enumerate(v):
+            for k, y in norm_value(x, prefix + (i,)).items():
+                out[k] = out.get(k, 0) + y
+        return {k: y for k, y in out.items() if y != 0}
+    if isinstance(v, ScaledBasis):
+        return norm_value(v.as_tuple(), prefix)
+    if v != 0:
+        out[canon_path(prefix)] = v
+    return out
+
+
+def is_symbolic(x):
+    return not isinstance(x, (int, F2, ScaledBasis)) and isinstance(x, sympy.Basic) and not x.is_Integer
+
+
+def as_int(x):
+    """``x`` as an int where it is an integer (a sympy Integer too), else ``x`` itself. An F2 stride is not an
+    integer stride: it is returned as it is, never unwrapped silently (plain ints never touch sympy)."""
+    if type(x) is int:
+        return x
+    if isinstance(x, (F2, ScaledBasis)):
+        return x
+    if isinstance(x, sympy.Basic) and x.is_Integer:
+        return int(x)
+    return x
+
+
+class Form:
+    """``kind``: 'int' (strides ints/expressions), 'coord' (strides ``(path, value)`` or None for 0),
+    'f2' (the ints ``v`` of F2 strides ``^v``, 0 for integer-0 strides), 'mixed' (F2 values and non-zero
+    integer strides, as ints: only ``layout``'s own evaluation is meaningful), 'swizzle' (int inner form with
+    ``swizzle`` and ``offset``)."""
+
+    __slots__ = ("kind", "shapes", "strides", "swizzle", "offset", "layout")
+
+    def __init__(self, kind, shapes, strides, swizzle=None, offset=0, layout=None):
+        self.kind, self.shapes, self.strides = kind, shapes, strides
+        self.swizzle, self.offset, self.layout = swizzle, offset, layout
+
+    @property
+    def concrete(self):
+        vals = list(self.shapes) + [self.offset]
+        if self.kind == "coord":
+            vals += [s[1] for s in self.strides if s is not None]
+        else:
+            vals += list(self.strides)
+        return all(type(as_int(v)) is int for v in vals)
+
+    def paths(self):
+        return sorted({s[0] for s in self.strides if s is not None})
+
+    def component(self, path, restricted=False):
+        """Integer strides of one coordinate: other modes get stride 0 (or, restricted, are listed in the
+        returned ignore set)."""
+        strides, ignore = [], set()
+        for k, s in enumerate(self.strides):
+            if s is not None and s[0] == path:
+                strides.append(s[1])
+            else:
+                strides.append(0)
+                if restricted and not (s is None):
+                    ignore.add(k)
+        return strides, ignore
+
+
+F2_KINDS = ("f2", "mixed")
+
+
+def decompose(layout) -> Form:
+    """The layout as a ``Form``, its kind saying which stride domain every leaf stride lies in: ``int``
+    (integers or integer expressions), ``coord`` (``E<i>`` coordinate strides; integer 0 allowed), ``f2``
+    (F2 strides ``^v`` with non-negative integer ``v``; integer 0 allowed: ``x + 0 == x ^ 0``), ``mixed``
+    (F2 and non-zero integer strides: the value depends on the order and nesting in which the evaluator
+    folds the modes, so only the evaluator itself decides it), ``swizzle`` (a swizzle over an ``int``
+    inner form). Anything else raises ``Unsupported`` (the query answers unknown)."""
+    if hasattr(layout, "outer"):
+        inner = layout.inner
+        if not hasattr(inner, "bits"):
+            raise Unsupported("composed layouts whose inner function is a layout (not a swizzle) are not modelled")
+        f = decompose(layout.outer)
+        if f.kind != "int":
+            raise Unsupported(f"a swizzle over {f.kind} strides is not modelled")
+        return Form("swizzle", f.shapes, f.strides, inner, as_int(layout.offset), layout)
+    shapes = [as_int(s) for s in flatten(layout.shape)]
+    raw = list(flatten(layout.stride))
+    if any(isinstance(d, F2) for d in raw):
+        return _decompose_f2(shapes, raw, layout)
+    if any(isinstance(d, ScaledBasis) for d in raw):
+        strides = []
+        for d in raw:
+            if isinstance(d, ScaledBasis):
+                v = as_int(d.value)
+                if isinstance(v, F2):
+                    raise Unsupported(f"coordinate stride {d} with an F2 value is not modelled")
+                strides.append(None if (type(v) is int and v == 0) else (canon_path(d.path), v))
+            elif type(as_int(d)) is int and as_int(d) == 0:
+                strides.append(None)
+            else:
+                raise Unsupported(f"a layout mixing integer stride {d} with coordinate strides is not modelled")
+        return Form("coord", shapes, strides, layout=layout)
+    return Form("int", shapes, [as_int(d) for d in raw], layout=layout)
+
+
+def _decompose_f2(shapes, raw, layout):
+    strides, mixed = [], False
+    for d in raw:
+        if isinstance(d, ScaledBasis):
+            raise Unsupported("a layout mixing F2 and coordinate strides is not modelled")
+        if isinstance(d, F2):
+            v = as_int(d.value)
+            if type(v) is not int or v < 0:
+                raise Unsupported(f"F2 stride {d}: only non-negative integer F2 strides are modelled")
+            strides.append(v)
+            continue
+        v = as_int(d)
+        if type(v) is not int:
+            raise Unsupported(f"a layout mixing F2 strides with the symbolic integer stride {d} is not modelled")
+        mixed = mixed or v != 0
+        strides.append(v)
+    return Form("mixed" if mixed else "f2", shapes, strides, layout=layout)
+
+
+def components(f: Form):
+    """Integer strides per coordinate: ``{path: strides}`` for a coord form, ``{(): strides}`` otherwise."""
+    if f.kind == "coord":
+        return {p: f.component(p)[0] for p in f.paths()}
+    return {(): list(f.strides)}
+
+
+def path_of_index(i):
+    return canon_path((i,))
+
+
+__all__ = ["Form", "decompose", "norm_value", "canon_path", "as_int", "is_symbolic", "components", "F2_KINDS",
+           "path_of_index"]

@@ -1,0 +1,451 @@
+"""The query pipeline every prover query runs (docs/model.md section 9).
+
+Stages, in order; the first that answers gives the verdict:
+
+``coerce``
+    text and objects become layouts (``coerce``), under the caller's assumptions.
+concrete layouts
+    ``Query.concrete``: the exact procedures (``exact``, ``f2``), Z3 only where they run out of budget;
+    a refutation is re-checked (``recheck_refutation``).
+symbolic layouts
+    1. ``discharge``: obligations carried by the layouts (and the implicit "every shape entry is an
+       integer") are discharged from the assumptions where possible, the rest become hypotheses listed on
+       the verdict;
+    2. ``stage_finite``: all symbols in small finite sets: every admissible assignment is decided concretely;
+    3. ``stage_structural``: structural proofs under the hypotheses (``structural``), every step decided by
+       ``cuteverify.decide``;
+    4. ``stage_samples``: small admissible assignments are tried concretely (refutations with an assignment);
+    5. ``stage_z3``: Z3 (integer arithmetic, nonlinear in the symbols) under the ``QUERY`` budget;
+    6. otherwise unknown, with the reason.
+
+A refutation is always re-checked on concrete layouts (symbols substituted) before it is returned; a
+witness that does not re-check turns the verdict into unknown ("internal: counterexample did not re-check").
+A procedure that raises gives unknown, never a verdict.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+from ..core.interop import to_layout
+from ..core.layout import Layout
+from ..core.parse import as_assumptions, integrality_obligations, parse
+from ..core.swizzle import ComposedLayout
+from ..core.tuples import flatten
+from ..errors import CuteVerifyError, Unsupported
+from ..symbolic import Assumptions, decide, finite_assignments, to_int
+from ..symbolic.conditions import Condition
+from ..symbolic.lazy import sympy
+from . import tables
+from .forms import as_int
+from .tables import unknown
+from .verdict import Verdict
+
+INTERNAL = "internal: counterexample did not re-check"
+
+
+def coerce(x, assume=None):
+    """A layout from layout text, a Layout / ComposedLayout (given the assumptions if it has none), a shape,
+    or a framework object (``cv.parse`` for objects)."""
+    if isinstance(x, str):
+        return parse(x, assume=assume)
+    if isinstance(x, (Layout,)) or hasattr(x, "outer"):
+        if assume is not None and getattr(x, "assumptions", None) is None:
+            asm = as_assumptions(assume)
+            x = Layout(x.shape, x.stride, obligations=x.obligations, assumptions=asm) if isinstance(x, Layout) \
+                else type(x)(x.inner, x.offset, Layout(x.outer.shape, x.outer.stride,
+                                                       obligations=x.outer.obligations, assumptions=asm))
+        return x
+    if type(x) is tuple or type(x) is int:
+        return Layout(x)
+    try:
+        return coerce(to_layout(x), assume)
+    except (TypeError, ValueError):
+        raise TypeError(f"expected a layout or layout text, got {x!r}") from None
+
+
+def _free(layouts, extra=()):
+    out = set()
+    for L in layouts:
+        out |= {s for s in L.free_symbols()}
+        out |= set(getattr(getattr(L, "offset", 0), "free_symbols", ()))  # a swizzled layout's offset
+    for e in extra:
+        out |= _expr_symbols(e)
+    return out
+
+
+def _expr_symbols(e):
+    if isinstance(e, dict):
+        e = tuple(e.values())
+    if isinstance(e, (tuple, list)):
+        out = set()
+        for x in e:
+            out |= _expr_symbols(x)
+        return out
+    return set(getattr(e, "free_symbols", ()))
+
+
+def _assumptions_of(layouts):
+    asm = None
+    for L in layouts:
+        a = getattr(L, "assumptions", None)
+        if a is not None:
+            asm = a if asm is None else asm.merged(a)
+    return asm
+
+
+def _obligations_of(layouts):
+    """The obligations a claim about these layouts must assume. Canonical-form obligations are included:
+    a layout is the same function on ``[0, size)`` either way, but not on its extended domain, which
+    composition reads (``1:1`` and ``1:0`` differ at 1)."""
+    out = []
+    for L in layouts:
+        for o in getattr(L, "obligations", ()):
+            if o not in out:
+                out.append(o)
+    return out
+
+
+def _implicit_obligations(layouts):
+    """Shape entries such as ``N/8`` must be (positive) integers for the layout to exist."""
+    out = []
+    for L in layouts:
+        for ob in integrality_obligations(L):
+            if ob not in out:
+                out.append(ob)
+    return out
+
+
+def _hypotheses(asm, conditions):
+    hyp = Assumptions()
+    if asm is not None:
+        hyp = hyp.merged(asm) if asm else hyp
+        hyp.conditions = list(asm.conditions)
+        hyp.finite = dict(asm.finite)
+        hyp.pow2 = set(asm.pow2)
+        hyp.texts = list(asm.texts)
+    for c in conditions:
+        hyp.conditions.append(c)
+        hyp.texts.append(str(c))
+    return hyp
+
+
+def _subs(L, values):
+    if hasattr(L, "outer"):
+        off = L.offset
+        if isinstance(off, sympy.Basic):
+            off = to_int(off, values)
+            if off is None:
+                off = L.offset
+        return ComposedLayout(L.inner, off, L.outer.subs(values))
+    return L.subs(values)
+
+
+def _concrete_ok(L):
+    """Substituted layout is well formed: integer shapes >= 1, integer strides."""
+    outer = L.outer if hasattr(L, "outer") else L
+    for s in flatten(outer.shape):
+        if type(s) is not int or s < 1:
+            return False
+    for d in flatten(outer.stride):
+        v = getattr(d, "value", d)
+        if type(as_int(v)) is not int:
+            return False
+    if hasattr(L, "outer") and type(as_int(L.offset)) is not int:
+        return False
+    return True
+
+
+class Query:
+    """One kind of question; every method answers a ``Verdict`` (no claim text; ``run`` fills it in).
+    ``concrete(layouts, extra)``: the exact answer for concrete layouts; ``recheck(layouts, extra, cex)`` ->
+    True / False / None (could not tell): the refutation holds on the concrete layouts;
+    ``structural(layouts, extra)`` -> a method name or None (inside a decision context);
+    ``z3(layouts, extra, hyp)``: refutations carry a Counterexample with an assignment."""
+
+    name = "query"
+
+    def concrete(self, ls, extra) -> Verdict:
+        raise NotImplementedError
+
+    def recheck(self, ls, extra, cex):
+        raise NotImplementedError
+
+    def structural(self, ls, extra):
+        return None
+
+    def z3(self, ls, extra, hyp) -> Verdict:
+        return unknown("no Z3 encoding for this query")
+
+
+def run(claim, layouts, q: Query, extra=None, extra_exprs=()) -> Verdict:
+    """The verdict of query ``q`` about ``layouts`` (the stages of the module docstring)."""
+    t0 = time.perf_counter()
+    try:
+        return _run(claim, layouts, q, extra, extra_exprs, t0)
+    except Unsupported as e:
+        return _finish(claim, unknown(str(e)), _obligations_of(layouts), (), t0)
+    except CuteVerifyError as e:
+        return _finish(claim, unknown(f"{type(e).__name__}: {e}"), _obligations_of(layouts), (), t0)
+    except Exception as e:  # noqa: BLE001 (Z3 exceptions, a crash deep in sympy, ...)
+        # never a verdict from a crashed procedure
+        return _finish(claim, unknown(f"internal: the decision procedure failed ({type(e).__name__}: {e})"),
+                       _obligations_of(layouts), (), t0)
+
+
+def _finish(claim, v: Verdict, obligations, discharged, t0):
+    v.claim = claim
+    v.obligations = tuple(obligations)
+    v.discharged = tuple(discharged)
+    v.elapsed = time.perf_counter() - t0
+    return v
+
+
+def recheck_refutation(q, ls, extra, v: Verdict) -> Verdict:
+    """A refutation stands only when ``q.recheck`` confirms its witness on the concrete layouts."""
+    if v.status != "refuted":
+        return v
+    try:
+        ok = q.recheck(ls, extra, v.counterexample)
+    except Exception as e:  # noqa: BLE001 (a re-check that crashes is a failed re-check)
+        ok = False
+        v.reason = f"{INTERNAL} ({type(e).__name__}: {e})"
+    if ok is True:
+        return v
+    if ok is None:
+        return unknown(f"refutation found ({v.counterexample}) but it could not be re-checked exactly", v.method)
+    return unknown(INTERNAL + f" ({v.counterexample})", v.method)
+
+
+def _run(claim, layouts, q, extra, extra_exprs, t0):
+    free = _free(layouts, extra_exprs)
+    if not free:
+        v = recheck_refutation(q, layouts, extra, q.concrete(layouts, extra))
+        return _finish(claim, v, _obligations_of(layouts), (), t0)
+    c = SymbolicClaim(layouts, q, extra, free)
+    v = c.discharge()
+    if v is not None:
+        return _finish(claim, v, c.obligations, (), t0)
+    for stage in (stage_finite, stage_structural, stage_samples, stage_z3):
+        v = stage(c)
+        if v is not None:
+            return _finish(claim, v, c.hyps, c.discharged, t0)
+    return _finish(claim, unknown("no stage decided the claim"), c.hyps, c.discharged, t0)
+
+
+class SymbolicClaim:
+    """A query about symbolic layouts: the layouts, their assumptions, obligations (discharged or kept as
+    hypotheses) and the concrete decision at one assignment of the symbols."""
+
+    def __init__(self, layouts, q, extra, free):
+        self.layouts, self.q, self.extra = layouts, q, extra
+        self.asm = _assumptions_of(layouts)
+        obligations = _obligations_of(layouts)
+        self.obligations = obligations + [o for o in _implicit_obligations(layouts) if o not in obligations]
+        self.names = sorted(s.name for s in free)
+        self.discharged, self.hyps, self.hyp = [], [], None
+
+    def discharge(self):
+        """Stage 1: decide each obligation under the assumptions; an undecided one becomes a hypothesis.
+        A verdict (unknown) when one never holds: then the layouts do not exist."""
+        with decide.context(self.asm):
+            for o in self.obligations:
+                c = o.condition
+                try:
+                    ans = _decide_condition(c) if isinstance(c, Condition) else None
+                except Exception:  # noqa: BLE001 (an undecidable question is left as a hypothesis)
+                    ans = None
+                if ans is True:
+                    self.discharged.append(o)
+                elif ans is False:
+                    return unknown(f"obligation {o} never holds under the assumptions: the layouts do not exist")
+                else:
+                    self.hyps.append(o)
+        self.hyp = _hypotheses(self.asm, [o.condition for o in self.hyps if isinstance(o, Condition) or
+                                          isinstance(o.condition, Condition)])
+        return None
+
+    def admissible(self, values):
+        """(layouts, extra, certain) at an assignment, None where it is excluded. ``certain``: every
+        assumption and obligation evaluates to True; a fact over a symbol the assignment does not fix
+        (``M == 2*K`` with only ``M`` assigned) leaves the assignment possible but not certain, so it may
+        take part in a proof over a superset of the admissible assignments, never in a refutation."""
+        hyp = self.hyp
+        if not hyp.holds(values):
+            return None
+        certain = all(c.holds(values) is True for c in hyp.conditions)
+        for o in self.obligations:
+            if isinstance(o.condition, Condition):
+                h = o.condition.holds(values)
+                if h is False:
+                    return None
+                certain = certain and h is True
+            else:
+                certain = False
+        ls = [_subs(L, values) for L in self.layouts]
+        if not all(_concrete_ok(L) for L in ls):
+            return None
+        ex = _subs_extra(self.extra, values)
+        if ex is _BAD:
+            return None
+        return ls, ex, certain
+
+    def concrete_at(self, values):
+        """The concrete verdict at an admissible assignment (None where it is not admissible); a refutation is
+        re-checked and carries the assignment."""
+        got = self.admissible(values)
+        if got is None:
+            return None
+        ls, ex, certain = got
+        v = recheck_refutation(self.q, ls, ex, self.q.concrete(ls, ex))
+        if v.status == "refuted":
+            if not certain:
+                return unknown(f"a counterexample at {values} whose admissibility depends on symbols the "
+                               "assignment does not fix", v.method)
+            v.counterexample.assignment = dict(values)
+        return v
+
+
+def stage_finite(c: SymbolicClaim):
+    """Stage 2: every symbol in a finite set of at most ``FINITE_LIMIT`` assignments: decide each."""
+    asm = c.asm
+    if asm is None or not all(n in asm.finite for n in c.names):
+        return None
+    # symbols that only the assumptions mention (``M == 2*K``, ``K in {...}``) are enumerated too, so
+    # every assignment is decided as admissible or not
+    linked = {x.name for cond in c.hyp.conditions for x in cond.symbols()} & set(asm.finite)
+    assignments = finite_assignments(sorted(set(c.names) | linked), c.hyp, tables.FINITE_LIMIT)
+    if assignments is None:
+        return None
+    methods, count, unknowns = set(), 0, []
+    for values in assignments:
+        v = c.concrete_at(values)
+        if v is None:
+            continue
+        count += 1
+        if v.status == "refuted":
+            v.method = f"enumeration of assignments + {v.method}"
+            return v
+        if v.status == "unknown":
+            unknowns.append((values, v.reason))
+        else:
+            methods.add(v.method)
+    if unknowns:
+        values, why = unknowns[0]
+        return unknown(f"undecided at {values}: {why}")
+    if count == 0:
+        return unknown("no assignment satisfies the assumptions and obligations")
+    return Verdict("proved", method=f"all {count} assignments: " + ", ".join(sorted(methods)))
+
+
+def stage_structural(c: SymbolicClaim):
+    """Stage 3: a structural proof under the hypotheses; a step that had to assume something it could not
+    decide is no proof under the listed hypotheses."""
+    with decide.context(c.hyp) as recorded:
+        before = len(recorded)
+        try:
+            m = c.q.structural(c.layouts, c.extra)
+        except (CuteVerifyError, TypeError, ValueError, ZeroDivisionError):
+            m = None
+        if len(recorded) != before:
+            m = None
+    return Verdict("proved", method=m) if m else None
+
+
+def stage_samples(c: SymbolicClaim):
+    """Stage 4: small assignments, for a refutation only."""
+    for values in _samples(c.names, c.asm):
+        v = c.concrete_at(values)
+        if v is not None and v.status == "refuted":
+            v.method = f"sampled assignment + {v.method}"
+            return v
+    return None
+
+
+def stage_z3(c: SymbolicClaim):
+    """Stage 5: the query's Z3 encoding; a model is a refutation only once it re-checks concretely."""
+    try:
+        v = c.q.z3(c.layouts, c.extra, c.hyp)
+    except Unsupported as e:
+        v = unknown(str(e))
+    except Exception as e:  # noqa: BLE001 (untranslatable terms and the like)
+        v = unknown(f"Z3 encoding failed: {type(e).__name__}: {e}")
+    if v.status != "refuted":
+        return v
+    values = v.counterexample.assignment
+    v2 = c.concrete_at(values)
+    if v2 is None:
+        return unknown(INTERNAL + f" (model {values} is not admissible)", "z3")
+    if v2.status == "refuted":
+        v2.method = "z3 model + " + v2.method
+        return v2
+    return unknown(INTERNAL + f" (at {values} the concrete check says {v2.status})", "z3")
+
+
+def _decide_condition(c: Condition):
+    return {"eq": decide.eq, "lt": decide.lt, "le": decide.le, "divides": decide.divides,
+            "ne": lambda a, b: (lambda r: None if r is None else not r)(decide.eq(a, b))}[c.kind](c.a, c.b)
+
+
+_BAD = object()
+
+
+def _subs_extra(extra, values):
+    """Substitute an assignment into the query's extra arguments (codomain / cotarget: expressions, tuples
+    or dicts of them); ``_BAD`` where one is not an integer there."""
+
+    def sub(v):
+        if isinstance(v, dict):
+            out = {}
+            for k, x in v.items():
+                x = sub(x)
+                if x is _BAD:
+                    return _BAD
+                out[k] = x
+            return out
+        if type(v) is tuple:
+            out = tuple(sub(x) for x in v)
+            return _BAD if any(x is _BAD for x in out) else out
+        if isinstance(v, sympy.Basic):
+            x = to_int(v, values)
+            return _BAD if x is None else x
+        return v
+
+    if extra is None:
+        return None
+    return sub(extra)
+
+
+def _samples(names, asm):
+    pools = []
+    for n in names:
+        if asm is not None and n in asm.finite:
+            pools.append(list(asm.finite[n])[:12])
+            continue
+        vals = {1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64}
+        if asm is not None:
+            for c in asm.conditions:
+                syms = {s.name for s in c.symbols()}
+                if n in syms:
+                    for x in (c.a, c.b):
+                        xi = as_int(x)
+                        if type(xi) is int and xi > 0:
+                            vals |= {xi, xi + 1, 2 * xi, 3 * xi, 4 * xi}
+        pools.append(sorted(vals)[:14])
+    count = 0
+    # breadth first by the largest position used, so every symbol gets small values first
+    depth = max((len(p) for p in pools), default=0)
+    seen = set()
+    for lvl in range(depth):
+        sub = [p[:lvl + 1] for p in pools]
+        for combo in itertools.product(*sub):
+            if combo in seen:
+                continue
+            seen.add(combo)
+            count += 1
+            if count > tables.SAMPLE_LIMIT:
+                return
+            yield dict(zip(names, combo))
+
+
+__all__ = ["Query", "run", "coerce", "recheck_refutation", "INTERNAL"]

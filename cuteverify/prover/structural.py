@@ -1,0 +1,213 @@
+"""Structural rules: proofs about symbolic layouts from the shape of their strides (docs/model.md section 9).
+
+Every step is decided by ``cuteverify.decide`` under the hypotheses (a step it cannot decide makes the rule
+give up, never assume). Valid for: ``int`` forms and ``coord`` forms (each coordinate an integer layout) and,
+where a docstring says so, ``swizzle`` forms over an int inner form. Never for ``f2`` or ``mixed`` forms:
+every rule here argues with the integer sum of the mode terms (the term of a larger stride outweighs the
+smaller ones; a mode's term splits as ``c*d = c0*d + c1*(z*d)``), which XOR-combined F2 terms do not obey;
+those rules return None (no proof) for them.
+"""
+from __future__ import annotations
+
+from ..algebra._op import exact_div
+from ..core.tuples import flatten, product
+from ..symbolic import decide
+from .forms import F2_KINDS, Form, as_int, components, path_of_index
+
+
+def refine_compare(sa, da, sb, db):
+    """Compare two flat integer layouts of the same size on a common refinement of their shapes.
+    ``("equal",)``, ``("differ", index)`` (concrete only) or None (no common refinement / undecided)."""
+    na, nb = len(sa), len(sb)
+    i = j = 0
+    ra = sa[0] if na else 1
+    rb = sb[0] if nb else 1
+    qa = qb = 1
+    pos = 1
+    while True:
+        while i < na and decide.is_one(ra) is True:
+            i += 1
+            ra, qa = (sa[i] if i < na else 1), 1
+        while j < nb and decide.is_one(rb) is True:
+            j += 1
+            rb, qb = (sb[j] if j < nb else 1), 1
+        if i >= na or j >= nb:
+            break
+        if decide.divides(rb, ra) is True:
+            z = rb
+        elif decide.divides(ra, rb) is True:
+            z = ra
+        else:
+            return None
+        ca, cb = da[i] * qa, db[j] * qb
+        e = decide.eq(ca, cb)
+        if e is not True:
+            if e is False and type(z) is int and type(pos) is int:
+                return ("differ", pos)
+            return None
+        pos = pos * z
+        ra, rb = exact_div(ra, z), exact_div(rb, z)
+        qa, qb = qa * z, qb * z
+    if i < na or j < nb:
+        return None
+    return ("equal",)
+
+
+def _numeric_key(x):
+    x = as_int(x)
+    if type(x) is int:
+        return x
+    try:
+        return float(x.subs({s: 64 for s in x.free_symbols}))
+    except Exception:
+        return 0.0
+
+
+def _sym_modes(shapes, strides, injective=False):
+    """The modes that matter, sorted by a numeric guess of their stride (the criteria below check every
+    step, so the order only decides whether a proof is found, never whether it is sound). A stride-0 mode
+    does not change the image (dropped for surjectivity) but collides unless its size is 1 (injectivity:
+    no proof)."""
+    modes = []
+    for s, d in zip(shapes, strides):
+        if decide.is_one(s) is True:
+            continue
+        if decide.is_zero(d) is True:
+            if injective:
+                return None
+            continue
+        if decide.le(0, d) is not True:
+            return None
+        modes.append((s, d))
+    modes.sort(key=lambda m: _numeric_key(m[1]))
+    return modes
+
+
+def _sym_inj_modes(shapes, strides):
+    modes = _sym_modes(shapes, strides, injective=True)
+    if modes is None:
+        return False
+    reach = 0
+    for s, d in modes:
+        if decide.lt(reach, d) is not True:
+            return False
+        reach = reach + (s - 1) * d
+    return True
+
+
+def sym_injective(f: Form):
+    if f.kind in F2_KINDS:
+        return None  # sorted strides argue with integer sums; XOR-combined terms are not covered
+    if f.kind in ("int", "swizzle"):
+        if _sym_inj_modes(f.shapes, f.strides):
+            return "sorted-strides (symbolic)" if f.kind == "int" else "swizzle-bijection + sorted-strides (symbolic)"
+        return None
+    for k, s in enumerate(f.shapes):
+        if f.strides[k] is None and decide.is_one(s) is not True:
+            return None
+    for p in f.paths():
+        sh = [s for s, st in zip(f.shapes, f.strides) if st is not None and st[0] == p]
+        dd = [st[1] for st in f.strides if st is not None and st[0] == p]
+        if not _sym_inj_modes(sh, dd):
+            return None
+    return "per-coordinate sorted-strides (symbolic)"
+
+
+def _sym_chain(shapes, strides):
+    """The reach R when the image is exactly ``[0, R]`` (every stride <= reach + 1), else None."""
+    modes = _sym_modes(shapes, strides)
+    if modes is None:
+        return None
+    reach = 0
+    for s, d in modes:
+        if decide.le(d, reach + 1) is not True:
+            return None
+        reach = reach + (s - 1) * d
+    return reach
+
+
+def _sym_interval(shapes, strides):
+    """The reach R when the image is exactly ``[0, R]``, else None: every sorted stride is at most the
+    reach of the smaller modes + 1 (interval chain), or the layout is injective by sorted strides with
+    size == R + 1 (an injective map of R + 1 points into ``[0, R]`` is onto it)."""
+    reach = _sym_chain(shapes, strides)
+    if reach is not None:
+        return reach
+    modes = _sym_modes(shapes, strides)
+    if modes is None or not _sym_inj_modes(shapes, strides):
+        return None
+    reach, size = 0, 1
+    for s, d in modes:
+        reach = reach + (s - 1) * d
+        size = size * s
+    return reach if decide.eq(size, reach + 1) is True else None
+
+
+def coord_codomain(n):
+    """A coordinate codomain as ``{canonical path: extent}`` (None: the default box)."""
+    if n is None or isinstance(n, dict):
+        return n
+    ext = tuple(flatten(n)) if type(n) is tuple else (n,)
+    return {path_of_index(i): e for i, e in enumerate(ext)}
+
+
+def sym_surjective(f: Form, n, sizes=False):
+    """A method name when ``[0, n)`` (coordinate layouts: the codomain box; ``sizes``: the box of each
+    coordinate's size) is proved inside the image for every admissible assignment, else None."""
+    if f.kind in F2_KINDS:
+        return None  # interval chains argue with integer sums; XOR-combined terms are not covered
+    if f.kind == "int":
+        reach = _sym_interval(f.shapes, f.strides)
+        if reach is None:
+            return None
+        if n is None or decide.le(n, reach + 1) is True:
+            return "interval-chain (symbolic)"
+        return None
+    if f.kind == "coord":
+        cod = None if sizes else coord_codomain(n)
+        paths = f.paths()
+        if cod is not None:
+            for p, ext in cod.items():
+                if p not in paths and decide.le(ext, 1) is not True:
+                    return None
+        for p in paths:
+            sh = [s for s, st in zip(f.shapes, f.strides) if st is not None and st[0] == p]
+            dd = [st[1] for st in f.strides if st is not None and st[0] == p]
+            target = product(tuple(sh)) if sizes else (cod.get(p) if cod is not None else None)
+            if target is None and cod is not None:
+                continue  # a coordinate outside the codomain box: its digits can be held at 0
+            reach = _sym_interval(sh, dd)
+            if reach is None:
+                return None
+            if target is not None and decide.le(target, reach + 1) is not True:
+                return None
+        return "per-coordinate interval-chain (symbolic)"
+    # swizzle: Sw(0 + inner) with inner's image exactly [0, R]; Sw permutes [0, R + 1) when its block divides
+    # R + 1, so the image is [0, R + 1) again
+    if decide.is_zero(f.offset) is not True:
+        return None
+    reach = _sym_interval(f.shapes, f.strides)
+    if reach is None or decide.divides(f.swizzle.size(), reach + 1) is not True:
+        return None
+    if n is None or decide.le(n, reach + 1) is True:
+        return "swizzle-bijection + interval-chain (symbolic)"
+    return None
+
+
+def sym_equal(fa: Form, fb: Form):
+    if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
+        return None  # common refinement splits a mode's integer term; an F2 term ``c*v`` does not split so
+    if fa.kind == "swizzle" or fb.kind == "swizzle":
+        if fa.kind == fb.kind and fa.swizzle == fb.swizzle and decide.eq(fa.offset, fb.offset) is True:
+            r = refine_compare(fa.shapes, fa.strides, fb.shapes, fb.strides)
+            return "same swizzle + common-refinement (symbolic)" if r == ("equal",) else None
+        return None
+    ca, cb = components(fa), components(fb)
+    for p in set(ca) | set(cb):
+        r = refine_compare(fa.shapes, ca.get(p, [0] * len(fa.shapes)), fb.shapes, cb.get(p, [0] * len(fb.shapes)))
+        if r != ("equal",):
+            return None
+    return "common-refinement (symbolic)"
+
+
+__all__ = ["refine_compare", "sym_injective", "sym_surjective", "sym_equal", "coord_codomain"]

@@ -1,0 +1,237 @@
+"""Z3 encodings of the prover's queries (docs/model.md section 9): collisions, differences and, for
+bit-level layouts, bit-vector versions. Solvers and facts come from the one bridge, ``symbolic.smt``, under its
+``QUERY`` budget.
+
+Valid for: Int encodings of ``int`` and ``coord`` forms (symbolic or concrete); bit-vector encodings of
+concrete ``int``, ``f2`` and ``swizzle`` forms (never ``mixed``: its value is the evaluator's fold order).
+"""
+from __future__ import annotations
+
+from ..core.tuples import product
+from ..errors import Unsupported
+from ..symbolic import smt
+from ..symbolic.lazy import z3
+from ..symbolic.smt import SymEnv, facts, model_int, pow2_constraint
+from . import tables
+from .forms import F2_KINDS, Form, as_int, components
+from .intlin import Flat
+from .tables import collision, differ, proved, refuted, unknown
+from .verdict import Counterexample, Verdict
+
+
+def solver():
+    """A solver for one prover query (the ``QUERY`` budget of ``symbolic.smt``)."""
+    return smt.solver(smt.QUERY, smt.QUERY_TIMEOUT_MS)
+
+
+def coords(prefix, shapes, env: SymEnv):
+    """Digit variables ``0 <= c_k < s_k`` and the index ``sum c_k * prefix_k`` (Int)."""
+    cs, cons = [], []
+    idx = z3.IntVal(0)
+    p = z3.IntVal(1)
+    for k, s in enumerate(shapes):
+        c = z3.Int(f"{prefix}{k}")
+        st = env.term(s)
+        cons += [c >= 0, c < st]
+        cs.append(c)
+        idx = idx + c * p
+        p = p * st
+    return cs, idx, cons, p
+
+
+def lin(cs, strides, env: SymEnv):
+    out = z3.IntVal(0)
+    for c, d in zip(cs, strides):
+        d = as_int(d)
+        if type(d) is int and d == 0:
+            continue
+        out = out + c * env.term(d)
+    return out
+
+
+def z3_collision_concrete(flat: Flat) -> Verdict:
+    s = solver()
+    ds = []
+    for k, sh, d in flat.active():
+        v = z3.Int(f"d{k}")
+        s.add(v > -sh, v < sh)
+        ds.append((k, v, d))
+    s.add(z3.Sum([v * d for _, v, d in ds]) == 0 if ds else z3.BoolVal(False))
+    s.add(z3.Or(*[v != 0 for _, v, _ in ds]) if ds else z3.BoolVal(False))
+    r = smt.check(s)
+    if r == "unsat":
+        return proved("z3")
+    if r == "sat":
+        m = s.model()
+        x = [0] * len(flat.shapes)
+        y = [0] * len(flat.shapes)
+        for k, v, _ in ds:
+            dv = model_int(m, v)
+            if dv > 0:
+                x[k] = dv
+            else:
+                y[k] = -dv
+        return refuted("z3", collision((flat.index(x), flat.index(y))))
+    return unknown(method="z3", reason=r)
+
+
+def _model_assignment(m, env: SymEnv):
+    return {k: model_int(m, v) for k, v in env.symbol_vars().items()}
+
+
+def _solve_with_pow2(s, env, hyp):
+    """``unsat`` only when no assignment satisfying the relaxed facts (pow2 symbols: positive, 1 or even)
+    has a witness, so a proof holds for every power of two. A model that is not a power of two is retried
+    with the pow2 symbols restricted to 2^0..2^POW2_MODEL_EXP: that can only find a real model (``sat``); its ``unsat``
+    says nothing about larger powers and is reported as unknown."""
+    if hyp is not None and hyp.pow2:
+        for name in hyp.pow2:
+            v = env.env.get(name)
+            if v is not None:
+                s.add(z3.Or(v == 1, v % 2 == 0))
+    r = smt.check(s)
+    if r == "sat" and hyp is not None and hyp.pow2:
+        values = _model_assignment(s.model(), env)
+        if not hyp.holds(values):
+            s.add(*pow2_constraint(env, hyp, max_exp=tables.POW2_MODEL_EXP))
+            r = smt.check(s)
+            if r == "unsat":
+                r = (f"unknown: no witness with the pow2 symbols in 2^0..2^{tables.POW2_MODEL_EXP}; larger powers of two "
+                     "not decided")
+    return r
+
+
+def z3_injective(f: Form, hyp) -> Verdict:
+    if f.kind in F2_KINDS:
+        raise Unsupported("symbolic layouts with F2 strides are decided only where their symbols are enumerated")
+    env = SymEnv()
+    s = solver()
+    xs, _, cx, _ = coords("x", f.shapes, env)
+    ys, _, cy, _ = coords("y", f.shapes, env)
+    s.add(*cx, *cy)
+    if f.kind == "coord":
+        for p in f.paths():
+            comp = f.component(p)[0]
+            s.add(lin(xs, comp, env) == lin(ys, comp, env))
+    else:
+        s.add(lin(xs, f.strides, env) == lin(ys, f.strides, env))
+    s.add(z3.Or(*[a != b for a, b in zip(xs, ys)]))
+    s.add(*env.side)
+    s.add(*facts(env, hyp))
+    r = _solve_with_pow2(s, env, hyp)
+    if r == "unsat":
+        return proved("z3")
+    if r == "sat":
+        return refuted("z3", Counterexample("collision", assignment=_model_assignment(s.model(), env)))
+    return unknown(method="z3", reason=f"Z3 answered {r} (nonlinear in the symbols)")
+
+
+def z3_equal(fa: Form, fb: Form, hyp) -> Verdict:
+    if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
+        raise Unsupported("symbolic layouts with F2 strides are decided only where their symbols are enumerated")
+    if fa.kind == "swizzle" or fb.kind == "swizzle":
+        if fa.concrete and fb.concrete:
+            return z3_equal_bv(fa, fb)
+        raise Unsupported("symbolic swizzled layouts are compared only when their symbols range over finite sets")
+    env = SymEnv()
+    s = solver()
+    xs, ix, cx, _ = coords("x", fa.shapes, env)
+    ys, iy, cy, _ = coords("y", fb.shapes, env)
+    s.add(*cx, *cy, ix == iy)
+    ca, cb = components(fa), components(fb)
+    diffs = []
+    for p in set(ca) | set(cb):
+        diffs.append(lin(xs, ca.get(p, [0] * len(xs)), env) != lin(ys, cb.get(p, [0] * len(ys)), env))
+    s.add(z3.Or(*diffs))
+    s.add(*env.side)
+    s.add(*facts(env, hyp))
+    r = _solve_with_pow2(s, env, hyp)
+    if r == "unsat":
+        return proved("z3")
+    if r == "sat":
+        m = s.model()
+        if fa.concrete and fb.concrete:
+            flat = Flat(fa.shapes, fa.strides if fa.kind != "coord" else [0] * len(fa.shapes))
+            return refuted("z3", differ(flat.index([model_int(m, x) for x in xs])))
+        return refuted("z3", Counterexample("differ", assignment=_model_assignment(m, env)))
+    return unknown(method="z3", reason=f"Z3 answered {r}")
+
+
+def _bv_value(f: Form, x, width):
+    """The form's value at index ``x`` as a bit-vector of ``width`` bits (wide enough that no term wraps).
+    Valid for int forms (terms added), f2 forms (terms XORed) and swizzles over int forms; never mixed."""
+    if f.kind not in ("int", "f2", "swizzle"):
+        raise Unsupported(f"no bit-vector encoding of a {f.kind} form")
+    v = z3.BitVecVal(as_int(f.offset) if f.kind == "swizzle" else 0, width)
+    rest = x
+    n = len(f.shapes)
+    for k, (s, d) in enumerate(zip(f.shapes, f.strides)):
+        if k == n - 1:
+            digit = rest
+        else:
+            digit = z3.URem(rest, z3.BitVecVal(s, width))
+            rest = z3.UDiv(rest, z3.BitVecVal(s, width))
+        if d != 0 and s != 1:
+            term = digit * z3.BitVecVal(d, width)
+            v = (v ^ term) if f.kind == "f2" else (v + term)
+    if f.kind == "swizzle":
+        sw = f.swizzle
+        m = z3.BitVecVal(sw.yyy_mask, width)
+        if sw.shift >= 0:
+            v = v ^ z3.LShR(v & m, sw.shift)
+        else:
+            v = v ^ ((v & m) << (-sw.shift))
+    return v
+
+
+def _bv_width(forms):
+    """Bits enough for the index and every intermediate value of these concrete forms (two's complement for
+    negative integer strides, three spare bits)."""
+    size = product(tuple(forms[0].shapes))
+    bound = size
+    for f in forms:
+        if f.kind == "f2":
+            bound = max([bound] + [(s - 1) * d for s, d in zip(f.shapes, f.strides)])
+            continue
+        lo, hi = Flat(f.shapes, f.strides, const=as_int(f.offset) if f.kind == "swizzle" else 0).value_range()
+        bound = max(bound, abs(lo), abs(hi))
+        if f.kind == "swizzle":
+            bound = max(bound, f.swizzle.yyy_mask, f.swizzle.zzz_mask)
+    return bound.bit_length() + 3
+
+
+def z3_collision_bv(f: Form) -> Verdict:
+    """Two distinct indices with the same value, as a bit-vector query (concrete f2 or int forms)."""
+    size = product(tuple(f.shapes))
+    width = _bv_width([f])
+    x, y = z3.BitVec("x", width), z3.BitVec("y", width)
+    s = solver()
+    s.add(z3.ULT(x, z3.BitVecVal(size, width)), z3.ULT(y, z3.BitVecVal(size, width)), x != y)
+    s.add(_bv_value(f, x, width) == _bv_value(f, y, width))
+    r = smt.check(s)
+    if r == "unsat":
+        return proved("z3-bitvector")
+    if r == "sat":
+        m = s.model()
+        return refuted("z3-bitvector", collision((model_int(m, x), model_int(m, y))))
+    return unknown(method="z3-bitvector", reason=r)
+
+
+def z3_equal_bv(fa: Form, fb: Form) -> Verdict:
+    if fa.kind not in ("int", "f2", "swizzle") or fb.kind not in ("int", "f2", "swizzle"):
+        raise Unsupported(f"no bit-vector comparison of {fa.kind} and {fb.kind} forms")
+    size = product(tuple(fa.shapes))
+    width = _bv_width([fa, fb])
+    x = z3.BitVec("x", width)
+    s = solver()
+    s.add(z3.ULT(x, z3.BitVecVal(size, width)))
+    s.add(_bv_value(fa, x, width) != _bv_value(fb, x, width))
+    r = smt.check(s)
+    if r == "unsat":
+        return proved("z3-bitvector")
+    if r == "sat":
+        return refuted("z3-bitvector", differ(model_int(s.model(), x)))
+    return unknown(method="z3-bitvector", reason=r)
+
+
+__all__ = ["solver", "z3_collision_concrete", "z3_injective", "z3_equal", "z3_collision_bv", "z3_equal_bv"]
