@@ -354,3 +354,67 @@ def test_operations_on_swizzled_layouts_sweep():
             if not isinstance(got, (CuteVerifyError, int)):
                 well_formed(got)
     assert ops > 300
+
+
+# --- F2 strides ---------------------------------------------------------------------------------------------
+
+def test_f2_coalesce_and_composition_regressions():
+    # (3,8):(^4,^12) is not 24:^4 (c=4: 4*4 = 16 but 1*4 XOR 1*12 = 8)
+    L = P("(3,8):(^4,^12)")
+    c = cv.coalesce(L)
+    assert [ev(c, i) for i in range(24)] == [ev(L, i) for i in range(24)]
+    assert str(cv.coalesce(P("(4,4):(^1,^4)"))) == "16:^1"
+    assert str(cv.coalesce(P("(2,2):(^5,^10)"))) == "4:^5"  # 0,5,10,15 either way
+    assert str(cv.coalesce(P("(2,3):(^5,^10)"))) == "(2,3):(^5,^10)"  # c1=2: 20 meets 5
+    # 8:^8 o (3,2):(1,3) would be (3,2):(^8,^24), which is not the function (c=(2,1): 16^24 = 8, not 40)
+    e = refuses(lambda: cv.composition(P("8:^8"), P("(3,2):(1,3)")))
+    assert isinstance(e, NotAdmissibleError)
+    r = cv.composition(P("(4,(4,3)):(^1,(^5,^16))"), P("(2,8):(1,2)"))
+    assert str(r) == "(2,(2,4)):(^1,(^2,^5))"
+    e = refuses(lambda: cv.Layout((2, 2), (F2(1), 2)))
+    assert isinstance(e, NotAdmissibleError)
+
+
+def _rand_f2_layout(r):
+    k = r.randint(1, 3)
+    shapes = [r.choice([2, 2, 3, 4, 4, 8]) for _ in range(k)]
+    strides = []
+    for _ in range(k):
+        strides.append(F2(r.choice([0, 1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32])))
+    if r.random() < 0.4:
+        # a chain: the next stride is size*stride, which merges only sometimes
+        for i in range(1, k):
+            strides[i] = F2(shapes[i - 1] * strides[i - 1].value)
+    return cv.Layout(tuple(shapes) if k > 1 else shapes[0], tuple(strides) if k > 1 else strides[0])
+
+
+def _rand_int_layout(r, max_modes=3):
+    k = r.randint(1, max_modes)
+    shapes = [r.choice([1, 2, 2, 3, 4, 4, 8]) for _ in range(k)]
+    strides = [r.choice([0, 1, 1, 2, 3, 4, 6, 8, 16]) for _ in range(k)]
+    return cv.Layout(tuple(shapes) if k > 1 else shapes[0], tuple(strides) if k > 1 else strides[0])
+
+
+def test_f2_sweep():
+    r = random.Random(3)
+    merged = composed = refused = 0
+    for _ in range(500):
+        A = _rand_f2_layout(r)
+        n = ev_size(A)
+        c = cv.coalesce(A)
+        well_formed(c)
+        assert [ev(c, i) for i in range(n)] == [ev(A, i) for i in range(n)], (A, c)
+        merged += len(_flat(c.shape)) < len(_flat(A.shape))
+        f = cv.filter(A)
+        well_formed(f)
+        assert sorted(set(ev(f, i) for i in range(ev_size(f)))) == sorted(set(ev(A, i) for i in range(n)))
+        B = _rand_int_layout(r) if r.random() < 0.8 else _rand_f2_layout(r)
+        R = refuses(lambda: cv.composition(A, B))
+        if isinstance(R, CuteVerifyError):
+            refused += 1
+            continue
+        composed += 1
+        well_formed(R)
+        m = ev_size(B)
+        assert [ev(R, i) for i in range(m)] == [ev(A, ev(B, i)) for i in range(m)], (A, B, R)
+    assert merged > 50 and composed > 150 and refused > 20

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..core.layout import Layout
+from ..core.strides import F2
 from ..core.tuples import flatten, transform2
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
@@ -32,6 +33,8 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
             ps, pd = rs[-1], rd[-1]
             if type(d) is int and type(ps) is int and type(pd) is int:
                 merge = d == ps * pd
+            elif type(d) is F2 or type(pd) is F2:
+                merge = f2_chain(ps, pd, s, d, unbounded=keep_last)
             elif hasattr(d, "path") or hasattr(pd, "path"):
                 merge = _basis_chain(d, ps, pd)
             else:
@@ -63,6 +66,35 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
     return tuple(rs), tuple(rd)
 
 
+# Past this many digits an F2 chain is merged only by the power-of-two rule (no enumeration).
+_F2_ENUM = 4096
+
+
+def f2_chain(s0, v0, s1, v1, unbounded=False):
+    """Do F2 modes ``s0:^v0, s1:^v1`` equal the one mode ``s0*s1:^v0``? That is
+    ``c0*v0 XOR c1*v1 == (c0 + s0*c1)*v0`` for all ``c0 < s0, c1 < s1``: it needs ``v1 == s0*v0``, and then the
+    sum equals the XOR exactly when no bit of any ``c0*v0`` meets a bit of any ``c1*s0*v0`` (the ORs of the two
+    ranges are disjoint; docs/model.md section 3.1). ``s0*v0`` a power of two always suffices, and it is the
+    rule when ``c1`` is unbounded (``unbounded``: the last mode carries the extended domain, which
+    composition reads past the size). Sizes must be integers (F2 values always are)."""
+    if type(s0) is not int or type(s1) is not int:
+        return False
+    v0, v1 = int(v0), int(v1)
+    if v1 != s0 * v0:
+        return False
+    p = s0 * v0
+    if v0 == 0 or p & (p - 1) == 0:
+        return True
+    if unbounded or s0 > _F2_ENUM or s1 > _F2_ENUM:
+        return False
+    lo = hi = 0
+    for c in range(s0):
+        lo |= c * v0
+    for c in range(s1):
+        hi |= c * p
+    return lo & hi == 0
+
+
 def _basis_chain(d, ps, pd):
     """Coordinate strides chain only along the same coordinate: ``a@i, b@i`` with ``b == ps*a``."""
     if not (hasattr(d, "path") and hasattr(pd, "path")) or d.path != pd.path:
@@ -75,6 +107,9 @@ def coalesce(layout, profile=None):
     """The same function on ``Z_size`` with as few, as flat modes as possible.
 
     Definition: drop size-1 modes, merge ``s0:d0, s1:d1`` into ``s0*s1:d0`` when ``d1 == s0*d0``.
+    Domains (docs/model.md section 3.1): integer strides as stated; coordinate strides only along the same
+    coordinate; F2 strides only where the merged mode is the same function (``f2_chain``); a composed layout
+    is coalesced through its outer layout.
     With ``profile`` (a tuple), mode ``i`` is coalesced separately to the profile's mode ``i``; modes past
     the profile are kept as they are. Always admissible. Post-condition: ``R(i) == L(i)`` for ``i < size``,
     ``size(R) == size(L)``, and ``depth(R) <= 1``.
@@ -136,6 +171,8 @@ def filter_zeros(layout):
 def _zero(d):
     if type(d) is int:
         return d == 0
+    if type(d) is F2:
+        return d.value == 0
     z = decide.is_zero(d)
     if z is None:
         decide.obligate(Condition("ne", d, 0), "filter keeps a mode whose stride is not known to be 0")

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ..core.layout import Layout, size
 from ..core.swizzle import ComposedLayout, Swizzle, register_composition
-from ..core.tuples import flatten
+from ..core.strides import F2, ScaledBasis
+from ..core.tuples import flatten, transform
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
@@ -175,9 +176,14 @@ def composition(a, b):
     b = as_layout(b)
     if hasattr(b, "outer"):
         return _compose_composed(a, b)
+    if type(b.stride) is not int and any(type(x) is F2 for x in flatten(b.stride)):
+        return composition(a, _f2_as_int(b))
     shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
+    for x in strides:
+        if type(x) is F2:
+            return _compose_f2(shapes, strides, b)
     # coordinate strides (``a@i``) compose like integers: the divisibility walk only scales them
     alone = len(shapes) > 1 and _check_disjoint_modes(b)
     try:
@@ -190,6 +196,70 @@ def composition(a, b):
                                  "open (e.g. whether modes of the left layout chain): add assumptions") from None
         raise
     return Layout._make(s, d)
+
+
+# F2 compositions enumerate the images of the right layout's modes up to this size.
+_F2_ENUM = 1 << 16
+
+
+def _mode_bits(n, v):
+    """The OR of ``k*v`` for ``k < n``: every bit a mode ``n:^v`` (or ``n:v``) can set."""
+    if n > _F2_ENUM:
+        raise NotAdmissibleError("composition", f"an F2 mode of more than {_F2_ENUM} elements is not checked",
+                                 f"{n}:{v}")
+    out = 0
+    for k in range(n):
+        out |= k * v
+    return out
+
+
+def _f2_as_int(b):
+    """An F2 right layout is the integer layout with the same strides exactly when its modes' images have
+    pairwise disjoint bits (then XOR is +); otherwise no integer layout stands for it here."""
+    used = 0
+    for n, r in zip(flatten(b.shape), flatten(b.stride)):
+        if type(n) is not int:
+            raise NotAdmissibleError("composition", "an F2 right layout needs concrete sizes", str(b))
+        bits = _mode_bits(n, int(r))
+        if bits & used:
+            raise NotAdmissibleError("composition", "the modes of an F2 right layout must set disjoint bits "
+                                     "(then XOR is +)", str(b))
+        used |= bits
+    return Layout._make(b.shape, transform(b.stride, int))
+
+
+def _compose_f2(shapes, strides, b):
+    """``A o B`` for an F2 left layout (coalesced by the F2 rule), docs/model.md section 3.1.
+
+    The integer walk runs on A's digits (strides ``1@i``): each result mode ``n:q@i`` feeds ``k*q`` into digit
+    ``i`` of A. The F2 layout with strides ``^(q*v_i)`` is ``A o B`` when (1) no digit but the last (the
+    extended one) overflows: ``sum (n-1)*q < s_i``, so digits of a sum are sums of digits, and (2) the modes
+    feeding one digit set disjoint bits of ``k*q*v_i``, so their sum times ``v_i`` is their XOR. Otherwise
+    refused with the failing condition. Post-condition: ``R(c) == A(B(c))`` for ``c < size(B)``.
+    """
+    if not (all(type(x) is int for x in shapes) and b.is_concrete):
+        raise NotAdmissibleError("composition", "an F2 left layout composes only with concrete layouts", str(b))
+    vals = [int(x) for x in strides]
+    digits = [ScaledBasis(1, (i,)) for i in range(len(shapes))]
+    alone = len(shapes) > 1 and _check_disjoint_modes(b)
+    s, d = _compose(shapes, digits, b.shape, b.stride, alone)
+    feeds: dict = {}
+    for n, q in zip(flatten(s), flatten(d)):
+        if n != 1 and hasattr(q, "path"):
+            feeds.setdefault(q.path[0], []).append((n, q.value))
+    for i, modes in feeds.items():
+        if i < len(shapes) - 1 and sum((n - 1) * q for n, q in modes) >= shapes[i]:
+            raise NotAdmissibleError("composition", f"F2: the right layout's modes overflow digit {i} of the left "
+                                     f"layout (size {shapes[i]}), so XOR and + differ there", str(b))
+        used = 0
+        for n, q in modes:
+            bits = _mode_bits(n, q * vals[i])
+            if bits & used:
+                raise NotAdmissibleError("composition", f"F2: two modes of the right layout meet in digit {i} of "
+                                         f"the left layout with overlapping bits (stride ^{vals[i]}), so their "
+                                         "sum is not their XOR", str(b))
+            used |= bits
+    return Layout._make(s, transform(d, lambda q: F2(q.value * vals[q.path[0]]) if hasattr(q, "path") else q))
 
 
 # A swizzled right operand is checked value by value (below); past this size it is refused.
