@@ -237,3 +237,73 @@ def test_subprocess_check_examples():
     assert p.returncode == 1
     assert "counterexample:" in p.stdout
     assert "\x1b[" not in p.stdout and "\r" not in p.stderr  # not a TTY: no colour, no progress line
+
+
+# ------------------------------------------------------------------------- errors, exit codes, start-up
+
+def test_error_kinds_map_to_exit_codes():
+    # undecided (the assumptions do not settle a question the operation must answer): 3, not an input error
+    r = run("algebra", "complement((M,N):(N,1))", "--json")
+    assert r.exit_code == 3, r.output
+    assert json.loads(r.stdout)["kind"] == "undecided"
+    r = run("algebra", "complement((M,N):(N,1))", "--assume", "N >= 2")
+    assert r.exit_code == 0, r.output
+
+
+def test_internal_error_exit_4_without_traceback(monkeypatch):
+    from cuteverify.cli import prove_cmd
+
+    def broken(*a, **kw):
+        raise RuntimeError("simulated prover bug")
+
+    monkeypatch.setattr(prove_cmd, "is_injective", broken)
+    monkeypatch.delenv("CUTEVERIFY_DEBUG", raising=False)
+    r = run("injective", "(4,8):(1,4)", "--json")
+    assert r.exit_code == 4, r.output
+    assert "internal error: RuntimeError: simulated prover bug" in r.output
+    assert json.loads(r.stdout)["exit_code"] == 4
+    r = CliRunner().invoke(main, ["--debug", "injective", "(4,8):(1,4)"])
+    assert r.exit_code == 4 and "Traceback" in r.output
+    monkeypatch.setenv("CUTEVERIFY_DEBUG", "1")
+    r = CliRunner().invoke(main, ["injective", "(4,8):(1,4)"])
+    assert r.exit_code == 4 and "Traceback" in r.output
+
+
+def test_lazy_command_table_matches_the_commands():
+    import click
+
+    from cuteverify.cli.main import COMMANDS
+    for name in COMMANDS:
+        cmd = main.get_command(None, name)
+        assert isinstance(cmd, click.Command) and cmd.name == name, name
+    assert set(main.list_commands(None)) == set(COMMANDS)
+
+
+def test_help_loads_neither_prover_nor_spec_library():
+    code = ("import sys\nfrom cuteverify.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n"
+            "    pass\nheavy = [m for m in ('cuteverify.prover', 'cuteverify.hardware', 'z3', 'sympy')\n"
+            "         if m in sys.modules and type(sys.modules[m]).__name__ == 'module']\nprint(heavy)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "[]", p.stdout
+
+
+def test_shared_assumptions_across_arguments():
+    # an assumption may name a symbol of either argument (this crashed with an ImportError before)
+    r = run("equal", "(M,4):(1,M)", "(M,4):(1,M)", "--assume", "M >= 1")
+    assert r.exit_code == 0, r.output
+    r = run("disjoint", "4:2", "--cotarget", "8*K", "--assume", "K >= 1")  # K only in the cotarget
+    assert r.exit_code == 0 and "PROVED" in r.output, r.output
+    r = run("equal", "(M,4):(1,M)", "(M,4):(1,M)", "--assume", "Q >= 1")  # a name neither argument has
+    assert r.exit_code == 2 and "unknown name(s): Q" in r.output
+
+
+def test_let_errors_point_at_the_item():
+    from cuteverify.algebra.expr import parse_let
+    from cuteverify.errors import ParseError
+    assert parse_let(["A=(4,8):(1,4)", " B =8:1"]) == {"A": "(4,8):(1,4)", "B": "8:1"}
+    for bad in ("A", "1x=4:1", "=4:1"):
+        with pytest.raises(ParseError):
+            parse_let([bad])
+    r = run("algebra", "coalesce(A)", "--let", "A")
+    assert r.exit_code == 2 and "NAME=LAYOUT" in r.output
