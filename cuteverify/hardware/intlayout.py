@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..core.swizzle import Swizzle
 from ..errors import SpecError
 
 __all__ = ["IntLayout", "int_layout", "as_int"]
@@ -52,7 +53,7 @@ class IntLayout:
     """A concrete layout as int tables: per top-level mode offsets, and an optional swizzle + offset."""
 
     modes: tuple          # tuple of offset lists, one per top-level mode (rank-1 layouts: one mode)
-    swizzle: tuple | None = None  # (bits, base, shift)
+    swizzle: Swizzle | None = None  # the core's Swizzle<B,M,S>, applied to base + offset
     base: int = 0
 
     @property
@@ -70,10 +71,7 @@ class IntLayout:
         return n
 
     def _sw(self, x: int) -> int:
-        if self.swizzle is None:
-            return x
-        b, m, s = self.swizzle
-        return _swizzle(b, m, s, x)
+        return x if self.swizzle is None else self.swizzle(x)
 
     def values(self) -> list:
         """All values in colex order of the 1-D index (mode 0 fastest)."""
@@ -103,14 +101,6 @@ class IntLayout:
         return self._sw(self.base + sum(m[c] for m, c in zip(self.modes, crd)))
 
 
-def _swizzle(bits: int, base: int, shift: int, x: int) -> int:
-    """CuTe Swizzle<B,M,S>: XOR the B bits at [M+max(0,S), ...) into the bits S lower (S<0: higher)."""
-    msk = (1 << bits) - 1
-    yyy = msk << (base + max(0, shift))
-    moved = x & yyy
-    return x ^ (moved >> shift if shift >= 0 else moved << -shift)
-
-
 def int_layout(obj, what: str) -> IntLayout:
     """Convert a concrete cuteverify Layout / ComposedLayout (``Swizzle o offset o Layout``) into int tables.
 
@@ -118,10 +108,9 @@ def int_layout(obj, what: str) -> IntLayout:
     (naming ``what``) for a symbolic entry or another kind of composition."""
     swz, base, lay = None, 0, obj
     if hasattr(obj, "inner") and hasattr(obj, "outer"):  # ComposedLayout: inner o offset o outer
-        sw = obj.inner
-        if not all(hasattr(sw, a) for a in ("bits", "base", "shift")):
+        swz = obj.inner
+        if not isinstance(swz, Swizzle):
             raise SpecError(f"{what}: only Swizzle o offset o Layout compositions are supported")
-        swz = (int(sw.bits), int(sw.base), int(sw.shift))
         base = as_int(obj.offset, f"{what} offset")
         lay = obj.outer
     shape, stride = lay.shape, lay.stride

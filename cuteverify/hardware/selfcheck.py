@@ -8,10 +8,11 @@ the spec (:class:`~cuteverify.errors.SpecInconsistent`, kind ``refuted``) at the
 """
 from __future__ import annotations
 
-from ..errors import SpecError, SpecInconsistent
+from ..core.swizzle import Swizzle
+from ..errors import NotAdmissibleError, SpecError, SpecInconsistent
 from ..prover.verdict import Counterexample
 from . import formula as _fm
-from .intlayout import IntLayout, _swizzle, int_layout
+from .intlayout import IntLayout, int_layout
 from .loader import line_of
 from .spec import THREAD_VARS, Spec, operand_formulas
 from .tables import (element_of, expected_values, hw_elements, hw_indices, plain_spec_layout, spec_int_layout,
@@ -198,13 +199,15 @@ def _check_smem_atom(spec: Spec) -> list:
     if bsw[0] != want_b or bsw[1:] != (4, 3):
         problems.append(("swizzle_bytes", f"{d['swizzle']} is Swizzle<{want_b},4,3> on bytes, not {bsw}"))
     log_eb = (eb // 8).bit_length() - 1
-    if lay.swizzle is not None and lay.swizzle[0] > 0 and lay.swizzle != (bsw[0], 4 - log_eb, 3):
-        problems.append(("layout", f"element-unit swizzle {lay.swizzle} should be Swizzle<{bsw[0]},"
+    sw = lay.swizzle
+    esw = None if sw is None else (sw.bits, sw.base, sw.shift)
+    if esw is not None and esw[0] > 0 and esw != (bsw[0], 4 - log_eb, 3):
+        problems.append(("layout", f"element-unit swizzle {esw} should be Swizzle<{bsw[0]},"
                                    f"{4 - log_eb},3> for {eb}-bit elements (byte swizzle <{bsw[0]},4,3>)"))
-    return problems or _smem_atom_points(spec, lay, bits, bsw)
+    return problems or _smem_atom_points(spec, lay, bits, _swizzle_of(bsw, spec))
 
 
-def _smem_atom_points(spec: Spec, lay: IntLayout, bits: IntLayout, bsw: tuple) -> list:
+def _smem_atom_points(spec: Spec, lay: IntLayout, bits: IntLayout, byte_swizzle: Swizzle) -> list:
     """The atom's three descriptions agree at every coordinate, and the atom is a bijection."""
     d = spec.data
     eb, rows, cols = d["element_bits"], lay.mode_size(0), lay.mode_size(1)
@@ -223,7 +226,7 @@ def _smem_atom_points(spec: Spec, lay: IntLayout, bits: IntLayout, bsw: tuple) -
     for c in range(cols):
         for r in range(rows):
             bit = bits(r * eb, c) if major == "MN" else bits(r, c * eb)
-            byte = _swizzle(*bsw, bit // 8)
+            byte = byte_swizzle(bit // 8)
             if byte * 8 // eb != lay(r, c):
                 return [("layout_bits", f"bit-level CUTLASS atom puts ({r}, {c}) at element "
                                         f"{byte * 8 // eb}, element layout says {lay(r, c)}")]
@@ -248,6 +251,14 @@ def parse_swizzle(text: str, spec: Spec) -> tuple:
     raise SpecError(f"cannot parse swizzle {text!r} (expected S<B,M,S>)", spec.file, spec.line, spec.name)
 
 
+def _swizzle_of(bms: tuple, spec: Spec) -> Swizzle:
+    """The core's Swizzle for (B, M, S) from a spec; an inadmissible one (|S| < B) is a :class:`SpecError`."""
+    try:
+        return Swizzle(*bms)
+    except NotAdmissibleError as e:
+        raise SpecError(f"swizzle S<{bms[0]},{bms[1]},{bms[2]}>: {e}", spec.file, spec.line, spec.name) from None
+
+
 _CU_TENSOR_MAP = {0: 0, 32: 1, 64: 2, 128: 3}      # CUtensorMapSwizzle: NONE, 32B, 64B, 128B
 _GMMA_LAYOUT = {0: 0, 128: 1, 64: 2, 32: 3}         # GMMA::LayoutType: INTERLEAVE, B128, B64, B32
 _UMMA_LAYOUT = {0: 0, 128: 2, 64: 4, 32: 6}         # UMMA::LayoutType (SM100): NONE, 128B, 64B, 32B
@@ -268,9 +279,10 @@ def _check_swizzle(spec: Spec) -> list:
     f = operand_formulas(spec, "swizzle")["address"]
     block = d["repeat_bytes"]
     fn = _fm.compile_formula(f, ("addr",))
+    swizzle = _swizzle_of((b, m, s), spec)
     seen = set()
     for a in range(2 * block):
-        want, got = fn(a), _swizzle(b, m, s, a)
+        want, got = fn(a), swizzle(a)
         if want != got:
             problems.append(("address", f"Swizzle<{b},{m},{s}>({a}) = {got} but the address formula gives {want}"))
             break
