@@ -44,9 +44,12 @@ def coord_sizes(f: Form):
     return out
 
 
-def _inj_flat(flat: Flat, allow_enum=True):
-    if allow_enum and not flat.ignore and flat.size <= tables.ENUM_LIMIT:
-        c = intlin.enumerate_collision(flat)
+def _inj_flat(flat: Flat, layout=None):
+    """Injectivity of one concrete integer layout (valid for integer strides only, any signs): its value
+    table when ``layout`` (whose ``values()`` is that table, up to a bijection) is given and small, then
+    sorted strides, the exhaustive collision search, and Z3 when the search runs out of budget."""
+    if layout is not None and flat.size <= tables.ENUM_LIMIT:
+        c = intlin.enumerate_collision(layout.values())
         return proved("enumeration") if c is None else refuted("enumeration", collision(c))
     z = intlin.zero_stride_collision(flat)
     if z is not None:
@@ -62,15 +65,16 @@ def _inj_flat(flat: Flat, allow_enum=True):
 
 
 def injective(f: Form) -> Verdict:
+    """Injectivity of a concrete form of any kind, dispatched on its stride domain (module docstring)."""
     if f.kind in F2_KINDS:
         return xor.f2_form_injective(f)
     if f.kind == "int":
-        return _inj_flat(Flat(f.shapes, f.strides))
+        return _inj_flat(Flat(f.shapes, f.strides), f.layout)
     if f.kind == "swizzle":
         m = xor.f2_injective(f)
         if m is not None:
             return m
-        r = _inj_flat(Flat(f.shapes, f.strides))
+        r = _inj_flat(Flat(f.shapes, f.strides), f.layout.outer)
         r.method = "swizzle-bijection + " + r.method
         return r
     # coordinate strides: the coordinates are independent, each must be injective on its own modes
@@ -80,7 +84,7 @@ def injective(f: Form) -> Verdict:
             return refuted("sorted-strides", collision((0, flat_all.prefix[k])))
     methods = []
     for p in f.paths():
-        r = _inj_flat(component_flat(f, p, True), allow_enum=False)
+        r = _inj_flat(component_flat(f, p, True))
         if r.status != "proved":
             return r
         methods.append(r.method)
@@ -88,13 +92,14 @@ def injective(f: Form) -> Verdict:
 
 
 def surjective(f: Form, n, L) -> Verdict:
+    """``[0, n)`` (a coord form: the box ``n``) inside the image of concrete form ``f`` of layout ``L``."""
     if f.kind in F2_KINDS:
         return xor.f2_form_surjective(f, n)
     if f.kind == "int":
         flat = Flat(f.shapes, f.strides)
         m = intlin.surjective_onto(flat, n)
         if m is BUDGET and flat.size <= tables.ENUM_SURJ_LIMIT:
-            m = tables.enum_missed(flat.values(), n)
+            m = tables.enum_missed(f.layout.values(), n)
             meth = "enumeration"
         else:
             meth = "interval-chain"
@@ -133,6 +138,8 @@ def surjective(f: Form, n, L) -> Verdict:
 
 
 def equal(fa: Form, fb: Form, A, B) -> Verdict:
+    """Pointwise equality of two concrete forms of the same size. Common refinement only for int and coord
+    forms; swizzles and F2 strides by their own procedures."""
     if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
         return xor.f2_form_equal(fa, fb)
     size = Flat(fa.shapes, [0] * len(fa.shapes)).size

@@ -51,16 +51,6 @@ class Flat:
     def value_at(self, idx):
         return self.const + sum(c * d for c, d in zip(self.digits(idx), self.strides))
 
-    def values(self):
-        if self.ignore:
-            raise ValueError("values() of a restricted form")
-        vals = [self.const]
-        for s, d in zip(self.shapes, self.strides):
-            if s == 1:
-                continue
-            vals = [v + k * d for k in range(s) for v in vals]
-        return vals
-
     def active(self):
         """(position, shape, stride) of the modes with size > 1."""
         return [(k, s, d) for k, (s, d) in enumerate(zip(self.shapes, self.strides))
@@ -89,10 +79,11 @@ def _reach_and_gcd(modes):
         r += (s - 1) * a
     return reach, g
 
-def enumerate_collision(flat: Flat):
-    """``None`` if injective, else ``(i, j)`` two indices with the same value (exhaustive)."""
+def enumerate_collision(values):
+    """``None`` if the table ``values`` (a layout's ``values()``) has no repeated entry, else ``(i, j)`` two
+    indices with the same value (exhaustive)."""
     seen = {}
-    for i, v in enumerate(flat.values()):
+    for i, v in enumerate(values):
         j = seen.get(v)
         if j is not None:
             return (j, i)

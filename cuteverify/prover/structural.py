@@ -17,7 +17,12 @@ from .forms import F2_KINDS, Form, as_int, components, path_of_index
 
 def refine_compare(sa, da, sb, db):
     """Compare two flat integer layouts of the same size on a common refinement of their shapes.
-    ``("equal",)``, ``("differ", index)`` (concrete only) or None (no common refinement / undecided)."""
+    ``("equal",)``, ``("differ", index)`` (concrete only) or None (no common refinement / undecided).
+
+    Splits a mode ``s:d`` into ``z:d`` and ``(s/z):(z*d)``, which is the same function only because the
+    mode's term ``c*d`` is an integer added to the others: valid for integer strides (one coordinate of a
+    coord form; the inner form of two swizzled layouts with the same swizzle and offset), never for F2
+    strides (``c*^v`` does not split: ``3*^3 = ^9`` but ``^3 XOR 2*^3 = ^5``)."""
     na, nb = len(sa), len(sb)
     i = j = 0
     ra = sa[0] if na else 1
@@ -64,7 +69,8 @@ def _numeric_key(x):
 
 
 def _sym_modes(shapes, strides, injective=False):
-    """The modes that matter, sorted by a numeric guess of their stride (the criteria below check every
+    """Valid for integer strides only (reorders modes: integer addition commutes). The modes that matter,
+    sorted by a numeric guess of their stride (the criteria below check every
     step, so the order only decides whether a proof is found, never whether it is sound). A stride-0 mode
     does not change the image (dropped for surjectivity) but collides unless its size is 1 (injectivity:
     no proof)."""
@@ -96,6 +102,8 @@ def _sym_inj_modes(shapes, strides):
 
 
 def sym_injective(f: Form):
+    """Sorted strides: every sorted stride exceeds the reach of the smaller modes. Valid for int forms, each
+    coordinate of a coord form, and swizzles over an int form (a swizzle is a bijection); None otherwise."""
     if f.kind in F2_KINDS:
         return None  # sorted strides argue with integer sums; XOR-combined terms are not covered
     if f.kind in ("int", "swizzle"):
@@ -153,7 +161,9 @@ def coord_codomain(n):
 
 def sym_surjective(f: Form, n, sizes=False):
     """A method name when ``[0, n)`` (coordinate layouts: the codomain box; ``sizes``: the box of each
-    coordinate's size) is proved inside the image for every admissible assignment, else None."""
+    coordinate's size) is proved inside the image for every admissible assignment, else None. Interval
+    chains: valid for int forms, each coordinate of a coord form, and swizzles over an int form with offset
+    0 whose image is a union of swizzle blocks; None for f2 / mixed forms."""
     if f.kind in F2_KINDS:
         return None  # interval chains argue with integer sums; XOR-combined terms are not covered
     if f.kind == "int":
@@ -195,6 +205,8 @@ def sym_surjective(f: Form, n, sizes=False):
 
 
 def sym_equal(fa: Form, fb: Form):
+    """Common refinement (``refine_compare``) per coordinate: valid for int and coord forms, and for two
+    swizzled layouts with the same swizzle and offset (compared on their inner forms); None otherwise."""
     if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
         return None  # common refinement splits a mode's integer term; an F2 term ``c*v`` does not split so
     if fa.kind == "swizzle" or fb.kind == "swizzle":
