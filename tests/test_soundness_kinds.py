@@ -418,3 +418,49 @@ def test_f2_sweep():
         m = ev_size(B)
         assert [ev(R, i) for i in range(m)] == [ev(A, ev(B, i)) for i in range(m)], (A, B, R)
     assert merged > 50 and composed > 150 and refused > 20
+
+
+# --- coordinate strides -------------------------------------------------------------------------------------
+
+def test_coordinate_right_operand_cpp():
+    assert str(cv.composition(P("(4,4):(4,1)"), P("(4,4):(1@1,1@0)"))) == "(4,4):(1,4)"  # CuTe C++
+    A = P("(4,(2,3)):(6,(3,1))")
+    assert str(cv.composition(A, P("(2,4):(1@1@1,1@0)"))) == "(2,4):(1,6)"  # CuTe C++
+    assert str(cv.composition(A, P("(2,3):(1@1,1@0)"))) == "(2,3):(3,6)"  # CuTe C++
+    assert str(cv.composition(A, P("(2,4):(1@0@1,2@0)"))) == "(2,4):(3,12)"  # CuTe C++
+
+
+def _sub_at(layout, path):
+    shape, stride = layout.shape, layout.stride
+    for i in path:
+        if type(shape) is not tuple:
+            break
+        shape, stride = shape[i], stride[i]
+    return cv.Layout(shape, stride)
+
+
+def test_coordinate_right_operand_sweep():
+    r = random.Random(17)
+    done = 0
+    for _ in range(300):
+        s = (r.choice([2, 4, 3]), (r.choice([2, 4]), r.choice([2, 3])))
+        d = (r.choice([1, 6, 8, 12]), (r.choice([1, 2, 3]), r.choice([4, 8, 24])))
+        A = cv.Layout(s, d)
+        k = r.randint(1, 2)
+        paths = [r.choice([(0,), (1,), (1, 0), (1, 1)]) for _ in range(k)]
+        bs = tuple(r.choice([1, 2, 3, 4]) for _ in range(k))
+        bd = tuple(ScaledBasis(r.choice([1, 1, 2]), p) for p in paths)
+        B = cv.Layout(bs if k > 1 else bs[0], bd if k > 1 else bd[0])
+        R = refuses(lambda: cv.composition(A, B))
+        if isinstance(R, CuteVerifyError):
+            continue
+        done += 1
+        well_formed(R)
+        for i in range(ev_size(B)):
+            digits = _digits(i, list(bs))
+            at: dict = {}
+            for j in range(k):
+                at[bd[j].path] = at.get(bd[j].path, 0) + digits[j] * bd[j].value
+            want = sum(ev(_sub_at(A, p), x) for p, x in at.items())
+            assert ev(R, i) == want, (A, B, R, i)
+    assert done > 150

@@ -176,8 +176,12 @@ def composition(a, b):
     b = as_layout(b)
     if hasattr(b, "outer"):
         return _compose_composed(a, b)
-    if type(b.stride) is not int and any(type(x) is F2 for x in flatten(b.stride)):
-        return composition(a, _f2_as_int(b))
+    if type(b.stride) is not int:
+        fb = flatten(b.stride)
+        if any(type(x) is F2 for x in fb):
+            return composition(a, _f2_as_int(b))
+        if any(type(x) is ScaledBasis for x in fb):
+            return _compose_coord(a, b)
     shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
@@ -195,6 +199,48 @@ def composition(a, b):
             raise UndecidedError(f"{e}; for these symbolic layouts that depends on values the assumptions leave "
                                  "open (e.g. whether modes of the left layout chain): add assumptions") from None
         raise
+    return Layout._make(s, d)
+
+
+def _compose_coord(a, b):
+    """``A o B`` for a right layout with coordinate strides (CuTe's ``basis_get``): a mode ``n:v@path`` picks
+    the sub-layout of A at ``path`` (descending while A has modes there) and gives ``A_path o n:v``; modes of
+    B that pick the same sub-layout must compose together (checked by composing them as one layout there),
+    and one path may not lie inside another (the two would add into one index of A).
+    Post-condition: ``R(c) == A(B(c))`` for ``c < size(B)``, A read at the coordinate ``B(c)``."""
+    groups: dict = {}
+
+    def leaf(n, d):
+        if not hasattr(d, "path"):
+            return n, 0  # stride 0 (a layout never mixes coordinate strides with other nonzero ones)
+        sub, key = a, ()
+        for i in d.path:
+            if type(sub.shape) is not tuple:
+                break
+            if not 0 <= i < len(sub.shape):
+                raise NotAdmissibleError("composition", f"coordinate stride {d} names mode {i} of a rank "
+                                         f"{len(sub.shape)} (sub)layout", f"{a}")
+            sub, key = sub[i], key + (i,)
+        groups.setdefault(key, (sub, []))[1].append((n, d.value))
+        r = composition(sub, Layout._make(n, d.value))
+        return r.shape, r.stride
+
+    def walk(sh, st):
+        if type(sh) is tuple:
+            parts = [walk(x, y) for x, y in zip(sh, st)]
+            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+        return leaf(sh, st)
+
+    s, d = walk(b.shape, b.stride)
+    keys = list(groups)
+    for k in keys:
+        if any(k2 != k and k2[:len(k)] == k for k2 in keys):
+            raise NotAdmissibleError("composition", f"coordinate strides address mode {k} and a mode inside it",
+                                     str(b))
+        sub, modes = groups[k]
+        moving = [(n, v) for n, v in modes if not (type(n) is int and n == 1)]
+        if len(moving) > 1:
+            composition(sub, Layout._make(tuple(n for n, _ in moving), tuple(v for _, v in moving)))
     return Layout._make(s, d)
 
 
