@@ -441,3 +441,15 @@ def test_formulas_match_sm90_silicon_evidence(lib):
     assert len(res) >= 20, sorted(res)
     assert not bad, f"{len(bad)} specs contradicted by silicon, first: {bad[:3]}"
     print(f"{checked} silicon records agree; no spec for {sorted(unmatched)}")
+
+
+def test_summary_and_describe_are_what_spec_show_prints(lib):
+    s = lib["SM90_64xNx16_F32BF16BF16_SS"]
+    c128 = "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))"
+    assert s.summary(N=128)["operands"]["C"]["layout"] == c128
+    assert s.summary()["operands"]["C"]["layout"] == s.data["operands"]["C"]["layout"]  # a family unsubstituted
+    text = s.describe(N=128).splitlines()
+    assert text[0] == "name: SM90_64xNx16_F32BF16BF16_SS" and f"  layout: {c128}" in text
+    assert text[text.index("C:") + 1] == f"  layout: {c128}"
+    atom = lib["GMMA::Layout_K_SW128_Atom<half_t>"].describe().splitlines()
+    assert "layout:" in atom and "  swizzle_bytes: S<3,4,3>" in atom

@@ -253,6 +253,53 @@ class Spec:
             return _OPERAND_AXES[operand]
         return ("row", "col")
 
+    # -- what `cuteverify spec show` prints ----------------------------------------------------------
+    def summary(self, **params) -> dict:
+        """The spec as plain data (``spec show --json``): name, kind, arch, ptx, file, line, the family's
+        ``params`` (ranges as text), per operand what the file says (``layout``, with ``params`` substituted
+        when given or when the spec is not a family, and the formulas), and the silicon ``evidence``."""
+        info = {"name": self.name, "kind": self.kind, "arch": self.arch, "ptx": self.ptx, "file": self.file,
+                "line": self.line}
+        if self.is_family:
+            info["params"] = {k: str(v) for k, v in self.params.items()}
+        info["operands"] = {op: self._operand_summary(op, params) for op in self.operands}
+        info["evidence"] = self.evidence
+        return info
+
+    def _operand_summary(self, op: str, params: dict) -> dict:
+        data = self.data
+        if self.kind not in ("mma", "copy"):
+            return {k: data[k] for k in ("layout", "swizzle_bytes", "layout_bits", "offset", "major",
+                                         "element_bits") if k in data}
+        node = data["operands"][op]
+        try:
+            entry = {"layout": self.layout_text(op, **params) if (params or not self.is_family)
+                     else node.get("layout")}
+        except SpecError:  # parameters the layout cannot take: show what the file says
+            entry = {"layout": node.get("layout")}
+        entry.update({k: node[k] for k in ("row", "col", "from", "broadcast") if k in node})
+        return entry
+
+    def describe(self, **params) -> str:
+        """:meth:`summary` as the text ``cuteverify spec show`` prints (lines joined by newlines, no final
+        newline): the plain fields, the source, the evidence, the family's parameters and each operand."""
+        info = self.summary(**params)
+        lines = [f"{k}: {info[k]}" for k in ("name", "kind", "arch", "ptx") if info.get(k)]
+        lines.append(f"source: {self.file}:{self.line}")
+        ev = info["evidence"]
+        if isinstance(ev, dict) and ev.get("confirmed"):
+            probed = ", ".join(ev.get("probed") or [])
+            lines.append(f"evidence: {ev.get('silicon')} ({ev.get('gpu')}), confirmed, {ev.get('records')} records"
+                         + (f" [{probed}]" if probed else ""))
+        else:
+            lines.append("evidence: not probed on silicon")
+        if "params" in info:
+            lines.append("params: " + ", ".join(f"{k} {v}" for k, v in info["params"].items()))
+        for op, entry in info["operands"].items():
+            lines.append(f"{op}:")
+            lines.extend(f"  {k}: {v}" for k, v in entry.items())
+        return "\n".join(lines)
+
 
 # -------------------------------------------------------------------------------- formula compilation
 
