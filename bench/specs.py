@@ -1,7 +1,7 @@
 """Spec-library benchmark (issue 5 goal: under 10 s on the 2-core CI machine): wall time of
 ``cuteverify spec check`` over the whole shipped library (load, schema, formulas, self-check of every spec and
 every family instance) in a fresh process each run, median of ``--runs``; also the in-process load time and
-the silicon evidence re-check (``hwcheck.evidence_results``) for reference.  Prints figures; asserts nothing.
+the silicon evidence re-check (``cuteverify.hardware.evidence.evidence_results``) for reference.  Prints figures; asserts nothing.
 
     python bench/specs.py [--runs 3] [--evidence]
 """
@@ -47,16 +47,16 @@ def main(argv=None):
           f"({', '.join(f'{t:.2f}' for t in times)}); goal < 10 s")
     print(f"  its report: {out}")
     sys.path.insert(0, str(ROOT))
-    from cuteverify.hardware import specs
+    from cuteverify import hardware
     t0 = time.perf_counter()
-    lib = specs.load()
+    lib = hardware.load()
     print(f"in-process load + self-check: {time.perf_counter() - t0:.2f} s for {len(lib)} specs, "
           f"{sum(len(s.instances()) for s in lib.values())} instances, "
           f"{sum(s.silicon_confirmed for s in lib.values())} silicon-confirmed")
     if a.evidence:
-        from cuteverify.hardware import evidence as hwcheck
+        from cuteverify.hardware import evidence
         t0 = time.perf_counter()
-        res = hwcheck.evidence_results(ROOT / "specs" / "evidence" / "sm90", lib=lib)
+        res = evidence.evidence_results(ROOT / "specs" / "evidence" / "sm90", lib=lib)
         n = sum(r["records"] for k, r in res.items() if not k.startswith("_"))
         print(f"evidence re-check: {time.perf_counter() - t0:.2f} s for {n} record checks")
 

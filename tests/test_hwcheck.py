@@ -40,21 +40,22 @@ def test_validate_hw_bad_input(tmp_path):
 
 import pytest  # noqa: E402
 
-from cuteverify.hardware import evidence as hwcheck, specs  # noqa: E402
+from cuteverify import hardware  # noqa: E402
+from cuteverify.hardware import evidence as hw_evidence  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def evidence():
     if not EVIDENCE.exists():
         pytest.skip("no silicon evidence in this checkout")
-    return hwcheck.evidence_results(EVIDENCE, lib=specs.load())
+    return hw_evidence.evidence_results(EVIDENCE, lib=hardware.load())
 
 
 def test_annotations_match_committed_evidence(evidence):
     """Every spec annotated as silicon-confirmed is still confirmed by the committed records (with the same
     record count and operands), and every spec the records confirm is annotated: the annotation cannot rot.
-    Regenerate with ``python3 -c "from cuteverify import hwcheck; hwcheck.annotate('specs', 'specs/evidence/sm90')"``."""
-    lib = specs.load()
+    Regenerate with ``python3 -c "from cuteverify.hardware import evidence; evidence.annotate('specs', 'specs/evidence/sm90')"``."""
+    lib = hardware.load()
     res = {n: r for n, r in evidence.items() if not n.startswith("_")}
     assert evidence["_unmatched"] == []
     assert not [n for n, r in res.items() if r["status"] != "confirmed"]
@@ -63,7 +64,7 @@ def test_annotations_match_committed_evidence(evidence):
         ev = spec.evidence
         if name in res:
             assert spec.silicon_confirmed, f"{name}: confirmed by the evidence but not annotated"
-            assert ev == hwcheck.evidence_entry(res[name], "sm90", gpu), name
+            assert ev == hw_evidence.evidence_entry(res[name], "sm90", gpu), name
         else:
             assert not spec.silicon_confirmed, f"{name}: annotated but the evidence has no record for it"
     confirmed = [n for n in lib if lib[n].silicon_confirmed]
@@ -89,7 +90,7 @@ def test_smem_evidence_detects_a_wrong_atom(tmp_path):
     target["smem_offset"] += 16
     p = tmp_path / "desc.jsonl"
     p.write_text("\n".join(json.dumps(r) for r in recs))
-    res = hwcheck.validate_smem([p], lib=specs.load())
+    res = hw_evidence.validate_smem([p], lib=hardware.load())
     r = res["GMMA::Layout_MN_SW64_Atom<half_t>"]
     assert r["status"] == "contradicted" and r["first"]["silicon"] == r["first"]["spec_says"] + 16
     assert res["GMMA::Layout_K_SW64_Atom<half_t>"]["status"] == "confirmed"

@@ -4,10 +4,8 @@ layouts with them, and the silicon evidence that confirmed them.
 
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``.
 
-Modules: ``loader`` (spec files -> checked YAML documents, with lines), ``spec`` (Spec, Library), ``library``
-(load, the default library, name resolution), ``dtypes``, ``formula`` (the PTX formula language),
-``intlayout`` and ``tables`` (both sides as int tables), ``selfcheck``, ``agree``, ``evidence``; ``specs``
-re-exports the public names for older callers (``cv.specs``).
+Modules: loader (files -> checked YAML), spec (Spec, Library), library (load, default library, resolve),
+dtypes, formula, intlayout and tables (both sides as ints), selfcheck, agree, evidence; specs re-exports.
 """
 from ..errors import FormulaError, SpecError, SpecInconsistent, UnknownSpec
 from .agree import agrees
