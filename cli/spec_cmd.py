@@ -53,30 +53,6 @@ def spec_list(filter, kind, arch, as_json):
     click.echo(f"{len(rows)} spec(s)", err=True)
 
 
-def _operands(s, p):
-    """Per operand, what the spec file says (the layout instantiated with the parameters when given)."""
-    ops = {}
-    data = s.data
-    for op in s.operands:
-        node = (data.get("operands") or {}).get(op) if isinstance(data.get("operands"), dict) else None
-        entry = {}
-        if s.kind in ("mma", "copy"):
-            try:
-                entry["layout"] = s.layout_text(op, **p) if (p or not s.is_family) else node.get("layout")
-            except Exception:  # noqa: BLE001 - show what the file says
-                entry["layout"] = node.get("layout") if node else None
-            if node:
-                for k in ("row", "col", "from", "broadcast"):
-                    if k in node:
-                        entry[k] = node[k]
-        else:
-            for k in ("layout", "swizzle_bytes", "layout_bits", "offset", "major", "element_bits"):
-                if k in data:
-                    entry[k] = data[k]
-        ops[op] = entry
-    return ops
-
-
 @spec_group.command("show")
 @click.argument("name")
 @click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
@@ -86,30 +62,10 @@ def spec_show(name, params, as_json):
     """Show spec NAME: kind, architecture, PTX, operand layouts and formulas."""
     s = hardware.default_library().get(name)
     p = parse_params(params)
-    info = {"name": s.name, "kind": s.kind, "arch": s.arch, "ptx": s.ptx, "file": s.file, "line": s.line}
-    if s.is_family:
-        info["params"] = {k: str(v) for k, v in s.params.items()}
-    info["operands"] = ops = _operands(s, p)
-    info["evidence"] = ev = s.evidence
     if as_json:
-        click.echo(json.dumps(info, default=str))
-        return
-    for k in ("name", "kind", "arch", "ptx"):
-        if info.get(k):
-            click.echo(f"{k}: {info[k]}")
-    click.echo(f"source: {s.file}:{s.line}")
-    if isinstance(ev, dict) and ev.get("confirmed"):
-        probed = ", ".join(ev.get("probed") or [])
-        click.echo(f"evidence: {ev.get('silicon')} ({ev.get('gpu')}), confirmed, {ev.get('records')} records"
-                   + (f" [{probed}]" if probed else ""))
+        click.echo(json.dumps(s.summary(**p), default=str))
     else:
-        click.echo("evidence: not probed on silicon")
-    if "params" in info:
-        click.echo("params: " + ", ".join(f"{k} {v}" for k, v in info["params"].items()))
-    for op, e in ops.items():
-        click.echo(f"{op}:")
-        for k, v in e.items():
-            click.echo(f"  {k}: {v}")
+        click.echo(s.describe(**p))
 
 
 @spec_group.command("check")
