@@ -6,6 +6,7 @@ second, wall clock including start-up), and ``cuteverify --help`` start-up time.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import statistics
@@ -88,7 +89,6 @@ def main():
             p = subprocess.run([*cmd, "check", "-q", "--no-progress", "-j", str(j), "--json", str(m)],
                                capture_output=True, text=True)
             dt = time.perf_counter() - t0
-            import json
             try:
                 res = json.loads(p.stdout)["results"]
                 inner = sum(r["elapsed"] for r in res)
