@@ -4,6 +4,14 @@
 ``cv.complement_disjoint(A, cotarget)``, ``cv.prove("claim", A=..., assume=[...])``: each returns a ``Verdict``
 (``proved`` / ``refuted`` with a counterexample / ``unknown`` with a reason); ``cv.agrees`` (hardware specs) is
 ``cuteverify.hardware.agrees``.
+
+Modules: ``pipeline`` (the stages every query runs), ``queries`` (the five queries and the public functions),
+``claims`` (claim text), ``forms`` (layouts split by stride domain), ``exact`` / ``f2`` / ``intlin`` (exact
+procedures for concrete layouts), ``structural`` (proofs for symbolic layouts), ``z3query`` (Z3 encodings),
+``recheck`` (witnesses re-checked), ``tables`` (value tables and budgets), ``verdict`` (the answers).
+
+May import: ``cuteverify.errors``, ``cuteverify.symbolic``, ``cuteverify.core``, ``cuteverify.algebra``
+(docs/model.md section 1).
 """
 from .claims import prove
 from .queries import (
