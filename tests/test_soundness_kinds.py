@@ -464,3 +464,36 @@ def test_coordinate_right_operand_sweep():
             want = sum(ev(_sub_at(A, p), x) for p, x in at.items())
             assert ev(R, i) == want, (A, B, R, i)
     assert done > 150
+
+
+# --- negative strides ---------------------------------------------------------------------------------------
+
+def test_negative_strides_cpp():
+    assert cv.cosize(P("4:-1")) == 4 and cv.cosize(P("(4,2):(-3,4)")) == 14  # CuTe C++
+    for a, b, want in [("(4):(1)", "(4):(-1)", "(4):(-1)"), ("(4):(-1)", "(4):(-1)", "(4):(1)"),
+                       ("(4,4):(-1,1)", "(2,4,2):(1,2,8)", "(2,(2,2),2):(-1,(-2,1),2)"),
+                       ("(1,(2,4)):(0,(-1,512))", "2:-1", "2:1"),
+                       ("(1,(2,4)):(0,(-1,512))", "4:-1", "(2,2):(1,-512)")]:  # CUTLASS composition.cpp
+        R = cv.composition(P(a), P(b))
+        assert str(R) == want
+        assert all(ev(R, i) == ev(P(a), ev(P(b), i)) for i in range(ev_size(R)))
+
+
+def test_negative_strides_sweep():
+    r = random.Random(23)
+    done = 0
+    for _ in range(400):
+        A = _rand_int_layout(r)
+        A = cv.Layout(A.shape, tuple(-x if r.random() < 0.3 else x for x in A.stride)
+                      if type(A.stride) is tuple else A.stride)
+        B = _rand_int_layout(r, 2)
+        sign = r.choice([1, -1, 0])
+        flip = (lambda x: -x) if sign < 0 else (lambda x: x if sign else (-x if r.random() < 0.5 else x))
+        B = cv.Layout(B.shape, tuple(flip(x) for x in B.stride) if type(B.stride) is tuple else flip(B.stride))
+        R = refuses(lambda: cv.composition(A, B))
+        if isinstance(R, CuteVerifyError):
+            continue
+        done += 1
+        well_formed(R)
+        assert [ev(R, i) for i in range(ev_size(B))] == [ev(A, ev(B, i)) for i in range(ev_size(B))], (A, B, R)
+    assert done > 150

@@ -144,7 +144,7 @@ def _unit_stride(a_shapes, a_strides, r):
 
 def _compose(a_shapes, a_strides, b_shape, b_stride, alone=False):
     if type(b_stride) is int:
-        if b_stride < 0 and b_shape != 1:
+        if b_stride < 0 and b_shape != 1 and len(a_shapes) > 1:
             raise NotAdmissibleError("composition", "negative strides in the right layout are not supported",
                                      mode_text(b_shape, b_stride))
     elif type(b_shape) is not tuple and not hasattr(b_stride, "path"):
@@ -167,7 +167,12 @@ def composition(a, b):
     Admissibility: at every step of ``A o (n:r)`` with A coalesced, stride divisibility (``r`` and the
     current mode size divide one another) and shape divisibility (the remaining ``n`` and the available
     extent divide one another); stride 0 gives ``n:0``.
-    Post-condition: ``compatible(B, R)`` and ``R(c) == A(B(c))`` for all ``c < size(B)``.
+    Post-condition: ``compatible(B, R)`` and ``R(c) == A(B(c))`` for all ``c < size(B)``, A read at a negative
+    index as CuTe reads it (C++ division: ``A(-x) == -A(x)``).
+    Domains (docs/model.md section 3.1): integer and coordinate strides on either side; F2 left layouts by
+    their digits (``_compose_f2``); F2 right layouts where XOR is + (``_f2_as_int``); a composed left layout
+    through its outer layout, a composed right one as CuTe (``_compose_composed``). Negative right strides:
+    all moving modes negative, or a rank-1 (linear) left layout; mixed signs are refused.
     """
     if type(b) is tuple or isinstance(b, list):
         # CuTe drops the modes of A that the tiler does not reach (``(8,3):(1,24) o <2>`` is ``(2):(1)``);
@@ -188,6 +193,12 @@ def composition(a, b):
     for x in strides:
         if type(x) is F2:
             return _compose_f2(shapes, strides, b)
+    if len(shapes) > 1 and type(b.stride) is int and b.stride < 0 and type(b.shape) is int or \
+            len(shapes) > 1 and type(b.stride) is tuple and _all_negative(b):
+        # CuTe reads a layout at a negative index with C++ division, so A(-x) == -A(x): a right layout
+        # whose moving strides are all negative composes as the negated composition with |B|
+        r = composition(a, Layout._make(b.shape, transform(b.stride, abs)))
+        return Layout._make(r.shape, transform(r.stride, lambda x: -x))
     # coordinate strides (``a@i``) compose like integers: the divisibility walk only scales them
     alone = len(shapes) > 1 and _check_disjoint_modes(b)
     try:
@@ -200,6 +211,13 @@ def composition(a, b):
                                  "open (e.g. whether modes of the left layout chain): add assumptions") from None
         raise
     return Layout._make(s, d)
+
+
+def _all_negative(b):
+    """Every moving mode (size > 1, stride != 0) of a concrete right layout has a negative stride, and one does."""
+    moving = [d for n, d in zip(flatten(b.shape), flatten(b.stride)) if not (type(n) is int and n == 1)
+              and not (type(d) is int and d == 0)]
+    return bool(moving) and all(type(d) is int and d < 0 for d in moving)
 
 
 def _compose_coord(a, b):

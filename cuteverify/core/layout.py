@@ -128,6 +128,9 @@ class Layout:
         if type(c) is not tuple:
             if type(c) is int and type(self.shape) is int:
                 return c * self.stride
+            if type(c) is int and c < 0:
+                # CuTe divides with C++ semantics (truncation), so a layout is odd: L(-x) == -L(x)
+                return -_eval_int(-c, self.shape, self.stride)
             return _eval_int(c, self.shape, self.stride)
         if not weakly_congruent(c, self.shape):
             raise ValueError(f"coordinate {format_tuple(c)} is not weakly congruent with shape "
