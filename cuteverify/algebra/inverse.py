@@ -134,7 +134,6 @@ def left_inverse(layout):
 def _left_inverse_plain(layout):
     shapes, strides, pos = _prepare(layout, "left_inverse")
     modes = []
-    last_zero = None
     for s, d, p in zip(shapes, strides, pos):
         unit = (s == 1) if type(s) is int else decide.is_one(s)
         if unit:
@@ -146,7 +145,6 @@ def _left_inverse_plain(layout):
             # CuTe skips stride-0 modes; only the injective (size-1) case inverts them
             _note_not_injective(None if unit is None else False, Condition("eq", s, 1),
                                 f"a stride-0 mode {mode_text(s, d)}")
-            last_zero = s
             continue
         if unit is None:
             decide.obligate(Condition("ne", s, 1), "left_inverse keeps a mode whose size is not known to be 1")
@@ -154,8 +152,9 @@ def _left_inverse_plain(layout):
             decide.obligate(Condition("ne", d, 0), "left_inverse keeps a mode whose stride is not known to be 0")
         modes.append((d, s, p))
     if not modes:
-        # CuTe ends with the shape of the last sorted mode, here a stride-0 one: ``(3,7):(0,0)`` gives ``21:0``
-        return Layout._make(1 if last_zero is None else last_zero, 0)
+        # CuTe C++ ends with the last sorted mode's shape (``(3,7):(0,0)`` gives ``21:0``); CuTe DSL, whose
+        # printed forms we follow, gives ``1:0``: the same function
+        return Layout._make(1, 0)
     negative = [m for m in modes if type(m[0]) is int and m[0] < 0]
     if negative:
         return _left_inverse_negative(modes, negative)
