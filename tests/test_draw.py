@@ -461,7 +461,7 @@ def test_cli_input_errors(cli, args):
 
 
 def test_cli_spec_draw(cli, tmp_path):
-    specs = pytest.importorskip("cuteverify.specs")
+    specs = pytest.importorskip("cuteverify.hardware.specs")
     try:
         names = specs.names()
     except Exception as e:  # pragma: no cover - another engineer's library failing to load
