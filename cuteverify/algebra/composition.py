@@ -181,20 +181,28 @@ def composition(a, b):
     b = as_layout(b)
     if hasattr(b, "outer"):
         return _compose_composed(a, b)
-    if type(b.stride) is not int:
-        fb = flatten(b.stride)
-        if any(type(x) is F2 for x in fb):
-            return composition(a, _f2_as_int(b))
-        if any(type(x) is ScaledBasis for x in fb):
-            return _compose_coord(a, b)
+    bs = b.stride
+    neg = False
+    if type(bs) is int:
+        neg = bs < 0
+    else:
+        # one pass over B's strides picks the domain's rule (the plain positive-int case falls through)
+        for x in flatten(bs):
+            t = type(x)
+            if t is int:
+                neg = neg or x < 0
+            elif t is F2:
+                return composition(a, _f2_as_int(b))
+            elif t is ScaledBasis:
+                return _compose_coord(a, b)
     shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
     for x in strides:
         if type(x) is F2:
             return _compose_f2(shapes, strides, b)
-    if len(shapes) > 1 and type(b.stride) is int and b.stride < 0 and type(b.shape) is int or \
-            len(shapes) > 1 and type(b.stride) is tuple and _all_negative(b):
+    if neg and len(shapes) > 1 and (type(bs) is int and type(b.shape) is int or type(bs) is tuple and
+                                    _all_negative(b)):
         # CuTe reads a layout at a negative index with C++ division, so A(-x) == -A(x): a right layout
         # whose moving strides are all negative composes as the negated composition with |B|
         r = composition(a, Layout._make(b.shape, transform(b.stride, abs)))
