@@ -43,6 +43,11 @@ def complement(layout, cotarget=None):
         raise NotAdmissibleError("complement", "a swizzled layout has no complement of its own image (CuTe "
                                  "takes the complement of the inner layout); take it of the inner layout")
     fs, fd = flatten(layout.shape), flatten(layout.stride)
+    concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
+    if concrete and (cotarget is None or type(cotarget) is int or
+                     (type(cotarget) is tuple and all(type(x) is int for x in flatten(cotarget)))):
+        s, d = _complement_ints(fs, fd, cotarget)
+        return Layout._make(s, d)
     for s, d in zip(fs, fd):
         if isinstance(d, F2):
             raise NotAdmissibleError("complement", "F2 (^v) strides: the complement of an XOR-linear layout "
@@ -50,21 +55,11 @@ def complement(layout, cotarget=None):
         if hasattr(d, "path"):
             raise NotAdmissibleError("complement", "coordinate (E<i>) strides have no complement",
                                      mode_text(s, d))
-    concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
     if concrete:
         _check_ints(fs, fd)
     if cotarget is None:
         cotarget = cosize(layout)
-    if type(cotarget) is tuple:
-        _positive(product(cotarget))
-        if concrete and all(type(x) is int for x in flatten(cotarget)):
-            s, d = _complement_ints(fs, fd, cotarget)
-            return Layout._make(s, d)
-    else:
-        _positive(cotarget)
-        if concrete and type(cotarget) is int:
-            s, d = _complement_ints(fs, fd, cotarget)
-            return Layout._make(s, d)
+    _positive(product(cotarget) if type(cotarget) is tuple else cotarget)
     return _complement_symbolic(fs, fd, cotarget)
 
 
@@ -94,7 +89,17 @@ def _overlap(s, d, cur):
 
 def _complement_ints(fs, fd, cotarget):
     """The construction on plain ints, without the decision interface (the concrete fast path)."""
-    modes = sorted((d, s) for s, d in zip(fs, fd) if d != 0 and s != 1)
+    modes = []
+    for s, d in zip(fs, fd):
+        if d == 0 or s == 1:
+            continue
+        if d < 0 or s == 0:
+            _check_ints((s,), (d,))
+        modes.append((d, s))
+    modes.sort()
+    if cotarget is None:
+        cotarget = 1 + sum((s - 1) * d for d, s in modes)
+    _positive(math.prod(flatten(cotarget)) if type(cotarget) is tuple else cotarget)
     shapes, strides = [], []
     cur = 1
     gap = None
@@ -107,11 +112,14 @@ def _complement_ints(fs, fd, cotarget):
         shapes.append(r)
         strides.append(cur)
         cur = d * s
-    rest = _ceil_div_shape(cotarget, cur) if type(cotarget) is tuple else [-(-cotarget // cur)]
-    for r in rest:
-        shapes.append(r)
+    if type(cotarget) is tuple:
+        for r in _ceil_div_shape(cotarget, cur):
+            shapes.append(r)
+            strides.append(cur)
+            cur = cur * r
+    else:
+        shapes.append(-(-cotarget // cur))
         strides.append(cur)
-        cur = cur * r
     if gap is not None:
         _note_not_nested(modes, shapes, strides, cotarget, gap)
     return coalesce_flat(shapes, strides)
@@ -194,8 +202,7 @@ def _complement_symbolic(fs, fd, cotarget):
     if type(cotarget) is tuple:
         rest = cur
         for a in flatten(cotarget):
-            q = _ceil_div(a, rest)
-            rest = _ceil_div(rest, a)
+            q, rest = _div_step(a, rest)
             shapes.append(q)
             strides.append(cur)
             cur = cur * q
@@ -204,6 +211,17 @@ def _complement_symbolic(fs, fd, cotarget):
         strides.append(cur)
     s, d = coalesce_flat(shapes, strides)
     return Layout._make(s, d)
+
+
+def _div_step(a, rest):
+    """One mode of CuTe's ``ceil_div(shape, rest)``: ``(ceil(a/rest), ceil(rest/a))``."""
+    if type(a) is int and type(rest) is int:
+        return -(-a // rest), -(-rest // a)
+    if decide.is_one(rest) is True:
+        return a, 1
+    if decide.le(a, rest) is True:
+        return 1, _ceil_div(rest, a)
+    return _ceil_div(a, rest), 1
 
 
 def _ceil_div(a, b):
