@@ -29,6 +29,8 @@ def _prepare(layout, op):
     """Coalesced flat shapes and strides of a plain integer-stride layout, with each mode's position (prefix
     product) in the layout's domain."""
     for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+        if type(d) is int:
+            continue
         if hasattr(d, "path"):
             raise NotAdmissibleError(op, "coordinate (E<i>) strides are not supported", mode_text(s, d))
         if isinstance(d, F2):
@@ -85,8 +87,21 @@ def _right_inverse_plain(layout):
     used = [False] * len(shapes)
     rs, rd = [], []
     want = 1
+    if all(type(d) is int for d in strides):
+        # CuTe's single pass over its (unstable) exchange sort: which of equal strides it takes matters
+        for i in _cute_order(strides):
+            if strides[i] == want:
+                rs.append(shapes[i])
+                rd.append(pos[i])
+                want = want * shapes[i]
+        if not rs:
+            return Layout._make(1, 0)
+        s, d = coalesce_flat(rs, rd)
+        return Layout._make(s, d)
+    order = range(len(strides))
     while True:
-        for i, d in enumerate(strides):
+        for i in order:
+            d = strides[i]
             if used[i]:
                 continue
             hit = decide.eq(d, want)
@@ -134,6 +149,10 @@ def left_inverse(layout):
 def _left_inverse_plain(layout):
     shapes, strides, pos = _prepare(layout, "left_inverse")
     modes = []
+    if all(type(d) is int for d in strides):
+        # CuTe's (unstable) exchange sort of all modes, zeros included: it decides the order of equal strides
+        order = _cute_order(strides)
+        shapes, strides, pos = [shapes[k] for k in order], [strides[k] for k in order], [pos[k] for k in order]
     for s, d, p in zip(shapes, strides, pos):
         unit = (s == 1) if type(s) is int else decide.is_one(s)
         if unit:
@@ -158,9 +177,7 @@ def _left_inverse_plain(layout):
     negative = [m for m in modes if type(m[0]) is int and m[0] < 0]
     if negative:
         return _left_inverse_negative(modes, negative)
-    if all(type(d) is int for d, _, _ in modes):
-        modes.sort(key=lambda m: m[0])
-    else:
+    if not all(type(d) is int for d, _, _ in modes):  # concrete strides are in CuTe's order already
         order = _sorted_symbolic([(k, m[0]) for k, m in enumerate(modes)])
         modes = [modes[k] for k, _ in order]
     rs, rd = [], []
@@ -206,6 +223,19 @@ def _check_quasi_inverse(layout, result):
         if layout(result(y)) != y:
             raise NotAdmissibleError("left_inverse", f"the modes overlap and CuTe's construction {result} is not "
                                      f"a quasi-inverse: L(R(L({i}))) != L({i}) (CuTe C++ returns it all the same)")
+
+
+def _cute_order(keys):
+    """Indices in the order of CuTe's ``exchange_sort`` by key (not stable: ``(3,8,8):(8,8,1)`` puts the
+    third mode, then the second, then the first)."""
+    if len(set(keys)) == len(keys):
+        return sorted(range(len(keys)), key=keys.__getitem__)  # distinct keys: any sort agrees
+    a = list(range(len(keys)))
+    for i in range(len(a)):
+        for j in range(i + 1, len(a)):
+            if keys[a[j]] < keys[a[i]]:
+                a[i], a[j] = a[j], a[i]
+    return a
 
 
 def _note_not_injective(answer, condition, where):
