@@ -392,3 +392,17 @@ def test_never_crash():
             cv.max_common_vector(L, L)
         except cv.CuteVerifyError:
             pass
+
+
+@pytest.mark.parametrize("op,args,r", [
+    # CuTe C++ facts (oracle corpus): equal strides are taken in CuTe's exchange-sort order
+    ("right_inverse", ("(3,8,8):(8,8,1)",), "(8,8):(24,3)"), ("right_inverse", ("(2,2,16):(32,1,1)",), "2:2"),
+    ("right_inverse", ("(5,(8,2)):(2,(2,1))",), "(2,8):(40,5)"),
+    ("max_common_vector", ("((8,4),4):((4,4),1)", "((8,4),4):((4,4),1)"), "16"),
+])
+def test_equal_strides_in_cute_order(op, args, r):
+    ls = [P(a) for a in args]
+    R = getattr(cv, op)(*ls)
+    assert str(R) == r
+    if op == "right_inverse":
+        assert all(ev(ls[0], ev(R, i)) == i for i in range(nsize(R)))
