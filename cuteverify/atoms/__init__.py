@@ -1,0 +1,24 @@
+"""The CuTe atom layer (docs/model.md section 1, layer 6): MMA and copy atoms built from the spec library,
+tiled MMAs and tiled copies, thread partitions and retiling, under CuTe DSL's names and printed forms.
+
+``make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2,2,1), (32,32,16))`` and
+``make_tiled_copy_A("SM75_U32x4_LDSM_N", tiled_mma, "f16")`` compute what CUTLASS's ``mma_atom.hpp`` /
+``copy_atom.hpp`` compute, with the project's algebra; ``check`` states their post-conditions (coverage of the
+tile, agreement of a copy's register side with an MMA fragment).
+
+May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``, ``hardware``.
+
+Modules: names (CUTLASS names -> specs), mma, copy, partition (slices, local_tile/local_partition,
+fragments), check (post-conditions), _util (tilers with ``_``, zip2_by, flat coordinates).
+"""
+from .check import compatible_tv, covers
+from .copy import (CopyAtom, ThrCopy, TiledCopy, make_copy_atom, make_layout_tv, make_tiled_copy,
+                   make_tiled_copy_A, make_tiled_copy_B, make_tiled_copy_C, make_tiled_copy_D, make_tiled_copy_S,
+                   make_tiled_copy_tv)
+from .mma import MmaAtom, ThrMma, TiledMma, make_mma_atom, make_tiled_mma
+from .partition import Partitioned, fragment_like, local_partition, local_tile
+
+__all__ = ["MmaAtom", "TiledMma", "ThrMma", "make_mma_atom", "make_tiled_mma", "CopyAtom", "TiledCopy", "ThrCopy",
+           "make_copy_atom", "make_layout_tv", "make_tiled_copy", "make_tiled_copy_tv", "make_tiled_copy_A",
+           "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy_S", "make_tiled_copy_D", "Partitioned",
+           "local_tile", "local_partition", "fragment_like", "covers", "compatible_tv"]

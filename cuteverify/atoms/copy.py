@@ -1,0 +1,293 @@
+"""Copy atoms and tiled copies under CuTe DSL's names, following CUTLASS's ``include/cute/atom/copy_atom.hpp``.
+
+A copy atom's spec gives bit-level TV layouts (``(thr, bit) -> bit``); ``Copy_Atom<Op, T>`` reads them in units
+of ``T`` (``recast_layout<uint1_t, T>``, an ``upcast`` by ``sizeof_bits<T>``). The *reference* layout is the
+register side (ldmatrix: destination; stmatrix and UniversalCopy: source), as in the C++ ``Copy_Traits``.
+A tiled copy's ``layout_tv_tiled`` maps ``(thread, value)`` of the reference side to a column-major index of
+the tile ``tiler_mn``; ``layout_src_tv_tiled`` / ``layout_dst_tv_tiled`` are the same tile seen from the
+source and destination sides of the atom.
+"""
+from __future__ import annotations
+
+from ..algebra import (coalesce, composition, logical_product, raked_product, right_inverse, upcast)
+from ..core.layout import Layout, make_layout, size
+from ..errors import NotAdmissibleError
+from ..hardware import Spec, dtype_bits
+from ._util import as_tile_item, compose_mode0, format_tile, mode, product_each, slice_offset, \
+    zipped_divide_keep
+from .names import resolve_spec, universal_copy_bits
+from .partition import Partitioned
+
+__all__ = ["CopyAtom", "TiledCopy", "ThrCopy", "make_copy_atom", "make_layout_tv", "make_tiled_copy",
+           "make_tiled_copy_tv", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
+           "make_tiled_copy_S", "make_tiled_copy_D"]
+
+
+class CopyAtom:
+    """``Copy_Atom<Op, T>``: ``thr_id``, the bit layouts ``bit_layout_src/dst/ref`` and their element views
+    ``layout_src_tv`` / ``layout_dst_tv`` / ``layout_ref_tv`` for ``value_type`` of ``value_bits`` bits."""
+
+    def __init__(self, name, thr_id, src_bits, dst_bits, ref_side, value_type, value_bits, spec=None):
+        self.name, self.spec, self.thr_id, self.ref_side = name, spec, thr_id, ref_side
+        ref_bits = dst_bits if ref_side == "dst" else src_bits
+        self.bit_layout_src, self.bit_layout_dst, self.bit_layout_ref = src_bits, dst_bits, ref_bits
+        self.value_type, self.value_bits = value_type, value_bits
+        self.layout_src_tv = _recast_bits(src_bits, value_bits, name)
+        self.layout_dst_tv = _recast_bits(dst_bits, value_bits, name)
+        self.layout_ref_tv = _recast_bits(ref_bits, value_bits, name)
+        for side, lay in (("source", self.layout_src_tv), ("destination", self.layout_dst_tv)):
+            if size(mode(lay, 0)) != size(thr_id):
+                raise NotAdmissibleError("make_copy_atom", f"{name} is not valid for {value_bits}-bit values: the "
+                                         f"{side} layout {lay} has {size(mode(lay, 0))} threads, the atom "
+                                         f"{size(thr_id)}")
+
+    @property
+    def num_val_src(self):
+        return size(mode(self.layout_src_tv, 1))
+
+    @property
+    def num_val_dst(self):
+        return size(mode(self.layout_dst_tv, 1))
+
+    def _atom_lines(self, pad):
+        return ["Copy Atom", f"  ThrID:{pad}{self.thr_id}", f"  TV Layout Src:{pad[:-8]}{self.layout_src_tv}",
+                f"  TV Layout Dst:{pad[:-8]}{self.layout_dst_tv}", f"  Value type:{pad[:-5]}{self.value_type}"]
+
+    def __str__(self):
+        return "\n".join(self._atom_lines(" " * 9))
+
+    def __repr__(self):
+        return f"CopyAtom({self.name}, {self.value_type})"
+
+
+def _recast_bits(layout, bits, name):
+    if bits == 1:
+        return layout
+    try:
+        return upcast(layout, bits)
+    except NotAdmissibleError as e:
+        raise NotAdmissibleError("make_copy_atom", f"{name} cannot be read in {bits}-bit values ({e.condition})") \
+            from None
+
+
+def _ref_side(spec: Spec) -> str:
+    """The register side, which CUTLASS's Copy_Traits take as the reference layout."""
+    ptx = (spec.ptx or "").lower()
+    return "dst" if ptx.startswith("ldmatrix") else "src"
+
+
+def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyAtom:
+    """The copy atom ``Copy_Atom<op, dtype>``. ``op``: a copy spec's name (``"SM75_U32x4_LDSM_N"``), a
+    :class:`~cuteverify.hardware.Spec`, ``"UniversalCopy<uint128_t>"`` / ``"UniversalCopy"`` (with
+    ``num_bits_per_copy`` as in CuTe DSL's ``CopyUniversalOp``), or a :class:`CopyAtom` (re-typed when ``dtype``
+    is given). ``dtype``: the element type (``"f16"``, ``"half_t"``, ``"float"``, ...); a spec atom defaults to its
+    ``element_bits``. Admissibility: the atom's bit layouts must read as whole values of ``dtype`` with one
+    thread per ``thr_id`` entry (C++'s static asserts), else :class:`NotAdmissibleError`."""
+    if isinstance(op, CopyAtom):
+        if dtype is None:
+            return op
+        op = op.spec if op.spec is not None else op.name
+    if isinstance(op, str):
+        bits = universal_copy_bits(op, dtype, num_bits_per_copy)
+        if bits is not None:
+            vt = dtype if dtype is not None else f"b{bits}"
+            vbits = dtype_bits(vt) if dtype is not None else bits
+            lay = Layout((1, bits))
+            return CopyAtom(f"UniversalCopy<{bits}b>", Layout(1, 0), lay, lay, "src", vt, vbits)
+        spec, p = resolve_spec(op, "copy")
+    elif isinstance(op, Spec):
+        if op.kind != "copy":
+            raise NotAdmissibleError("make_copy_atom", f"{op.name} is a {op.kind} spec, not a copy atom")
+        spec, p = op, {}
+    else:
+        raise NotAdmissibleError("make_copy_atom", f"expected a copy atom name or spec, got {op!r}")
+    p = spec.check_params(dict(p, **params)) if (p or params) else {}
+    if dtype is None:
+        eb = spec.data.get("element_bits")
+        if eb is None:
+            raise NotAdmissibleError("make_copy_atom", f"{spec.name} needs a dtype")
+        dtype = f"b{eb}"
+    src, dst = spec.layout("src", **p), spec.layout("dst", **p)
+    return CopyAtom(spec.name, spec.thr_id(), src, dst, _ref_side(spec), dtype, dtype_bits(dtype), spec)
+
+
+def _as_layout(x, what):
+    return x if isinstance(x, Layout) else as_tile_item(x, what)
+
+
+def _as_tiler(tiler_mn, what) -> tuple:
+    if isinstance(tiler_mn, Layout):
+        return (tiler_mn,)
+    if type(tiler_mn) is not tuple:
+        tiler_mn = (tiler_mn,)
+    out = tuple(as_tile_item(t, what) for t in tiler_mn)
+    if any(t is None for t in out):
+        raise NotAdmissibleError(what, "a copy tiler has no `_` modes")
+    return out
+
+
+class TiledCopy(CopyAtom):
+    """CuTe's ``TiledCopy<Copy_Atom, LayoutCopy_TV, ShapeTiler_MN>``: ``layout_tv_tiled`` (reference
+    ``(thr, val) -> tile index``), ``tiler_mn`` (a tuple of layouts), ``size`` (threads)."""
+
+    def __init__(self, atom: CopyAtom, layout_tv: Layout, tiler_mn: tuple):
+        self.__dict__.update(atom.__dict__)
+        self.atom, self.layout_tv_tiled, self.tiler_mn = atom, layout_tv, tiler_mn
+        self.size = size(mode(layout_tv, 0))
+        atom_thr, atom_val = size(mode(atom.layout_ref_tv, 0)), size(mode(atom.layout_ref_tv, 1))
+        tiled_val = size(mode(layout_tv, 1))
+        if type(self.size) is int and self.size % atom_thr:
+            raise NotAdmissibleError("make_tiled_copy", f"the TV layout has {self.size} threads, not a multiple "
+                                     f"of the atom's {atom_thr}", str(layout_tv))
+        if type(tiled_val) is int and tiled_val % atom_val:
+            raise NotAdmissibleError("make_tiled_copy", f"the TV layout has {tiled_val} values per thread, not a "
+                                     f"multiple of the atom's {atom_val}", str(layout_tv))
+        self._atom_shape = (atom_thr, atom_val)
+        self._cache = {}
+
+    def _ref2(self, side: str) -> Layout:
+        """``right_inverse(AtomLayoutRef) o AtomLayoutSrc|Dst``: (side thr, side val) -> (ref thr, ref val)."""
+        lay = self.layout_src_tv if side == "src" else self.layout_dst_tv
+        return composition(right_inverse(self.layout_ref_tv), lay)
+
+    def tile2thrfrg(self, layout: Layout, ref2trg: Layout) -> Layout:
+        """CuTe's ``tile2thrfrg``: ``layout`` of shape ``((TileM,TileN,...),(Rest...))`` to
+        ``(Thr,(FrgV,FrgX),(Rest...))`` for the side whose ``(thr,val) -> (ref thr, ref val)`` is ``ref2trg``."""
+        atom_tv = zipped_divide_keep(self.layout_tv_tiled, self._atom_shape)
+        trg_tv = compose_mode0(atom_tv, ref2trg)
+        # zip: ((trg_tid,trg_val),(rest_tid,rest_val)) -> ((trg_tid,rest_tid),(trg_val,rest_val))
+        (s0, s1), (d0, d1) = trg_tv.shape, trg_tv.stride
+        zipped = trg_tv.with_(((s0[0], s1[0]), (s0[1], s1[1])), ((d0[0], d1[0]), (d0[1], d1[1])))
+        thrval2mn = coalesce(zipped, (1, (1, 1)))
+        tv = compose_mode0(layout, thrval2mn)
+        sub, _ = slice_offset(tv, ((None, None), None))
+        return sub
+
+    def tidfrg(self, side: str, layout) -> Layout:
+        """CuTe's ``tidfrg_S`` / ``tidfrg_D``: ``(Thr, (FrgV,FrgX), (RestM,RestN,...))`` of a layout over the
+        tile's coordinates."""
+        return self.tile2thrfrg(zipped_divide_keep(_as_layout(layout, "tidfrg"), self.tiler_mn), self._ref2(side))
+
+    def layout_tv(self, side: str) -> Layout:
+        """CuTe's ``get_layoutS_TV`` / ``get_layoutD_TV``: ``(thr, val) -> `` tile index, seen from the source
+        or destination side of the atom."""
+        if side not in self._cache:
+            ref = Layout((tuple(t.shape for t in self.tiler_mn), 1))
+            full = self.tile2thrfrg(ref, self._ref2(side))
+            sub, _ = slice_offset(full, (None, None, 0))
+            self._cache[side] = sub
+        return self._cache[side]
+
+    @property
+    def layout_src_tv_tiled(self) -> Layout:
+        return self.layout_tv("src")
+
+    @property
+    def layout_dst_tv_tiled(self) -> Layout:
+        return self.layout_tv("dst")
+
+    def get_slice(self, thr_idx: int) -> "ThrCopy":
+        if type(thr_idx) is not int or not 0 <= thr_idx < self.size:
+            raise NotAdmissibleError("get_slice", f"thread index must be in [0, {self.size}), got {thr_idx!r}")
+        return ThrCopy(self, thr_idx)
+
+    def retile(self, layout) -> Layout:
+        """CuTe's ``TiledCopy::retile``: a thread's fragment ``layout`` (its first mode holds the thread's values
+        in the order of ``layout_tv_tiled``) regrouped as ``((atom vals, rest vals), rest...)`` for the atom."""
+        tensor = _as_layout(layout, "retile")
+        r = len(tensor) if type(tensor.shape) is tuple else 1
+        v = size(mode(tensor, 0))
+        shape_mn = tuple(t.shape for t in self.tiler_mn)
+        frg_mn = upcast(composition(right_inverse(self.layout_tv_tiled), Layout(shape_mn)), self.size * v)
+        frg_v = zipped_divide_keep(logical_product(Layout(v), right_inverse(frg_mn)), Layout(self._atom_shape[1]))
+        t = zipped_divide_keep(tensor, (v,) + product_each(frg_mn.shape))
+        vt = compose_mode0(t, frg_v)
+        rest = (0,) + (None,) * (r - 1)
+        sub, _ = slice_offset(vt, (None, rest if len(rest) > 1 else rest[0]))
+        return sub
+
+    def __str__(self):
+        return "\n".join(["Tiled Copy", f"  Tiler MN:        {format_tile(self.tiler_mn)}",
+                          f"  TV Layout tiled: {self.layout_tv_tiled}"] + self._atom_lines(" " * 11))
+
+    def __repr__(self):
+        return f"TiledCopy({self.name}, {self.value_type}, {self.layout_tv_tiled}, {format_tile(self.tiler_mn)})"
+
+
+class ThrCopy:
+    """One thread's view of a tiled copy (CuTe's ``ThrCopy``)."""
+
+    def __init__(self, tiled: TiledCopy, thr_idx: int):
+        self.tiled_copy, self.thr_idx = tiled, thr_idx
+
+    def _partition(self, side, layout) -> Partitioned:
+        lay = _as_layout(layout, "partition")
+        frg = self.tiled_copy.tidfrg(side, lay)
+        r = len(lay) if type(lay.shape) is tuple else 1
+        sub, off = slice_offset(frg, (self.thr_idx, None, tuple([None] * r) if r > 1 else None))
+        return Partitioned(sub, off)
+
+    def partition_S(self, layout) -> Partitioned:
+        """CuTe's ``partition_S``: the thread's source values of a layout over the tile coordinates,
+        ``(CPY_V, REST_M, REST_N, ...)``, with its offset."""
+        return self._partition("src", layout)
+
+    def partition_D(self, layout) -> Partitioned:
+        return self._partition("dst", layout)
+
+    def retile(self, layout) -> Layout:
+        return self.tiled_copy.retile(layout)
+
+    retile_S = retile_D = retile
+
+    def __repr__(self):
+        return f"ThrCopy({self.tiled_copy!r}, thr_idx={self.thr_idx})"
+
+
+def make_layout_tv(thr_layout, val_layout):
+    """CuTe DSL's ``make_layout_tv``: ``(tiler_mn, layout_tv)`` with ``layout_mn = raked_product(thr, val)``,
+    ``layout_tv = right_inverse(layout_mn) o (size(thr), size(val))`` and ``tiler_mn = product_each(shape)``.
+    Admissibility: ``thr_layout`` and ``val_layout`` compact (so ``layout_mn`` is a bijection)."""
+    thr, val = _as_layout(thr_layout, "make_layout_tv"), _as_layout(val_layout, "make_layout_tv")
+    layout_mn = raked_product(thr, val)
+    layout_tv = composition(right_inverse(layout_mn), Layout((size(thr), size(val))))
+    return product_each(layout_mn.shape), layout_tv
+
+
+def make_tiled_copy(atom, layout_tv, tiler_mn, dtype=None) -> TiledCopy:
+    """CuTe's ``make_tiled_copy_impl(atom, layout_tv, tiler_mn)`` (DSL ``make_tiled_copy``)."""
+    a = make_copy_atom(atom, dtype)
+    return TiledCopy(a, _as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy"))
+
+
+def make_tiled_copy_tv(atom, thr_layout, val_layout, dtype=None) -> TiledCopy:
+    """CuTe DSL's ``make_tiled_copy_tv`` (C++ ``make_tiled_copy(atom, thr, val)``): the TV layout and tiler of
+    :func:`make_layout_tv`."""
+    tiler, tv = make_layout_tv(thr_layout, val_layout)
+    return make_tiled_copy(atom, tv, tiler, dtype)
+
+
+def make_tiled_copy_A(atom, tiled_mma, dtype=None) -> TiledCopy:
+    """The tiled copy of ``atom`` laid out like the tiled MMA's A fragment: ``tv_layout_A_tiled`` over the tile
+    ``(tile_M, tile_K)``."""
+    return make_tiled_copy(atom, tiled_mma.tv_layout_A_tiled, (tiled_mma.get_tile_size(0),
+                                                               tiled_mma.get_tile_size(2)), dtype)
+
+
+def make_tiled_copy_B(atom, tiled_mma, dtype=None) -> TiledCopy:
+    return make_tiled_copy(atom, tiled_mma.tv_layout_B_tiled, (tiled_mma.get_tile_size(1),
+                                                               tiled_mma.get_tile_size(2)), dtype)
+
+
+def make_tiled_copy_C(atom, tiled_mma, dtype=None) -> TiledCopy:
+    return make_tiled_copy(atom, tiled_mma.tv_layout_C_tiled, (tiled_mma.get_tile_size(0),
+                                                               tiled_mma.get_tile_size(1)), dtype)
+
+
+def make_tiled_copy_S(atom, tiled_copy: TiledCopy, dtype=None) -> TiledCopy:
+    """A tiled copy of ``atom`` laid out like ``tiled_copy``'s source side."""
+    return make_tiled_copy(atom, tiled_copy.layout_src_tv_tiled, tiled_copy.tiler_mn, dtype)
+
+
+def make_tiled_copy_D(atom, tiled_copy: TiledCopy, dtype=None) -> TiledCopy:
+    return make_tiled_copy(atom, tiled_copy.layout_dst_tv_tiled, tiled_copy.tiler_mn, dtype)

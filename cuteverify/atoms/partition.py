@@ -1,0 +1,148 @@
+"""Partitions of layouts: a sliced layout with its offset (what CuTe's tensor slicing returns for the layout
+part of a tensor), ``local_tile``, ``local_partition`` and ``make_fragment_like`` as in CUTLASS's
+``tensor_impl.hpp`` / ``layout.hpp``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..algebra import tiled_product
+from ..core.layout import Layout, make_layout
+from ..core.tuples import flatten, unflatten
+from ..errors import NotAdmissibleError
+from ._util import as_tile_item, flat_coord, product_each, slice_offset, zipped_divide_keep
+
+__all__ = ["Partitioned", "local_tile", "local_partition", "fragment_like"]
+
+
+@dataclass(frozen=True)
+class Partitioned:
+    """A slice of a layout: ``value(c) = offset + layout(c)``. ``layout`` is what CuTe's partitioned tensor has
+    as its layout, ``offset`` what its iterator moved by (both may be symbolic)."""
+
+    layout: Layout
+    offset: object = 0
+
+    @property
+    def shape(self):
+        return self.layout.shape
+
+    def __call__(self, *coord):
+        return self.offset + self.layout(*coord)
+
+    def values(self) -> list:
+        return [self.offset + v for v in self.layout.values()]
+
+    def __str__(self):
+        return f"{self.offset} + {self.layout}" if self.offset != 0 else str(self.layout)
+
+
+def _as_layout(x, what):
+    if isinstance(x, Partitioned):
+        return x.layout, x.offset
+    if isinstance(x, Layout):
+        return x, 0
+    return as_tile_item(x, what), 0
+
+
+def _tiler(tiler, what):
+    if isinstance(tiler, Layout):
+        return tiler
+    if type(tiler) is tuple:
+        return tuple(as_tile_item(t, what) for t in tiler)
+    return as_tile_item(tiler, what)
+
+
+def _dice(proj, xs):
+    """CuTe's ``dice``: keep the entries of ``xs`` whose projection entry is not None (C++'s ``X``)."""
+    if proj is None:
+        return xs
+    if type(proj) is not tuple:
+        return xs
+    return tuple(x for p, x in zip(proj, xs) if p is not None)
+
+
+def local_tile(layout, tiler, coord, proj=None) -> Partitioned:
+    """CuTe's ``local_tile(tensor, tiler, coord[, proj])`` on a layout: ``zipped_divide(layout, tiler)`` sliced
+    at ``(_, ..., coord)`` (the tile at ``coord`` of the rest modes; None entries of ``coord`` keep a rest
+    mode). ``proj`` (None entries drop a mode) applies to ``tiler`` and ``coord`` first.
+    Post-condition: ``result(i) == layout(tile at coord)(i)`` with the tile's offset."""
+    lay, off0 = _as_layout(layout, "local_tile")
+    if proj is not None:
+        tiler, coord = _dice(proj, tuple(tiler)), _dice(proj, tuple(coord) if type(coord) is tuple else (coord,))
+    t = _tiler(tiler, "local_tile")
+    z = zipped_divide_keep(lay, t)
+    r0 = len(t) if type(t) is tuple else 1
+    rest = z[1]
+    r1 = len(rest) if type(rest.shape) is tuple else 1
+    tile_crd = tuple([None] * r0) if r0 > 1 else None
+    if type(coord) is tuple:
+        if len(coord) > r1:
+            raise NotAdmissibleError("local_tile", f"coordinate {coord} has more modes than the {r1} rest modes")
+        c = tuple(coord) + (None,) * (r1 - len(coord))
+        c = c if r1 > 1 else c[0]
+    else:
+        c = coord
+    sub, off = slice_offset(z, (tile_crd, c))
+    return Partitioned(sub, off0 + off)
+
+
+def local_partition(layout, tile, index: int, proj=None) -> Partitioned:
+    """CuTe's ``local_partition(tensor, tile, index[, proj])`` on a layout: thread ``index`` of the thread
+    layout ``tile`` takes, from every tile of shape ``product_each(tile)``, the element at its flat coordinate
+    (``tile.get_flat_coord(index)``): ``zipped_divide(layout, shape(tile))(coord, _)``."""
+    lay, off0 = _as_layout(layout, "local_partition")
+    tl = tile if isinstance(tile, Layout) else as_tile_item(tile, "local_partition")
+    if proj is not None and type(proj) is tuple:
+        keep = [i for i, p in enumerate(proj) if p is not None]
+        tl = make_layout(*[tl[i] for i in keep]) if len(keep) > 1 else tl[keep[0]]
+    shape_t = product_each(tl.shape)
+    crd = flat_coord(tl, index)
+    z = zipped_divide_keep(lay, shape_t)
+    rest = z[1]
+    r1 = len(rest) if type(rest.shape) is tuple else 1
+    c0 = crd if len(crd) > 1 else crd[0]
+    sub, off = slice_offset(z, (c0, tuple([None] * r1) if r1 > 1 else None))
+    return Partitioned(sub, off0 + off)
+
+
+def _compact_order(shape, order) -> tuple:
+    """CuTe's ``compact_order`` for int orders: the stride of a leaf is the product of the shapes of the
+    leaves with a strictly smaller order (a size-1 leaf gets 0)."""
+    fs, fo = flatten(shape), flatten(order)
+    strides = []
+    for s, o in zip(fs, fo):
+        d = 1
+        for s2, o2 in zip(fs, fo):
+            if o2 < o:
+                d *= s2
+        strides.append(0 if s == 1 else d)
+    return unflatten(strides, shape)
+
+
+def _col_major_keep_zeros(shape, stride):
+    """``compact_major<LayoutLeft>(filter_zeros(stride, shape))``: column-major, but a stride-0 leaf counts
+    as size 1 (so it keeps stride 0)."""
+    fs, fd = flatten(shape), flatten(stride)
+    out, cur = [], 1
+    for s, d in zip(fs, fd):
+        eff = 1 if d == 0 else s
+        out.append(0 if eff == 1 else cur)
+        cur *= eff
+    return unflatten(out, shape)
+
+
+def fragment_like(layout: Layout) -> Layout:
+    """CuTe's ``make_fragment_like(layout)``: a compact register layout of the same shape; mode 0 column-major
+    with stride-0 leaves kept, the other modes ordered like ``layout``'s strides, placed after mode 0
+    (``tiled_product``). A rank-1 layout gets ``make_layout(shape)``. Admissible for integer strides."""
+    if not all(type(d) is int for d in flatten(layout.stride)) or not all(type(s) is int
+                                                                         for s in flatten(layout.shape)):
+        raise NotAdmissibleError("make_fragment_like", "needs a concrete layout with integer strides",
+                                 str(layout))
+    if type(layout.shape) is not tuple or len(layout.shape) < 2:
+        return Layout(layout.shape)
+    m0 = Layout(layout.shape[0], _col_major_keep_zeros(layout.shape[0], layout.stride[0]))
+    rest_shape, rest_stride = layout.shape[1:], layout.stride[1:]
+    rest = Layout(rest_shape, _compact_order(rest_shape, rest_stride))
+    return tiled_product(m0, rest)
