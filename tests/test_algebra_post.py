@@ -130,7 +130,7 @@ def _check_complement(A, M):
     full = cv.make_layout(A, R)
     fv = full.values()
     # a complement of strides that do not nest says so (CuTe's truncated result): no bijection claimed
-    nested = not any(o.reason.startswith(NOT_NESTED) for o in R.obligations)
+    nested = not any(n.text.startswith(NOT_NESTED) for n in R.notes)
     if nested and injective(cv.filter(A)) and all(flatten(A.stride)):
         assert len(set(fv)) == len(fv)
         assert set(range(M)) <= set(fv)
@@ -172,7 +172,7 @@ def test_complement_examples(a, m, r):
 
 def test_complement_follows_what_cutlass_truncates():
     R = cv.complement(P("(2,4):(1,3)"), 24)
-    assert str(R) == "2:12" and R.obligations[0].reason.startswith(NOT_NESTED)
+    assert str(R) == "2:12" and R.notes[0].text.startswith(NOT_NESTED)
     with pytest.raises(cv.NotAdmissibleError, match="injective"):
         cv.complement(P("(4,4):(1,2)"), 24)
 

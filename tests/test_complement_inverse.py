@@ -94,7 +94,7 @@ def test_complement_not_nested_follows_cute(a, m, r):
     R = complement(A) if m is None else complement(A, m)
     assert str(R) == r
     check_cute_complement(A, R)
-    assert any(o.reason.startswith(NOT_NESTED) for o in R.obligations)
+    assert any(n.text.startswith(NOT_NESTED) for n in R.notes)
 
 
 def test_logical_product_through_a_complement_that_does_not_nest():
@@ -102,7 +102,7 @@ def test_logical_product_through_a_complement_that_does_not_nest():
     A, B = P("((4,6)):((1,6))"), P("(3):(1)")
     R = cv.logical_product(A, B)
     assert str(R) == "(((4,6)),(3)):(((1,6)),(36))"
-    assert any(o.reason.startswith(NOT_NESTED) for o in R.obligations)
+    assert any(n.text.startswith(NOT_NESTED) for n in R.notes)
 
 
 @pytest.mark.parametrize("a", ["(2,2):(3,2)", "(2,3):(4,6)", "(4,2):(1,3)", "(2,2):(1,1)", "(4,4):(1,2)"])
@@ -133,7 +133,7 @@ def test_complement_sweep():
             assert not ok, A
             continue
         check_cute_complement(A, R)
-        noted = any(o.reason.startswith(NOT_NESTED) for o in R.obligations)
+        noted = any(n.text.startswith(NOT_NESTED) for n in R.notes)
         assert noted == (not nests(A)), (A, R)
         if not noted and live:
             full = cv.make_layout(cv.Layout(tuple(s for s, _ in live), tuple(d for _, d in live)), R)
@@ -221,7 +221,7 @@ def test_left_inverse_follows_cute(a, r):
 def check_left(L, R):
     n = nsize(L)
     assert all(ev(L, ev(R, ev(L, i))) == ev(L, i) for i in range(n)), (L, R)  # CuTe's quasi-inverse
-    noted = any(o.reason.startswith(NOT_INJECTIVE) for o in R.obligations)
+    noted = any(n.text.startswith(NOT_INJECTIVE) for n in R.notes)
     img = image(L)
     assert noted == (len(set(img)) != len(img)), (L, R)
     if not noted:

@@ -58,8 +58,8 @@ def operation(fn):
                 leave(token)
             if ctx.obligations:
                 _refuse_pinned(ctx.obligations, fn.__name__)
-            if ctx.obligations and isinstance(result, Layout):
-                result = Layout._make(result.shape, result.stride, tuple(ctx.obligations), None)
+            if ctx.obligations or ctx.notes:
+                result = _attach(result, tuple(ctx.obligations), None, tuple(ctx.notes))
             return result
         asm = _assumptions_of(args)
         ctx = Context(asm)
@@ -69,17 +69,23 @@ def operation(fn):
         finally:
             leave(token)
         _refuse_pinned(ctx.obligations, fn.__name__)
-        # a swizzled result carries its obligations and assumptions on its inner layout
-        target = result.outer if hasattr(result, "outer") else result
-        if isinstance(target, Layout):
-            inherited = _obligations_of(args)
-            if inherited or ctx.obligations or asm is not None:
-                obs = inherited + [o for o in ctx.obligations if o not in inherited]
-                target = Layout._make(target.shape, target.stride, tuple(obs), asm)
-                result = result.with_outer(target) if hasattr(result, "outer") else target
+        inherited = _obligations_of(args)
+        if inherited or ctx.obligations or ctx.notes or asm is not None:
+            obs = inherited + [o for o in ctx.obligations if o not in inherited]
+            result = _attach(result, tuple(obs), asm, tuple(ctx.notes))
         return result
 
     return wrapper
+
+
+def _attach(result, obligations, assumptions, notes):
+    """The result with its obligations, assumptions and notes; a swizzled result carries them on its inner
+    layout. Other results (ints, tuples) carry nothing."""
+    target = result.outer if hasattr(result, "outer") else result
+    if not isinstance(target, Layout):
+        return result
+    target = Layout._make(target.shape, target.stride, obligations, assumptions, notes)
+    return result.with_outer(target) if hasattr(result, "outer") else target
 
 
 def _refuse_pinned(obligations, op):

@@ -1,7 +1,7 @@
 """Coalesce and filter (ALGEBRA.md section 3)."""
 from __future__ import annotations
 
-from ..core.layout import Layout
+from ..core.layout import Layout, leaves
 from ..core.strides import F2
 from ..core.tuples import flatten, transform2
 from ..symbolic import decide
@@ -157,7 +157,7 @@ def _coalesce(layout, profile=None):
                 sub = coalesce(sub, profile[i])
             modes.append(sub)
         return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
-    s, d = coalesce_flat(flatten(layout.shape), flatten(layout.stride))
+    s, d = coalesce_flat(*leaves(layout))
     return Layout._make(s, d)
 
 

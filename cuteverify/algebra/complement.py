@@ -34,7 +34,7 @@ def complement(layout, cotarget=None):
     Post-condition (CuTe's, always): ``R`` is ordered (strictly increasing) and ``image(R)`` meets
     ``image(layout)`` only at 0. Where ``cur`` divides each sorted stride in turn (the modes nest), also
     ``(layout, R)`` is a bijection onto ``[0, size(layout)*size(R))``, which covers ``[0, cotarget)``; where
-    they do not, the result carries an obligation ``cur | d`` whose reason starts with ``NOT_NESTED``: that
+    they do not, the result carries a note (``Layout.notes``) whose text starts with ``NOT_NESTED``: that
     stronger property does not hold (it is a statement about the result, not a condition for its validity),
     and the reason also names any of CuTe's size bounds (``size(R) >= M // size(A)``, ``cosize((A, R)) >= M``,
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
@@ -139,7 +139,7 @@ def _note_not_nested(modes, shapes, strides, cotarget, gap):
     non-zero values of R and of A lie in alternating intervals ``[cur_k, d_k)`` and ``[d_k, cur_k+1)``, as
     ``floor(d_k/cur_k) >= 1``), but (A, R) has gaps and R can fall short of CuTe's documented size bounds.
     CuTe's own products compose with that R on its extended domain (CUTLASS logical_product.cpp:212), so
-    the result is returned and the obligation says what does not hold."""
+    the result is returned and its note says what does not hold."""
     m = product(cotarget) if type(cotarget) is tuple else cotarget
     size_a = math.prod(s for _, s in modes)
     size_r = math.prod(shapes)
@@ -150,10 +150,9 @@ def _note_not_nested(modes, shapes, strides, cotarget, gap):
         (cos_a + cos_r - 1 >= m, f"cosize((A, R)) >= {m} ({cos_a + cos_r - 1})"),
         (cos_r <= -(-m // cos_a) * cos_a, f"cosize(R) <= round_up({m}, {cos_a}) ({cos_r})")) if not ok]
     also = f"; it also misses CuTe's bound {', '.join(missed)}" if missed else ""
-    decide.obligate(Condition("divides", gap[0], gap[1]),
-                    f"{NOT_NESTED} ({gap[0]} does not divide {gap[1]}): R is CuTe's truncated complement (ordered, "
-                    "meets A only at 0), but (A, R) is not a bijection onto [0, size(A)*size(R)) and need not "
-                    f"cover [0, cotarget){also}")
+    decide.note(f"{NOT_NESTED} ({gap[0]} does not divide {gap[1]}): R is CuTe's truncated complement (ordered, "
+                "meets A only at 0), but (A, R) is not a bijection onto [0, size(A)*size(R)) and need not "
+                f"cover [0, cotarget){also}")
 
 
 def _complement_symbolic(fs, fd, cotarget):

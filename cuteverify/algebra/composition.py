@@ -1,7 +1,7 @@
 """Functional composition ``R = A o B`` (ALGEBRA.md section 3; Shah Def. 2.11-2.17, Thm 2.18)."""
 from __future__ import annotations
 
-from ..core.layout import Layout, size
+from ..core.layout import Layout, leaves, size
 from ..core.swizzle import ComposedLayout, Swizzle, register_composition
 from ..core.strides import F2, ScaledBasis
 from ..core.tuples import flatten, transform
@@ -195,7 +195,7 @@ def composition(a, b):
                 return composition(a, _f2_as_int(b))
             elif t is ScaledBasis:
                 return _compose_coord(a, b)
-    shapes, strides = coalesce_flat(flatten(a.shape), flatten(a.stride), units_matter=False, keep_last=True)
+    shapes, strides = coalesce_flat(*leaves(a), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
     for x in strides:
@@ -223,7 +223,7 @@ def composition(a, b):
 
 def _all_negative(b):
     """Every moving mode (size > 1, stride != 0) of a concrete right layout has a negative stride, and one does."""
-    moving = [d for n, d in zip(flatten(b.shape), flatten(b.stride)) if not (type(n) is int and n == 1)
+    moving = [d for n, d in zip(*leaves(b)) if not (type(n) is int and n == 1)
               and not (type(d) is int and d == 0)]
     return bool(moving) and all(type(d) is int and d < 0 for d in moving)
 
@@ -289,7 +289,7 @@ def _f2_as_int(b):
     """An F2 right layout is the integer layout with the same strides exactly when its modes' images have
     pairwise disjoint bits (then XOR is +); otherwise no integer layout stands for it here."""
     used = 0
-    for n, r in zip(flatten(b.shape), flatten(b.stride)):
+    for n, r in zip(*leaves(b)):
         if type(n) is not int:
             raise NotAdmissibleError("composition", "an F2 right layout needs concrete sizes", str(b))
         bits = _mode_bits(n, int(r))
@@ -377,7 +377,7 @@ def _check_disjoint_modes(b):
     address are disjoint (each lands on its own digits of A's mixed radix). A rank-1 A is linear and needs
     no such condition; the caller skips it then. True when B has at most one mode that moves (size > 1,
     stride != 0)."""
-    modes = [(s, d) for s, d in zip(flatten(b.shape), flatten(b.stride))
+    modes = [(s, d) for s, d in zip(*leaves(b))
              if not (type(s) is int and s == 1) and not (type(d) is int and d == 0)]
     if len(modes) < 2:
         return True

@@ -138,7 +138,7 @@ def left_inverse(layout):
     Valid for: plain layouts with integer strides (concrete or symbolic; symbolic strides known
     non-negative) and concrete swizzled layouts with offset 0. F2 and E<i> strides are refused.
     Post-condition: ``L(R(L(i))) == L(i)`` for all ``i < size(L)``; ``R(L(i)) == i`` as well unless the
-    result carries an obligation whose reason starts with ``NOT_INJECTIVE`` (the stronger property holds
+    result carries a note (``Layout.notes``) whose text starts with ``NOT_INJECTIVE`` (the stronger property holds
     exactly where its condition does; for a concrete layout the condition is false).
     """
     if hasattr(layout, "outer"):
@@ -241,8 +241,9 @@ def _cute_order(keys):
 def _note_not_injective(answer, condition, where):
     if answer is True:
         return
-    decide.obligate(condition, f"{NOT_INJECTIVE} ({where}): R is CuTe's quasi-inverse, L(R(L(i))) == L(i); "
-                               "R(L(i)) == i holds only where this condition does")
+    text = (f"{NOT_INJECTIVE} ({where}): R is CuTe's quasi-inverse, L(R(L(i))) == L(i); R(L(i)) == i "
+            + ("does not hold" if answer is False else "holds only where the condition does"))
+    decide.note(text, None if answer is False else condition)
 
 
 def _left_inverse_negative(modes, negative):
@@ -289,8 +290,7 @@ def _swizzled_inverse(layout, op, plain):
             raise NotAdmissibleError(op, f"CuTe's construction {result} is not a {op.replace('_', ' ')} of "
                                          f"{layout} (it fails at {i})")
     if op == "left_inverse" and any(result(layout(i)) != i for i in range(n)):
-        decide.obligate(Condition("eq", 0, 1), f"{NOT_INJECTIVE}: R is CuTe's quasi-inverse, L(R(L(i))) == "
-                                               "L(i); R(L(i)) == i does not hold")
+        decide.note(f"{NOT_INJECTIVE}: R is CuTe's quasi-inverse, L(R(L(i))) == L(i); R(L(i)) == i does not hold")
     return result
 
 

@@ -1,7 +1,7 @@
 """Changes of element width: ``upcast``, ``downcast``, ``recast`` (ALGEBRA.md section 3)."""
 from __future__ import annotations
 
-from ..core.layout import Layout
+from ..core.layout import Layout, leaves
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten, unflatten
 from ..errors import NotAdmissibleError
@@ -86,7 +86,7 @@ def _check_factor(op, n):
 
 def _leafwise(layout, f):
     """Apply ``f(s, d) -> (s', d')`` to every leaf, keeping the profile."""
-    pairs = [f(s, d) for s, d in zip(flatten(layout.shape), flatten(layout.stride))]
+    pairs = [f(s, d) for s, d in zip(*leaves(layout))]
     return Layout._make(unflatten([p[0] for p in pairs], layout.shape), unflatten([p[1] for p in pairs], layout.shape))
 
 

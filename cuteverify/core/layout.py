@@ -4,7 +4,8 @@
 coordinates past the size land on the extended domain (the last mode is not reduced).
 A ``Layout`` is an immutable value: equality is same shape and same stride (function equality is the
 prover's ``are_equal``). Symbolic layouts carry the ``Assumptions`` they were made under and the
-``obligations`` the algebra attached to them.
+``obligations`` the algebra attached to them; ``notes`` say which stronger property a result lacks (CuTe's
+truncated complement of strides that do not nest, say: docs/model.md section 3.2).
 """
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ from .tuples import rank as _rank
 
 
 class Layout:
-    __slots__ = ("shape", "stride", "obligations", "assumptions", "_hash")
+    __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves")
 
-    def __init__(self, shape, stride=None, *, obligations=(), assumptions=None):
+    def __init__(self, shape, stride=None, *, obligations=(), assumptions=None, notes=()):
         if stride is None:
             stride = compact_col_major(shape)
         elif not congruent(shape, stride):
@@ -47,18 +48,31 @@ class Layout:
         self.stride = stride
         self.obligations = tuple(obligations)
         self.assumptions = assumptions
+        self.notes = tuple(notes)
         self._hash = None
+        self._leaves = None
 
     @classmethod
-    def _make(cls, shape, stride, obligations=(), assumptions=None):
+    def _make(cls, shape, stride, obligations=(), assumptions=None, notes=()):
         """Internal constructor for results the algebra built congruent by construction (no checks)."""
         self = object.__new__(cls)
         self.shape = shape
         self.stride = stride
         self.obligations = obligations
         self.assumptions = assumptions
+        self.notes = notes
         self._hash = None
+        self._leaves = None
         return self
+
+    @property
+    def leaves(self):
+        """``(flatten(shape), flatten(stride))``, computed once: a layout is immutable, and every algebra
+        operation starts by flattening its operands."""
+        lv = self._leaves
+        if lv is None:
+            lv = self._leaves = (flatten(self.shape), flatten(self.stride))
+        return lv
 
     # -- value semantics --
     def __eq__(self, other):
@@ -112,11 +126,12 @@ class Layout:
 
     @property
     def is_concrete(self) -> bool:
-        return all(type(x) is int for x in flatten(self.shape) + flatten(self.stride))
+        fs, fd = self.leaves
+        return all(type(x) is int for x in fs + fd)
 
     def free_symbols(self) -> set:
         out = set()
-        for x in flatten(self.shape) + flatten(self.stride):
+        for x in self.leaves[0] + self.leaves[1]:
             out |= set(getattr(x, "free_symbols", ()))
             v = getattr(x, "value", None)
             out |= set(getattr(v, "free_symbols", ()))
@@ -140,7 +155,7 @@ class Layout:
     def values(self) -> list:
         """``[L(0), L(1), ..., L(size-1)]`` for a concrete layout (fast path for enumeration)."""
         vals = [0]
-        for s, d in zip(flatten(self.shape), flatten(self.stride)):
+        for s, d in zip(*self.leaves):
             if s == 1:
                 continue
             vals = [v + k * d for k in range(s) for v in vals]
@@ -180,7 +195,8 @@ class Layout:
                                          f"{', '.join(f'{k}={v}' for k, v in sorted(values.items()))}")
         obs = [o for o in self.obligations if not (
             hasattr(o.condition, "symbols") and {s.name for s in o.condition.symbols()} <= names)]
-        return Layout(shape, transform(self.stride, sub), obligations=obs, assumptions=self.assumptions)
+        return Layout(shape, transform(self.stride, sub), obligations=obs, assumptions=self.assumptions,
+                      notes=self.notes)
 
 
 def stride_domain(strides) -> str:
@@ -363,8 +379,20 @@ def make_identity_layout(shape, hierarchical=True):
     return Layout(shape, tuple(strides))
 
 
+def leaves(x):
+    """The flat shape and flat stride of a layout (cached on a ``Layout``)."""
+    if type(x) is Layout:
+        return x.leaves
+    return flatten(x.shape), flatten(x.stride)
+
+
 def size(x):
     """Number of coordinates: the product of the shape (paper Def. 2.5)."""
+    if type(x) is Layout:
+        r = 1
+        for e in x.leaves[0]:
+            r = r * e
+        return r
     return product(_shape_of(x))
 
 
@@ -374,7 +402,7 @@ def cosize(x):
     layout's. F2 strides have no such sum: their cosize is one past the largest value."""
     if hasattr(x, "cosize"):
         return x.cosize()
-    fs, fd = flatten(x.shape), flatten(x.stride)
+    fs, fd = leaves(x)
     total = 1
     for s, d in zip(fs, fd):
         if type(d) is int:
@@ -427,7 +455,8 @@ def is_compatible(a, b) -> bool:
 
 def flat(layout: Layout):
     """The flat (shape, stride) leaf lists of a layout."""
-    return list(flatten(layout.shape)), list(flatten(layout.stride))
+    fs, fd = leaves(layout)
+    return list(fs), list(fd)
 
 
 def is_int_tuple(x) -> bool:

@@ -118,6 +118,10 @@ class ComposedLayout:
         return self.outer.obligations
 
     @property
+    def notes(self):
+        return self.outer.notes
+
+    @property
     def assumptions(self):
         return self.outer.assumptions
 

@@ -4,8 +4,8 @@
 May import: ``cuteverify.errors`` only (the bottom layer of the library; docs/model.md section 1).
 """
 from .assumptions import Assumptions, finite_assignments
-from .conditions import Condition, Obligation
+from .conditions import Condition, Note, Obligation
 from .expr import format_value, is_symbolic, normalize, parse_expr, symbol, to_int
 
-__all__ = ["Assumptions", "Condition", "Obligation", "symbol", "normalize", "parse_expr", "is_symbolic",
+__all__ = ["Assumptions", "Condition", "Note", "Obligation", "symbol", "normalize", "parse_expr", "is_symbolic",
            "to_int", "format_value", "finite_assignments"]

@@ -1,5 +1,6 @@
-"""Conditions and obligations (docs/model.md section 5.1): the small closed vocabulary of side conditions
-that sympy and Z3 both read, and the obligations a symbolic result carries."""
+"""Conditions, obligations and notes (docs/model.md section 5.1): the small closed vocabulary of side
+conditions that sympy and Z3 both read, the obligations a symbolic result carries, and the notes that say
+which stronger property a valid result lacks."""
 from __future__ import annotations
 
 from .expr import format_value, to_int
@@ -85,3 +86,29 @@ class Obligation:
 
     def __hash__(self):
         return hash(str(self.condition))
+
+
+class Note:
+    """A fact about a result that does not restrict where it is valid: the result is CuTe's and satisfies
+    CuTe's post-condition, but a stronger property cuteverify usually guarantees does not hold (or, with a
+    ``condition``, holds only where the condition does). The prover never assumes a note.
+
+    ``complement((2,4):(1,3), 24)`` is CuTe's ``2:12`` with the note that ``(A, R)`` is no bijection."""
+
+    __slots__ = ("text", "condition")
+
+    def __init__(self, text: str, condition=None):
+        self.text = text
+        self.condition = condition
+
+    def __str__(self):
+        return self.text if self.condition is None else f"{self.text} (holds where {self.condition})"
+
+    def __repr__(self):
+        return f"Note({str(self)!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Note) and str(self) == str(other)
+
+    def __hash__(self):
+        return hash(str(self))

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from ..errors import NotAdmissibleError, UndecidedError
 from . import tactics
-from .conditions import Condition, Obligation
+from .conditions import Condition, Note, Obligation
 
 _INT = int
 
@@ -24,11 +24,12 @@ _INT = int
 class Context:
     """The assumptions an operation runs under and the obligations it collects."""
 
-    __slots__ = ("assumptions", "obligations")
+    __slots__ = ("assumptions", "obligations", "notes")
 
     def __init__(self, assumptions):
         self.assumptions = assumptions
         self.obligations: list[Obligation] = []
+        self.notes: list[Note] = []
 
 
 _current: contextvars.ContextVar[Context | None] = contextvars.ContextVar("cuteverify_decide", default=None)
@@ -47,6 +48,7 @@ def context(assumptions=None):
     ctx = Context(assumptions if assumptions is not None else (outer.assumptions if outer else None))
     if outer is not None:
         ctx.obligations = outer.obligations
+        ctx.notes = outer.notes
     token = _current.set(ctx)
     try:
         yield ctx.obligations
@@ -131,6 +133,17 @@ def obligate(condition: Condition, reason: str, canonical: bool = False) -> None
     ob = Obligation(condition, reason, canonical)
     if ob not in ctx.obligations:
         ctx.obligations.append(ob)
+
+
+def note(text: str, condition: Condition | None = None) -> None:
+    """Record a note on the result (docs/model.md section 3.2): it is valid, but a stronger property does not
+    hold, or holds only where ``condition`` does. Outside a context (a bare helper call) there is nothing to
+    attach it to, and the note is dropped."""
+    ctx = _current.get()
+    if ctx is not None:
+        n = Note(text, condition)
+        if n not in ctx.notes:
+            ctx.notes.append(n)
 
 
 def require(answer, condition: Condition, operation: str, what: str, where: str = "") -> None:
