@@ -131,8 +131,8 @@ def emit(info: dict, as_json: bool):
         click.echo(json.dumps(info))
         return
     for k, v in info.items():
-        if isinstance(v, list) and k == "obligations":
-            click.echo("obligations:")
+        if isinstance(v, list) and k in ("obligations", "notes"):
+            click.echo(f"{k}:")
             for o in v:
                 click.echo(f"  - {o}")
         elif isinstance(v, list):

@@ -48,6 +48,9 @@ def algebra_cmd(expression, lets, assume, as_json):
     obs = getattr(r, "obligations", ())
     if obs:
         out["obligations"] = [str(o) for o in obs]
+    notes = getattr(r, "notes", ())
+    if notes:
+        out["notes"] = [str(n) for n in notes]
     emit(out, as_json)
 
 
