@@ -8,6 +8,8 @@ the spec (:class:`~cuteverify.errors.SpecInconsistent`, kind ``refuted``) at the
 """
 from __future__ import annotations
 
+import re
+
 from ..core.swizzle import Swizzle
 from ..errors import NotAdmissibleError, SpecError, SpecInconsistent
 from ..prover.verdict import Counterexample
@@ -156,6 +158,33 @@ def _coverage_problem(spec: Spec, operand: str, params: dict, lay: IntLayout) ->
     return f"{what}: element {element_of(bad, tile)} is hit {counts[bad]} times"
 
 
+def _params_read(spec: Spec) -> set:
+    """The family parameters some layout, formula or extent of the spec mentions (the others, e.g. UMMA's
+    operand majors, select a descriptor and cannot change the (thread, value) check)."""
+    texts = [str(spec.data.get(k, "")) for k in ("shape_mnk", "tile")]
+    used = set()
+    for op in spec.operands:
+        node = spec.data["operands"][op]
+        texts += [str(node["layout"]), str(node.get("values", ""))]
+        fs = operand_formulas(spec, op)
+        used |= fs["row"].names | fs["col"].names
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(texts)))
+    return (used | words) & set(spec.params)
+
+
+def _distinct_instances(spec: Spec) -> list:
+    """One admissible instance per distinct choice of the parameters the check reads (exact: the others
+    cannot change any value compared)."""
+    read = _params_read(spec)
+    seen, out = set(), []
+    for params in spec.instances():
+        key = tuple((k, v) for k, v in params.items() if k in read)
+        if key not in seen:
+            seen.add(key)
+            out.append(params)
+    return out
+
+
 def _check_tv_spec(spec: Spec) -> list:
     problems = []
     thr = int_layout(spec_layout(spec, "thr_id", ()), "thr_id")
@@ -163,7 +192,7 @@ def _check_tv_spec(spec: Spec) -> list:
         problems.append(("thr_id", f"ThrID has size {thr.size}, declared threads {spec.threads}"))
     elif len(set(thr.values())) != thr.size:
         problems.append(("thr_id", "ThrID is not injective"))
-    for params in spec.instances():
+    for params in _distinct_instances(spec):
         if spec.kind == "mma":
             dims = spec.shape_mnk(**params)
             if any(d <= 0 for d in dims):

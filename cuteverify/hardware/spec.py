@@ -142,6 +142,18 @@ class Spec:
         return self.data.get("ptx")
 
     @property
+    def cutlass_source(self) -> str | None:
+        """Where CUTLASS defines the layouts (``source: {cutlass: ...}``: header and struct)."""
+        src = self.data.get("source")
+        return src.get("cutlass") if isinstance(src, dict) else src
+
+    @property
+    def ptx_section(self) -> str | None:
+        """The PTX ISA section the formula was read from (``source: {ptx: ...}``)."""
+        src = self.data.get("source")
+        return src.get("ptx") if isinstance(src, dict) else None
+
+    @property
     def evidence(self) -> dict | None:
         """Silicon evidence recorded for this spec (``evidence:`` in the YAML, written by
         :func:`cuteverify.hardware.evidence.annotate`), e.g. ``{"silicon": "sm90", "gpu": "NVIDIA H200",
@@ -183,27 +195,62 @@ class Spec:
     def is_family(self) -> bool:
         return bool(self.data.get("params"))
 
+    @functools.cached_property
+    def param_names(self) -> dict:
+        """Symbolic names of enum parameters as CUTLASS spells them: ``{"a_major": {"K": 0, "MN": 1}}``."""
+        return {k: dict(p["names"]) for k, p in (self.data.get("params") or {}).items() if p.get("names")}
+
+    @functools.cached_property
+    def _constraint(self):
+        """The family's ``constraint`` (a formula over the parameters, true for the admissible instances;
+        CUTLASS's static_asserts that tie one parameter to another), compiled; None when absent."""
+        text = self.data.get("constraint")
+        if text is None:
+            return None
+        try:
+            return _fm.parse(text, tuple(self.params)).compile(tuple(self.params))
+        except FormulaError as e:
+            raise SpecError(f"constraint: {e}", self.file, line_of(self.data, "constraint", self.line),
+                            self.name) from None
+
+    def admits(self, params: Mapping[str, int]) -> bool:
+        """True when a full parameter assignment satisfies the family's ``constraint`` (always, without one)."""
+        fn = self._constraint
+        return fn is None or bool(fn(*(params[k] for k in self.params)))
+
     def instances(self) -> list:
-        """Every parameter assignment of a family (``[{}]`` for a single instruction)."""
+        """Every admissible parameter assignment of a family (``[{}]`` for a single instruction)."""
         combos = [{}]
         for name, values in self.params.items():
             combos = [dict(c, **{name: v}) for c in combos for v in values]
-        return combos
+        return [c for c in combos if self.admits(c)] if self._constraint is not None else combos
 
     def check_params(self, params: Mapping[str, int]) -> dict:
-        """``params`` as a plain dict, after checking it names every family parameter, each in its range, and
-        nothing else; :class:`SpecError` otherwise."""
+        """``params`` as a plain dict of ints, after checking it names every family parameter, each in its range
+        (an enum parameter may be given by its name, ``a_major="MN"``), nothing else, and satisfies the family's
+        ``constraint``; :class:`SpecError` otherwise."""
         allowed = self.params
         extra = set(params) - set(allowed)
         if extra:
             raise SpecError(f"unknown parameter(s) {sorted(extra)}", self.file, self.line, self.name)
+        out = {}
         for k, vals in allowed.items():
             if k not in params:
                 raise SpecError(f"family needs parameter {k} (one of {vals[0]}..{vals[-1]})",
                                 self.file, self.line, self.name)
-            if params[k] not in set(vals):
-                raise SpecError(f"{k}={params[k]} is not in the family's range", self.file, self.line, self.name)
-        return dict(params)
+            v = params[k]
+            if isinstance(v, str) and k in self.param_names:
+                if v not in self.param_names[k]:
+                    raise SpecError(f"{k}={v!r}: one of {sorted(self.param_names[k])}", self.file, self.line,
+                                    self.name)
+                v = self.param_names[k][v]
+            if v not in set(vals):
+                raise SpecError(f"{k}={v} is not in the family's range", self.file, self.line, self.name)
+            out[k] = v
+        if not self.admits(out):
+            raise SpecError(f"{out} violates the family's constraint {self.data['constraint']!r}", self.file,
+                            self.line, self.name)
+        return out
 
     def shape_mnk(self, **params) -> tuple:
         p = self.check_params(params)
@@ -223,7 +270,7 @@ class Spec:
     def layout(self, operand: str, **params):
         """The operand's layout as a cuteverify ``Layout`` (symbolic in family parameters unless given)."""
         if params:
-            self.check_params(params)
+            params = self.check_params(params)
         lay = parse(self.layout_text(operand))
         return lay.subs(**params) if params else lay
 
@@ -259,7 +306,11 @@ class Spec:
         ``params`` (ranges as text), per operand what the file says (``layout``, with ``params`` substituted
         when given or when the spec is not a family, and the formulas), and the silicon ``evidence``."""
         info = {"name": self.name, "kind": self.kind, "arch": self.arch, "ptx": self.ptx, "file": self.file,
-                "line": self.line}
+                "line": self.line, "cutlass": self.cutlass_source, "ptx_section": self.ptx_section}
+        try:  # enum names (a_major="MN") to their values; a bad choice still shows what the file says
+            params = self.check_params(params) if params else params
+        except SpecError:
+            pass
         if self.is_family:
             info["params"] = {k: str(v) for k, v in self.params.items()}
         info["operands"] = {op: self._operand_summary(op, params) for op in self.operands}
@@ -286,11 +337,14 @@ class Spec:
         info = self.summary(**params)
         lines = [f"{k}: {info[k]}" for k in ("name", "kind", "arch", "ptx") if info.get(k)]
         lines.append(f"source: {self.file}:{self.line}")
+        lines.extend(f"{k.replace('_', ' ')}: {info[k]}" for k in ("cutlass", "ptx_section") if info.get(k))
         ev = info["evidence"]
         if isinstance(ev, dict) and ev.get("confirmed"):
             probed = ", ".join(ev.get("probed") or [])
             lines.append(f"evidence: {ev.get('silicon')} ({ev.get('gpu')}), confirmed, {ev.get('records')} records"
                          + (f" [{probed}]" if probed else ""))
+        elif isinstance(self.data.get("evidence"), str):  # a note, e.g. "none, PTX formula only" (no such GPU here)
+            lines.append(f"evidence: {self.data['evidence']}")
         else:
             lines.append("evidence: not probed on silicon")
         if "params" in info:
