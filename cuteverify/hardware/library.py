@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import FormulaError, SpecError
+from ..errors import FormulaError, SpecError, UnknownSpec
 from . import formula as _fm
 from . import tables
 from .dtypes import dtype_bits
@@ -13,7 +13,8 @@ from .loader import line_of, read_spec_document, spec_sources
 from .selfcheck import self_check
 from .spec import TV_VARS, Library, Spec, operand_formulas
 
-__all__ = ["load_file", "load", "default_library", "reload", "get", "names", "resolve"]
+__all__ = ["load_file", "load", "default_library", "reload", "get", "names", "resolve", "resolve_instance",
+           "family_name"]
 
 
 def load_file(text: str, file: str) -> list:
@@ -129,4 +130,107 @@ def resolve(name: str, dtype=None, library: Library | None = None) -> Spec:
         full = "CU_TENSOR_MAP_SWIZZLE_" + ("NONE" if span == "NONE" else span + "B")
         if full in lib:
             return lib[full]
-    return lib.get(name)  # UnknownSpec with suggestions
+    return resolve_instance(name, None, lib)[0]
+
+
+# ------------------------------------------------------------------ CUTLASS's concrete names -> family instances
+
+# Namespaces CUTLASS puts its structs in; the spec library names them without (SM90::GMMA::MMA_64x128x16_...
+# is the alias SM90_64x128x16_... of mma_traits_sm90_gmma.hpp).
+_NAMESPACES = (("cute::", ""), ("SM90::GMMA::SPARSE::GMMA_", "SM90_SPARSE_"), ("SM90::GMMA::MMA_", "SM90_"),
+               ("SM100::TMEM::LOAD::", ""), ("SM100::TMEM::STORE::", ""), ("SM103::", ""))
+# wgmma: the instruction's N in the name (SM90_64x128x16_...) is the family parameter N (SM90_64xNx16_...).
+_WGMMA = re.compile(r"^(SM90_(?:SPARSE_)?64x)(\d+)(x\d+_\w+)$")
+# TMEM copies: the repeat count (SM100_TMEM_LOAD_32dp32b8x) is the family parameter R (..._32dp32bRx).
+_TMEM = re.compile(r"^(SM100_TMEM_(?:LOAD|STORE)_\d+dp\d+b)(\d+)(x(?:_16b)?)$")
+_TEMPLATE = re.compile(r"^([\w:]+)\s*<(.*)>\s*$", re.S)
+
+
+def family_name(name: str) -> tuple:
+    """CUTLASS's spelling of an operation as (family name, the parameters the spelling fixes).
+
+    ``SM90_64x128x16_F32BF16BF16_SS`` -> (``SM90_64xNx16_F32BF16BF16_SS``, {N: 128});
+    ``SM90::GMMA::MMA_64x8x32_S32S8S8_RS_TN`` -> (``SM90_64xNx32_S32S8S8_RS_TN``, {N: 8});
+    ``SM100_TMEM_LOAD_16dp256b4x_16b`` -> (``SM100_TMEM_LOAD_16dp256bRx_16b``, {R: 4});
+    a name with template arguments (``SM100_MMA_F16BF16_SS<half_t, half_t, float, 128, 256, UMMA::Major::K,
+    UMMA::Major::MN>``) -> the struct name and its non-type arguments in order, under the key ``_args``.
+    A name of no such form is returned unchanged with no parameters. Purely textual: whether the family
+    exists is :func:`resolve_instance`'s business."""
+    text = " ".join(name.split())
+    args = None
+    m = _TEMPLATE.match(text)
+    if m:
+        text, args = m.group(1), _template_args(m.group(2))
+    for pre, rep in _NAMESPACES:
+        if text.startswith(pre):
+            text = rep + text[len(pre):]
+    params: dict = {}
+    m = _WGMMA.match(text)
+    if m:
+        text, params = m.group(1) + "N" + m.group(3), {"N": int(m.group(2))}
+    m = _TMEM.match(text)
+    if m:
+        text, params = m.group(1) + "R" + m.group(3), {"R": int(m.group(2))}
+    if args is not None:
+        params["_args"] = args
+    return text, params
+
+
+def _template_args(text: str) -> list:
+    """The non-type template arguments in order: ints and enum values (``UMMA::Major::MN`` -> ``"MN"``);
+    type arguments (``half_t``, ``float``) are skipped."""
+    out = []
+    for a in (x.strip() for x in text.split(",")):
+        a = re.sub(r"^(?:cute::)?(?:Int|C)<(\d+)>(?:\{\})?$", r"\1", a)
+        if re.fullmatch(r"-?\d+", a):
+            out.append(int(a))
+        elif "Major::" in a:
+            out.append(a.rsplit("::", 1)[1])
+    return out
+
+
+def _bind_args(spec: Spec, args: list, name: str) -> dict:
+    """Positional non-type template arguments bound to the family's parameters in their order (CUTLASS's
+    template order: M, N, [VS,] a_major, b_major)."""
+    keys = list(spec.params)
+    if len(args) > len(keys):
+        raise SpecError(f"{name}: {len(args)} template arguments for the parameters {keys}", spec.file, spec.line,
+                        spec.name)
+    return dict(zip(keys, args))
+
+
+def resolve_instance(name: str, dtype=None, library: Library | None = None) -> tuple:
+    """The spec a name denotes and the family parameters the name fixes: ``(Spec, params)``.
+
+    Accepts every name :func:`resolve` does, plus CUTLASS's concrete spellings (see :func:`family_name`):
+    ``resolve_instance("SM90_64x128x16_F32BF16BF16_SS")`` is ``(SM90_64xNx16_F32BF16BF16_SS, {"N": 128})``.
+    Post-condition: the parameters are in the family's ranges (checked with :meth:`Spec.check_params` when the
+    name fixes all of them). An unknown name raises :class:`~cuteverify.errors.UnknownSpec` whose suggestions
+    are computed on the family form of the name, so a misspelt concrete name gets its family suggested."""
+    lib = library or default_library()
+    if name in lib:
+        return resolve(name, dtype, lib), {}
+    fam, params = family_name(name)
+    if fam not in lib:
+        try:
+            return resolve(fam, dtype, lib) if fam != name else lib.get(name), {}
+        except UnknownSpec as e:
+            if fam == name:
+                raise
+            raise UnknownSpec(str(e).replace(repr(fam), f"{name!r} (family {fam!r})")) from None
+    spec = lib[fam]
+    args = params.pop("_args", None)
+    if args:
+        params.update(_bind_args(spec, args, name))
+    if params:
+        unknown = set(params) - set(spec.params)
+        if unknown:
+            raise SpecError(f"{name}: {fam} has no parameter {sorted(unknown)}", spec.file, spec.line, spec.name)
+        if set(params) == set(spec.params):
+            params = spec.check_params(params)
+        else:
+            for k, v in params.items():
+                if v not in spec.params[k] and not (k in spec.param_names and v in spec.param_names[k]):
+                    raise SpecError(f"{name}: {k}={v} is not in the family's range", spec.file, spec.line,
+                                    spec.name)
+    return spec, params
