@@ -10,6 +10,7 @@ import click
 from cuteverify.errors import SpecError, exit_code
 from cuteverify import hardware
 from cuteverify.hardware import evidence
+from cuteverify.hardware.library import resolve_instance
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
 from .draw_cmd import register_spec
@@ -28,10 +29,17 @@ def _silicon(spec):
     return None
 
 
+def _arch_matches(spec_arch, wanted: str) -> bool:
+    """``--arch sm100`` / ``sm_100`` / ``100`` match sm_100 and sm_100a; ``sm_100a`` only sm_100a."""
+    norm = lambda a: (a or "").lower().replace("sm_", "").replace("sm", "")  # noqa: E731
+    w = norm(wanted)
+    return norm(spec_arch) == w or (not w.endswith("a") and norm(spec_arch) == w + "a")
+
+
 @spec_group.command("list")
 @click.argument("filter", required=False)
 @click.option("--kind", type=click.Choice(["mma", "copy", "smem_atom", "swizzle"]), help="Only this kind.")
-@click.option("--arch", help="Only this architecture, e.g. sm_80.")
+@click.option("--arch", help="Only this architecture, e.g. sm_80, sm100 (also sm_100a).")
 @json_option
 @guarded
 def spec_list(filter, kind, arch, as_json):
@@ -40,7 +48,7 @@ def spec_list(filter, kind, arch, as_json):
     rows = []
     for n in lib.names(filter):
         s = lib[n]
-        if kind and s.kind != kind or arch and s.arch != arch:
+        if kind and s.kind != kind or arch and not _arch_matches(s.arch, arch):
             continue
         rows.append({"name": n, "kind": s.kind, "arch": s.arch, "silicon": _silicon(s)})
     if as_json:
@@ -60,8 +68,8 @@ def spec_list(filter, kind, arch, as_json):
 @guarded
 def spec_show(name, params, as_json):
     """Show spec NAME: kind, architecture, PTX, operand layouts and formulas."""
-    s = hardware.default_library().get(name)
-    p = parse_params(params)
+    s, implied = resolve_instance(name)  # CUTLASS's concrete names fix family parameters
+    p = {**implied, **parse_params(params)}
     if as_json:
         click.echo(json.dumps(s.summary(**p), default=str))
     else:

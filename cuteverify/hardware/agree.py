@@ -14,7 +14,7 @@ from ..prover.verdict import Counterexample, Verdict
 from . import formula as _fm
 from .dtypes import dtype_bits
 from .intlayout import IntLayout, int_layout
-from .library import default_library, resolve
+from .library import default_library, resolve, resolve_instance
 from .selfcheck import compare_tv, offset_disagreement, tv_disagreement
 from .spec import Library, Spec, operand_formulas, substitute
 from .tables import expected_values, hw_indices, plain_spec_layout, spec_int_layout
@@ -61,8 +61,8 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
     claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand is not None else "") + \
         "".join(f", {k}={v}" for k, v in {**{k: v for k, v in extra.items() if v is not None}, **params}.items()) \
         + ")"
-    spec = resolve(spec_name, dtype, library or default_library())
-    p = spec.check_params(params)
+    spec, implied = resolve_instance(spec_name, dtype, library or default_library())  # SM90_64x128x16_... fixes N
+    p = spec.check_params({**implied, **params})
     operand = _operand(spec, operand)
     cex, reason = _compare(layout, spec, operand, p, dtype, tile, atom_layout)
 
@@ -266,6 +266,9 @@ def _compare_tma_box(user: IntLayout, spec: Spec, eb: int):
         return None, (f"shape {sizes}: a {spec.name} box has rows of {span} bytes = "
                       f"{span // nb if span else 'any number of'} {eb}-bit elements")
     rows, cols = sizes
+    if rows > 256 or cols > 256:
+        # cuTensorMapEncodeTiled: every box dimension is at most 256 (hardware.tma, rule box_dims)
+        return None, f"shape {sizes}: a TMA box dimension is at most 256 elements"
     f = _fm.compile_formula(operand_formulas(spec, "swizzle")["address"], ("addr",))
     for j, got in enumerate(user.values()):
         r, c = j % rows, j // rows
