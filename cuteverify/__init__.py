@@ -29,6 +29,7 @@ _LAZY = {
     "specs": "cuteverify.hardware.specs", "draw": "cuteverify.draw", "loops": "cuteverify.analysis.loops",
     "fold": "cuteverify.analysis.fold", "banks": "cuteverify.analysis.banks",
     "prover": "cuteverify.prover", "hardware": "cuteverify.hardware", "analysis": "cuteverify.analysis",
+    "TmaDescriptor": "cuteverify.hardware",
 }
 
 

@@ -119,6 +119,11 @@ class FormulaError(CuteVerifyError, ValueError):
         super().__init__(f"formula {text!r}: {reason}{tok}{where}")
 
 
+class TmaError(CuteVerifyError, ValueError):
+    """A TMA or matrix descriptor's fields cannot be read: an unknown enum name, entries that do not match
+    the rank, a layout that has no descriptor (an input error; a rule the fields break is a verdict)."""
+
+
 def exit_code(error: BaseException) -> int:
     """The exit code front ends give an error: 2 for input errors, 1 for refutations, 3 for undecided
     questions, 4 for everything else (a bug or an internal limit)."""

@@ -14,7 +14,9 @@ from .library import default_library, get, load, load_file, names, reload, resol
 from .loader import ENV_VAR, SEARCH_PATH
 from .selfcheck import self_check
 from .spec import Library, Spec
+from .tma import TmaDescriptor
+from .tma_copy import from_copy as tma_from_copy
 
 __all__ = ["agrees", "Spec", "Library", "load", "load_file", "default_library", "reload", "get", "names",
            "resolve", "self_check", "dtype_bits", "DTYPE_BITS", "DTYPE_BYTES", "SEARCH_PATH", "ENV_VAR",
-           "SpecError", "SpecInconsistent", "UnknownSpec", "FormulaError"]
+           "SpecError", "SpecInconsistent", "UnknownSpec", "FormulaError", "TmaDescriptor", "tma_from_copy"]

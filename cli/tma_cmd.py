@@ -1,0 +1,63 @@
+"""``cuteverify tma``: is a TMA descriptor legal for every value of the problem sizes? (issue 16)
+
+    cuteverify tma --dtype bf16 --shape "(K,M)" --stride "(1,K)" --box "(64,128)" --swizzle 128B -a "K % 8 == 0"
+    cuteverify tma --gmem "(M,K):(K,1)" --smem "S<3,3,3> o 0 o (128,64):(64,1)" --dtype bf16 --multicast 2
+
+Shape, stride and box in elements, innermost first, as cuTensorMapEncodeTiled takes them; or derived from a
+CuTe copy (``--gmem`` and ``--smem``) the way make_tma_copy derives them, with CUTLASS's checks added.
+Exit codes: 0 legal for every value, 1 refuted, 2 bad input, 3 unknown.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from cuteverify.hardware.tma import TmaDescriptor
+from cuteverify.hardware.tma_copy import from_copy
+
+from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assumptions
+
+
+@click.command("tma")
+@click.option("--dtype", "-d", required=True, help="Element type (bf16, f16, f32, e4m3, FLOAT16, ...).")
+@click.option("--shape", default=None, help="Global dims in elements, innermost first: \"(K,M)\".")
+@click.option("--stride", default=None, help="Global strides in elements, innermost first (default packed).")
+@click.option("--box", default=None, help="Box dims in elements, innermost first (default the shape).")
+@click.option("--element-strides", default=None, help="Element strides (default all 1).")
+@click.option("--swizzle", default="NONE", show_default=True, help="NONE, 32B, 64B, 128B, 128B_ATOM_32B, ...")
+@click.option("--interleave", default="NONE", show_default=True, help="NONE, 16B, 32B.")
+@click.option("--l2-promotion", default="NONE", show_default=True, help="NONE, L2_64B, L2_128B, L2_256B.")
+@click.option("--oob-fill", default="NONE", show_default=True, help="NONE or NAN_REQUEST_ZERO_FMA.")
+@click.option("--address", default=None, help="Global address (bytes; an expression) to check its alignment.")
+@click.option("--gmem", default=None, help="Derive from a copy: the gmem layout, e.g. \"(M,K):(K,1)\".")
+@click.option("--smem", default=None, help="Derive from a copy: the smem tile layout (with its swizzle).")
+@click.option("--multicast", type=int, default=1, show_default=True, help="CTAs a multicast copy spans.")
+@click.option("--smem-align", type=int, default=None, help="Byte alignment of the smem buffer to check.")
+@click.option("--arch", default="sm_90", show_default=True, type=click.Choice(["sm_90", "sm_100"]))
+@assume_option
+@json_option
+@guarded
+def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_promotion, oob_fill, address,
+            gmem, smem, multicast, smem_align, arch, assume, as_json):
+    """Does cuTensorMapEncodeTiled accept this descriptor for every value of the symbols? Prints every rule
+    (ok / FAIL / ??) and, on a failure, the rule and the smallest violating assignment.
+
+    \b
+    Exit codes: 0 legal for every value, 1 refuted, 2 bad input, 3 unknown.
+    """
+    asm = shared_assumptions(assume)
+    if gmem is not None or smem is not None:
+        if gmem is None or smem is None:
+            raise click.UsageError("--gmem and --smem go together")
+        desc, verdict = from_copy(gmem, smem, dtype, multicast=multicast, smem_address_align=smem_align,
+                                  assume=asm, arch=arch)
+    else:
+        if shape is None:
+            raise click.UsageError("give --shape (and --stride, --box), or --gmem and --smem")
+        desc = TmaDescriptor(dtype, shape, stride, box, element_strides, interleave=interleave, swizzle=swizzle,
+                             l2_promotion=l2_promotion, oob_fill=oob_fill, address=address, assume=asm, arch=arch)
+        verdict = desc.check()
+    click.echo(json.dumps(verdict.to_dict()) if as_json else str(verdict))
+    sys.exit(EXIT_FOR[verdict.status])

@@ -1,0 +1,169 @@
+"""CUTLASS's own checks in ``make_tma_copy`` (cute/atom/copy_traits_sm90_tma.hpp and
+copy_traits_sm90_tma_swizzle.hpp), and a descriptor derived from a CuTe copy (docs/model.md sections 4, 6).
+
+* the swizzle of the smem layout maps to a TMA swizzle mode (``get_tma_swizzle_bits``/``_base``): on byte
+  addresses ``Swizzle<B,4,3>`` -> NONE / 32B / 64B / 128B (B = 0..3), ``Swizzle<2,5,2>`` -> 128B_ATOM_32B,
+  ``Swizzle<2,6,S>`` -> 128B_ATOM_64B. A cuteverify composed layout counts elements, so its swizzle is the
+  byte swizzle with M lowered by log2(bytes per element) (``S<3,3,3>`` for 16-bit = ``Swizzle<3,4,3>`` on bytes);
+* the shared-memory buffer is aligned as the swizzle pattern repeats (2^(B+M+S) bytes: 1024 for 128B) and
+  at least 128 bytes (the TMA destination);
+* the smem layout's contiguous mode is the gmem layout's stride-1 mode (smem and gmem have the same majorness);
+* box modes: contiguous gmem modes that the box covers entirely are merged into one TMA dimension while the
+  merged box stays <= 256;
+* multicast over ``n`` CTAs splits the box's outermost dimension: ``box % n == 0`` or ``n % box == 0``.
+"""
+from __future__ import annotations
+
+from ..core.parse import as_assumptions, parse
+from ..core.swizzle import ComposedLayout
+from ..errors import TmaError
+from ..symbolic import decide
+from ..symbolic.conditions import Condition as C
+from ..symbolic.expr import normalize
+from .dtypes import dtype_bits
+from .rules import Rule, check_rules, value_at
+from .tma import TmaDescriptor
+
+__all__ = ["tma_swizzle_mode", "smem_alignment", "from_copy", "copy_rules", "merge_box_modes"]
+
+_MODE_NAMES = {0: "NONE", 1: "32B", 2: "64B", 3: "128B", 4: "128B_ATOM_32B", 6: "128B_ATOM_64B"}
+_CUTLASS = "CUTLASS make_tma_copy"
+
+
+def _log2(n):
+    return n.bit_length() - 1 if n > 0 and n & (n - 1) == 0 else None
+
+
+def tma_swizzle_mode(swizzle, elem_bits: int):
+    """``(mode, byte_swizzle, reason)``: the TMA swizzle mode (a ``SWIZZLES`` value) of an element-level
+    swizzle (``core.Swizzle`` with ``bits``/``base``/``shift``, or ``(B, M, S)``, or None for no swizzle),
+    the same swizzle on bytes as ``(B, M, S)``, and ``None`` as reason; ``(None, byte_swizzle, reason)``
+    when CUTLASS has no TMA mode for it (its static_assert)."""
+    if swizzle is None:
+        return 0, (0, 4, 3), None
+    b, m, s = (swizzle.bits, swizzle.base, swizzle.shift) if hasattr(swizzle, "bits") else tuple(swizzle)
+    k = _log2(elem_bits // 8) if elem_bits % 8 == 0 else None
+    if k is None:
+        return None, None, f"{elem_bits}-bit elements: no byte-addressed swizzle"
+    mb = m + k
+    byte = (b, mb, s)
+    if b == 0:
+        return 0, byte, None
+    if mb == 4 and s == 3 and 1 <= b <= 3:
+        return b, byte, None
+    if mb == 5 and b == 2 and s == 2:
+        return 4, byte, None
+    if mb == 6 and b == 2:
+        return 6, byte, None
+    return None, byte, (f"Swizzle<{b},{mb},{s}> on bytes (S<{b},{m},{s}> on {elem_bits}-bit elements) is none of "
+                        "Swizzle<0..3,4,3>, Swizzle<2,5,2>, Swizzle<2,6,S>")
+
+
+def smem_alignment(byte_swizzle) -> int:
+    """Bytes the shared-memory buffer must be aligned to: the swizzle's period 2^(B+M+S), at least 128."""
+    if byte_swizzle is None:
+        return 128
+    b, m, s = byte_swizzle
+    return max(128, 1 << (b + m + s)) if b else 128
+
+
+def merge_box_modes(shape, stride, box):
+    """CUTLASS's box modes merged: gmem mode i+1 continues mode i (``stride[i+1] == shape[i]*stride[i]``)
+    and the box covers mode i entirely (``box[i] == shape[i]``) -> one mode ``shape[i]*shape[i+1]``, box
+    ``box[i]*box[i+1]``, as long as the merged box is at most 256. Decided through the decision interface;
+    an undecided question keeps the modes apart (both are then checked as they are)."""
+    shape, stride, box = list(shape), list(stride), list(box)
+    i = 0
+    while i + 1 < len(shape):
+        merged = normalize(box[i] * box[i + 1])
+        if (decide.eq(stride[i + 1], normalize(shape[i] * stride[i])) is True and decide.eq(box[i], shape[i]) is True
+                and decide.le(merged, 256) is True):
+            shape[i:i + 2] = [normalize(shape[i] * shape[i + 1])]
+            stride[i + 1:i + 2] = []
+            box[i:i + 2] = [merged]
+        else:
+            i += 1
+    return tuple(shape), tuple(stride), tuple(box)
+
+
+def _smem_parts(smem):
+    """(inner layout, element swizzle or None, offset) of a smem layout (Layout / ComposedLayout)."""
+    if isinstance(smem, ComposedLayout):
+        return smem.outer, smem.inner, smem.offset
+    return smem, None, 0
+
+
+def _flat(t):
+    return [x for e in t for x in _flat(e)] if isinstance(t, tuple) else [t]
+
+
+def _unit_mode(strides):
+    for i, s in enumerate(strides):
+        if decide.eq(s, 1) is True:
+            return i
+    return None
+
+
+def copy_rules(gmem, smem, elem_bits, box=(), multicast=1, smem_address_align=None):
+    """The make_tma_copy rules for a gmem layout and a smem tile layout (rank-matched, mode i of the smem
+    tile is the box along gmem mode i; ``box`` the TMA box, innermost first). Returns
+    ``(rules, mode, byte_swizzle)``."""
+    g_st = _flat(gmem.stride)
+    s_lay, sw, _ = _smem_parts(smem)
+    s_st = _flat(s_lay.stride)
+    mode, byte, why = tma_swizzle_mode(sw, elem_bits)
+    rules = [Rule("swizzle_mode", "the smem layout's swizzle is a TMA swizzle mode",
+                  [(mode is not None, lambda _: why or "")], source=_CUTLASS + " (get_tma_swizzle_bits)")]
+    gm, sm = _unit_mode(g_st), _unit_mode(s_st)
+    rules.append(Rule("majorness", "the smem layout's contiguous mode is the gmem layout's stride-1 mode",
+                      [(gm is not None and gm == sm,
+                        lambda _: f"gmem stride-1 mode is {gm}, smem contiguous mode is {sm}")], source=_CUTLASS))
+    align = smem_alignment(byte)
+    if smem_address_align is not None:
+        a = smem_address_align
+        rules.append(Rule("smem_alignment", f"the smem buffer is {align}-byte aligned",
+                          [(C("divides", align, a), lambda v: f"smem alignment {value_at(a, v)} bytes, "
+                            f"the swizzle needs {align}")], source=_CUTLASS))
+    if multicast != 1 and box:
+        b, n = box[-1], multicast
+        # box % n == 0 or n % box == 0; a symbolic box that does not divide n must be a multiple of it
+        clause = True if decide.divides(b, n) is True else C("divides", n, b)
+        rules.append(Rule("multicast", f"multicast over {n} CTAs splits the outermost box mode",
+                          [(clause, lambda v: f"box dim {len(box) - 1} is {value_at(b, v)}, multicast {n}: "
+                            "neither divides the other")], source=_CUTLASS))
+    return rules, mode, byte
+
+
+def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume=None, arch="sm_90"):
+    """The descriptor ``make_tma_copy`` builds for copying a smem tile ``smem`` of the gmem tensor ``gmem``
+    (both CuTe layouts or text, same rank, modes in the same order), and the verdict of all its rules.
+
+    Definition: the TMA dimensions are gmem's modes with the stride-1 mode first (innermost first), the
+    box is the smem tile's extent along each, merged as :func:`merge_box_modes`; the swizzle is
+    :func:`tma_swizzle_mode` of the smem swizzle. Admissible: gmem has a stride-1 mode and the two layouts
+    have the same rank (else :class:`TmaError`). Post-condition: ``(descriptor, RuleVerdict)`` where the
+    verdict covers the driver's rules and CUTLASS's (``swizzle_mode``, ``majorness``, ``multicast``,
+    ``smem_alignment``)."""
+    assumptions = as_assumptions(assume)
+    gmem = parse(gmem, assumptions) if isinstance(gmem, str) else gmem
+    smem = parse(smem) if isinstance(smem, str) else smem
+    bits = dtype_bits(dtype)
+    g_sh, g_st = _flat(gmem.shape), _flat(gmem.stride)
+    s_lay, _, _ = _smem_parts(smem)
+    tile = _flat(s_lay.shape)
+    if len(tile) != len(g_sh):
+        raise TmaError(f"the smem tile has {len(tile)} modes, the gmem layout {len(g_sh)}")
+    with decide.context(assumptions):
+        unit = _unit_mode(g_st)
+        if unit is None:
+            raise TmaError(f"gmem strides {tuple(g_st)}: no mode has stride 1 (TMA needs a contiguous mode)")
+        order = [unit] + [i for i in range(len(g_sh)) if i != unit]
+        shape, stride, box = merge_box_modes([g_sh[i] for i in order], [g_st[i] for i in order],
+                                             [tile[i] for i in order])
+        rules, mode, byte = copy_rules(gmem, smem, bits, box, multicast, smem_address_align)
+    desc = TmaDescriptor(dtype, shape, stride, box, swizzle=mode if mode is not None else 0, assume=assumptions,
+                         arch=arch)
+    claim = f"make_tma_copy({gmem}, {smem}, {dtype}) builds an accepted descriptor"
+    verdict = check_rules(desc.rules() + rules, assumptions, claim,
+                          fields=dict(desc.fields(), smem_alignment=smem_alignment(byte)))
+    return desc, verdict
