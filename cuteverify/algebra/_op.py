@@ -31,22 +31,32 @@ def _obligations_of(args):
     return out
 
 
-def operation(fn):
+def operation(fn=None, *, swizzle_through=False):
     """Run ``fn`` in a decision context made of its layout arguments' assumptions; the result carries the
-    union of the inputs' obligations and the new ones. Nested operations share the outermost context, so
-    only the outermost call pays for it."""
+    union of the inputs' obligations and the new ones, and the notes of this call. Nested operations share
+    the outermost context, so only the outermost call pays for it.
 
+    ``swizzle_through=True`` is for operations that act on a swizzled layout through its inner layout:
+    ``(Sw o off o L) op B`` is ``Sw o off o (L op B)``, as CuTe does for composed layouts (docs/model.md
+    section 4); it is checked here, once, so that plain layouts pay for no second wrapper."""
+    if fn is None:
+        return lambda f: operation(f, swizzle_through=swizzle_through)
     current, Context, enter, leave = decide.current, decide.Context, decide.enter, decide.leave
+    plain = Layout
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
+        if swizzle_through and args and hasattr(args[0], "outer"):
+            a = args[0]
+            return a.with_outer(wrapper(a.outer, *args[1:], **kw))
         if current() is not None:
             return fn(*args, **kw)
         for a in args:
-            if type(a) is Layout:
+            t = type(a)
+            if t is plain:
                 if a.assumptions is not None or a.obligations:
                     break
-            elif type(a) is not int:
+            elif t is not int:
                 break
         else:
             # plain concrete layouts: nothing to inherit, obligations only if something was undecidable
@@ -56,9 +66,9 @@ def operation(fn):
                 result = fn(*args, **kw)
             finally:
                 leave(token)
-            if ctx.obligations:
-                _refuse_pinned(ctx.obligations, fn.__name__)
             if ctx.obligations or ctx.notes:
+                if ctx.obligations:
+                    _refuse_pinned(ctx.obligations, fn.__name__)
                 result = _attach(result, tuple(ctx.obligations), None, tuple(ctx.notes))
             return result
         asm = _assumptions_of(args)
@@ -98,19 +108,6 @@ def _refuse_pinned(obligations, op):
             raise UndecidedError(f"{op} on these symbolic layouts needs to know whether {a} | {b} or {b} | {a} "
                                  f"(the two cases give different layouts); add an assumption that decides it, "
                                  f"e.g. '{a} | {b}'")
-
-
-def keeps_swizzle(fn):
-    """For operations that act on a swizzled layout through its inner layout: ``(Sw o off o L) op B`` is
-    ``Sw o off o (L op B)``, as CuTe does for composed layouts."""
-
-    @functools.wraps(fn)
-    def wrapper(a, *args, **kw):
-        if hasattr(a, "outer"):
-            return a.with_outer(wrapper(a.outer, *args, **kw))
-        return fn(a, *args, **kw)
-
-    return wrapper
 
 
 def mode_text(shape, stride, index=None) -> str:

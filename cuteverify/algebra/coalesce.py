@@ -6,7 +6,7 @@ from ..core.strides import F2
 from ..core.tuples import flatten, transform2
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import keeps_swizzle, operation
+from ._op import operation
 
 
 def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
@@ -18,6 +18,9 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
     ``keep_last=True`` never drops the last mode, even of size 1: it carries the layout's extended domain,
     which composition uses past the size (CuTe DSL composes with it).
     """
+    ints = _coalesce_flat_ints(shapes, strides, keep_last)
+    if ints is not None:
+        return ints
     rs: list = []
     rd: list = []
     for s, d in zip(shapes, strides):
@@ -61,6 +64,33 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
         if not (type(d) is int and type(rs[-1]) is int and type(rd[-1]) is int and d == rs[-1] * rd[-1]):
             rs.append(1)
             rd.append(d)
+    if len(rs) == 1:
+        return rs[0], rd[0]
+    return tuple(rs), tuple(rd)
+
+
+def _coalesce_flat_ints(shapes, strides, keep_last):
+    """``coalesce_flat`` on plain ints (the concrete fast path: the same rules, no decision interface), or
+    None when an entry is not an int."""
+    rs: list = []
+    rd: list = []
+    for s, d in zip(shapes, strides):
+        if type(s) is not int or type(d) is not int:
+            return None
+        if s == 1:
+            continue
+        if rs and d == rs[-1] * rd[-1]:
+            rs[-1] *= s
+            continue
+        rs.append(s)
+        rd.append(d)
+    if not rs:
+        if keep_last and shapes:
+            return shapes[-1], strides[-1]
+        return 1, 0
+    if keep_last and shapes[-1] == 1 and strides[-1] != rs[-1] * rd[-1]:
+        rs.append(1)
+        rd.append(strides[-1])
     if len(rs) == 1:
         return rs[0], rd[0]
     return tuple(rs), tuple(rd)
@@ -115,34 +145,10 @@ def coalesce(layout, profile=None):
     ``size(R) == size(L)``, and ``depth(R) <= 1``.
     """
     if profile is None and type(layout) is Layout and layout.assumptions is None and not layout.obligations:
-        r = _coalesce_ints(layout.shape, layout.stride)
-        if r is not None:
-            return r
+        lv = layout.int_leaves
+        if lv is not None:
+            return Layout._make(*_coalesce_flat_ints(lv[0], lv[1], False))
     return _coalesce(layout, profile)
-
-
-def _coalesce_ints(shape, stride):
-    """Plain-int fast path (no decision context needed); None when something is not an int."""
-    if type(shape) is int:
-        if type(stride) is not int:
-            return None
-        return Layout._make(1, 0) if shape == 1 else Layout._make(shape, stride)
-    rs, rd = [], []
-    for s, d in zip(flatten(shape), flatten(stride)):
-        if type(s) is not int or type(d) is not int:
-            return None
-        if s == 1:
-            continue
-        if rs and d == rs[-1] * rd[-1]:
-            rs[-1] *= s
-            continue
-        rs.append(s)
-        rd.append(d)
-    if not rs:
-        return Layout._make(1, 0)
-    if len(rs) == 1:
-        return Layout._make(rs[0], rd[0])
-    return Layout._make(tuple(rs), tuple(rd))
 
 
 @operation
@@ -179,8 +185,7 @@ def _zero(d):
     return z is True
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def filter(layout):
     """``coalesce`` after dropping stride-0 modes: the image of ``L`` without repeats from broadcasting.
 

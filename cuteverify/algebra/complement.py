@@ -42,6 +42,10 @@ def complement(layout, cotarget=None):
     if hasattr(layout, "outer"):
         raise NotAdmissibleError("complement", "a swizzled layout has no complement of its own image (CuTe "
                                  "takes the complement of the inner layout); take it of the inner layout")
+    lv = layout.int_leaves if type(layout) is Layout else None
+    if lv is not None and (cotarget is None or type(cotarget) is int):
+        s, d = _complement_ints(lv[0], lv[1], cotarget)
+        return Layout._make(s, d)
     fs, fd = flatten(layout.shape), flatten(layout.stride)
     concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
     if concrete and (cotarget is None or type(cotarget) is int or
@@ -99,7 +103,10 @@ def _complement_ints(fs, fd, cotarget):
     modes.sort()
     if cotarget is None:
         cotarget = 1 + sum((s - 1) * d for d, s in modes)
-    _positive(math.prod(flatten(cotarget)) if type(cotarget) is tuple else cotarget)
+    if type(cotarget) is tuple:
+        _positive(math.prod(flatten(cotarget)))
+    elif cotarget <= 0:
+        _positive(cotarget)
     shapes, strides = [], []
     cur = 1
     gap = None

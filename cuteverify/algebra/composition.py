@@ -8,7 +8,7 @@ from ..core.tuples import flatten, transform
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import as_layout, exact_div, keeps_swizzle, mode_text, operation
+from ._op import as_layout, exact_div, mode_text, operation
 from .coalesce import coalesce_flat
 
 
@@ -105,6 +105,71 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
     return tuple(shapes), tuple(strides)
 
 
+def _compose_ints(a_shapes, a_strides, b_shape, b_stride, alone):
+    """``_compose`` when A (coalesced, flat) and B are plain ints: the same walk as ``_compose_mode``, without
+    the decision interface (the concrete fast path; the differential suites hold the two to the same
+    answers)."""
+    if type(b_shape) is tuple:
+        ss, ds = [], []
+        for n, r in zip(b_shape, b_stride):
+            x, y = _compose_ints(a_shapes, a_strides, n, r, alone)
+            ss.append(x)
+            ds.append(y)
+        return tuple(ss), tuple(ds)
+    n, r = b_shape, b_stride
+    last = len(a_shapes) - 1
+    if r < 0 and n != 1 and last > 0:
+        raise NotAdmissibleError("composition", "negative strides in the right layout are not supported",
+                                 mode_text(n, r))
+    if r == 0:
+        return n, 0
+    if last == 0:
+        return n, r * a_strides[0]
+    if n == 1:
+        return 1, _unit_stride(a_shapes, a_strides, r)
+    shapes, strides = [], []
+    rest_n, rest_r = n, r
+    for i in range(last):
+        s, d = a_shapes[i], a_strides[i]
+        if alone and rest_r * (rest_n - 1) < s:
+            shapes.append(rest_n)  # the rest lies inside this mode (see _compose_mode)
+            strides.append(rest_r * d)
+            rest_n = 1
+            break
+        if s % rest_r == 0:
+            new_s, stride = s // rest_r, rest_r * d
+            rest_r = 1
+        elif rest_r % s == 0:
+            rest_r //= s
+            continue
+        else:
+            raise NotAdmissibleError("composition", f"stride divisibility: {rest_r} and {s} must divide one "
+                                     "another", f"mode {i} of the coalesced left layout ({s}:{d}) for the right "
+                                     f"mode {n}:{r}")
+        if new_s == 1:
+            continue
+        if new_s % rest_n == 0:
+            shapes.append(rest_n)
+            strides.append(stride)
+            rest_n = 1
+            break
+        if rest_n % new_s:
+            raise NotAdmissibleError("composition", f"shape divisibility: {new_s} and {rest_n} must divide one "
+                                     "another", f"mode {i} of the coalesced left layout for the right mode {n}:{r}")
+        shapes.append(new_s)
+        strides.append(stride)
+        rest_n //= new_s
+        if rest_n == 1:
+            break
+    else:
+        if rest_n != 1 or not shapes:
+            shapes.append(rest_n)
+            strides.append(rest_r * a_strides[last])
+    if len(shapes) == 1:
+        return shapes[0], strides[0]
+    return tuple(shapes), tuple(strides)
+
+
 def _pick(x, y, what, i):
     """Which of ``x | y`` ("first") or ``y | x`` ("second") holds, for the symbolic path. A decided answer
     wins; an undecided one becomes an obligation on the generic branch ("first" when both are open);
@@ -156,8 +221,7 @@ def _compose(a_shapes, a_strides, b_shape, b_stride, alone=False):
     return _compose_mode(a_shapes, a_strides, b_shape, b_stride, alone)
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def composition(a, b):
     """``R = A o B``: the layout with ``R(c) == A(B(c))`` for every ``c`` in B's domain.
 
@@ -198,6 +262,11 @@ def composition(a, b):
     shapes, strides = coalesce_flat(*leaves(a), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
+    if not neg and b.int_leaves is not None and all(type(x) is int for x in strides) and \
+            all(type(x) is int for x in shapes):
+        alone = len(shapes) > 1 and _check_disjoint_modes(b)
+        s, d = _compose_ints(shapes, strides, b.shape, b.stride, alone)
+        return Layout._make(s, d)
     for x in strides:
         if type(x) is F2:
             return _compose_f2(shapes, strides, b)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..core.layout import Layout, cosize, make_layout, size
 from ..errors import NotAdmissibleError
-from ._op import as_layout, keeps_swizzle, operation
+from ._op import as_layout, operation
 from .coalesce import coalesce
 from .complement import complement
 from .composition import _by_mode, composition
@@ -23,8 +23,7 @@ def _tiler(b):
     return None
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def logical_divide(a, b):
     """``A / B = A o (B, complement(B, size(A)))``: split A into tiles of B and the rest.
 
@@ -40,8 +39,7 @@ def logical_divide(a, b):
     return composition(a, make_layout(b, complement(b, size(a))))
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def logical_product(a, b):
     """``A x B = (A, complement(A, size(A)*cosize(B)) o B)``: B copies of A.
 
@@ -83,43 +81,37 @@ def _flat(z):
     return make_layout(*firsts, *rests)
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def zipped_divide(a, b):
     """``((tiles), (rests))``: the tile modes of ``logical_divide`` gathered in mode 0, the rest in mode 1."""
     return _unzip(logical_divide(a, b), b)
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def tiled_divide(a, b):
     """``((tiles), rest0, rest1, ...)``."""
     return _tiled(zipped_divide(a, b))
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def flat_divide(a, b):
     """``(tile0, tile1, ..., rest0, rest1, ...)``."""
     return _flat(zipped_divide(a, b))
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def zipped_product(a, b):
     """``((A modes), (repeat modes))``."""
     return _unzip(logical_product(a, b), b)
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def tiled_product(a, b):
     """``((A modes), repeat0, repeat1, ...)``."""
     return _tiled(zipped_product(a, b))
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def flat_product(a, b):
     """``(A0, A1, ..., repeat0, repeat1, ...)``."""
     return _flat(zipped_product(a, b))
@@ -155,8 +147,7 @@ def _zip_product(a, b, block_first):
     return make_layout(*modes)
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def blocked_product(a, b):
     """Mode ``i`` of the result is ``(A_i, repeat_i)``: whole blocks of A laid out by B (A varies fastest).
 
@@ -166,8 +157,7 @@ def blocked_product(a, b):
     return _zip_product(a, b, True)
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def raked_product(a, b):
     """Mode ``i`` of the result is ``(repeat_i, A_i)``: A's elements interleaved (raked) across B."""
     return _zip_product(a, b, False)

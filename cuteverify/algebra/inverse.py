@@ -10,7 +10,7 @@ from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import exact_div, mode_text, operation
-from .coalesce import coalesce, coalesce_flat
+from .coalesce import _coalesce_flat_ints, coalesce, coalesce_flat
 from .complement import _sorted_symbolic
 from .composition import composition
 
@@ -79,7 +79,37 @@ def right_inverse(layout):
     return _right_inverse_plain(layout)
 
 
+def _right_inverse_ints(fs, fd):
+    """``right_inverse`` of a plain-int layout given by its leaves (the concrete fast path), or None where
+    the general walk is needed (equal strides, whose order CuTe's sort decides, or modes of size 0)."""
+    r = _coalesce_flat_ints(fs, fd, False)
+    shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
+    at = {}
+    cur = 1
+    for s, d in zip(shapes, strides):
+        if s <= 0 or d in at:
+            return None
+        at[d] = (s, cur)
+        cur *= s
+    # with distinct strides, CuTe's pass over the sorted modes takes exactly the chain 1, s0, s0*s1, ...
+    rs, rd = [], []
+    want = 1
+    while want in at:
+        s, p = at.pop(want)
+        rs.append(s)
+        rd.append(p)
+        want *= s
+    if not rs:
+        return Layout._make(1, 0)
+    return Layout._make(*_coalesce_flat_ints(rs, rd, False))
+
+
 def _right_inverse_plain(layout):
+    lv = layout.int_leaves if type(layout) is Layout else None
+    if lv is not None:
+        r = _right_inverse_ints(*lv)
+        if r is not None:
+            return r
     shapes, strides, pos = _prepare(layout, "right_inverse")
     if not layout.is_concrete:
         for s, d in zip(shapes, strides):

@@ -6,12 +6,11 @@ from ..core.tuples import product
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import exact_div, keeps_swizzle, operation
+from ._op import exact_div, operation
 from .divide import _append, blocked_product
 
 
-@operation
-@keeps_swizzle
+@operation(swizzle_through=True)
 def tile_to_shape(block, target_shape, order=None):
     """Repeat ``block`` (column-major by default, or in the mode ``order`` given as a tuple of ranks) until
     it covers ``target_shape``; each mode of the result is coalesced to the target's mode.

@@ -29,7 +29,7 @@ from .tuples import rank as _rank
 
 
 class Layout:
-    __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves")
+    __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves", "_ints")
 
     def __init__(self, shape, stride=None, *, obligations=(), assumptions=None, notes=()):
         if stride is None:
@@ -51,6 +51,7 @@ class Layout:
         self.notes = tuple(notes)
         self._hash = None
         self._leaves = None
+        self._ints = 0
 
     @classmethod
     def _make(cls, shape, stride, obligations=(), assumptions=None, notes=()):
@@ -63,6 +64,7 @@ class Layout:
         self.notes = notes
         self._hash = None
         self._leaves = None
+        self._ints = 0
         return self
 
     @property
@@ -73,6 +75,17 @@ class Layout:
         if lv is None:
             lv = self._leaves = (flatten(self.shape), flatten(self.stride))
         return lv
+
+    @property
+    def int_leaves(self):
+        """``leaves`` when every shape and stride entry is a plain int (the concrete fast paths of the
+        algebra take them), else None; computed once."""
+        r = self._ints
+        if r == 0:
+            fs, fd = self.leaves
+            ok = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
+            r = self._ints = (fs, fd) if ok else None
+        return r
 
     # -- value semantics --
     def __eq__(self, other):
@@ -323,6 +336,13 @@ def compatible(a, b) -> bool:
 
 def make_layout(*args, stride=None):
     """``make_layout(shape[, stride])`` or concatenation ``make_layout(L0, L1, ...)`` (rank = #args)."""
+    for a in args:
+        if type(a) is not Layout or a.assumptions is not None or a.obligations:
+            break
+    else:
+        if args and stride is None:
+            # plain layouts with nothing to merge: the concrete fast path
+            return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
     if any(hasattr(a, "outer") for a in args):
         return _concat_composed(args, stride)
     if args and all(isinstance(a, Layout) for a in args):

@@ -56,19 +56,13 @@ def context(assumptions=None):
         _current.reset(token)
 
 
-def current():
-    """The active context (``None`` outside every operation)."""
-    return _current.get()
-
-
-def enter(ctx: Context):
-    """Make ``ctx`` the active context; returns the token ``leave`` takes. For the algebra's per-call
-    wrapper, which enters a context on the plain-int path without the generator overhead of ``context``."""
-    return _current.set(ctx)
-
-
-def leave(token) -> None:
-    _current.reset(token)
+# The per-call wrapper of the algebra enters and leaves a context on every public call, so these three are
+# the context variable's own methods (no Python frame of ours around them):
+#   current() -> the active Context, or None outside every operation;
+#   enter(ctx) -> a token that makes ctx active; leave(token) restores the previous one.
+current = _current.get
+enter = _current.set
+leave = _current.reset
 
 
 def _assumptions():
