@@ -105,7 +105,7 @@ def test_fresh_compiled_sample(tmp_path):
     for c in cases:
         cls, d = h.check(c)
         tally[cls] += 1
-        if cls in h.FAILING and h.failure_class(cls, d) not in known_sigs:
+        if cls in h.FAILING and h.failure_signature(c, cls, d) not in known_sigs:
             bad.append(f"[{cls}] {_fmt(c['op'], c['args'], d)}")
     print(f"\nfresh sample (seed {seed}): {dict(tally)}")
     assert tally[h.CPP_REJECTS] < len(cases), "C++ rejected every case: the toolchain is broken"

@@ -46,8 +46,11 @@ OPS = ["coalesce", "composition", "complement", "logical_divide", "zipped_divide
 MATCH, PRINTED_ONLY, FUNC_MISMATCH = "match", "printed_only", "functional_mismatch"
 CV_REFUSES, CV_REFUSES_OTHER, CV_CRASH = "cv_refuses", "cv_refuses_other", "cv_crash"
 PARSE_MISMATCH, CPP_REJECTS = "parse_mismatch", "cpp_rejects"
+# The answers disagree and C++'s answer fails the operation's defining property (checked on the input with
+# cuteverify's evaluator, itself cross-checked against C++'s printed values) while cuteverify's passes it.
+CPP_WRONG = "cpp_wrong"
 CLASSES = [MATCH, FUNC_MISMATCH, PRINTED_ONLY, CV_REFUSES, CV_REFUSES_OTHER, CV_CRASH, PARSE_MISMATCH,
-           CPP_REJECTS]
+           CPP_REJECTS, CPP_WRONG]
 FAILING = {FUNC_MISMATCH, CV_REFUSES_OTHER, CV_CRASH, PARSE_MISMATCH}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -819,6 +822,82 @@ def cpp_values(text):
         return [_norm_value(t) for t in toks]
 
 
+def _slice_note(rec, vals, r, detail):
+    """Slicing: the sliced layout at i must be the input at the coordinate whose free ('_') modes take the
+    colexicographic coordinate of i, up to one constant (the offset C++ hands to the pointer)."""
+    try:
+        cv = _cv()
+        L = parse_arg("slice", 0, rec["args"][0])
+        crd = _parse_crd(rec["args"][1])
+        sh = cv.shape(L)
+        free = []
+
+        def walk(c, s, path):
+            if c is None:
+                for p2, n2 in _leaf_paths(s, path):
+                    free.append((p2, n2))
+            elif isinstance(c, tuple):
+                for j, (cc, ss) in enumerate(zip(c, s if isinstance(s, tuple) else (s,))):
+                    walk(cc, ss, path + (j,))
+        walk(crd, sh, ())
+        fixed = crd
+
+        def full(i):
+            vals_ = {}
+            for p, n in free:
+                vals_[p] = i % n
+                i //= n
+
+            def build(c, s, path):
+                if c is None:
+                    if isinstance(s, tuple):
+                        return tuple(build(None, ss, path + (j,)) for j, ss in enumerate(s))
+                    return vals_[path]
+                if isinstance(c, tuple):
+                    return tuple(build(cc, ss, path + (j,)) for j, (cc, ss) in
+                                 enumerate(zip(c, s if isinstance(s, tuple) else (s,))))
+                return c
+            return build(fixed, sh, ())
+        n = _prod([n for _, n in free])
+        m = min(n, VALUE_CAP)
+        exp = [_norm_value(L(full(i))) for i in range(m)]
+        got = _eval_all(r, m)
+
+        def ok(v):
+            if len(v) != m or not all(type(x) is int for x in v + exp):
+                return None
+            return all(v[i] - v[0] == exp[i] - exp[0] for i in range(m))
+        c_ok, v_ok = ok(vals), ok(got)
+        word = {True: "satisfies", False: "VIOLATES", None: "?"}
+        detail["property"] = (f"C++ answer {word[c_ok]} the slice's values (up to its offset), cuteverify's "
+                              f"{word[v_ok]} them" + (" exactly" if got == exp else " (up to its offset)"
+                                                      if v_ok else ""))
+        return c_ok, v_ok
+    except Exception as e:  # noqa: BLE001
+        detail["property"] = f"property not checked ({type(e).__name__}: {e})"[:200]
+        return None, None
+
+
+def _leaf_paths(s, path):
+    if isinstance(s, tuple):
+        out = []
+        for j, x in enumerate(s):
+            out.extend(_leaf_paths(x, path + (j,)))
+        return out
+    return [(path, s)]
+
+
+def _mismatch(rec, vals, r, detail):
+    c_ok = v_ok = None
+    if rec["op"] in ("left_inverse", "right_inverse"):
+        c_ok, v_ok = _inverse_note(rec, vals, r, detail)
+    elif rec["op"] == "slice":
+        c_ok, v_ok = _slice_note(rec, vals, r, detail)
+    if c_ok is False and v_ok:
+        return CPP_WRONG, detail
+    return FUNC_MISMATCH, detail
+
+
 def _inverse_note(rec, vals, r, detail):
     """For inverses, say whether each answer has the defining property (C++ has no precondition checks:
     outside them it returns some layout anyway)."""
@@ -833,10 +912,13 @@ def _inverse_note(rec, vals, r, detail):
                 return all(type(v) is int and 0 <= v < _cv().size(L) and L(v) == i for i, v in enumerate(rv))
             img = [L(i) for i in range(_cv().size(L))]   # R(L(i)) == i
             return all(type(v) is int and 0 <= v < len(rv) and rv[v] == i for i, v in enumerate(img))
-        detail["property"] = f"C++ answer {'satisfies' if ok(vals) else 'VIOLATES'} the inverse property, " \
-                             f"cuteverify's {'satisfies' if ok(cvv) else 'VIOLATES'} it"
+        c_ok, v_ok = ok(vals), ok(cvv)
+        detail["property"] = f"C++ answer {'satisfies' if c_ok else 'VIOLATES'} the inverse property, " \
+                             f"cuteverify's {'satisfies' if v_ok else 'VIOLATES'} it"
+        return c_ok, v_ok
     except Exception as e:  # noqa: BLE001
         detail["property"] = f"property not checked ({type(e).__name__})"
+        return None, None
 
 
 def check(rec, timeout=10):
@@ -886,16 +968,14 @@ def check(rec, timeout=10):
             cv_n = cv.size(r)
             if cv_n != n:
                 detail["why"] = f"size: C++ {n}, cuteverify {cv_n}"
-                _inverse_note(rec, vals, r, detail)
-                return FUNC_MISMATCH, detail
+                return _mismatch(rec, vals, r, detail)
             same_print = normalize_cpp(cpp_print).replace(" ", "") == str(r).replace(" ", "")
             if len(vals) == m:
                 got = _eval_all(r, m)
                 if got != vals:
                     i = next(i for i in range(m) if got[i] != vals[i])
                     detail["why"] = f"at {i}: C++ {vals[i]}, cuteverify {got[i]}"
-                    _inverse_note(rec, vals, r, detail)
-                    return FUNC_MISMATCH, detail
+                    return _mismatch(rec, vals, r, detail)
         except _Timeout:
             return CV_CRASH, {"cv": "Timeout: evaluating cuteverify's result", "cpp": cpp_print}
         except Exception as e:  # noqa: BLE001
@@ -924,6 +1004,11 @@ def check(rec, timeout=10):
             signal.signal(signal.SIGALRM, old)
 
 
+def failure_signature(rec, cls, detail):
+    """``op/kind: failure_class`` -- what known_failures.json stores per case id."""
+    return f"{rec['op']}/{rec.get('kind', '')}: {failure_class(cls, detail)}"
+
+
 def failure_class(cls, detail):
     """A coarse, stable signature for grouping failures (class + message shape)."""
     if cls in (CV_CRASH, CV_REFUSES, CV_REFUSES_OTHER):
@@ -933,7 +1018,7 @@ def failure_class(cls, detail):
         return f"{cls}: {msg[:90]}"
     if cls == CPP_REJECTS:
         return f"{cls}: {detail.get('cpp', '')[:90]}"
-    if cls == FUNC_MISMATCH and "property" in detail:
+    if cls in (FUNC_MISMATCH, CPP_WRONG) and "property" in detail:
         return f"{cls}: {detail['property']}"
     if cls == PARSE_MISMATCH:
         return f"{cls}: {re.sub(r'-?[0-9]+', 'N', detail.get('why', ''))[:90]}"
