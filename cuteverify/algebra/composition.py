@@ -9,7 +9,7 @@ from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import as_layout, exact_div, mode_text, operation
-from .coalesce import coalesce_flat
+from .coalesce import _coalesce_flat_ints, coalesce_flat
 
 
 def _compose_mode(a_shapes, a_strides, n, r, alone=False):
@@ -238,6 +238,10 @@ def composition(a, b):
     through its outer layout, a composed right one as CuTe (``_compose_composed``). Negative right strides:
     all moving modes negative, or a rank-1 (linear) left layout; mixed signs are refused.
     """
+    if type(a) is Layout and type(b) is Layout:
+        la, lb = a.int_leaves, b.int_leaves
+        if la is not None and lb is not None and min(lb[1]) >= 0:
+            return _composition_ints(la, b, lb)
     if type(b) is tuple or isinstance(b, list):
         # CuTe drops the modes of A that the tiler does not reach (``(8,3):(1,24) o <2>`` is ``(2):(1)``);
         # ``None`` keeps its mode.
@@ -262,11 +266,6 @@ def composition(a, b):
     shapes, strides = coalesce_flat(*leaves(a), units_matter=False, keep_last=True)
     shapes = list(shapes) if type(shapes) is tuple else [shapes]
     strides = list(strides) if type(strides) is tuple else [strides]
-    if not neg and b.int_leaves is not None and all(type(x) is int for x in strides) and \
-            all(type(x) is int for x in shapes):
-        alone = len(shapes) > 1 and _check_disjoint_modes(b)
-        s, d = _compose_ints(shapes, strides, b.shape, b.stride, alone)
-        return Layout._make(s, d)
     for x in strides:
         if type(x) is F2:
             return _compose_f2(shapes, strides, b)
@@ -288,6 +287,32 @@ def composition(a, b):
                                  "open (e.g. whether modes of the left layout chain): add assumptions") from None
         raise
     return Layout._make(s, d)
+
+
+def _composition_ints(la, b, lb):
+    """``A o B`` for plain-int A (given by its leaves) and B with non-negative strides: the concrete fast path
+    of ``composition`` (the same steps without the domain dispatch and the decision interface)."""
+    shapes, strides = _coalesce_flat_ints(la[0], la[1], True)
+    if type(shapes) is not tuple:
+        shapes, strides = (shapes,), (strides,)
+    alone = False
+    if len(shapes) > 1:
+        moving = [(d, d * n, n) for n, d in zip(lb[0], lb[1]) if n != 1 and d != 0]
+        alone = len(moving) < 2
+        if not alone:
+            moving.sort()
+            for (lo0, hi0, s0), (lo1, _, s1) in zip(moving, moving[1:]):
+                if hi0 > lo1:
+                    raise _overlapping(s0, lo0, hi0, s1, lo1, b)
+    s, d = _compose_ints(shapes, strides, b.shape, b.stride, alone)
+    return Layout._make(s, d)
+
+
+def _overlapping(s0, lo0, hi0, s1, lo1, b):
+    return NotAdmissibleError(
+        "composition", "the modes of the right layout must address disjoint index ranges "
+        f"(a mode {s0}:{lo0} covers [{lo0},{hi0}) and a mode {s1}:{lo1} starts at {lo1}), otherwise "
+        "A o B differs from the mode-by-mode composition", f"right layout {b}")
 
 
 def _all_negative(b):
@@ -454,10 +479,7 @@ def _check_disjoint_modes(b):
         spans = sorted((d, d * s, s) for s, d in modes)
         for (lo0, hi0, s0), (lo1, hi1, s1) in zip(spans, spans[1:]):
             if hi0 > lo1:
-                raise NotAdmissibleError(
-                    "composition", "the modes of the right layout must address disjoint index ranges "
-                    f"(a mode {s0}:{lo0} covers [{lo0},{hi0}) and a mode {s1}:{lo1} starts at {lo1}), otherwise "
-                    "A o B differs from the mode-by-mode composition", f"right layout {b}")
+                raise _overlapping(s0, lo0, hi0, s1, lo1, b)
         return
     spans = list(modes)
     for i in range(len(spans)):
