@@ -34,6 +34,7 @@ COMMANDS = {
     "loops": ("fold_cmd", "loops_cmd", "Canonical form of an affine loop NEST."),
     "banks": ("banks_cmd", "banks_cmd", "Shared-memory bank conflicts of an access."),
     "vector": ("banks_cmd", "vector_cmd", "The widest vector access of LAYOUT."),
+    "tma": ("tma_cmd", "tma_cmd", "Is a TMA descriptor legal for every value of the sizes?"),
 }
 
 
