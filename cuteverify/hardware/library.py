@@ -130,7 +130,21 @@ def resolve(name: str, dtype=None, library: Library | None = None) -> Spec:
         full = "CU_TENSOR_MAP_SWIZZLE_" + ("NONE" if span == "NONE" else span + "B")
         if full in lib:
             return lib[full]
-    return resolve_instance(name, None, lib)[0]
+    fam = family_name(name)[0]
+    if fam != name and fam in lib:  # a concrete CUTLASS name: its family (resolve_instance keeps the params)
+        return lib[fam]
+    return _unknown(name, fam, lib)
+
+
+def _unknown(name: str, fam: str, lib: Library):
+    """:class:`UnknownSpec` for ``name``, with suggestions computed on its family form ``fam``."""
+    try:
+        lib.get(fam)
+    except UnknownSpec as e:
+        if fam == name:
+            raise
+        raise UnknownSpec(str(e).replace(repr(fam), f"{name!r} (family {fam!r})")) from None
+    raise UnknownSpec(f"no spec named {name!r}")  # pragma: no cover - fam is not in lib here
 
 
 # ------------------------------------------------------------------ CUTLASS's concrete names -> family instances
@@ -211,13 +225,8 @@ def resolve_instance(name: str, dtype=None, library: Library | None = None) -> t
     if name in lib:
         return resolve(name, dtype, lib), {}
     fam, params = family_name(name)
-    if fam not in lib:
-        try:
-            return resolve(fam, dtype, lib) if fam != name else lib.get(name), {}
-        except UnknownSpec as e:
-            if fam == name:
-                raise
-            raise UnknownSpec(str(e).replace(repr(fam), f"{name!r} (family {fam!r})")) from None
+    if fam == name or fam not in lib:  # short names (GMMA_K_SW128 + dtype), or unknown: resolve's answer
+        return resolve(name, dtype, lib), {}
     spec = lib[fam]
     args = params.pop("_args", None)
     if args:
