@@ -1,6 +1,7 @@
 """Coalesce and filter (ALGEBRA.md section 3)."""
 from __future__ import annotations
 
+from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout, leaves
 from ..core.strides import F2
 from ..core.tuples import flatten, transform2
@@ -18,7 +19,7 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
     ``keep_last=True`` never drops the last mode, even of size 1: it carries the layout's extended domain,
     which composition uses past the size (CuTe DSL composes with it).
     """
-    ints = _coalesce_flat_ints(shapes, strides, keep_last)
+    ints = coalesce_flat_ints(shapes, strides, keep_last)
     if ints is not None:
         return ints
     rs: list = []
@@ -64,33 +65,6 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
         if not (type(d) is int and type(rs[-1]) is int and type(rd[-1]) is int and d == rs[-1] * rd[-1]):
             rs.append(1)
             rd.append(d)
-    if len(rs) == 1:
-        return rs[0], rd[0]
-    return tuple(rs), tuple(rd)
-
-
-def _coalesce_flat_ints(shapes, strides, keep_last):
-    """``coalesce_flat`` on plain ints (the concrete fast path: the same rules, no decision interface), or
-    None when an entry is not an int."""
-    rs: list = []
-    rd: list = []
-    for s, d in zip(shapes, strides):
-        if type(s) is not int or type(d) is not int:
-            return None
-        if s == 1:
-            continue
-        if rs and d == rs[-1] * rd[-1]:
-            rs[-1] *= s
-            continue
-        rs.append(s)
-        rd.append(d)
-    if not rs:
-        if keep_last and shapes:
-            return shapes[-1], strides[-1]
-        return 1, 0
-    if keep_last and shapes[-1] == 1 and strides[-1] != rs[-1] * rd[-1]:
-        rs.append(1)
-        rd.append(strides[-1])
     if len(rs) == 1:
         return rs[0], rd[0]
     return tuple(rs), tuple(rd)
@@ -147,7 +121,7 @@ def coalesce(layout, profile=None):
     if profile is None and type(layout) is Layout and layout.assumptions is None and not layout.obligations:
         lv = layout.int_leaves
         if lv is not None:
-            return Layout._make(*_coalesce_flat_ints(lv[0], lv[1], False))
+            return Layout._make(*coalesce_flat_ints(lv[0], lv[1], False))
     return _coalesce(layout, profile)
 
 

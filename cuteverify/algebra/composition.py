@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 from ..core.layout import Layout, leaves, size
-from ..core.swizzle import ComposedLayout, Swizzle, register_composition
+from ..core.kernels import overlap_error, composition_ints
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.strides import F2, ScaledBasis
 from ..core.tuples import flatten, transform
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import as_layout, exact_div, mode_text, operation
-from .coalesce import _coalesce_flat_ints, coalesce_flat
+from .coalesce import coalesce_flat
 
 
 def _compose_mode(a_shapes, a_strides, n, r, alone=False):
@@ -105,71 +106,6 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
     return tuple(shapes), tuple(strides)
 
 
-def _compose_ints(a_shapes, a_strides, b_shape, b_stride, alone):
-    """``_compose`` when A (coalesced, flat) and B are plain ints: the same walk as ``_compose_mode``, without
-    the decision interface (the concrete fast path; the differential suites hold the two to the same
-    answers)."""
-    if type(b_shape) is tuple:
-        ss, ds = [], []
-        for n, r in zip(b_shape, b_stride):
-            x, y = _compose_ints(a_shapes, a_strides, n, r, alone)
-            ss.append(x)
-            ds.append(y)
-        return tuple(ss), tuple(ds)
-    n, r = b_shape, b_stride
-    last = len(a_shapes) - 1
-    if r < 0 and n != 1 and last > 0:
-        raise NotAdmissibleError("composition", "negative strides in the right layout are not supported",
-                                 mode_text(n, r))
-    if r == 0:
-        return n, 0
-    if last == 0:
-        return n, r * a_strides[0]
-    if n == 1:
-        return 1, _unit_stride(a_shapes, a_strides, r)
-    shapes, strides = [], []
-    rest_n, rest_r = n, r
-    for i in range(last):
-        s, d = a_shapes[i], a_strides[i]
-        if alone and rest_r * (rest_n - 1) < s:
-            shapes.append(rest_n)  # the rest lies inside this mode (see _compose_mode)
-            strides.append(rest_r * d)
-            rest_n = 1
-            break
-        if s % rest_r == 0:
-            new_s, stride = s // rest_r, rest_r * d
-            rest_r = 1
-        elif rest_r % s == 0:
-            rest_r //= s
-            continue
-        else:
-            raise NotAdmissibleError("composition", f"stride divisibility: {rest_r} and {s} must divide one "
-                                     "another", f"mode {i} of the coalesced left layout ({s}:{d}) for the right "
-                                     f"mode {n}:{r}")
-        if new_s == 1:
-            continue
-        if new_s % rest_n == 0:
-            shapes.append(rest_n)
-            strides.append(stride)
-            rest_n = 1
-            break
-        if rest_n % new_s:
-            raise NotAdmissibleError("composition", f"shape divisibility: {new_s} and {rest_n} must divide one "
-                                     "another", f"mode {i} of the coalesced left layout for the right mode {n}:{r}")
-        shapes.append(new_s)
-        strides.append(stride)
-        rest_n //= new_s
-        if rest_n == 1:
-            break
-    else:
-        if rest_n != 1 or not shapes:
-            shapes.append(rest_n)
-            strides.append(rest_r * a_strides[last])
-    if len(shapes) == 1:
-        return shapes[0], strides[0]
-    return tuple(shapes), tuple(strides)
-
-
 def _pick(x, y, what, i):
     """Which of ``x | y`` ("first") or ``y | x`` ("second") holds, for the symbolic path. A decided answer
     wins; an undecided one becomes an obligation on the generic branch ("first" when both are open);
@@ -241,7 +177,7 @@ def composition(a, b):
     if type(a) is Layout and type(b) is Layout:
         la, lb = a.int_leaves, b.int_leaves
         if la is not None and lb is not None and min(lb[1]) >= 0:
-            return _composition_ints(la, b, lb)
+            return composition_ints(la, b, lb)
     if type(b) is tuple or isinstance(b, list):
         # CuTe drops the modes of A that the tiler does not reach (``(8,3):(1,24) o <2>`` is ``(2):(1)``);
         # ``None`` keeps its mode.
@@ -287,32 +223,6 @@ def composition(a, b):
                                  "open (e.g. whether modes of the left layout chain): add assumptions") from None
         raise
     return Layout._make(s, d)
-
-
-def _composition_ints(la, b, lb):
-    """``A o B`` for plain-int A (given by its leaves) and B with non-negative strides: the concrete fast path
-    of ``composition`` (the same steps without the domain dispatch and the decision interface)."""
-    shapes, strides = _coalesce_flat_ints(la[0], la[1], True)
-    if type(shapes) is not tuple:
-        shapes, strides = (shapes,), (strides,)
-    alone = False
-    if len(shapes) > 1:
-        moving = [(d, d * n, n) for n, d in zip(lb[0], lb[1]) if n != 1 and d != 0]
-        alone = len(moving) < 2
-        if not alone:
-            moving.sort()
-            for (lo0, hi0, s0), (lo1, _, s1) in zip(moving, moving[1:]):
-                if hi0 > lo1:
-                    raise _overlapping(s0, lo0, hi0, s1, lo1, b)
-    s, d = _compose_ints(shapes, strides, b.shape, b.stride, alone)
-    return Layout._make(s, d)
-
-
-def _overlapping(s0, lo0, hi0, s1, lo1, b):
-    return NotAdmissibleError(
-        "composition", "the modes of the right layout must address disjoint index ranges "
-        f"(a mode {s0}:{lo0} covers [{lo0},{hi0}) and a mode {s1}:{lo1} starts at {lo1}), otherwise "
-        "A o B differs from the mode-by-mode composition", f"right layout {b}")
 
 
 def _all_negative(b):
@@ -479,7 +389,7 @@ def _check_disjoint_modes(b):
         spans = sorted((d, d * s, s) for s, d in modes)
         for (lo0, hi0, s0), (lo1, hi1, s1) in zip(spans, spans[1:]):
             if hi0 > lo1:
-                raise _overlapping(s0, lo0, hi0, s1, lo1, b)
+                raise overlap_error(s0, lo0, hi0, s1, lo1, b)
         return
     spans = list(modes)
     for i in range(len(spans)):
@@ -509,6 +419,5 @@ def _by_mode(a, tiler, op, keep_rest=True):
     return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
 
 
-register_composition(composition)
 
 __all__ = ["composition"]

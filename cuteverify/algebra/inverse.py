@@ -10,7 +10,8 @@ from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import exact_div, mode_text, operation
-from .coalesce import _coalesce_flat_ints, coalesce, coalesce_flat
+from ..core.kernels import coalesce_flat_ints
+from .coalesce import coalesce, coalesce_flat
 from .complement import _sorted_symbolic
 from .composition import composition
 
@@ -82,7 +83,7 @@ def right_inverse(layout):
 def _right_inverse_ints(fs, fd):
     """``right_inverse`` of a plain-int layout given by its leaves (the concrete fast path), or None where
     the general walk is needed (equal strides, whose order CuTe's sort decides, or modes of size 0)."""
-    r = _coalesce_flat_ints(fs, fd, False)
+    r = coalesce_flat_ints(fs, fd, False)
     shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
     at = {}
     cur = 1
@@ -101,7 +102,7 @@ def _right_inverse_ints(fs, fd):
         want *= s
     if not rs:
         return Layout._make(1, 0)
-    return Layout._make(*_coalesce_flat_ints(rs, rd, False))
+    return Layout._make(*coalesce_flat_ints(rs, rd, False))
 
 
 def _right_inverse_plain(layout):

@@ -230,7 +230,12 @@ def parse(text, assume=None, *, source: str = "layout"):
     p = _Parser(text, source)
     if not text.strip():
         p.error("a layout such as (4,8):(1,4)")
-    prefix = _swizzle_prefix(p)
+    prefixes = []  # CuTe nests composed layouts: ``Sw<1,0,2> o _0 o Sw<1,5,2> o _0 o _2:_16``
+    while True:
+        prefix = _swizzle_prefix(p)
+        if prefix is None:
+            break
+        prefixes.append(prefix)
     shape, stride = _layout_body(p)
     _finish(p)
     probe = Layout._make(shape, stride)
@@ -238,17 +243,16 @@ def parse(text, assume=None, *, source: str = "layout"):
     obligations = () if probe.is_concrete else tuple(integrality_obligations(probe))
     L = Layout(shape, stride, obligations=obligations, assumptions=assumptions)
     _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
-    if prefix is None:
-        return L
-    sw, offset = prefix
-    return ComposedLayout(sw, offset, L)
+    for sw, offset in reversed(prefixes):
+        L = ComposedLayout(sw, offset, L)
+    return L
 
 
 def _swizzle_prefix(p: _Parser):
     """``S<B,M,S> o offset o`` (or C++'s ``Sw<...> o _0 o`` / ``o smem_ptr[Nb](...) o``): ``(Swizzle, offset)``
     with the parser moved past it, or ``None`` when the text has no swizzle."""
     text, source = p.text, p.source
-    m = _SWZ.match(text)
+    m = _SWZ.match(text, p.pos)
     if not m:
         return None
     bits, base, shift = int(m.group(1)), int(m.group(2)), int(m.group(3))

@@ -8,22 +8,12 @@ from __future__ import annotations
 
 from ..errors import NotAdmissibleError
 from ..symbolic.expr import format_value
+from .kernels import composition_ints
 from .layout import Layout, cosize, size, slice_and_offset
 
 # Values a swizzled slice is checked on before a decayed (CuTe) form is returned; past this the exact generic
 # form ``Sw o (off + D) o sliced`` is returned instead.
 _CHECK_LIMIT = 1 << 18
-
-# The slice of a swizzled layout decays to a plain layout through a composition (CuTe's swizzle_layout.hpp);
-# composition lives above the core, so the algebra registers it here when it is imported. Without it the
-# slice keeps the exact generic form.
-_composition = None
-
-
-def register_composition(fn):
-    global _composition
-    _composition = fn
-
 
 class Swizzle:
     __slots__ = ("bits", "base", "shift")
@@ -230,10 +220,13 @@ def _swizzle_slice(sw, offset, d, sliced):
     if active & ~sw(active):
         # the free modes reach both bits of a swizzled pair: no plain layout describes the slice
         return ComposedLayout(sw, only, sliced), anti
-    if _composition is None:
+    # the slice decays to a plain layout through a composition (CuTe's swizzle_layout.hpp), of plain ints
+    bits = _swizzle_bits_layout(sw, only)
+    la, lb = bits.int_leaves, sliced.int_leaves if type(sliced) is Layout else None
+    if la is None or lb is None or min(lb[1]) < 0:
         return None
     try:
-        return _composition(_swizzle_bits_layout(sw, only), sliced), sw(only) + anti
+        return composition_ints(la, sliced, lb), sw(only) + anti
     except NotAdmissibleError:
         return None
 
