@@ -24,7 +24,7 @@ def as_tile_item(x, what: str):
     if type(x) is int:
         if x <= 0:
             raise NotAdmissibleError(what, f"a tile extent must be positive, got {x}")
-        return Layout(x, 1)
+        return Layout(x)
     if type(x) is tuple and all(type(v) is int for v in flatten(x)):
         return Layout(x)
     try:

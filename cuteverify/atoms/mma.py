@@ -126,10 +126,10 @@ class TiledMma(MmaAtom):
         modes, thr_modes = _OPERAND_MODES[operand]
         layout = as_tile_item(layout, "thrfrg") if not isinstance(layout, Layout) else layout
         t = logical_divide(layout, tuple(_perm_tile(self.permutation(i)) for i in modes))
-        a = zipped_divide_keep(t, tuple(Layout(self.shape_mnk[i], 1) for i in modes))
+        a = zipped_divide_keep(t, tuple(Layout(self.shape_mnk[i]) for i in modes))
         tv = compose_mode0(a, self.tv_layout(operand))
         vmnk = self.thr_layout_vmnk
-        thr_tile = (None, tuple(Layout(first_size(vmnk, j), 1) for j in thr_modes))
+        thr_tile = (None, tuple(Layout(first_size(vmnk, j)) for j in thr_modes))
         return zipped_divide_keep(tv, thr_tile)
 
     def _thridx_2_thrid(self) -> Layout:
@@ -201,7 +201,7 @@ class TiledMma(MmaAtom):
 
 
 def _perm_tile(p):
-    return Layout(p, 1) if type(p) is int else p
+    return Layout(p) if type(p) is int else p
 
 
 def _repeat_none(shape):
