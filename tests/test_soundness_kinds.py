@@ -303,6 +303,44 @@ def test_swizzled_slicing_sweep():
     assert decayed > 50 and kept > 50
 
 
+def test_swizzled_slice_offsets_cpp():
+    """``L[crd]`` is CuTe's ``slice``: the sublayout without the offset ``slice_and_offset`` hands out."""
+    for text, crd, form, off in [
+            # CuTe C++ ((_2,_2)):((_34,_64)); C++'s own offset is 0 (it XORs 2 ^ 2 where 2 + 2 carries)
+            ("S<1,1,4> o 2 o (2,4):(2,32)", (1, None), "(2,2):(34,64)", 4),
+            # CuTe C++ (_8,_4):(_1,_4): the free modes overlap, CuTe composes mode by mode
+            ("S<2,2,4> o 0 o ((8,4),2,2):((1,4),8,4)", ((None, None), 1, 0), "(8,4):(1,4)", 8),
+            # CuTe C++ (_6):(_2) is wrong (values 38 36 42 40 46 44): it splits 36 at bits 4 and 2
+            ("S<2,0,4> o 0 o (8,6):(12,2)", (3, None), "(2,3):(-2,4)", 38),
+            # CuTe C++ Sw<1,3,2> o _12 o (_16):(_8) is wrong: the offset carries into the swizzle's bits
+            ("S<1,3,2> o 4 o ((8,16)):((4,8))", ((3, None),), "S<1,3,2> o 16 o 16:8", 0)]:
+        S = P(text)
+        sub, o = cv.slice_and_offset(S, crd)
+        assert (str(sub), o) == (form, off)
+        assert S[crd] == sub
+        for k, full in _completions(crd, S.shape):
+            assert ev(sub, k) + o == _ev_crd(S, full)
+
+
+def test_swizzled_slice_offsets_sweep():
+    """Arbitrary (not power-of-2) strides and offsets, where the offsets' bits carry into the swizzle's."""
+    r = random.Random(11)
+    for _ in range(300):
+        sw = _rand_swizzle(r)
+        rank = r.randint(2, 3)
+        L = cv.Layout(tuple(r.randint(1, 6) for _ in range(rank)), tuple(r.randint(0, 40) for _ in range(rank)))
+        S = cv.ComposedLayout(sw, r.randint(0, 40), L)
+        crd = _rand_crd(r, L.shape)
+        sub, o = cv.slice_and_offset(S, crd)
+        if sub is None:
+            assert o == _ev_crd(S, crd)
+            continue
+        well_formed(sub)
+        for k, full in _completions(crd, L.shape):
+            assert ev(sub, k) + o == _ev_crd(S, full), (S, crd, sub, o, full)
+        assert S[crd] == sub
+
+
 def test_swizzled_right_operand_sweep():
     r = random.Random(11)
     done = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import NotAdmissibleError
 from ..symbolic.expr import format_value
-from .kernels import composition_ints
+from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
 
 # Values a swizzled slice is checked on before a decayed (CuTe) form is returned; past this the exact generic
@@ -135,7 +135,9 @@ class ComposedLayout:
 
     def __getitem__(self, key):
         """``L[i]`` is ``inner o offset o outer[i]`` (CuTe's ``get<I>``); a tuple key slices like CuTe's
-        ``slice``: the sliced layout without the offset ``slice_and_offset`` returns beside it."""
+        ``slice(crd, L)``: ``L[crd]`` is the ``sub`` of ``slice_and_offset(crd)``, the offset returned beside it
+        dropped, so ``L(c) == L[crd](rest) + off`` with that method's ``off`` (0 for the forms that keep the
+        offset inside the composed layout); the size-1 layout ``1:0`` when no mode is free."""
         if type(key) is tuple:
             sub, _ = self.slice_and_offset(key)
             return sub if sub is not None else Layout._make(1, 0)
@@ -144,16 +146,24 @@ class ComposedLayout:
         return ComposedLayout(self.inner, self.offset, self.outer[key])
 
     def slice_and_offset(self, crd):
-        """``(sub, off)`` with ``self(c) == sub(rest) + off`` for every coordinate ``c`` that extends ``crd``
-        (``None`` marks the free modes; ``rest`` their coordinate).
+        """CuTe's ``slice_and_offset(crd, L)``: ``(sub, off)`` with ``self(c) == sub(rest) + off`` for every
+        coordinate ``c`` that completes ``crd`` (``None`` marks the free modes, ``rest`` is their coordinate);
+        ``sub`` is None when no mode is free (then ``off == self(crd)``).
 
-        For a swizzle it follows CuTe's ``swizzle_layout.hpp``: the fixed modes' offset ``D`` splits into the
-        swizzle's Y/Z bits (folded into the layout's offset) and the rest (returned beside it); when the free
-        modes reach at most one bit of each swizzled pair the slice decays to a plain layout. Those forms
-        hold where the offsets' bits do not interact by carries; they are checked value by value, and where
-        the check fails (or cannot be run) the exact generic form of ``layout_composed.hpp``,
-        ``inner o (offset + D) o sliced`` with offset 0, is returned.
-        Post-condition: ``self(c) == sub(rest) + off`` for every completion ``c`` of ``crd``.
+        Definition (docs/model.md section 4). With the fixed modes contributing ``D`` to the outer layout:
+        a coordinate with no fixed mode reshapes, ``(inner o offset o sliced, 0)``; otherwise, for a
+        swizzle, CuTe's ``swizzle_layout.hpp`` construction: when the free modes reach at most one bit of
+        each swizzled pair the slice decays to a plain layout and the whole offset is handed out beside it
+        (``off == self(crd with 0 in the free modes)``); when they reach both bits of a pair it stays
+        ``Sw o only o sliced`` and only the part of ``D`` that passes the swizzle unchanged is handed out.
+        CuTe's construction assumes the offsets' bits do not interact by carries and does not check it;
+        here each candidate is checked value by value (up to ``_CHECK_LIMIT`` values), its offset taken from
+        the values: CuTe's candidate first, then the same construction on the carried sum ``offset + D``.
+        Where none holds (or the check cannot be run) the exact form of ``layout_composed.hpp`` is returned:
+        ``(inner o (offset + D) o sliced, 0)``.
+        Admissibility: a coordinate congruent with the outer layout's shape (ValueError otherwise).
+        Post-condition: ``self(c) == sub(rest) + off`` for every completion ``c`` of ``crd``; ``self[crd]``
+        is ``sub`` (CuTe's ``slice``: the offset is dropped, CuTe hands it to the pointer).
         """
         if crd is None:
             return self, 0
@@ -165,15 +175,18 @@ class ComposedLayout:
             return ComposedLayout(self.inner, self.offset, sliced), 0
         sw = self.inner
         if not (isinstance(sw, Swizzle) and type(d) is int and type(self.offset) is int and
-                isinstance(sliced, Layout) and sliced.is_concrete and size(sliced) <= _CHECK_LIMIT):
+                type(sliced) is Layout and sliced.int_leaves is not None and size(sliced) <= _CHECK_LIMIT):
             return generic
-        cand = _swizzle_slice(sw, self.offset, d, sliced)
-        if cand is None:
-            return generic
-        sub, off = cand
         want = [sw(self.offset + d + v) for v in sliced.values()]
-        got = [off + v for v in sub.values()]
-        return cand if got == want else generic
+        for only, anti in _offset_splits(sw, self.offset, d):
+            sub = _swizzle_slice(sw, only, anti, sliced)
+            if sub is None:
+                continue
+            got = sub.values()
+            off = want[0] - got[0]
+            if all(w - g == off for w, g in zip(want, got)):
+                return sub, off
+        return generic
 
     def with_outer(self, outer):
         return ComposedLayout(self.inner, self.offset, outer)
@@ -207,28 +220,42 @@ def _leaves(crd):
     return [crd]
 
 
-def _swizzle_slice(sw, offset, d, sliced):
-    """CuTe's candidate for slicing ``sw o offset o L`` where the fixed modes contribute ``d`` and the free
-    ones are ``sliced``; None when its composition is not admissible here."""
+def _offset_splits(sw, offset, d):
+    """The candidate splits ``(only, anti)`` of the slice's offset: the part that meets the swizzle (its Y/Z
+    bits, accumulated into the layout's offset) and the part that passes it. CuTe's (``only = offset ^
+    (D & YZ)``, ``anti = D & ~YZ``) first, then the same split of the carried sum ``offset + D``."""
     yz = sw.yyy_mask | sw.zzz_mask
-    only = offset ^ (d & yz)          # the Y/Z bits of the fixed part meet the swizzle
-    anti = d & ~yz                    # the others pass through it unchanged
+    out = [(offset ^ (d & yz), d & ~yz)]
+    t = offset + d
+    if (t & yz, t & ~yz) != out[0]:
+        out.append((t & yz, t & ~yz))
+    return out
+
+
+def _swizzle_slice(sw, only, anti, sliced):
+    """CuTe's sublayout for slicing a swizzle whose free modes are ``sliced`` at the offset split ``(only,
+    anti)``: plain when the free modes reach at most one bit of each swizzled pair (composed mode by mode,
+    as CuTe's composition distributes over the right operand's modes), ``sw o only o sliced`` otherwise;
+    None when the mode-by-mode composition is not admissible. The caller checks it by values."""
+    yz = sw.yyy_mask | sw.zzz_mask
+    if sw.bits == 0:
+        return sliced
     n = size(sliced)
     active = sliced(n - 1) & yz if n > 0 else 0
-    if sw.bits == 0:
-        return sliced, only + anti
     if active & ~sw(active):
         # the free modes reach both bits of a swizzled pair: no plain layout describes the slice
-        return ComposedLayout(sw, only, sliced), anti
-    # the slice decays to a plain layout through a composition (CuTe's swizzle_layout.hpp), of plain ints
-    bits = _swizzle_bits_layout(sw, only)
-    la, lb = bits.int_leaves, sliced.int_leaves if type(sliced) is Layout else None
-    if la is None or lb is None or min(lb[1]) < 0:
+        return ComposedLayout(sw, only, sliced)
+    la, lb = _swizzle_bits_layout(sw, only).int_leaves, sliced.int_leaves
+    if min(lb[1]) < 0:
         return None
+    shapes, strides = coalesce_flat_ints(la[0], la[1], True)
+    if type(shapes) is not tuple:
+        shapes, strides = (shapes,), (strides,)
     try:
-        return composition_ints(la, sliced, lb), sw(only) + anti
+        s, d = compose_ints(shapes, strides, sliced.shape, sliced.stride, True)
     except NotAdmissibleError:
         return None
+    return Layout._make(s, d)
 
 
 def _swizzle_bits_layout(sw, only):
