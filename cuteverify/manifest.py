@@ -39,6 +39,7 @@ from . import prover as P
 from .core.parse import as_assumptions, parse
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
+from .manifest_yaml import YamlRefusal, compose
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
            "agrees_verdict", "schema"]
@@ -62,56 +63,22 @@ class ManifestError(CuteVerifyError, ValueError):
 
 # ----------------------------------------------------------------------------------- YAML with marks
 
-class _Mark:
-    __slots__ = ("line", "column", "quoted")
-
-    def __init__(self, node):
-        self.line = node.start_mark.line + 1
-        self.column = node.start_mark.column + 1
-        self.quoted = getattr(node, "style", None) in ("'", '"')
-
-
 def _compose(text: str, file: str):
-    """YAML text -> (python data, {path tuple: _Mark}). Duplicate keys are errors."""
+    """YAML text -> (python data, {path tuple: Mark}), within the budgets of ``manifest_yaml`` (alias bombs,
+    alias cycles and deep nesting are refused with their line)."""
     import yaml
-    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        root = yaml.compose(text, Loader=loader_cls)
+        return compose(text)
+    except YamlRefusal as e:
+        raise ManifestError(f"YAML refused: {e.reason}", file, e.line, e.column) from None
     except yaml.MarkedYAMLError as e:
         m = e.problem_mark or e.context_mark
         raise ManifestError(f"YAML error: {e.problem or e.context}", file, m.line + 1 if m else None,
                             m.column + 1 if m else None) from None
     except yaml.YAMLError as e:  # pragma: no cover - defensive
         raise ManifestError(f"YAML error: {e}", file) from None
-    marks: dict = {}
-    # Scalars are resolved with a plain SafeLoader constructor (ints, bools, strings).
-    constructor = yaml.constructor.SafeConstructor()
-
-    def build(node, path):
-        marks[path] = _Mark(node)
-        if isinstance(node, yaml.MappingNode):
-            out = {}
-            for k, v in node.value:
-                if not isinstance(k, yaml.ScalarNode):
-                    raise ManifestError("mapping keys must be plain scalars", file, k.start_mark.line + 1,
-                                        k.start_mark.column + 1)
-                key = constructor.construct_scalar(k)
-                if key in out:
-                    raise ManifestError(f"duplicate key {key!r}", file, k.start_mark.line + 1, k.start_mark.column + 1)
-                out[key] = build(v, path + (key,))
-            return out
-        if isinstance(node, yaml.SequenceNode):
-            return [build(v, path + (i,)) for i, v in enumerate(node.value)]
-        return constructor.construct_object(node)
-
-    if root is None:
-        return None, marks
-    try:
-        return build(root, ()), marks
-    except yaml.constructor.ConstructorError as e:
-        m = e.problem_mark or e.context_mark
-        raise ManifestError(f"YAML error: {e.problem or e.context}", file, m.line + 1 if m else None,
-                            m.column + 1 if m else None) from None
+    except RecursionError:  # a nesting the depth budget did not see (e.g. inside one flow scalar)
+        raise ManifestError("YAML refused: nested too deeply", file) from None
 
 
 def _schema_path():
@@ -242,8 +209,28 @@ class _Kernel:
         self.symbols = body.get("symbols")
         self.layouts = {str(n): str(t) for n, t in (body.get("layouts") or {}).items()}
         self.asm = self._assumptions()
+        self._resolve_aliases()
         for n, t in self.layouts.items():
             self.check_text(t, self.path + ("layouts", n), f"layout {n}")
+
+    def _resolve_aliases(self):
+        """A layout whose text is another layout's name is that layout (``B: A``); a name that is neither a
+        layout nor a declared symbol is refused (it would silently become a symbolic shape), and so is a
+        cycle of names (``{A: B, B: A}``)."""
+        for n in list(self.layouts):
+            seen = [n]
+            t = self.layouts[n].strip()
+            while _IDENT.match(t) and t not in (self.symbols or ()):
+                if t not in self.layouts:
+                    have = ", ".join(x for x in self.layouts if x != n) or "none"
+                    raise self.error(f"layout {n} names {t!r}, which is not a layout of this kernel (its layouts: "
+                                     f"{have}) nor a declared symbol", self.path + ("layouts", n))
+                if t in seen:
+                    raise self.error(f"layouts name each other in a cycle: {' -> '.join(seen + [t])}",
+                                     self.path + ("layouts", n))
+                seen.append(t)
+                t = self.layouts[t].strip()
+            self.layouts[n] = t
 
     def error(self, reason, path):
         return ManifestError(reason, self.file, *_where(self.marks, path))
@@ -260,7 +247,9 @@ class _Kernel:
             except CuteVerifyError as e:
                 raise self.error(f"assumption {a!r}: {e}", where) from None
         try:
-            return _shared_assumptions(self.assume)
+            asm = _shared_assumptions(self.assume)
+            asm.check_consistent()  # a contradiction proves anything: refuse it here, with its line
+            return asm
         except CuteVerifyError as e:
             raise self.error(f"assumptions: {e}", self.path + ("assume",)) from None
 
@@ -437,19 +426,26 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
 
 def run_claim(payload: dict) -> dict:
     """Run one claim payload (``Claim.to_payload()``); never raises. Returns a JSON-able result whose status is
-    the verdict's, or ``error`` for an input error (bad text, unknown spec), or ``unknown`` for an undecided
-    question or an internal error (a prover bug must not end a run of many claims; its reason says so)."""
+    the verdict's, ``unknown`` for an undecided question, or ``error`` with ``error_kind`` ``input`` (bad text,
+    unknown spec, contradictory assumptions) or ``internal`` (a procedure's limit or a bug: it must not end a
+    run of many claims, but the run exits 4, docs/model.md section 8)."""
     t0 = time.perf_counter()
+    where = payload.get("location", "")
     try:
         v = verdict_for(payload["kind"], payload["args"], payload["layouts"], payload.get("assume", ()))
     except CuteVerifyError as e:
-        reason = f"{payload.get('location', '')}: {e}"
-        if e.kind == "internal":
-            reason = f"internal error: {reason}"
-        return {"status": "error" if e.kind == "input" else "unknown", "reason": reason,
+        if e.kind == "undecided":
+            return {"status": "unknown", "reason": f"{where}: {e}", "elapsed": time.perf_counter() - t0}
+        kind = "input" if e.kind in ("input", "refuted") else "internal"
+        reason = f"{where}: {e}" if kind == "input" else f"{where}: internal error: {type(e).__name__}: {e}"
+        return {"status": "error", "error_kind": kind, "reason": reason, "elapsed": time.perf_counter() - t0}
+    except (RecursionError, MemoryError) as e:
+        return {"status": "error", "error_kind": "internal",
+                "reason": f"{where}: internal error: {type(e).__name__} (the input is too large or too deep)",
                 "elapsed": time.perf_counter() - t0}
     except Exception as e:  # noqa: BLE001 - see the docstring
-        return {"status": "unknown", "reason": f"internal error: {type(e).__name__}: {str(e)[:300]}",
+        return {"status": "error", "error_kind": "internal",
+                "reason": f"{where}: internal error: {type(e).__name__}: {str(e)[:300]}",
                 "elapsed": time.perf_counter() - t0}
     cex = v.counterexample
     return {"status": v.status, "method": v.method, "verdict": v.claim,
@@ -510,12 +506,16 @@ def run(claims: list, jobs: int = 1, progress=None) -> list:
 
 
 def exit_code(results: list) -> int:
-    """0 all claims as expected; 2 an input error; 1 a claim refuted against expectation (or proved when it
-    was expected to be refuted); 3 otherwise (only unknowns)."""
+    """0 all claims as expected; 4 a claim failed inside cuteverify (``error_kind: internal``); 2 an input
+    error; 1 a claim refuted against expectation (or proved when it was expected to be refuted); 3 otherwise
+    (only unknowns). A bug outranks everything: no verdict of that run is to be trusted blindly."""
     bad = [r for r in results if not r["ok"]]
     if not bad:
         return 0
-    if any(r["status"] == "error" for r in bad):
+    errors = [r for r in bad if r["status"] == "error"]
+    if any(r.get("error_kind") == "internal" for r in errors):
+        return 4
+    if errors:
         return 2
     if any(r["status"] in ("refuted", "proved") for r in bad):
         return 1
@@ -541,7 +541,7 @@ def junit_xml(results: list, elapsed: float | None = None) -> str:
                 continue
             detail = _detail(r)
             tag = "error" if r["status"] == "error" else "failure"
-            el = ET.SubElement(tc, tag, type=r["status"],
+            el = ET.SubElement(tc, tag, type=r.get("error_kind", r["status"]),
                                message=f"expected {r['expect']}, got {r['status']}")
             el.text = detail
     ET.indent(root)

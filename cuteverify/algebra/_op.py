@@ -72,6 +72,8 @@ def operation(fn=None, *, swizzle_through=False):
                 result = _attach(result, tuple(ctx.obligations), None, tuple(ctx.notes))
             return result
         asm = _assumptions_of(args)
+        if asm is not None:  # a contradiction would let every decision go either way (remembered per object)
+            asm.check_consistent()
         ctx = Context(asm)
         token = enter(ctx)
         try:

@@ -18,7 +18,7 @@ import time
 from ..algebra.expr import evaluate
 from ..core.parse import as_assumptions, parse_tuple
 from ..core.tuples import product
-from ..errors import CuteVerifyError, ParseError
+from ..errors import ContradictoryAssumptions, CuteVerifyError, ParseError
 from ..symbolic import parse_expr
 from . import queries as q
 from .queries import _as_layout
@@ -158,7 +158,7 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
                 raise ParseError(text, 1, f"{name} with the right number of arguments", "claim")
         else:
             raise ParseError(text, 1, "at most one '=='", "claim")
-    except ParseError:
+    except (ParseError, ContradictoryAssumptions):  # input errors, never a verdict
         raise
     except CuteVerifyError as e:
         return Verdict("unknown", claim=text, method="algebra", reason=f"{type(e).__name__}: {e}",

@@ -33,7 +33,7 @@ from ..core.parse import as_assumptions, integrality_obligations, parse
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError, Unsupported
-from ..symbolic import Assumptions, decide, finite_assignments, to_int
+from ..symbolic import Assumptions, bounded_names, decide, domain, finite_assignments, to_int
 from ..symbolic.conditions import Condition
 from ..symbolic.lazy import sympy
 from . import tables
@@ -181,6 +181,9 @@ class Query:
 def run(claim, layouts, q: Query, extra=None, extra_exprs=()) -> Verdict:
     """The verdict of query ``q`` about ``layouts`` (the stages of the module docstring)."""
     t0 = time.perf_counter()
+    asm = _assumptions_of(layouts)
+    if asm is not None:  # the one check every query makes: from contradictory assumptions anything follows
+        asm.check_consistent()
     try:
         return _run(claim, layouts, q, extra, extra_exprs, t0)
     except Unsupported as e:
@@ -309,14 +312,18 @@ class SymbolicClaim:
 def stage_finite(c: SymbolicClaim):
     """Stage 2: every symbol in a finite set of at most ``FINITE_LIMIT`` assignments: decide each."""
     asm = c.asm
-    if asm is None or not all(n in asm.finite for n in c.names):
+    if asm is None or not all(domain(c.hyp, n) is not None for n in c.names):
         return None
     # symbols that only the assumptions mention (``M == 2*K``, ``K in {...}``) are enumerated too, so
     # every assignment is decided as admissible or not
-    linked = {x.name for cond in c.hyp.conditions for x in cond.symbols()} & set(asm.finite)
-    assignments = finite_assignments(sorted(set(c.names) | linked), c.hyp, tables.FINITE_LIMIT)
+    mentioned = {x.name for cond in c.hyp.conditions for x in cond.symbols()}
+    linked = {n for n in mentioned if domain(c.hyp, n) is not None}
+    names = sorted(set(c.names) | linked)
+    assignments = finite_assignments(names, c.hyp, tables.FINITE_LIMIT)
     if assignments is None:
         return None
+    bounded = bounded_names(c.hyp, names)
+    how = f" (bounded, so finite: {', '.join(bounded)})" if bounded else ""
     methods, count, unknowns = set(), 0, []
     for values in assignments:
         v = c.concrete_at(values)
@@ -324,7 +331,7 @@ def stage_finite(c: SymbolicClaim):
             continue
         count += 1
         if v.status == "refuted":
-            v.method = f"enumeration of assignments + {v.method}"
+            v.method = f"enumeration of assignments{how} + {v.method}"
             return v
         if v.status == "unknown":
             unknowns.append((values, v.reason))
@@ -335,7 +342,7 @@ def stage_finite(c: SymbolicClaim):
         return unknown(f"undecided at {values}: {why}")
     if count == 0:
         return unknown("no assignment satisfies the assumptions and obligations")
-    return Verdict("proved", method=f"all {count} assignments: " + ", ".join(sorted(methods)))
+    return Verdict("proved", method=f"all {count} assignments{how}: " + ", ".join(sorted(methods)))
 
 
 def stage_structural(c: SymbolicClaim):

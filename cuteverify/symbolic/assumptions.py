@@ -71,9 +71,15 @@ class Assumptions:
                          source="assumption")
 
     def check_consistent(self) -> None:
-        """Raise ``ValueError`` if the facts contradict each other (no assignment satisfies them)."""
-        if smt.satisfiable(self) is False:
+        """Raise ``ContradictoryAssumptions`` if the facts contradict each other (no assignment satisfies
+        them). The answer is remembered for the facts as they stand (every query of a problem asks it, and a
+        contradiction must never reach a decision: anything follows from it)."""
+        key = (len(self.conditions), tuple(sorted(self.finite.items())), tuple(sorted(self.pow2)))
+        if getattr(self, "_consistent_for", None) == key:
+            return
+        if smt.satisfiable(self) is False or any(not v for v in self.finite.values()):
             raise ContradictoryAssumptions(f"the assumptions contradict each other: {'; '.join(self.texts)}")
+        self._consistent_for = key
 
     def names(self) -> set[str]:
         out = set(self.finite) | set(self.pow2)
@@ -154,13 +160,58 @@ class Assumptions:
 
 
 
+#: A bounded symbol is enumerated as a finite set when its range has at most this many values.
+BOUNDED_LIMIT = 256
+
+
+def bounds(assumptions: "Assumptions", name: str):
+    """``(lo, hi)``: the integer bounds the facts put directly on the symbol ``name`` (``K <= 16``,
+    ``K > 2``, ``K == 8``); ``lo`` is at least 1 (symbols are positive), ``hi`` is None when unbounded."""
+    lo, hi = 1, None
+    for c in assumptions.conditions:
+        a, b = _int(c.a), _int(c.b)
+        sa = isinstance(c.a, sympy.Symbol) and c.a.name == name
+        sb = isinstance(c.b, sympy.Symbol) and c.b.name == name
+        if c.kind in ("le", "lt"):
+            k = 1 if c.kind == "lt" else 0
+            if sb and a is not None:
+                lo = max(lo, a + k)
+            if sa and b is not None:
+                hi = b - k if hi is None else min(hi, b - k)
+        elif c.kind == "eq" and (sa and b is not None or sb and a is not None):
+            v = b if sa else a
+            lo, hi = max(lo, v), v if hi is None else min(hi, v)
+    return lo, hi
+
+
+def domain(assumptions: "Assumptions", name: str, limit: int = 4096):
+    """The finite set of values ``name`` can take, or None: its finite set, or (a bounded symbol is a finite
+    set) ``lo..hi`` from its bounds when there are at most ``limit`` of them, less the values that break its
+    pow2 or integer-divisibility facts. A superset of the admissible values: callers still check ``holds``."""
+    pool = assumptions.finite.get(name)
+    if pool is not None:
+        return pool
+    lo, hi = bounds(assumptions, name)
+    if hi is None or hi - lo + 1 > limit:
+        return None
+    divs = [_int(c.a) for c in assumptions.conditions if c.kind == "divides" and _int(c.a) is not None
+            and isinstance(c.b, sympy.Symbol) and c.b.name == name and _int(c.a) > 0]
+    pow2 = name in assumptions.pow2
+    return tuple(v for v in range(lo, hi + 1) if all(v % d == 0 for d in divs) and not (pow2 and v & (v - 1)))
+
+
+def bounded_names(assumptions: "Assumptions", names) -> list[str]:
+    """The names among ``names`` that are finite only through their bounds (to say which were enumerated)."""
+    return [n for n in names if n not in assumptions.finite and domain(assumptions, n) is not None]
+
+
 def finite_assignments(names, assumptions: "Assumptions", limit: int):
-    """Every assignment of ``names`` (each in a finite set of ``assumptions``) that satisfies them, or
-    ``None`` when a name has no finite set or there are more than ``limit`` candidates."""
+    """Every assignment of ``names`` (each in a finite set of ``assumptions``, or bounded: ``domain``) that
+    satisfies them, or ``None`` when a name has no finite domain or there are more than ``limit`` candidates."""
     pools = []
     total = 1
     for n in names:
-        pool = assumptions.finite.get(n)
+        pool = domain(assumptions, n, min(limit, BOUNDED_LIMIT))
         if pool is None:
             return None
         pools.append(pool)
