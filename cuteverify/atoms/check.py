@@ -9,8 +9,6 @@ operand fragment holds in that thread (so ``retile`` only reorders registers).
 """
 from __future__ import annotations
 
-from collections import Counter
-
 from ..core.layout import Layout, size
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
@@ -36,41 +34,71 @@ def _broadcast(tv: Layout) -> int:
     return r
 
 
+def _np_values(tv: Layout):
+    """Every value of a concrete integer layout, colexicographic, as a numpy array (the tiles of a 256-thread
+    wgmma hold ~10^5 (thread, value) pairs: vectorised, not a Python loop)."""
+    import numpy as np  # not a project module: loaded with the first check, not with `import cuteverify`
+    vals = np.zeros(1, dtype=np.int64)
+    for s, d in zip(flatten(tv.shape), flatten(tv.stride)):
+        vals = (vals[None, :] + (np.arange(s, dtype=np.int64) * d)[:, None]).ravel()
+    return np, vals
+
+
 def covers(tv: Layout, tile_size: int, claim: str = "") -> Verdict:
     """Proved when ``tv`` (``(thread, value) -> index``) hits every index of ``[0, tile_size)`` exactly
     ``R`` times (``R``: the thread mode's stride-0 extent) and nothing else; refuted with the element and the
     (thread, value) pairs otherwise."""
     _concrete(tv, "covers")
     claim = claim or f"covers({tv}, {tile_size})"
+    reduced = _drop_thread_broadcast(tv)
+    if reduced is not tv and _covers(reduced, tile_size, claim).proved:
+        # the stride-0 thread leaves repeat every value R times, so once each in the rest is R times each
+        return Verdict("proved", claim, "enumeration")
+    return _covers(tv, tile_size, claim)
+
+
+def _drop_thread_broadcast(tv: Layout) -> Layout:
+    t = mode(tv, 0)
+    keep = [(s, d) for s, d in zip(flatten(t.shape), flatten(t.stride)) if d != 0 or s == 1]
+    if len(keep) == len(flatten(t.shape)):
+        return tv
+    if not keep:
+        keep = [(1, 0)]
+    return Layout((tuple(s for s, _ in keep), tv.shape[1]), (tuple(d for _, d in keep), tv.stride[1]))
+
+
+def _covers(tv: Layout, tile_size: int, claim: str) -> Verdict:
     nthr = size(mode(tv, 0))
     rep = _broadcast(tv)
-    vals = tv.values()
-    counts = Counter(vals)
-    for i, x in enumerate(vals):
-        if not 0 <= x < tile_size:
-            return Verdict("refuted", claim, "enumeration", Counterexample(
-                "out-of-range", coords=(i,), values=(x,), natural=((i % nthr, i // nthr),),
-                note=f"thread {i % nthr} value {i // nthr} holds element {x}, outside the tile [0, {tile_size})",
-                detail={"thread": i % nthr, "value_index": i // nthr, "element": x}))
-    for x in range(tile_size):
-        c = counts.get(x, 0)
-        if c != rep:
-            holders = [i for i, v in enumerate(vals) if v == x][:2]
-            kind = "missed" if c < rep else "collision"
-            who = ", ".join(f"thread {i % nthr} value {i // nthr}" for i in holders) or "no thread"
-            return Verdict("refuted", claim, "enumeration", Counterexample(
-                kind, coords=tuple(holders), values=(x,) * len(holders), value=x,
-                natural=tuple((i % nthr, i // nthr) for i in holders),
-                note=f"element {x} is held {c} times (expected {rep}): {who}",
-                detail={"element": x, "count": c, "expected": rep,
-                        "thread": holders[0] % nthr if holders else None}))
+    np, vals = _np_values(tv)
+    bad = np.nonzero((vals < 0) | (vals >= tile_size))[0]
+    if bad.size:
+        i, x = int(bad[0]), int(vals[bad[0]])
+        return Verdict("refuted", claim, "enumeration", Counterexample(
+            "out-of-range", coords=(i,), values=(x,), natural=((i % nthr, i // nthr),),
+            note=f"thread {i % nthr} value {i // nthr} holds element {x}, outside the tile [0, {tile_size})",
+            detail={"thread": i % nthr, "value_index": i // nthr, "element": x}))
+    counts = np.bincount(vals, minlength=tile_size)
+    wrong = np.nonzero(counts != rep)[0]
+    if wrong.size:
+        x = int(wrong[0])
+        c = int(counts[x])
+        holders = [int(i) for i in np.nonzero(vals == x)[0][:2]]
+        kind = "missed" if c < rep else "collision"
+        who = ", ".join(f"thread {i % nthr} value {i // nthr}" for i in holders) or "no thread"
+        return Verdict("refuted", claim, "enumeration", Counterexample(
+            kind, coords=tuple(holders), values=(x,) * len(holders), value=x,
+            natural=tuple((i % nthr, i // nthr) for i in holders),
+            note=f"element {x} is held {c} times (expected {rep}): {who}",
+            detail={"element": x, "count": c, "expected": rep, "thread": holders[0] % nthr if holders else None}))
     return Verdict("proved", claim, "enumeration")
 
 
-def _per_thread(tv: Layout) -> list:
+def _per_thread(tv: Layout):
+    """Row ``t``: thread ``t``'s elements, sorted (the multiset it holds)."""
     nthr = size(mode(tv, 0))
-    vals = tv.values()
-    return [Counter(vals[t::nthr]) for t in range(nthr)]
+    np, vals = _np_values(tv)
+    return np, np.sort(vals.reshape(-1, nthr).T, axis=1)
 
 
 def compatible_tv(tiled_copy, tiled_mma, operand: str) -> Verdict:
@@ -91,15 +119,20 @@ def compatible_tv(tiled_copy, tiled_mma, operand: str) -> Verdict:
     if tile != ctile:
         return Verdict("refuted", claim, "shape", Counterexample(
             "mismatch", note=f"the copy tiles {ctile}, the MMA's {operand} tile is {tile}"))
-    a, b = _per_thread(reg), _per_thread(frag)
-    if len(a) != len(b):
+    np, a = _per_thread(reg)
+    _, b = _per_thread(frag)
+    if a.shape != b.shape:
         return Verdict("refuted", claim, "shape", Counterexample(
-            "mismatch", note=f"the copy has {len(a)} threads, the tiled MMA {len(b)}"))
-    for t, (ca, cb) in enumerate(zip(a, b)):
-        if ca != cb:
-            x = next(iter((ca - cb) or (cb - ca)))
-            side = "the copy writes" if x in ca - cb else "the MMA reads"
-            return Verdict("refuted", claim, "enumeration", Counterexample(
-                "differ", coords=(t,), values=(x,), note=f"thread {t}: {side} element {x} and the other does not",
-                detail={"thread": t, "element": x}))
+            "mismatch", note=f"the copy holds {a.shape[1]} values in each of {a.shape[0]} threads, the tiled MMA "
+                             f"{b.shape[1]} in each of {b.shape[0]}"))
+    rows = np.nonzero((a != b).any(axis=1))[0]
+    if rows.size:
+        t = int(rows[0])
+        only_copy = sorted(set(a[t].tolist()) - set(b[t].tolist()))
+        only_mma = sorted(set(b[t].tolist()) - set(a[t].tolist()))
+        x = (only_copy or only_mma or [int(a[t][np.nonzero(a[t] != b[t])[0][0]])])[0]
+        side = "the copy writes" if only_copy else "the MMA reads"
+        return Verdict("refuted", claim, "enumeration", Counterexample(
+            "differ", coords=(t,), values=(x,), note=f"thread {t}: {side} element {x} and the other does not",
+            detail={"thread": t, "element": x}))
     return Verdict("proved", claim, "enumeration")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..algebra import complement, composition, logical_divide, right_inverse, tiled_product
 from ..core.layout import Layout, make_layout, size
+from ..core.parse import parse
 from ..errors import NotAdmissibleError
 from ..hardware import Spec
 from ._util import (as_tile_item, compose_mode0, first_size, flat_coord, format_tile, mode, slice_offset,
@@ -29,11 +30,12 @@ class MmaAtom:
 
     def __init__(self, spec: Spec, params: dict, name: str):
         self.spec, self.params, self.name = spec, dict(params), name
-        self.thr_id = spec.layout("thr_id", **params) if params else spec.thr_id()
-        self.shape_mnk = spec.shape_mnk(**params)
-        self.tv_layout_A = spec.layout("A", **params)
-        self.tv_layout_B = spec.layout("B", **params)
-        self.tv_layout_C = spec.layout("C", **params)
+        self.shape_mnk = spec.shape_mnk(**params)  # checks the family parameters
+        # the parameters are substituted in the text, so a family instance parses without sympy
+        self.thr_id = parse(spec.layout_text("thr_id", **params))
+        self.tv_layout_A = parse(spec.layout_text("A", **params))
+        self.tv_layout_B = parse(spec.layout_text("B", **params))
+        self.tv_layout_C = parse(spec.layout_text("C", **params))
 
     def tv_layout(self, operand: str) -> Layout:
         return getattr(self, "tv_layout_" + operand)
