@@ -43,7 +43,7 @@ def one(cfg) -> None:
         if name is None:
             continue
         tc = mk(at.make_copy_atom(name, c if op == "C" else ab), t)
-        tc.layout_src_tv_tiled, tc.layout_dst_tv_tiled
+        _ = (tc.layout_src_tv_tiled, tc.layout_dst_tv_tiled)  # both sides are part of building a copy
         v = at.compatible_tv(tc, t, op)
         assert v.proved, (cfg[0], op, v.counterexample)
 

@@ -31,7 +31,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import dsl_oracle  # noqa: E402
+import dsl_oracle
 
 DslError = dsl_oracle.DslError
 available = dsl_oracle.available
@@ -99,7 +99,7 @@ def _worker(fd: int) -> None:  # pragma: no cover - runs in the DSL subprocess
     res = os.fdopen(fd, "w", buffering=1)
     sys.stdout = sys.stderr
     import cutlass
-    import cutlass.cute as cute
+    from cutlass import cute
     from cutlass.cute.nvgpu import CopyUniversalOp, OperandMajorMode, warp, warpgroup
 
     def ty(name):

@@ -172,7 +172,7 @@ def _np_values(layout):
     return vals
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _dsl_values(text):
     return _np_values(cv.parse(text))
 

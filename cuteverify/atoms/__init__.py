@@ -12,13 +12,45 @@ Modules: names (CUTLASS names -> specs), mma, copy, partition (slices, local_til
 fragments), check (post-conditions), _util (tilers with ``_``, zip2_by, flat coordinates).
 """
 from .check import compatible_tv, covers
-from .copy import (CopyAtom, ThrCopy, TiledCopy, make_copy_atom, make_layout_tv, make_tiled_copy,
-                   make_tiled_copy_A, make_tiled_copy_B, make_tiled_copy_C, make_tiled_copy_D, make_tiled_copy_S,
-                   make_tiled_copy_tv)
+from .copy import (
+                   CopyAtom,
+                   ThrCopy,
+                   TiledCopy,
+                   make_copy_atom,
+                   make_layout_tv,
+                   make_tiled_copy,
+                   make_tiled_copy_A,
+                   make_tiled_copy_B,
+                   make_tiled_copy_C,
+                   make_tiled_copy_D,
+                   make_tiled_copy_S,
+                   make_tiled_copy_tv,
+)
 from .mma import MmaAtom, ThrMma, TiledMma, make_mma_atom, make_tiled_mma
 from .partition import Partitioned, fragment_like, local_partition, local_tile
 
-__all__ = ["MmaAtom", "TiledMma", "ThrMma", "make_mma_atom", "make_tiled_mma", "CopyAtom", "TiledCopy", "ThrCopy",
-           "make_copy_atom", "make_layout_tv", "make_tiled_copy", "make_tiled_copy_tv", "make_tiled_copy_A",
-           "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy_S", "make_tiled_copy_D", "Partitioned",
-           "local_tile", "local_partition", "fragment_like", "covers", "compatible_tv"]
+__all__ = [
+                   "CopyAtom",
+                   "MmaAtom",
+                   "Partitioned",
+                   "ThrCopy",
+                   "ThrMma",
+                   "TiledCopy",
+                   "TiledMma",
+                   "compatible_tv",
+                   "covers",
+                   "fragment_like",
+                   "local_partition",
+                   "local_tile",
+                   "make_copy_atom",
+                   "make_layout_tv",
+                   "make_mma_atom",
+                   "make_tiled_copy",
+                   "make_tiled_copy_A",
+                   "make_tiled_copy_B",
+                   "make_tiled_copy_C",
+                   "make_tiled_copy_D",
+                   "make_tiled_copy_S",
+                   "make_tiled_copy_tv",
+                   "make_tiled_mma",
+]

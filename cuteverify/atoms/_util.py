@@ -12,8 +12,17 @@ from ..core.layout import Layout, make_layout, size
 from ..core.tuples import flatten, product
 from ..errors import NotAdmissibleError
 
-__all__ = ["as_tile_item", "zipped_divide_keep", "slice_offset", "flat_coord", "product_each", "format_tile",
-           "mode", "first_size", "compose_mode0"]
+__all__ = [
+    "as_tile_item",
+    "compose_mode0",
+    "first_size",
+    "flat_coord",
+    "format_tile",
+    "mode",
+    "product_each",
+    "slice_offset",
+    "zipped_divide_keep",
+]
 
 
 def as_tile_item(x, what: str):

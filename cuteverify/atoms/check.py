@@ -15,7 +15,7 @@ from ..errors import NotAdmissibleError
 from ..prover import Counterexample, Verdict
 from ._util import mode
 
-__all__ = ["covers", "compatible_tv"]
+__all__ = ["compatible_tv", "covers"]
 
 
 def _concrete(tv: Layout, what: str):

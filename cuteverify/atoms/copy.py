@@ -9,18 +9,43 @@ source and destination sides of the atom.
 """
 from __future__ import annotations
 
-from ..algebra import (coalesce, composition, logical_product, raked_product, right_inverse, upcast)
-from ..core.layout import Layout, make_layout, size
+from ..algebra import (
+    coalesce,
+    composition,
+    logical_product,
+    raked_product,
+    right_inverse,
+    upcast,
+)
+from ..core.layout import Layout, size
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
-from ._util import as_tile_item, compose_mode0, format_tile, mode, product_each, slice_offset, \
-    zipped_divide_keep
+from ._util import (
+    as_tile_item,
+    compose_mode0,
+    format_tile,
+    mode,
+    product_each,
+    slice_offset,
+    zipped_divide_keep,
+)
 from .names import resolve_spec, universal_copy_bits
 from .partition import Partitioned
 
-__all__ = ["CopyAtom", "TiledCopy", "ThrCopy", "make_copy_atom", "make_layout_tv", "make_tiled_copy",
-           "make_tiled_copy_tv", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
-           "make_tiled_copy_S", "make_tiled_copy_D"]
+__all__ = [
+    "CopyAtom",
+    "ThrCopy",
+    "TiledCopy",
+    "make_copy_atom",
+    "make_layout_tv",
+    "make_tiled_copy",
+    "make_tiled_copy_A",
+    "make_tiled_copy_B",
+    "make_tiled_copy_C",
+    "make_tiled_copy_D",
+    "make_tiled_copy_S",
+    "make_tiled_copy_tv",
+]
 
 
 class CopyAtom:
@@ -186,7 +211,7 @@ class TiledCopy(CopyAtom):
     def layout_dst_tv_tiled(self) -> Layout:
         return self.layout_tv("dst")
 
-    def get_slice(self, thr_idx: int) -> "ThrCopy":
+    def get_slice(self, thr_idx: int) -> ThrCopy:
         if type(thr_idx) is not int or not 0 <= thr_idx < self.size:
             raise NotAdmissibleError("get_slice", f"thread index must be in [0, {self.size}), got {thr_idx!r}")
         return ThrCopy(self, thr_idx)

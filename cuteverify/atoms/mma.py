@@ -8,17 +8,31 @@ An atom's TV layouts come from the spec library: A ``(thr, val) -> m + M*k``, B 
 """
 from __future__ import annotations
 
-from ..algebra import complement, composition, logical_divide, right_inverse, tiled_product
+from ..algebra import (
+    complement,
+    composition,
+    logical_divide,
+    right_inverse,
+    tiled_product,
+)
 from ..core.layout import Layout, make_layout, size
 from ..core.parse import parse
 from ..errors import NotAdmissibleError
 from ..hardware import Spec
-from ._util import (as_tile_item, compose_mode0, first_size, flat_coord, format_tile, mode, slice_offset,
-                    zipped_divide_keep)
+from ._util import (
+    as_tile_item,
+    compose_mode0,
+    first_size,
+    flat_coord,
+    format_tile,
+    mode,
+    slice_offset,
+    zipped_divide_keep,
+)
 from .names import resolve_spec
 from .partition import Partitioned, fragment_like
 
-__all__ = ["MmaAtom", "TiledMma", "ThrMma", "make_mma_atom", "make_tiled_mma"]
+__all__ = ["MmaAtom", "ThrMma", "TiledMma", "make_mma_atom", "make_tiled_mma"]
 
 # operand -> (the MNK modes of its tile, the vmnk thread modes it is tiled over)
 _OPERAND_MODES = {"A": ((0, 2), (1, 3)), "B": ((1, 2), (2, 3)), "C": ((0, 1), (1, 2))}
@@ -171,7 +185,7 @@ class TiledMma(MmaAtom):
         return self.tv_layout_tiled("C")
 
     # -- slices ------------------------------------------------------------------------------------------
-    def get_slice(self, thr_idx: int) -> "ThrMma":
+    def get_slice(self, thr_idx: int) -> ThrMma:
         """The thread slice of thread ``thr_idx`` (``0 <= thr_idx < size``)."""
         if type(thr_idx) is not int or not 0 <= thr_idx < self.size:
             raise NotAdmissibleError("get_slice", f"thread index must be in [0, {self.size}), got {thr_idx!r}")

@@ -24,7 +24,7 @@ def _strip_template(name: str) -> str:
     return m.group(1) if m else name.strip()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _family_patterns(lib_id: int):
     """(regex, spec name, parameter order) for every family spec: its ``MxNxK`` token with each parameter
     name replaced by a number group."""

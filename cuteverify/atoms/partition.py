@@ -10,9 +10,15 @@ from ..algebra import tiled_product
 from ..core.layout import Layout, make_layout
 from ..core.tuples import flatten, unflatten
 from ..errors import NotAdmissibleError
-from ._util import as_tile_item, flat_coord, product_each, slice_offset, zipped_divide_keep
+from ._util import (
+    as_tile_item,
+    flat_coord,
+    product_each,
+    slice_offset,
+    zipped_divide_keep,
+)
 
-__all__ = ["Partitioned", "local_tile", "local_partition", "fragment_like"]
+__all__ = ["Partitioned", "fragment_like", "local_partition", "local_tile"]
 
 
 @dataclass(frozen=True)
