@@ -47,41 +47,16 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
             strides.append(rest_r * d)
             rest_n = 1
             break
-        if type(s) is int and type(rest_r) is int:
-            if s % rest_r == 0:
-                new_s, stride = s // rest_r, rest_r * d
-                rest_r = 1
-            elif rest_r % s == 0:
-                rest_r //= s
-                continue
-            else:
-                raise NotAdmissibleError("composition", f"stride divisibility: {rest_r} and {s} must divide one "
-                                         "another", f"mode {i} of the coalesced left layout "
-                                         f"({s}:{d}) for the right mode {n}:{r}")
-        else:
-            if _pick(rest_r, s, "stride divisibility", i) == "second":
-                rest_r = exact_div(rest_r, s)
-                continue
-            new_s, stride = exact_div(s, rest_r), rest_r * d
-            rest_r = 1
+        # plain ints take core.kernels.compose_ints; here at least one entry is symbolic, and each
+        # divisibility is asked of the decision interface (ints answer there by arithmetic)
+        if _pick(rest_r, s, "stride divisibility", i, f" ({s}:{d}) for the right mode {n}:{r}") == "second":
+            rest_r = exact_div(rest_r, s)
+            continue
+        new_s, stride = exact_div(s, rest_r), rest_r * d
+        rest_r = 1
         if type(new_s) is int and new_s == 1:
             continue
-        if type(new_s) is int and type(rest_n) is int:
-            if new_s % rest_n == 0:
-                shapes.append(rest_n)
-                strides.append(stride)
-                rest_n = 1
-                break
-            if rest_n % new_s == 0:
-                shapes.append(new_s)
-                strides.append(stride)
-                rest_n //= new_s
-                if rest_n == 1:
-                    break
-                continue
-            raise NotAdmissibleError("composition", f"shape divisibility: {new_s} and {rest_n} must divide one "
-                                     "another", f"mode {i} of the coalesced left layout for the right mode {n}:{r}")
-        if _pick(new_s, rest_n, "shape divisibility", i) == "second":
+        if _pick(new_s, rest_n, "shape divisibility", i, f" for the right mode {n}:{r}") == "second":
             # the remaining extent fits inside this mode: take it all
             shapes.append(rest_n)
             strides.append(stride)
@@ -106,7 +81,7 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
     return tuple(shapes), tuple(strides)
 
 
-def _pick(x, y, what, i):
+def _pick(x, y, what, i, detail=""):
     """Which of ``x | y`` ("first") or ``y | x`` ("second") holds, for the symbolic path. A decided answer
     wins; an undecided one becomes an obligation on the generic branch ("first" when both are open);
     neither refuses the composition."""
@@ -116,7 +91,7 @@ def _pick(x, y, what, i):
     second = decide.divides(y, x)
     if second is True:
         return "second"
-    where = f"mode {i} of the coalesced left layout"
+    where = f"mode {i} of the coalesced left layout{detail}"
     if first is None:
         decide.require(None, Condition("divides", x, y), "composition", what, where)
         return "first"
