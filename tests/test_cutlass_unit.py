@@ -53,8 +53,6 @@ XFAIL: dict[str, str] = {
     "inverse_right:241:right_inverse": DYN_RINV,
     "inverse_right:247:right_inverse": DYN_RINV,
     "inverse_right:253:right_inverse": DYN_RINV,
-    "inverse_left:95:left_inverse": LINV_CHOICE + " (stride-0 layout: C++ 21:0, cuteverify 1:0)",
-    "inverse_left:102:left_inverse": LINV_CHOICE + " (stride-0 layout: C++ 4:0, cuteverify 1:0)",
     "inverse_left:294:left_inverse": LINV_CHOICE + " (negative stride: C++ (-1,4):(0,1), "
                                                    "cuteverify 4:-1)",
     "parse:(_-1,_4):(_0,_1)": "parse: a negative shape entry (C++ prints left_inverse(4:-1) so) "

@@ -90,4 +90,13 @@ def test_product_family(op):
 
 @pytest.mark.parametrize("op", ["right_inverse", "left_inverse"])
 def test_inverse_family(op):
-    assert _compare(op, _cases(6, N_PER_FAMILY // 2, lambda r: (rand_layout(r, 0.9),))) > 100
+    items = _cases(6, N_PER_FAMILY // 2, lambda r: (rand_layout(r, 0.9),))
+    if op == "left_inverse":
+        # A deliberate difference: for a layout whose strides are all 0 (no left inverse exists) CuTe C++
+        # and CUTLASS's inverse_left.cpp give the quasi-inverse size(L):0, CuTe DSL 1:0; cuteverify follows
+        # C++ (tests/cpp_oracle). Compared here against C++'s form and DSL's, so a change in either shows.
+        zero = [a for a in items if cv.size(cv.filter(a[0])) == 1 and cv.size(a[0]) > 1]
+        items = [a for a in items if a not in zero]
+        assert zero and dsl_oracle.run_cases([(op, (enc(a[0]),)) for a in zero]) == ["1:0"] * len(zero)
+        assert [str(cv.left_inverse(a[0])) for a in zero] == [f"{cv.size(a[0])}:0" for a in zero]
+    assert _compare(op, items) > 100
