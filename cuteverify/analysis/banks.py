@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import time
 
-from ..core.layout import idx2crd
+from ..core.layout import idx2crd, size
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import is_tuple
 from ..errors import NotAdmissibleError
@@ -60,6 +60,28 @@ __all__ = ["bank_conflicts", "max_vector_width", "BankVerdict", "VectorVerdict",
 
 #: Most symbol assignments a symbolic layout is instantiated over.
 MAX_INSTANCES = 4096
+#: Most entries of one enumerated layout (access or smem): the model holds each as an int64, several arrays
+#: at once; 2**24 entries is a 4096x4096 tile, far past any shared-memory buffer, and about 0.5 GiB at worst.
+MAX_ENTRIES = 1 << 24
+
+
+def _within_budget(what, L):
+    """Refuse, naming the limit, a concrete layout the enumeration could not hold (checked before any array
+    is made: ``(65536,65536):(65536,1)`` would need 32 GiB)."""
+    if L is None or not _is_concrete(L):
+        return
+    n = size(L)
+    if type(n) is int and n > MAX_ENTRIES:
+        raise NotAdmissibleError("banks", f"the {what} has {n} entries, past the enumeration limit of "
+                                          f"{MAX_ENTRIES} (2**24)")
+
+
+def _positive_pow2(name, v, most=None):
+    if v is None:
+        return
+    if type(v) is not int or v <= 0 or v & (v - 1) or (most is not None and v > most):
+        limit = f" up to {most}" if most is not None else ""
+        raise NotAdmissibleError("vector width", f"{name} must be a power of two{limit}, got {v!r}")
 
 
 def _is_concrete(x):
@@ -96,8 +118,10 @@ def _instances(*layouts):
     return "finite", out
 
 
-def _subs(L, a):
-    return L if (L is None or not a or _is_concrete(L)) else L.subs(a)
+def _subs(L, a, what="layout"):
+    L = L if (L is None or not a or _is_concrete(L)) else L.subs(a)
+    _within_budget(what, L)
+    return L
 
 
 # ---------------------------------------------------------------------------------------- the API
@@ -122,6 +146,8 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
     """
     t0 = time.perf_counter()
     eb = elem_bytes_of(dtype, elem_bytes)
+    if type(base_bytes) is not int or base_bytes < 0:
+        raise NotAdmissibleError("banks", f"base_bytes must be a byte address (an integer >= 0), got {base_bytes!r}")
     kind, insts = _instances(smem_layout, access)
     claim = f"conflict-free: {access} through {smem_layout}"
     if kind == "unknown":
@@ -129,7 +155,8 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
                            elapsed=time.perf_counter() - t0)
     worst, results = None, []
     for a in insts:
-        r = _bank_concrete(_subs(smem_layout, a), _subs(access, a), eb, vector_bytes, phases, base_bytes, a)
+        r = _bank_concrete(_subs(smem_layout, a, "smem layout"), _subs(access, a, "access"), eb, vector_bytes,
+                           phases, base_bytes, a)
         results.append((a, r))
         if worst is None or r[0] > worst[1][0]:
             worst = (a, r)
@@ -201,6 +228,8 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
     """
     t0 = time.perf_counter()
     eb = elem_bytes_of(dtype, elem_bytes)
+    _positive_pow2("require", require, 16)  # a 3-byte vector is no access the hardware has
+    _positive_pow2("alignment", alignment)
     L = layout_or_tv
     if tv is False or (tv is None and smem is None and not (is_tuple(L.shape) and len(L.shape) == 2)):
         L = _as_one_thread(L)
@@ -211,7 +240,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
                              elapsed=time.perf_counter() - t0)
     best = None
     for a in insts:
-        _, off = access_offsets(_subs(smem, a), _subs(L, a))
+        _, off = access_offsets(_subs(smem, a, "smem layout"), _subs(L, a, "access"))
         w, blk = _widest(off, eb, alignment)
         if best is None or w < best[1]:
             best = (a, w, blk, off)

@@ -132,6 +132,9 @@ class _Parser:
         return _leaf_value(raw, t, start, self.source)
 
 
+# coordinate strides ``v@i`` denote coordinates of i+1 entries; no CuTe layout has more modes than this
+MAX_BASIS_INDEX = 1024
+
 def _has_top_comma(s):
     return has_top(s, ",")
 
@@ -146,7 +149,10 @@ def _leaf_value(raw, text, start, source):
         return int(s2)
     m = re.fullmatch(r"E<\s*(\d+(?:\s*,\s*\d+)*)\s*>", s2)
     if m:
-        return ScaledBasis(1, tuple(int(p) for p in m.group(1).split(",")))
+        path = tuple(int(p) for p in m.group(1).split(","))
+        if max(path) >= MAX_BASIS_INDEX:
+            raise ParseError(text, off + 1, f"mode indices below {MAX_BASIS_INDEX} in E<...>", source)
+        return ScaledBasis(1, path)
     m = re.fullmatch(r"\^\s*(\d+)", s2)
     if m:
         return F2(int(m.group(1)))
@@ -156,6 +162,10 @@ def _leaf_value(raw, text, start, source):
         for p in parts[1:]:
             if not p.strip().isdigit():
                 raise ParseError(text, off + s2.find("@") + 2, "a mode index after '@' (e.g. 1@0)", source)
+            if len(p.strip()) > 4 or int(p) >= MAX_BASIS_INDEX:
+                # the value is a coordinate with that many entries: refuse before anything allocates it
+                raise ParseError(text, off + s2.find("@") + 2, f"a mode index below {MAX_BASIS_INDEX} after '@'",
+                                 source)
             path.append(int(p))
         value = _leaf_value(parts[0], text, off, source)
         if isinstance(value, ScaledBasis):

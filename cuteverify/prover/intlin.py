@@ -14,6 +14,8 @@ Everything here is exact or says it ran out of budget (``BUDGET``); nothing gues
 """
 from __future__ import annotations
 
+import itertools
+
 from math import gcd
 
 from ..errors import OutOfBudget
@@ -108,6 +110,21 @@ def zero_stride_collision(flat: Flat):
     return None
 
 
+def _nearest_first(lo, hi, t, a):
+    """``v`` in ``[lo, hi]`` ordered by ``(|t - v*a|, v)``, lazily: the range may hold billions of values
+    (a mode of extent 2**32), of which the search budget visits a few. ``|t - v*a|`` falls up to ``t // a``
+    and rises after it, so two cursors walking outwards from there meet the values in order."""
+    c = min(max(t // a, lo), hi)
+    left, right = c, c + 1
+    while left >= lo or right <= hi:
+        if right > hi or (left >= lo and (abs(t - left * a), left) <= (abs(t - right * a), right)):
+            yield left
+            left -= 1
+        else:
+            yield right
+            right += 1
+
+
 def find_collision(flat: Flat, budget=200_000):
     """``None`` (injective, proved by exhaustive search), ``(i, j)`` colliding indices, or ``BUDGET``."""
     z = zero_stride_collision(flat)
@@ -140,11 +157,9 @@ def find_collision(flat: Flat, budget=200_000):
         if not started:
             lo = max(lo, 0)
         if lo <= hi:
-            centre = t // a
-            cands = sorted(range(lo, hi + 1), key=lambda v: (abs(t - v * a), v))
-            if not started and 0 in cands:
-                cands.remove(0)
-                cands.append(0)
+            cands = _nearest_first(lo, hi, t, a)
+            if not started and lo <= 0 <= hi:
+                cands = itertools.chain((v for v in cands if v != 0), (0,))
             for v in cands:
                 delta[i] = v
                 if dfs(i - 1, t - v * a, started or v != 0):
