@@ -468,6 +468,18 @@ def test_coordinate_right_operand_cpp():
     assert str(cv.composition(A, P("(2,4):(1@0@1,2@0)"))) == "(2,4):(3,12)"  # CuTe C++
 
 
+def test_products_by_a_coordinate_layout_cpp():
+    # cosize of coordinate strides is CuTe's size(coshape(L)), the product of the coordinates' extents
+    assert cv.cosize(P("(4,2):(1@0,1@1)")) == 8 and cv.cosize(P("(4,2,3):(2@1,0,1@0)")) == 21
+    B = P("(4,2):(1@0,1@1)")
+    assert str(cv.blocked_product(P("8:2"), B)) == "((8,4),(1,2)):((2,1),(0,16))"  # CuTe C++
+    R = cv.logical_product(P("8:2"), B)
+    assert str(R) == "(8,(4,2)):(2,(1,16))"  # CuTe C++
+    assert str(R[0]) == "8:2" and ev_size(R) == 64
+    e = refuses(lambda: cv.cosize(P("(4,2):(1@0,0)")))
+    assert not isinstance(e, CuteVerifyError) and e == 4
+
+
 def _sub_at(layout, path):
     shape, stride = layout.shape, layout.stride
     for i in path:

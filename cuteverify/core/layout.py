@@ -189,6 +189,10 @@ class Layout:
             return x
 
         names = set(values)
+        broken = self.assumptions.violated(values) if self.assumptions is not None else None
+        if broken is not None:  # the layout was only ever claimed under its assumptions
+            raise NotAdmissibleError("subs", f"{', '.join(f'{k}={v}' for k, v in sorted(values.items()))} breaks "
+                                     f"the layout's assumption {broken}")
         for o in self.obligations:
             if getattr(o, "canonical", False):
                 continue
@@ -423,6 +427,8 @@ def cosize(x):
     if hasattr(x, "cosize"):
         return x.cosize()
     fs, fd = leaves(x)
+    if any(isinstance(d, ScaledBasis) for d in fd):
+        return _coordinate_cosize(fs, fd)
     total = 1
     for s, d in zip(fs, fd):
         if type(d) is int:
@@ -431,6 +437,27 @@ def cosize(x):
             return max(int(v) for v in x.values()) + 1
         else:
             total = total + (s - 1) * (-d if lt(d, 0) is True else d)
+    return total
+
+
+def _coordinate_cosize(fs, fd):
+    """CuTe's ``size(coshape(L))`` for coordinate (``E<i>``) strides: ``coshape`` is ``L(shape - 1) + 1`` per
+    coordinate, so the cosize is the product over the coordinates of ``1 + sum (s_k - 1) * |v_k|``
+    (``(4,2):(1@0,1@1)`` gives 8). Integer strides other than 0 beside them have no coordinate: refused."""
+    ext = {}
+    for s, d in zip(fs, fd):
+        if isinstance(d, ScaledBasis):
+            path = d.path
+            while len(path) > 1 and path[-1] == 0:  # E<1,0> and E<1> name the same coordinate
+                path = path[:-1]
+            v = d.value
+            ext[path] = ext.get(path, 1) + (s - 1) * (-v if lt(v, 0) is True else v)
+        elif not (type(d) is int and d == 0):
+            raise NotAdmissibleError("cosize", "a layout that mixes coordinate (E<i>) and integer strides has no "
+                                               "coshape", f"({format_tuple(s)}:{format_tuple(d)})")
+    total = 1
+    for e in ext.values():
+        total = total * e
     return total
 
 
