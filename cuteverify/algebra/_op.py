@@ -46,7 +46,7 @@ def operation(fn=None, *, swizzle_through=False):
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
-        if swizzle_through and args and hasattr(args[0], "outer"):
+        if swizzle_through and args and type(args[0]) is not plain and hasattr(args[0], "outer"):
             a = args[0]
             return a.with_outer(wrapper(a.outer, *args[1:], **kw))
         if current() is not None:

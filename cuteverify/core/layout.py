@@ -424,6 +424,13 @@ def cosize(x):
     """CUTLASS's ``cosize``: ``1 + sum (s_k - 1) * |d_k|``, the extent of the image from its lowest point
     (``L(size-1) + 1`` for non-negative strides; ``cosize(4:-1) == 4``). A composed layout's is its outer
     layout's. F2 strides have no such sum: their cosize is one past the largest value."""
+    if type(x) is Layout:
+        lv = x.int_leaves
+        if lv is not None:
+            total = 1
+            for s, d in zip(lv[0], lv[1]):
+                total += (s - 1) * (d if d >= 0 else -d)
+            return total
     if hasattr(x, "cosize"):
         return x.cosize()
     fs, fd = leaves(x)
