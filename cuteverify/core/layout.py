@@ -434,14 +434,14 @@ def cosize(x):
     if hasattr(x, "cosize"):
         return x.cosize()
     fs, fd = leaves(x)
-    if any(isinstance(d, ScaledBasis) for d in fd):
-        return _coordinate_cosize(fs, fd)
     total = 1
     for s, d in zip(fs, fd):
         if type(d) is int:
             total = total + (s - 1) * (d if d >= 0 else -d)
         elif isinstance(d, F2):
             return max(int(v) for v in x.values()) + 1
+        elif isinstance(d, ScaledBasis):
+            return _coordinate_cosize(fs, fd)
         else:
             total = total + (s - 1) * (-d if lt(d, 0) is True else d)
     return total
