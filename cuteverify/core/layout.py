@@ -49,9 +49,6 @@ class Layout:
         self.obligations = tuple(obligations)
         self.assumptions = assumptions
         self.notes = tuple(notes)
-        self._hash = None
-        self._leaves = None
-        self._ints = 0
 
     @classmethod
     def _make(cls, shape, stride, obligations=(), assumptions=None, notes=()):
@@ -62,26 +59,26 @@ class Layout:
         self.obligations = obligations
         self.assumptions = assumptions
         self.notes = notes
-        self._hash = None
-        self._leaves = None
-        self._ints = 0
         return self
 
     @property
     def leaves(self):
         """``(flatten(shape), flatten(stride))``, computed once: a layout is immutable, and every algebra
         operation starts by flattening its operands."""
-        lv = self._leaves
-        if lv is None:
+        # the cache slots stay unset until first use, so that building a layout costs no extra stores
+        try:
+            return self._leaves
+        except AttributeError:
             lv = self._leaves = (flatten(self.shape), flatten(self.stride))
-        return lv
+            return lv
 
     @property
     def int_leaves(self):
         """``leaves`` when every shape and stride entry is a plain int (the concrete fast paths of the
         algebra take them), else None; computed once."""
-        r = self._ints
-        if r == 0:
+        try:
+            return self._ints
+        except AttributeError:
             fs, fd = self.leaves
             ok = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
             r = self._ints = (fs, fd) if ok else None
@@ -98,9 +95,11 @@ class Layout:
         return r if r is NotImplemented else not r
 
     def __hash__(self):
-        if self._hash is None:
-            self._hash = hash((str(self.shape), str(self.stride)))
-        return self._hash
+        try:
+            return self._hash
+        except AttributeError:
+            h = self._hash = hash((str(self.shape), str(self.stride)))
+            return h
 
     def __str__(self):
         return format_layout(self)
