@@ -13,16 +13,19 @@ def coalesce_flat_ints(shapes, strides, keep_last):
     entry is not an int. Valid for integer strides only (docs/model.md section 3.1)."""
     rs: list = []
     rd: list = []
+    ps = pd = 0  # the last kept mode
     for s, d in zip(shapes, strides):
         if type(s) is not int or type(d) is not int:
             return None
         if s == 1:
             continue
-        if rs and d == rs[-1] * rd[-1]:
-            rs[-1] *= s
+        if rs and d == ps * pd:
+            ps *= s
+            rs[-1] = ps
             continue
         rs.append(s)
         rd.append(d)
+        ps, pd = s, d
     if not rs:
         if keep_last and shapes:
             return shapes[-1], strides[-1]
