@@ -53,16 +53,42 @@ def brute_offsets(smem, access):
     return idx, off
 
 
+def brute_phase(offsets, eb, vector_bytes):
+    """(thread, iteration) -> phase of its warp request: one phase of 32 lanes for <= 4 bytes; for 8 / 16 bytes
+    the H200's phases (recorded in specs/evidence/sm90/banks_ncu.jsonl): lanes of an aligned quad with the
+    same vector address are one request; requests in lane order fill phases of 16 (8 bytes) or 8 (16 bytes,
+    each half-warp on its own)."""
+    T, V = len(offsets), len(offsets[0])
+    n = vector_bytes // eb
+    out = {}
+    for k in range(V // n):
+        for w0 in range(0, T, 32):
+            if vector_bytes <= 4:
+                out.update({(t, k): 0 for t in range(w0, min(T, w0 + 32))})
+                continue
+            seg = 16 if vector_bytes == 16 else 32
+            for s0 in range(w0, min(T, w0 + 32), seg):
+                reqs = {}                                   # (quad, address) -> phase
+                count = 0
+                for t in range(s0, min(T, s0 + seg)):
+                    key = (t // 4, offsets[t][k * n])
+                    if key not in reqs:
+                        reqs[key] = count // (128 // vector_bytes) + (2 * ((s0 % 32) // 16) if seg == 16 else 0)
+                        count += 1
+                    out[(t, k)] = reqs[key]
+    return out
+
+
 def brute_degree(offsets, eb, vector_bytes):
     """Max distinct words on one bank over (warp, iteration, phase); each element's bytes touch words."""
     T, V = len(offsets), len(offsets[0])
     n = vector_bytes // eb
-    lanes = 32 if vector_bytes <= 4 else (16 if vector_bytes == 8 else 8)
+    phase_of = brute_phase(offsets, eb, vector_bytes)
     phases = defaultdict(lambda: defaultdict(set))      # (warp, iter, phase) -> bank -> words
     for t in range(T):
         warp, lane = divmod(t, 32)
         for v in range(V):
-            key = (warp, v // n, lane // lanes)
+            key = (warp, v // n, phase_of[(t, v // n)])
             a = offsets[t][v] * eb
             for b in range(a, a + eb):
                 w = b // 4
@@ -175,11 +201,12 @@ def rng_valid(widest, eb, u):
 
 
 def check_witness(cex, smem, access, eb, vb, off):
-    """The two threads share warp and phase, touch different words of one bank, at the stated addresses."""
+    """The two threads share warp, iteration and phase, touch different words of one bank, at the stated
+    addresses."""
     t0, t1 = cex.threads
-    lanes = 32 if vb <= 4 else (16 if vb == 8 else 8)
+    phase_of = brute_phase(off, eb, vb)
     assert t0 // 32 == t1 // 32 == cex.warp
-    assert (t0 % 32) // lanes == (t1 % 32) // lanes == cex.phase
+    assert phase_of[(t0, cex.iteration)] == phase_of[(t1, cex.iteration)] == cex.phase
     n = vb // eb
     for t, e, a in zip(cex.threads, cex.elements, cex.addresses):
         T = cv.size(access[0])

@@ -22,10 +22,13 @@ elem_bytes``. Thread ``t`` is lane ``t % 32`` of warp ``t // 32``. With vectors 
 elem_bytes`` elements, value ``v`` of a thread belongs to vector ``v // n``; every vector index is one warp-wide
 instruction (an iteration), so the degree reported is the maximum over warps, iterations and phases.
 
-Silicon check (H200, ncu wavefront counts, ``examples/banks_silicon.md``): the model matches exactly on 4-, 2-,
-1-, 16-byte and ldmatrix accesses tried, and on 8-byte accesses without duplicate addresses; with duplicate
-8-byte addresses (broadcast lanes) the hardware merges them before forming 16-address phases, so this model
-over-counts those (in the cases measured it reported more wavefronts than the hardware, never fewer).
+Merging (H200, ncu: ``specs/evidence/sm90/banks_ncu.jsonl`` and ``examples/banks_silicon.md``, checked by
+``tests/test_banks_ncu.py``): for 8- and 16-byte accesses with the default phases, lanes of one aligned quad
+(lanes 4i .. 4i+3) reading the same address are one request, and the requests, in lane order, fill phases of
+128 bytes (16 requests of 8 bytes; 8 of 16 bytes, never mixing half-warps); see
+``banks_model._merged_phases``. Fixed 16- / 8-thread phases over-count where lanes share addresses (two lanes
+per 8-byte word: 1 wavefront, not 2; a 16-byte broadcast: 2, not 4). ``ldmatrix`` / ``stmatrix`` and an
+explicit ``phases=`` keep fixed phases; ``lanes_per_phase`` reports the nominal 16 / 8.
 
 Everything concrete is decided exactly by enumeration (numpy). Symbolic layouts are instantiated over their
 finite assumption sets (``N in {...}``, enumerated by ``symbolic.finite_assignments``); without finite sets the
@@ -209,7 +212,8 @@ def _bank_concrete(smem, access, eb, vector_bytes, phases, base_bytes, assignmen
         raise NotAdmissibleError("banks", f"the access cannot be issued as {vb}-byte vectors: thread {p[0]}: {p[1]}"
                                  + (f" (with {assignment})" if assignment else ""))
     lanes = _lanes_per_phase(vb, phases)
-    degree, wavefronts, ideal, wit = _degree(idx, off, eb, vb, lanes, base_bytes)
+    merge = phases is None and vb in (8, 16)
+    degree, wavefronts, ideal, wit = _degree(idx, off, eb, vb, lanes, base_bytes, merge=merge)
     return degree, wavefronts, ideal, wit, vb, lanes
 
 

@@ -183,8 +183,13 @@ def _lanes_per_phase(vector_bytes, phases):
     return WARP // phases
 
 
-def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0):
-    """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None)."""
+def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
+    """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None).
+
+    ``merge=False``: fixed phases of ``lanes`` threads (ldmatrix / stmatrix, an explicit ``phases=``).
+    ``merge=True`` (8- and 16-byte accesses with the default phases): the H200's phases of merged requests
+    (:func:`_merged_phases`). Either way a phase takes as many wavefronts as its largest number of distinct
+    words on one bank (the degree of the phase; ideal 1 wavefront per phase)."""
     T, V = off.shape
     n = max(1, vector_bytes // eb)
     K = V // n
@@ -194,11 +199,16 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0):
     if wpe > 1:
         words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
     t = np.arange(T, dtype=np.int64)
-    P = WARP // lanes
     W = -(-T // WARP)
-    # group id of (thread, iteration): ((warp * K) + k) * P + phase
     k_of = np.repeat(np.arange(V, dtype=np.int64) // n, wpe)  # per column of `words`
-    g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ((t % WARP) // lanes)[:, None]
+    if merge and vector_bytes in (8, 16):
+        P, phase = 4, _merged_phases(addr[:, ::n], vector_bytes)   # (T, K): at most 4 phases per request
+        ph = phase[:, k_of]
+    else:
+        P = WARP // lanes
+        ph = np.broadcast_to(((t % WARP) // lanes)[:, None], words.shape)
+    # phase id of (thread, iteration): ((warp * K) + k) * P + phase
+    g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ph
     ngroups = W * K * P
     wmax = int(words.max()) + 1 if words.size else 1
     keys = np.unique(g.ravel() * wmax + words.ravel())
@@ -226,3 +236,31 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0):
                    degree=degree)
     return degree, wavefronts, ideal, wit
 
+
+def _merged_phases(vaddr, vector_bytes):
+    """Phase index (0..3) of every (thread, iteration) for 8- and 16-byte accesses, as the H200 forms them.
+
+    Fitted to every ncu measurement recorded (``specs/evidence/sm90/banks_ncu.jsonl`` and the earlier table
+    in ``examples/banks_silicon.md``; ``tests/test_banks_ncu.py``): lanes of one aligned quad (lanes 4i ..
+    4i+3) that read the same address are one request; the requests, in lane order, fill phases of 128 bytes
+    (16 of 8 bytes, 8 of 16 bytes), and a 16-byte phase never mixes the two half-warps. So pairs of lanes
+    reading one 8-byte word take 1 wavefront (not 2), a 16-byte broadcast 2 (not 4), while lanes ``i`` and
+    ``i + 16`` reading the same address are still two requests (8 bytes: 2 wavefronts, measured).
+
+    ``vaddr``: (threads, iterations) byte address of each vector."""
+    T, K = vaddr.shape
+    cap = 128 // vector_bytes
+    rows = np.arange(T, dtype=np.int64)
+    quad = rows // 4
+    src = np.broadcast_to(rows[:, None], (T, K)).copy()      # the earliest lane of the quad with that address
+    for d in (1, 2, 3):
+        same = np.zeros((T, K), dtype=bool)
+        same[d:] = (vaddr[d:] == vaddr[:-d]) & (quad[d:] == quad[:-d])[:, None]
+        src[same] = (rows[:, None] - d).repeat(K, axis=1)[same]
+    first = src == rows[:, None]
+    seg = 16 if vector_bytes == 16 else WARP                 # lanes whose requests fill one run of phases
+    phase = np.zeros((T, K), dtype=np.int64)
+    for s0 in range(0, T, seg):
+        rank = np.cumsum(first[s0:s0 + seg], axis=0) - 1     # request number, right for first lanes
+        phase[s0:s0 + seg] = rank // cap + (2 * ((s0 % WARP) // 16) if vector_bytes == 16 else 0)
+    return np.take_along_axis(phase, src, axis=0)            # a repeated lane rides on its first lane's request
