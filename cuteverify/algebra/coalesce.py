@@ -121,7 +121,7 @@ def coalesce(layout, profile=None):
     if profile is None and type(layout) is Layout and layout.assumptions is None and not layout.obligations:
         lv = layout.int_leaves
         if lv is not None:
-            return Layout._make(*coalesce_flat_ints(lv[0], lv[1], False))
+            return Layout._make_ints(*coalesce_flat_ints(lv[0], lv[1], False))
     return _coalesce(layout, profile)
 
 

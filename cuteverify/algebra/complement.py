@@ -45,7 +45,7 @@ def complement(layout, cotarget=None):
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None and (cotarget is None or type(cotarget) is int):
         s, d = _complement_ints(lv[0], lv[1], cotarget)
-        return Layout._make(s, d)
+        return Layout._make_ints(s, d)
     fs, fd = flatten(layout.shape), flatten(layout.stride)
     concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
     if concrete and (cotarget is None or type(cotarget) is int or

@@ -102,7 +102,7 @@ def _right_inverse_ints(fs, fd):
         want *= s
     if not rs:
         return Layout._make(1, 0)
-    return Layout._make(*coalesce_flat_ints(rs, rd, False))
+    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False))
 
 
 def _right_inverse_plain(layout):

@@ -123,7 +123,7 @@ def composition_ints(la, b, lb):
                 if hi0 > lo1:
                     raise overlap_error(s0, lo0, hi0, s1, lo1, b)
     s, d = compose_ints(shapes, strides, b.shape, b.stride, alone)
-    return Layout._make(s, d)
+    return Layout._make_ints(s, d)
 
 
 def overlap_error(s0, lo0, hi0, s1, lo1, b):

@@ -77,12 +77,27 @@ class Layout:
         """``leaves`` when every shape and stride entry is a plain int (the concrete fast paths of the
         algebra take them), else None; computed once."""
         try:
-            return self._ints
+            r = self._ints
         except AttributeError:
             fs, fd = self.leaves
             ok = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
             r = self._ints = (fs, fd) if ok else None
+            return r
+        if r is True:  # made by an int kernel (``_make_ints``): the leaves are ints, not yet flattened
+            r = self._ints = self.leaves
         return r
+
+    @classmethod
+    def _make_ints(cls, shape, stride):
+        """``_make`` for results of the plain-int kernels: their leaves are known to be ints."""
+        self = object.__new__(cls)
+        self.shape = shape
+        self.stride = stride
+        self.obligations = ()
+        self.assumptions = None
+        self.notes = ()
+        self._ints = True
+        return self
 
     # -- value semantics --
     def __eq__(self, other):
@@ -344,8 +359,11 @@ def make_layout(*args, stride=None):
             break
     else:
         if args and stride is None:
-            # plain layouts with nothing to merge: the concrete fast path
-            return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
+            # plain layouts with nothing to merge: the concrete fast path (int leaves concatenate)
+            r = Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
+            if all(getattr(a, "_ints", None) is not None for a in args):
+                r._ints = True  # every part is known to be plain ints (flattened only when asked)
+            return r
     if any(hasattr(a, "outer") for a in args):
         return _concat_composed(args, stride)
     if args and all(isinstance(a, Layout) for a in args):
