@@ -127,7 +127,7 @@ def coalesce(layout, profile=None):
 
 @operation
 def _coalesce(layout, profile=None):
-    if hasattr(layout, "outer"):
+    if type(layout) is not Layout and hasattr(layout, "outer"):
         return layout.with_outer(coalesce(layout.outer, profile))
     if type(profile) is tuple:
         modes = []

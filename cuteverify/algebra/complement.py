@@ -39,13 +39,13 @@ def complement(layout, cotarget=None):
     and the reason also names any of CuTe's size bounds (``size(R) >= M // size(A)``, ``cosize((A, R)) >= M``,
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
-    if hasattr(layout, "outer"):
+    if type(layout) is not Layout and hasattr(layout, "outer"):
         raise NotAdmissibleError("complement", "a swizzled layout has no complement of its own image (CuTe "
                                  "takes the complement of the inner layout); take it of the inner layout")
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None and (cotarget is None or type(cotarget) is int):
         s, d = _complement_ints(lv[0], lv[1], cotarget)
-        return Layout._make_ints(s, d)
+        return Layout._make_ints(s, d, flat=True)
     fs, fd = flatten(layout.shape), flatten(layout.stride)
     concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
     if concrete and (cotarget is None or type(cotarget) is int or

@@ -75,7 +75,7 @@ def right_inverse(layout):
     non-negative), and concrete swizzled layouts with offset 0. F2 and E<i> strides are refused.
     Post-condition: ``L(R(i)) == i`` for every ``i < size(R)``.
     """
-    if hasattr(layout, "outer"):
+    if type(layout) is not Layout and hasattr(layout, "outer"):
         return _swizzled_inverse(layout, "right_inverse", _right_inverse_plain)
     return _right_inverse_plain(layout)
 
@@ -172,7 +172,7 @@ def left_inverse(layout):
     result carries a note (``Layout.notes``) whose text starts with ``NOT_INJECTIVE`` (the stronger property holds
     exactly where its condition does; for a concrete layout the condition is false).
     """
-    if hasattr(layout, "outer"):
+    if type(layout) is not Layout and hasattr(layout, "outer"):
         return _swizzled_inverse(layout, "left_inverse", _left_inverse_plain)
     return _left_inverse_plain(layout)
 

@@ -88,15 +88,19 @@ class Layout:
         return r
 
     @classmethod
-    def _make_ints(cls, shape, stride):
-        """``_make`` for results of the plain-int kernels: their leaves are known to be ints."""
+    def _make_ints(cls, shape, stride, flat=False):
+        """``_make`` for results of the plain-int kernels: their leaves are known to be ints; ``flat``: the
+        shape is an int or a flat tuple (coalesce, complement and inverse results), so it is its own leaves."""
         self = object.__new__(cls)
         self.shape = shape
         self.stride = stride
         self.obligations = ()
         self.assumptions = None
         self.notes = ()
-        self._ints = True
+        if flat:
+            self._leaves = self._ints = (shape, stride) if type(shape) is tuple else ((shape,), (stride,))
+        else:
+            self._ints = True
         return self
 
     # -- value semantics --
@@ -362,7 +366,12 @@ def make_layout(*args, stride=None):
             # plain layouts with nothing to merge: the concrete fast path (int leaves concatenate)
             r = Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
             if all(getattr(a, "_ints", None) is not None for a in args):
-                r._ints = True  # every part is known to be plain ints (flattened only when asked)
+                # every part is plain ints: their leaves, where known, join into the result's
+                parts = [getattr(a, "_leaves", None) for a in args]
+                if None in parts:
+                    r._ints = True
+                else:
+                    r._leaves = r._ints = (sum((p[0] for p in parts), ()), sum((p[1] for p in parts), ()))
             return r
     if any(hasattr(a, "outer") for a in args):
         return _concat_composed(args, stride)
