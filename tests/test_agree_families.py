@@ -104,8 +104,7 @@ def test_smem_tiled_mn_major_agrees(lib):
     ("S<3,2,3> o 0 o (128,64):(64,1)", (4, 0), 256, 288),   # wrong swizzle base
     ("S<3,3,3> o 0 o (128,64):(1,128)", (1, 0), 1, 72),     # swapped strides (MN-major, not K-major)
     ("S<3,3,3> o 0 o (128,64):(65,1)", (1, 0), 73, 72),     # off-by-one row stride (padding)
-    # atoms tiled row-major (along K first) instead of CUTLASS's column-major tile_to_shape
-    ("S<3,3,3> o 0 o ((8,8),(64,2)):((64,1024),(1,512))", (8, 0), 1024, 512),
+    # (atoms tiled row-major, along K first, agree since issue 15: tests/test_agree_kernels.py)
 ])
 def test_smem_tiled_wrong(lib, layout, coord, user, want):
     shape = (64, 128) if "((8,8)" in layout else (128, 64)

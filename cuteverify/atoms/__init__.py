@@ -9,8 +9,9 @@ tile, agreement of a copy's register side with an MMA fragment).
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``, ``hardware``.
 
 Modules: names (CUTLASS names -> specs), mma, copy, partition (slices, local_tile/local_partition,
-fragments), check (post-conditions), _util (tilers with ``_``, zip2_by, flat coordinates).
+fragments), check (post-conditions), agree (a tiled MMA's TV layout against the hardware, atom by atom), _util (tilers with ``_``, zip2_by, flat coordinates).
 """
+from .agree import agrees_tiled
 from .check import compatible_tv, covers
 from .copy import (
                    CopyAtom,
@@ -31,6 +32,7 @@ from .partition import Partitioned, fragment_like, local_partition, local_tile
 
 __all__ = [
                    "CopyAtom",
+                   "agrees_tiled",
                    "MmaAtom",
                    "Partitioned",
                    "ThrCopy",

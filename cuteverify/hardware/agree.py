@@ -14,7 +14,7 @@ from ..prover.verdict import Counterexample, Verdict
 from . import formula as _fm
 from .dtypes import dtype_bits
 from .intlayout import IntLayout, int_layout
-from .library import default_library, resolve, resolve_instance
+from .library import default_library, resolve_instance
 from .selfcheck import compare_tv, offset_disagreement, tv_disagreement
 from .spec import Library, Spec, operand_formulas, substitute
 from .tables import expected_values, hw_indices, plain_spec_layout, spec_int_layout
@@ -41,9 +41,9 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
       hardware element.  With ``tile=`` and/or ``atom_layout=`` it is the TV layout of a *tiled* MMA over
       a whole tile made of several atoms (see :func:`_compare_tv_tiled` for the convention).
     * ``smem_atom`` specs (full name, or a short name such as ``"GMMA_K_SW128"`` with ``dtype="bf16"``):
-      a (row, col) -> element offset layout covering the atom or any multiple of it; it must equal the
-      atom tiled to that shape (CUTLASS ``tile_to_shape(atom, shape)``, atoms in column-major order),
-      compared at every coordinate.
+      a (row, col) or staged (row, col, stage) -> element offset layout made of whole atoms, in any order of
+      atoms (CUTLASS ``tile_to_shape(atom, shape, order)``), see :func:`_compare_smem`. A TV layout of a
+      tiled MMA without ``tile=``/``atom_layout=`` is an input error (``cuteverify.atoms.agrees_tiled``).
     * ``swizzle`` specs (``CU_TENSOR_MAP_SWIZZLE_128B`` or ``"TMA_SW128"``, with ``dtype``): a (row, col)
       layout of a TMA box in shared memory (rows of ``span`` bytes); it must equal the row-major box with
       the swizzle applied to byte offsets.
@@ -113,7 +113,23 @@ def _compare(layout, spec: Spec, operand: str, p: dict, dtype, tile, atom_layout
         return _compare_tma_box(user, spec, dtype_bits(dtype))
     if tile is not None or atom_layout is not None:
         return _compare_tv_tiled(spec, operand, p, user, tile, atom_layout)
+    _refuse_tiled(user, spec)
     return compare_tv(spec, operand, p, user)
+
+
+def _refuse_tiled(user: IntLayout, spec: Spec) -> None:
+    """A TV layout whose thread mode is a multiple of the atom's threads is a tiled MMA's (several atoms),
+    not the atom's: comparing it with one atom would report a wrong REFUTED, so it is an input error that
+    says where such a layout is checked."""
+    if user.rank != 2 or spec.kind != "mma":
+        return
+    nthr, T = user.mode_size(0), spec.threads
+    if nthr > T and nthr % T == 0:
+        raise SpecError(f"agrees: the layout's thread mode has {nthr} threads = {nthr // T} x the atom's {T}: "
+                        f"a tiled MMA's TV layout, not the atom's; check it with "
+                        f"cuteverify.atoms.agrees_tiled(layout, make_tiled_mma({spec.name}, atom_layout_mnk, "
+                        f"permutation_mnk), operand), or pass atom_layout= / tile= here (no permutation)",
+                        spec.file, spec.line, spec.name)
 
 
 def _recheck_agrees(layout, spec: Spec, params: dict, c: Counterexample) -> bool:
@@ -237,22 +253,73 @@ def _compare_tv_tiled(spec: Spec, operand: str, params: dict, lay: IntLayout, ti
 # ------------------------------------------------------------------------------ shared memory, TMA
 
 def _compare_smem(user: IntLayout, spec: Spec, operand: str):
-    """User layout over the atom or a multiple of it == tile_to_shape(atom, shape) at every coordinate."""
+    """A staged shared-memory layout made of whole hardware atoms, compared at every coordinate.
+
+    ``user``: ``(rows, cols)`` or ``(rows, cols, stages...)`` (the modes after the first two are pipeline
+    stages, each read through its own descriptors: checked stage by stage). The hardware fixes the atom,
+    not the order of the atoms (a wgmma descriptor places atoms by its LBO/SBO strides, any order; CUTLASS's
+    ``tile_to_shape(atom, shape, Step<...>)``), so every ``(ar, ac)`` block of every stage must be the atom
+    shifted by its first element's offset ``base`` (``user(r, c, s) == base + atom(r % ar, c % ac)``), and
+    ``base`` must be aligned: a multiple of the atom's size for a swizzled atom (the swizzle pattern repeats
+    with the atom: a shifted base would XOR other address bits), of 16 bytes for INTER (descriptor start
+    addresses count 16-byte units), and no two blocks may share a base (they would overlap).
+    Returns (Counterexample | None, reason | None); the first disagreement in column-major order of
+    ``(row, col, stage)``, else the first misaligned block, else the first overlapping one."""
     hw = int_layout(plain_spec_layout(spec, "layout"), "layout")
     ar, ac = hw.mode_size(0), hw.mode_size(1)
     sizes = tuple(user.mode_size(k) for k in range(user.rank))
-    if user.rank != 2 or sizes[0] % ar or sizes[1] % ac:
-        return None, f"shape {sizes} is not a multiple of the atom's ({ar}, {ac})"
-    rows, cols = sizes
-    asz, nr = ar * ac, rows // ar
+    if user.rank < 2 or sizes[0] % ar or sizes[1] % ac:
+        return None, f"shape {sizes} is not a multiple of the atom's ({ar}, {ac}) (rows, cols[, stages])"
+    rows, cols = sizes[:2]
+    asz, plane = ar * ac, rows * cols
+    align = asz if spec.data.get("swizzle") != "INTER" else max(1, 128 // int(spec.data["element_bits"]))
     f = _fm.compile_formula(operand_formulas(spec, "layout")["offset"], ("row", "col"))
     atom = [[f(r, c) for c in range(ac)] for r in range(ar)]
-    for j, got in enumerate(user.values()):
-        r, c = j % rows, j // rows
-        want = atom[r % ar][c % ac] + asz * (r // ar + nr * (c // ac))
+    vals = user.values()
+
+    def coord(j):
+        r, c, s = j % rows, (j // rows) % cols, j // plane
+        return (r, c) if user.rank == 2 else (r, c) + _stage_coord(s, sizes[2:])
+
+    for j, got in enumerate(vals):
+        r, c = j % rows, (j // rows) % cols
+        base = vals[j - r % ar - rows * (c % ac)]
+        want = base + atom[r % ar][c % ac]
         if got != want:
-            return offset_disagreement(operand, (r, c), got, want), None
+            return offset_disagreement(operand, coord(j), got, want), None
+    owner = {}
+    for j in range(len(vals)):
+        r, c = j % rows, (j // rows) % cols
+        if r % ar or c % ac:
+            continue
+        base = vals[j]
+        if base % align:
+            return _block_problem("misaligned", operand, coord(j), base,
+                                  f"the atom at coordinate {coord(j)} starts at offset {base}, not a multiple "
+                                  f"of {align} elements (the atom's alignment)"), None
+        if base in owner:
+            return _block_problem("overlap", operand, coord(j), base,
+                                  f"the atoms at coordinates {owner[base]} and {coord(j)} both start at offset "
+                                  f"{base}", other=owner[base]), None
+        owner[base] = coord(j)
     return None, None
+
+
+def _stage_coord(s: int, stage_sizes: tuple) -> tuple:
+    out = []
+    for n in stage_sizes:
+        out.append(s % n)
+        s //= n
+    return tuple(out)
+
+
+def _block_problem(kind: str, operand: str, coordinate: tuple, base: int, note: str, other=None) -> Counterexample:
+    """An atom block placed where the hardware cannot read it (kind ``misaligned`` or ``overlap``): coords the
+    block's first coordinate, whose offset ``base`` the re-check evaluates."""
+    detail = {"operand": operand, "axes": ("row", "col"), "user_index": base, "hardware_index": None}
+    if other is not None:
+        detail["other"] = other
+    return Counterexample(kind, coords=tuple(coordinate), values=(base,), note=note, detail=detail)
 
 
 def _compare_tma_box(user: IntLayout, spec: Spec, eb: int):

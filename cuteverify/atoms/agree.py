@@ -1,0 +1,151 @@
+"""Agreement of a tiled MMA's TV layout with the hardware, atom by atom (docs/model.md section 6), with
+CUTLASS's atom layout and permutation tiles (``Tile<32,(8,2,2):(1,16,8),16>``).
+
+The hardware side is derived here independently of the algebra that builds ``TiledMma.tv_layout_X_tiled``:
+the thread's ``(V, M, N, K)`` coordinate comes from enumerating ``thr_layout_vmnk`` (not from its right
+inverse), the atom's element from the spec's PTX formula (not from its CUTLASS layout), and the placement in
+the tile from the permutation evaluated point by point. So ``agrees_tiled(tm.tv_layout_A_tiled, tm, "A")``
+checks the atom layer's construction against the hardware.
+"""
+from __future__ import annotations
+
+import time
+
+from ..core.layout import Layout, size
+from ..core.parse import parse
+from ..errors import NotAdmissibleError
+from ..hardware.intlayout import int_layout
+from ..hardware.selfcheck import tv_disagreement
+from ..hardware.tables import expected_values, hw_indices, spec_int_layout
+from ..prover import Counterexample, Verdict
+from ._util import mode
+from .mma import TiledMma, make_tiled_mma
+
+__all__ = ["agrees_tiled"]
+
+_OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
+
+
+def agrees_tiled(layout, tiled_mma, operand: str, *, atom_layout_mnk=(1, 1, 1), permutation_mnk=None,
+                 **params) -> Verdict:
+    """Is ``layout`` (a ``(thread, value) -> index`` layout of the operand's CTA tile, column-major:
+    A ``m + TM*k``, B ``n + TN*k``, C ``m + TM*n``) the tiled MMA's TV layout, as the hardware fixes it?
+
+    ``tiled_mma``: a :class:`~cuteverify.atoms.TiledMma`, or an atom (name, spec or ``MmaAtom``) tiled with
+    ``atom_layout_mnk`` and ``permutation_mnk`` (CuTe's ``make_tiled_mma``). Definition: thread ``t`` is
+    ``thr_layout_vmnk(v, m, n, k) = t``, the atom's logical thread ``v`` of atom ``(m, n, k)``; its value
+    ``i = a + V*(r0 + R0*r1)`` is the atom's value ``a`` of repetition ``(r0, r1)``; the element is
+    ``P0(e0 + S0*(g0 + G0*r0)) + T0 * P1(e1 + S1*(g1 + G1*r1))`` with ``(e0, e1)`` the atom's element (PTX
+    formula), ``(g0, g1)`` the thread's atom coordinates in the operand's modes, ``G`` the atom counts, ``S``
+    the atom extents, ``P`` the permutation tiles and ``T`` the tile extents.
+    Admissibility: a concrete layout and an MMA operand (A, B or C). Returns proved (equal at every
+    (thread, value)), refuted with a counterexample naming atom, thread, value and both elements as
+    (row, col), re-checked on the layout, or refuted with kind ``mismatch`` when the shapes differ."""
+    t0 = time.perf_counter()
+    if operand not in _OPERAND_MODES:
+        raise NotAdmissibleError("agrees_tiled", f"operand must be A, B or C, got {operand!r}")
+    tm = tiled_mma if isinstance(tiled_mma, TiledMma) else make_tiled_mma(
+        tiled_mma, atom_layout_mnk, permutation_mnk, **params)
+    lay = parse(layout) if isinstance(layout, str) else layout
+    claim = f"agrees_tiled({lay}, {tm!r}, {operand})"
+    user = int_layout(lay, "layout")
+
+    def done(status, **kw):
+        return Verdict(status, claim=claim, method="tiled enumeration", elapsed=time.perf_counter() - t0, **kw)
+
+    want, reason = _hardware_table(tm, operand)
+    if reason is None and user.rank != 2:
+        reason = f"expected a rank-2 (thread, value) layout, got rank {user.rank}"
+    if reason is None and (user.mode_size(0), user.mode_size(1)) != want["shape"]:
+        reason = (f"the layout is {user.mode_size(0)} threads x {user.mode_size(1)} values, the tiled MMA's "
+                  f"{operand} is {want['shape'][0]} threads x {want['shape'][1]} values")
+    if reason is not None:
+        return done("refuted", counterexample=Counterexample("mismatch", note=reason), reason=reason)
+    got = user.tv_values()
+    nval = want["shape"][1]
+    for j, (g, w) in enumerate(zip(got, want["index"])):
+        if g != w:
+            t, v = divmod(j, nval)
+            cex = _counterexample(operand, tm.atom.spec.axes(operand), want, t, v, g, w)
+            if lay_value(user, t, v) != g:  # pragma: no cover - the enumeration and the evaluation differ
+                return done("unknown", reason=f"the counterexample did not re-check ({cex})")
+            return done("refuted", counterexample=cex)
+    return done("proved")
+
+
+def lay_value(user, t: int, v: int) -> int:
+    """The user's layout evaluated at (thread, value), as the re-check of a counterexample."""
+    return user.tv_values([t])[v]
+
+
+def _hardware_table(tm: TiledMma, operand: str):
+    """({"shape": (threads, values), "index": the element per (thread, value) thread outer, "tile", "where":
+    per (thread, value) the atom block and the atom index}, None), or (None, reason)."""
+    spec, params = tm.atom.spec, tm.atom.params
+    m0, m1 = _OPERAND_MODES[operand]
+    shape_mnk = tm.shape_mnk
+    S0, S1 = shape_mnk[m0], shape_mnk[m1]
+    vmnk = tm.thr_layout_vmnk
+    counts = [size(mode(vmnk, i)) for i in range(4)]
+    G0, G1 = counts[m0 + 1], counts[m1 + 1]
+    T0, T1 = tm.get_tile_size(m0), tm.get_tile_size(m1)
+    if any(type(x) is not int for x in (T0, T1)):
+        return None, "the tiled MMA's tile is symbolic"
+    R0, R1 = T0 // (S0 * G0), T1 // (S1 * G1)
+    perms = [_perm_values(tm.permutation(i)) for i in (m0, m1)]
+    # the thread's (v, m, n, k): enumerate the thread layout (colexicographic coordinates of its 4 modes)
+    nthr = size(vmnk)
+    coords = [None] * nthr
+    vals = int_layout(vmnk, "thr_layout_vmnk").values()
+    for i, t in enumerate(vals):
+        c, rest = [], i
+        for n in counts:
+            c.append(rest % n)
+            rest //= n
+        if not 0 <= t < nthr or coords[t] is not None:
+            return None, f"thr_layout_vmnk {vmnk} is not a bijection onto [0, {nthr})"
+        coords[t] = tuple(c)
+    T = spec.threads
+    V = expected_values(spec, operand, params, spec.tile(operand, **params))
+    thr = spec_int_layout(spec, "thr_id", {})
+    hw = hw_indices(spec, operand, params, list(range(T)), V, thr, spec.tile(operand, **params))
+    nval = V * R0 * R1
+    index, where = [], []
+    for t in range(nthr):
+        v_thr, *mnk = coords[t]
+        g0, g1 = mnk[m0], mnk[m1]
+        atom_id = mnk[0] + counts[1] * (mnk[1] + counts[2] * mnk[2])
+        for i in range(nval):
+            r, a = divmod(i, V)
+            r0, r1 = r % R0, r // R0
+            e = hw[v_thr * V + a]
+            b0, b1 = g0 + G0 * r0, g1 + G1 * r1
+            if e is None:
+                index.append(None)
+            else:
+                x0, x1 = e % S0 + S0 * b0, e // S0 + S1 * b1
+                index.append(perms[0](x0) + T0 * perms[1](x1))
+            where.append(((b0, b1), atom_id))
+    return {"shape": (nthr, nval), "index": index, "tile": (T0, T1), "where": where, "nval": nval}, None
+
+
+def _perm_values(p):
+    """The permutation tile of one mode as a function of the pre-permutation coordinate."""
+    if p is None or type(p) is int:
+        return lambda x: x
+    lay = p if isinstance(p, Layout) else parse(str(p))
+    table = int_layout(lay, "permutation").values()
+    return table.__getitem__
+
+
+def _counterexample(operand: str, axes: tuple, want: dict, t: int, v: int, got: int, exp) -> Counterexample:
+    T0, T1 = want["tile"]
+    (b0, b1), atom_id = want["where"][t * want["nval"] + v]
+
+    def el(idx):
+        if idx is None or not 0 <= idx < T0 * T1:
+            return None
+        a, b = idx % T0, idx // T0
+        return (b, a) if operand == "B" else (a, b)  # B: PTX writes (k, n)
+
+    return tv_disagreement(operand, axes, t, v, got, exp, el(got), el(exp), atom=(b0, b1), group=atom_id)
