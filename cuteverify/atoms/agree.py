@@ -61,15 +61,16 @@ def agrees_tiled(layout, tiled_mma, operand: str, *, atom_layout_mnk=(1, 1, 1), 
                   f"{operand} is {want['shape'][0]} threads x {want['shape'][1]} values")
     if reason is not None:
         return done("refuted", counterexample=Counterexample("mismatch", note=reason), reason=reason)
-    got = user.tv_values()
-    nval = want["shape"][1]
-    for j, (g, w) in enumerate(zip(got, want["index"])):
-        if g != w:
-            t, v = divmod(j, nval)
-            cex = _counterexample(operand, tm.atom.spec.axes(operand), want, t, v, g, w)
-            if lay_value(user, t, v) != g:  # pragma: no cover - the enumeration and the evaluation differ
-                return done("unknown", reason=f"the counterexample did not re-check ({cex})")
-            return done("refuted", counterexample=cex)
+    np = _numpy()
+    got = np.array(user.tv_values(), dtype=np.int64).reshape(want["shape"])
+    bad = np.argwhere(got != want["index"])
+    if bad.size:
+        t, v = (int(x) for x in bad[0])
+        g, w = int(got[t, v]), int(want["index"][t, v])
+        cex = _counterexample(operand, tm.atom.spec.axes(operand), want, t, v, g, None if w < 0 else w)
+        if lay_value(user, t, v) != g:  # pragma: no cover - the enumeration and the evaluation differ
+            return done("unknown", reason=f"the counterexample did not re-check ({cex})")
+        return done("refuted", counterexample=cex)
     return done("proved")
 
 
@@ -79,8 +80,9 @@ def lay_value(user, t: int, v: int) -> int:
 
 
 def _hardware_table(tm: TiledMma, operand: str):
-    """({"shape": (threads, values), "index": the element per (thread, value) thread outer, "tile", "where":
-    per (thread, value) the atom block and the atom index}, None), or (None, reason)."""
+    """({"shape": (threads, values), "index": the element of every (thread, value) (an int64 array, -1 where
+    the formula has none), "tile", "where": (thread, value) -> (atom block, atom index)}, None), or
+    (None, reason)."""
     spec, params = tm.atom.spec, tm.atom.params
     m0, m1 = _OPERAND_MODES[operand]
     shape_mnk = tm.shape_mnk
@@ -110,37 +112,43 @@ def _hardware_table(tm: TiledMma, operand: str):
     thr = spec_int_layout(spec, "thr_id", {})
     hw = hw_indices(spec, operand, params, list(range(T)), V, thr, spec.tile(operand, **params))
     nval = V * R0 * R1
-    index, where = [], []
-    for t in range(nthr):
-        v_thr, *mnk = coords[t]
-        g0, g1 = mnk[m0], mnk[m1]
-        atom_id = mnk[0] + counts[1] * (mnk[1] + counts[2] * mnk[2])
-        for i in range(nval):
-            r, a = divmod(i, V)
-            r0, r1 = r % R0, r // R0
-            e = hw[v_thr * V + a]
-            b0, b1 = g0 + G0 * r0, g1 + G1 * r1
-            if e is None:
-                index.append(None)
-            else:
-                x0, x1 = e % S0 + S0 * b0, e // S0 + S1 * b1
-                index.append(perms[0](x0) + T0 * perms[1](x1))
-            where.append(((b0, b1), atom_id))
-    return {"shape": (nthr, nval), "index": index, "tile": (T0, T1), "where": where, "nval": nval}, None
+    np = _numpy()
+    hw_arr = np.array([-1 if e is None else e for e in hw], dtype=np.int64)
+    c = np.array(coords, dtype=np.int64)                           # (threads, 4): v, m, n, k
+    r, a = np.divmod(np.arange(nval, dtype=np.int64), V)
+    r0, r1 = r % R0, r // R0
+    e = hw_arr[c[:, :1] * V + a[None, :]]                         # (threads, values)
+    b0 = c[:, m0 + 1:m0 + 2] + G0 * r0[None, :]
+    b1 = c[:, m1 + 1:m1 + 2] + G1 * r1[None, :]
+    x0, x1 = e % S0 + S0 * b0, e // S0 + S1 * b1
+    index = perms[0](x0) + T0 * perms[1](x1)
+    index[e < 0] = -1                                              # a formula hole: never equal to a layout value
+
+    def where(t, i):
+        """The atom block (in atom units, before the permutation) and the atom's index of (thread, value)."""
+        mnk = c[t, 1:]
+        return (int(b0[t, i]), int(b1[t, i])), int(mnk[0] + counts[1] * (mnk[1] + counts[2] * mnk[2]))
+
+    return {"shape": (nthr, nval), "index": index, "tile": (T0, T1), "where": where}, None
+
+
+def _numpy():
+    import numpy  # not a project module: loaded with the first check, as atoms.check does
+    return numpy
 
 
 def _perm_values(p):
-    """The permutation tile of one mode as a function of the pre-permutation coordinate."""
+    """The permutation tile of one mode as a vectorised function of the pre-permutation coordinate."""
     if p is None or type(p) is int:
         return lambda x: x
     lay = p if isinstance(p, Layout) else parse(str(p))
-    table = int_layout(lay, "permutation").values()
+    table = _numpy().array(int_layout(lay, "permutation").values(), dtype="int64")
     return table.__getitem__
 
 
 def _counterexample(operand: str, axes: tuple, want: dict, t: int, v: int, got: int, exp) -> Counterexample:
     T0, T1 = want["tile"]
-    (b0, b1), atom_id = want["where"][t * want["nval"] + v]
+    (b0, b1), atom_id = want["where"](t, v)
 
     def el(idx):
         if idx is None or not 0 <= idx < T0 * T1:
