@@ -6,7 +6,14 @@ Prints, per operation, the median and p95 time of one call in ms (each case time
 sample counted), then re-runs bench/algebra.py's concrete corpus to show that concrete layouts pay nothing
 for the symbolic support (its ratios against pycute must stay <= 1.0). Asserts nothing.
 
+``--random N`` instead runs N random symbolic claims (bench/symbolic_random.py: 1-3 symbols, random
+divisibility / bound / finite-set / pow2 assumptions) and prints, per family and query, the unknown rate,
+the wrong verdicts (checked by enumeration of sampled assignments) and the timing; ``--save F`` keeps the
+figures as JSON and ``--compare F`` prints them side by side with saved ones (the issue's targets: unknown
+<= 3% per query and family, 0 wrong, median <= 10 ms, p95 <= 50 ms).
+
     python bench/symbolic.py [--repeat 5]
+    python bench/symbolic.py --random 600 [--save before.json] [--compare before.json]
 """
 from __future__ import annotations
 
@@ -82,11 +89,63 @@ def _p95(xs):
     return xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
 
 
+def _figures(rows):
+    """``{"family/query": {...}}`` and an ``"all"`` entry: counts, unknown %, wrong, ms median/p95/max."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(f"{r[0]}/{r[1]}", []).append(r)
+        groups.setdefault("all", []).append(r)
+    out = {}
+    for key, rs in sorted(groups.items()):
+        ts = [r[3] * 1e3 for r in rs]
+        out[key] = {"n": len(rs), "unknown": 100.0 * sum(r[2] == "unknown" for r in rs) / len(rs),
+                    "refuted": sum(r[2] == "refuted" for r in rs), "errors": sum(r[2] == "error" for r in rs),
+                    "wrong": sum(bool(r[4]) for r in rs), "med": statistics.median(ts), "p95": _p95(ts),
+                    "max": max(ts)}
+    return out
+
+
+def random_main(args):
+    import json
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import symbolic_random
+    cv.is_injective("(M,4):(1,M)")  # load sympy and z3 before timing
+    rows = symbolic_random.run_cases(args.random, seed=args.seed)
+    figs = _figures(rows)
+    old = json.load(open(args.compare)) if args.compare else {}
+    print(f"{'family/query':22s} {'n':>4s} {'unknown%':>9s} {'refuted':>7s} {'wrong':>5s} {'med ms':>7s} "
+          f"{'p95 ms':>7s} {'max ms':>7s}" + ("   | before: unknown% wrong med p95 max" if old else ""))
+    for key, f in figs.items():
+        line = (f"{key:22s} {f['n']:4d} {f['unknown']:9.1f} {f['refuted']:7d} {f['wrong']:5d} {f['med']:7.1f} "
+                f"{f['p95']:7.1f} {f['max']:7.0f}")
+        o = old.get(key)
+        if o:
+            line += f"   | {o['unknown']:7.1f} {o['wrong']:5d} {o['med']:5.1f} {o['p95']:5.1f} {o['max']:5.0f}"
+        print(line)
+    for r in rows:
+        if r[4]:
+            print("WRONG", r[4], r[6])
+    if args.verbose:
+        for r in rows:
+            if r[2] in ("unknown", "error"):
+                print(f"{r[2]:7s} {r[0]}/{r[1]} {r[6][2]} {r[6][3]} {r[6][4]}: {r[5][:160]}")
+    if args.save:
+        json.dump(figs, open(args.save, "w"), indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-concrete", action="store_true", help="skip the bench/algebra.py re-run")
+    ap.add_argument("--random", type=int, default=0, help="run this many random symbolic claims instead")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--save", help="write the random-claim figures to this JSON file")
+    ap.add_argument("--compare", help="print saved random-claim figures side by side")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list the unknown random claims")
     args = ap.parse_args()
+    if args.random:
+        return random_main(args)
     cases = corpus()
     print("first = the first call per case (cold decision caches); all = every call, --repeat per case")
     print(f"{'operation':16s} {'cases':>5s} {'refused/undecided':>17s} {'oblig.':>6s} {'first med':>9s} "

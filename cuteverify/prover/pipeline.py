@@ -429,7 +429,8 @@ def _samples(names, asm):
         if asm is not None and n in asm.finite:
             pools.append(list(asm.finite[n])[:12])
             continue
-        vals = {1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64}
+        # odd values past 8 too: a swizzle's partial last block breaks bijectivity first at such sizes
+        vals = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 16, 32, 64}
         if asm is not None:
             for c in asm.conditions:
                 syms = {s.name for s in c.symbols()}
@@ -438,7 +439,7 @@ def _samples(names, asm):
                         xi = as_int(x)
                         if type(xi) is int and xi > 0:
                             vals |= {xi, xi + 1, 2 * xi, 3 * xi, 4 * xi}
-        pools.append(sorted(vals)[:14])
+        pools.append(sorted(vals)[:18])
     count = 0
     # breadth first by the largest position used, so every symbol gets small values first
     depth = max((len(p) for p in pools), default=0)

@@ -79,6 +79,25 @@ class Surjective(Query):
     def structural(self, ls, extra):
         return structural.sym_surjective(decompose(ls[0]), (extra or {}).get("codomain"))
 
+    def z3(self, ls, extra, hyp):
+        """Int forms only: the codomain (the default: one past the largest value, for non-negative strides)
+        must have the layout's size; then injective + inside ``[0, n)`` is onto."""
+        f = decompose(ls[0])
+        n = (extra or {}).get("codomain")
+        if f.kind != "int" or type(n) is tuple:
+            return unknown("no Z3 encoding of surjectivity for this layout")
+        size = product(ls[0].shape)
+        with decide.context(hyp):
+            if n is None:
+                if not all(decide.le(0, d) is True for d in f.strides):
+                    return unknown("no Z3 encoding of surjectivity with strides not known to be non-negative")
+                n = 1 + sum((s - 1) * d for s, d in zip(f.shapes, f.strides))
+            same = decide.eq(size, n)
+        if same is not True:
+            return unknown("surjectivity by Z3 needs size == codomain, which was not proved")
+        v = _z3_onto(f, n, hyp)
+        return v if v is not None else unknown("Z3 did not prove the layout injective inside [0, codomain)", "z3")
+
 
 def _both(m1, v: Verdict) -> Verdict:
     """A proof of two parts names both methods (once, when they are the same)."""
@@ -130,10 +149,28 @@ class Bijective(Query):
         return m2 and (m1 if m1 == m2 else f"{m1} + {m2}")
 
     def z3(self, ls, extra, hyp):
-        v = z3query.z3_injective(decompose(ls[0]), hyp)
+        f = decompose(ls[0])
+        if f.kind in ("int", "swizzle"):
+            v = _z3_onto(f, product(ls[0].shape), hyp)
+            if v is not None:
+                return v
+        v = z3query.z3_injective(f, hyp)
         if v.status == "proved":
             return unknown("injective (Z3) but surjectivity onto [0, size) was not proved", "z3")
         return v
+
+
+def _z3_onto(f, n, hyp):
+    """The Z3 proof that ``[0, n)`` is the image of an int or swizzle form (``z3query.z3_onto``), or None.
+    A swizzle form needs offset 0 and its block dividing ``n`` (``structural.swizzle_block``), decided
+    under the hypotheses."""
+    if f.kind == "swizzle":
+        with decide.context(hyp):
+            if decide.is_zero(f.offset) is not True or \
+                    decide.divides(structural.swizzle_block(f.swizzle), n) is not True:
+                return None
+    v = z3query.z3_onto(f, n, hyp)
+    return v if v.status == "proved" else None
 
 
 class Equal(Query):
@@ -221,7 +258,16 @@ class Disjoint(Query):
         return m2 and (m1 if m1 == m2 else f"{m1} + {m2}")
 
     def z3(self, ls, extra, hyp):
-        v = z3query.z3_injective(decompose(ls[2]), hyp)
+        f = decompose(ls[2])
+        if f.kind == "int":
+            # (A, R) of the cotarget's size, injective with every value inside [0, cotarget): onto it
+            with decide.context(hyp):
+                same = decide.eq(product(ls[2].shape), extra["cotarget"])
+            if same is True:
+                v = _z3_onto(f, extra["cotarget"], hyp)
+                if v is not None:
+                    return v
+        v = z3query.z3_injective(f, hyp)
         if v.status == "proved":
             return unknown("disjoint (Z3) but covering [0, cotarget) was not proved", "z3")
         if v.status == "refuted":

@@ -86,6 +86,23 @@ def _sym_modes(shapes, strides, injective=False):
             return None
         modes.append((s, d))
     modes.sort(key=lambda m: _numeric_key(m[1]))
+    return _decided_order(modes)
+
+
+def _decided_order(modes):
+    """Repair the guessed order where the assumptions decide it (``128 | M`` puts ``128`` before ``M``,
+    which the guess ``M = 64`` gets wrong): adjacent modes swap while the later stride is proved smaller
+    than the earlier. Only the chance of finding a proof depends on the order, never its soundness."""
+    changed, rounds = True, 0
+    while changed and rounds < len(modes):
+        changed, rounds = False, rounds + 1
+        for i in range(len(modes) - 1):
+            a, b = modes[i][1], modes[i + 1][1]
+            if type(as_int(a)) is int and type(as_int(b)) is int:
+                continue
+            if decide.lt(b, a) is True:
+                modes[i], modes[i + 1] = modes[i + 1], modes[i]
+                changed = True
     return modes
 
 
@@ -197,11 +214,18 @@ def sym_surjective(f: Form, n, sizes=False):
     if decide.is_zero(f.offset) is not True:
         return None
     reach = _sym_interval(f.shapes, f.strides)
-    if reach is None or decide.divides(f.swizzle.size(), reach + 1) is not True:
+    if reach is None or decide.divides(swizzle_block(f.swizzle), reach + 1) is not True:
         return None
     if n is None or decide.le(n, reach + 1) is True:
         return "swizzle-bijection + interval-chain (symbolic)"
     return None
+
+
+def swizzle_block(sw) -> int:
+    """The smallest power of two ``B`` such that the swizzle permutes every aligned block ``[kB, (k+1)B)``:
+    it changes only its ZZZ bits (XORing in the YYY bits, which it leaves alone), so every bit above the
+    highest ZZZ bit is kept, and ``[0, n)`` is mapped onto itself whenever ``B | n``."""
+    return 1 << sw.zzz_mask.bit_length()
 
 
 def sym_equal(fa: Form, fb: Form):
@@ -222,4 +246,4 @@ def sym_equal(fa: Form, fb: Form):
     return "common-refinement (symbolic)"
 
 
-__all__ = ["refine_compare", "sym_injective", "sym_surjective", "sym_equal", "coord_codomain"]
+__all__ = ["refine_compare", "sym_injective", "sym_surjective", "sym_equal", "coord_codomain", "swizzle_block"]

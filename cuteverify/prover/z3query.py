@@ -126,6 +126,41 @@ def z3_injective(f: Form, hyp) -> Verdict:
     return unknown(method="z3", reason=f"Z3 answered {r} (nonlinear in the symbols)")
 
 
+def z3_in_range(f: Form, n, hyp) -> Verdict:
+    """Every value of an int form (a swizzle form: of its inner form) lies in ``[0, n)``: proved when no
+    index reaches a value below 0 or at least ``n``. Valid for int and swizzle forms with integer strides."""
+    if f.kind not in ("int", "swizzle"):
+        raise Unsupported(f"no range encoding of a {f.kind} form")
+    env = SymEnv()
+    s = solver()
+    xs, _, cx, _ = coords("x", f.shapes, env)
+    s.add(*cx)
+    v = lin(xs, f.strides, env)
+    s.add(z3.Or(v < 0, v >= env.term(n)))
+    s.add(*env.side)
+    s.add(*facts(env, hyp))
+    r = _solve_with_pow2(s, env, hyp)
+    if r == "unsat":
+        return proved("z3-range")
+    if r == "sat":
+        return refuted("z3-range", Counterexample("out-of-range", assignment=_model_assignment(s.model(), env)))
+    return unknown(method="z3-range", reason=f"Z3 answered {r}")
+
+
+def z3_onto(f: Form, n, hyp) -> Verdict:
+    """``[0, n)`` is the image of an int or swizzle form of size ``n``: proved as injective (Z3) + every value
+    in ``[0, n)`` (an injective map of ``n`` points into ``[0, n)`` is onto it); a swizzle keeps ``[0, n)``
+    when its changed bits lie below ``n``'s alignment (the caller checks that). The size is the caller's to
+    prove equal to ``n``. Never a refutation: a failed part is unknown."""
+    v = z3_injective(f, hyp)
+    if v.status != "proved":
+        return unknown(f"injectivity (Z3) {v.status}: {v.reason or v.status}", "z3")
+    r = z3_in_range(f, n, hyp)
+    if r.status != "proved":
+        return unknown("injective (Z3) but the values were not proved inside [0, size)", "z3")
+    return proved("z3 (injective + values inside [0, size))")
+
+
 def z3_equal(fa: Form, fb: Form, hyp) -> Verdict:
     if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
         raise Unsupported("symbolic layouts with F2 strides are decided only where their symbols are enumerated")
@@ -234,4 +269,4 @@ def z3_equal_bv(fa: Form, fb: Form) -> Verdict:
     return unknown(method="z3-bitvector", reason=r)
 
 
-__all__ = ["solver", "z3_collision_concrete", "z3_injective", "z3_equal", "z3_collision_bv", "z3_equal_bv"]
+__all__ = ["solver", "z3_collision_concrete", "z3_injective", "z3_in_range", "z3_onto", "z3_equal", "z3_collision_bv", "z3_equal_bv"]

@@ -87,6 +87,21 @@ class Assumptions:
             out |= {s.name for s in c.symbols()}
         return out
 
+    def violated(self, values: dict):
+        """The first fact a (partial) assignment breaks, as text, or ``None`` (facts over symbols it leaves
+        open are not judged)."""
+        for name, vals in self.finite.items():
+            if name in values and values[name] not in vals:
+                return f"{name} in {{{','.join(map(str, vals))}}}"
+        for name in sorted(self.pow2):
+            v = values.get(name)
+            if v is not None and (type(v) is not int or v <= 0 or v & (v - 1)):
+                return f"pow2({name})"
+        for c in self.conditions:
+            if {s.name for s in c.symbols()} <= set(values) and c.holds(values) is False:
+                return str(c)
+        return None
+
     def holds(self, values: dict) -> bool:
         """Does a full assignment satisfy every fact?"""
         for name, vals in self.finite.items():

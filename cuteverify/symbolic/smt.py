@@ -73,7 +73,25 @@ def to_z3(expr, env: dict):
     raise Untranslatable(str(expr))
 
 
+def _cleared(kind, a, b):
+    """``a`` and ``b`` times the least common multiple ``L`` of their denominators, so that both are
+    polynomials Z3's integer arithmetic reads (``M/128 != 1`` becomes ``M != 128``). Exact for every kind:
+    ``a == b``, ``a | b`` (``b = k*a`` iff ``L*b = k*(L*a)``) need ``L != 0``, ``<`` and ``<=`` need ``L > 0``,
+    so a denominator not known to be positive is left alone (``to_z3`` then refuses the term)."""
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    if a.is_Integer and b.is_Integer:
+        return a, b
+    dens = [sympy.together(e).as_numer_denom()[1] for e in (a, b)]
+    if all(d == 1 for d in dens):
+        return a, b
+    lcm = sympy.lcm(dens[0], dens[1])
+    if not (lcm.is_Integer and lcm > 0) and not (lcm.is_polynomial() and lcm.is_positive is True):
+        return a, b
+    return sympy.cancel(sympy.expand(a * lcm)), sympy.cancel(sympy.expand(b * lcm))
+
+
 def condition_to_z3(kind, a, b, env):
+    a, b = _cleared(kind, a, b)
     za, zb = to_z3(a, env), to_z3(b, env)
     if kind == "eq":
         return za == zb

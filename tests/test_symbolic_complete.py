@@ -1,0 +1,196 @@
+"""Symbolic completeness (issue 19): divisibility facts encode in Z3, bounded symbols are finite sets, Z3
+proves surjectivity via injectivity + range, and every proof is checked against enumeration of sampled
+assignments with the evaluator below (independent of the library's own evaluation)."""
+from __future__ import annotations
+
+import itertools
+import random
+import re
+
+import pytest
+
+import cuteverify as cv
+from cuteverify.symbolic import Assumptions, domain, parse_expr
+from cuteverify.symbolic.lazy import sympy
+
+# --- an evaluator of flat layout texts of this file ----------------------------------------------------------
+
+
+def _entries(t):
+    body, parts, depth, cur = t[1:-1], [], 0, ""
+    for ch in body:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [parse_expr(x) for x in parts + [cur]]
+
+
+def _at(e, values):
+    v = sympy.sympify(e).subs({sympy.Symbol(k, integer=True, positive=True): x for k, x in values.items()})
+    return int(v) if v.is_Integer else None
+
+
+def values_of(text, values):
+    """All values of ``[S<B,M,S> o 0 o ](s0,s1,...):(d0,d1,...)`` at an assignment (None: not a layout)."""
+    sw = None
+    if text.startswith("S<"):
+        head, text = text.split(" o 0 o ")
+        sw = tuple(int(x) for x in head[2:-1].split(","))
+    sh, st = text.split(":")
+    shapes = [_at(e, values) for e in _entries(sh)]
+    strides = [_at(e, values) for e in _entries(st)]
+    if None in shapes or None in strides or min(shapes) < 1:
+        return None
+    size = 1
+    for x in shapes:
+        size *= x
+    if size > (1 << 13):
+        return None  # too large to enumerate here: the assignment is skipped
+    out = []
+    for digits in itertools.product(*[range(s) for s in reversed(shapes)]):
+        x = sum(c * d for c, d in zip(reversed(digits), strides))
+        if sw is not None:
+            b, m, s = sw
+            x ^= (x & (((1 << b) - 1) << (m + s))) >> s
+        out.append(x)
+    return out
+
+
+def brute(query, text, values):
+    vals = values_of(text, values)
+    if vals is None:
+        return None
+    if query == "injective":
+        return len(set(vals)) == len(vals)
+    if query == "surjective":
+        return set(vals) == set(range(max(vals) + 1))
+    return sorted(vals) == list(range(len(vals)))  # bijective
+
+
+def admissible(facts, names, pool=range(1, 40), extra=(64, 96, 128, 192, 256, 384, 512)):
+    asm = Assumptions(facts)
+    cand = sorted(set(pool) | set(extra))
+    for combo in itertools.product(*[cand] * len(names)):
+        v = dict(zip(names, combo))
+        if asm.holds(v):
+            yield v
+
+
+def check_sound(query, text, facts, names, limit=60):
+    """The verdict agrees with brute force at every sampled admissible assignment; returns the verdict."""
+    fn = {"injective": cv.is_injective, "surjective": cv.is_surjective, "bijective": cv.is_bijective}[query]
+    v = fn(text, assume=facts or None)
+    if v.status == "refuted" and v.counterexample.assignment:
+        assert brute(query, text, v.counterexample.assignment) is False, (text, facts, v)
+    if v.status == "proved":
+        hyps = [o.condition for o in v.obligations]
+        for k, values in enumerate(admissible(facts, names)):
+            if k >= limit:
+                break
+            if any(c.holds(values) is False for c in hyps):
+                continue
+            b = brute(query, text, values)
+            assert b is not False, (text, facts, values, v)
+    return v
+
+
+# --- divisibility facts encode in Z3 ----------------------------------------------------------------------------
+
+def test_rational_terms_encode_by_clearing_denominators():
+    from cuteverify.symbolic import smt
+    env = {}
+    c = smt.condition_to_z3("ne", parse_expr("M/128"), 1, env)
+    assert str(c) == "128 != M"
+    d = smt.condition_to_z3("lt", parse_expr("M/N"), 3, env)
+    assert str(d) == "M < 3*N"
+
+
+def test_cta_tile_complement_disjoint_under_divisibility():
+    v = cv.complement_disjoint("(128,64):(1,M)", parse_expr("M*N"), assume=["128 | M", "64 | N"])
+    assert v.status == "proved", v
+    for M, N in itertools.product((128, 256, 384), (64, 128, 192)):
+        A = cv.parse(f"(128,64):(1,{M})")
+        R = cv.complement(A, M * N)
+        vals = sorted(a + r for r in R.values() for a in A.values())
+        assert vals == list(range(M * N))
+
+
+# --- bounded symbols are finite sets ----------------------------------------------------------------------
+
+def test_bounded_symbol_domain():
+    asm = Assumptions(["K <= 16", "K > 2", "4 | K"])
+    assert domain(asm, "K") == (4, 8, 12, 16)
+    assert domain(Assumptions(["K >= 2"]), "K") is None
+    assert domain(Assumptions(["pow2(K)", "K <= 40"]), "K") == (1, 2, 4, 8, 16, 32)
+
+
+def test_bounded_swizzle_bijective_says_enumerated():
+    text = "S<3,4,3> o 0 o (8,64*K):(64*K,1)"
+    v = check_sound("bijective", text, ["K <= 16"], ["K"])
+    assert v.status == "proved" and "bounded" in v.method and "K" in v.method, v
+
+
+def test_swizzle_surjective_without_bound():
+    # the swizzle changes only bits 4..6: [0, 512*K) is kept for every K, not only for 1024 | 512*K
+    v = check_sound("bijective", "S<3,4,3> o 0 o (8,64*K):(64*K,1)", [], ["K"])
+    assert v.status == "proved", v
+
+
+def test_swizzle_partial_block_refuted():
+    v = check_sound("bijective", "S<3,4,3> o 0 o (8,8*K):(8*K,1)", [], ["K"])
+    assert v.status == "refuted", v
+
+
+def test_bounded_refutation_carries_assignment():
+    v = check_sound("injective", "(K,4):(1,3)", ["K <= 8"], ["K"])
+    assert v.status == "refuted" and v.counterexample.assignment["K"] >= 4, v
+
+
+# --- sound on random symbolic layouts ----------------------------------------------------------------------
+
+def _rand_case(rng):
+    names = ["M", "N"][:rng.randint(1, 2)]
+    facts = []
+    for n in names:
+        k = rng.choice(["div", "bound", "pow2", "set", "none"])
+        if k == "div":
+            facts.append(f"{rng.choice([2, 4, 8])} | {n}")
+        elif k == "bound":
+            facts.append(f"{n} <= {rng.choice([6, 12, 20])}")
+        elif k == "pow2":
+            facts.append(f"pow2({n})")
+        elif k == "set":
+            facts.append(f"{n} in {{{','.join(str(x) for x in rng.sample(range(1, 20), 3))}}}")
+    atoms = names + [f"2*{n}" for n in names] + ["2", "4"]
+    shapes = [rng.choice(atoms) for _ in range(rng.randint(2, 3))]
+    shapes[0] = names[-1]
+    order = list(range(len(shapes)))
+    rng.shuffle(order)
+    strides, cur = [None] * len(shapes), "1"
+    for i in order:
+        strides[i] = cur
+        cur = f"({cur})*({shapes[i]})"
+    r = rng.random()
+    if r < 0.3:
+        k = rng.randrange(len(strides))
+        strides[k] = f"({strides[k]})*{rng.choice(['2', '3', names[0]])}"
+    elif r < 0.5:
+        strides[rng.randrange(len(strides))] = rng.choice(["1", "2", names[0]])
+    text = f"({','.join(shapes)}):({','.join(strides)})"
+    if rng.random() < 0.2:
+        w = rng.choice([8, 16, 64])
+        text = f"S<{rng.choice([1, 2, 3])},3,3> o 0 o (8,{w}*{names[-1]}):({w}*{names[-1]},1)"
+    present = [n for n in names if re.search(rf"\b{n}\b", text)]
+    facts = [f for f in facts if any(re.search(rf"\b{n}\b", f) for n in present)]
+    return rng.choice(["injective", "surjective", "bijective"]), text, facts, present
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_verdicts_agree_with_enumeration(seed):
+    rng = random.Random(1000 + seed)
+    for _ in range(12):
+        q, text, facts, names = _rand_case(rng)
+        check_sound(q, text, facts, names, limit=25)
