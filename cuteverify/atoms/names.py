@@ -58,7 +58,8 @@ def resolve_spec(name: str, kind: str):
     close names) for an unknown name and :class:`NotAdmissibleError` for a spec of another kind or a family
     instance outside the family's range."""
     lib = default_library()
-    base = _strip_template(name)
+    # a spec named with its template argument (SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>) is found as named
+    base = name.strip() if name.strip() in lib else _strip_template(name)
     if base in lib:
         spec = lib[base]
         if spec.kind != kind:

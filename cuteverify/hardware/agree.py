@@ -114,7 +114,47 @@ def _compare(layout, spec: Spec, operand: str, p: dict, dtype, tile, atom_layout
     if tile is not None or atom_layout is not None:
         return _compare_tv_tiled(spec, operand, p, user, tile, atom_layout)
     _refuse_tiled(user, spec)
+    if dtype is not None and spec.kind == "copy" and spec.data.get("units") == "bits":
+        return _compare_tv_recast(spec, operand, p, user, dtype)
     return compare_tv(spec, operand, p, user)
+
+
+def _compare_tv_recast(spec: Spec, operand: str, params: dict, user: IntLayout, dtype):
+    """A copy atom's TV layout in ``dtype`` elements (CUTLASS's ``Copy_Atom<Op, T>``: the bit layouts
+    upcast by ``sizeof_bits<T>``) compared with the bit-level hardware.
+
+    The user's layout is read in bits by the inverse recast: value ``v`` of thread ``t`` at element ``e`` is
+    the bits ``(t, b + eb*v) -> eb*e + b`` for ``b < eb``; then every bit is compared with the PTX formula.
+    A layout already in bits (as many values as the hardware's bits) is compared as it is. The counterexample
+    is stated in elements: thread, value, the element the layout gives and the element holding the
+    hardware's bit, as (row, col) of the tile in elements."""
+    eb = dtype_bits(dtype)
+    want_bits = expected_values(spec, operand, params, spec.tile(operand, **params))
+    if user.rank != 2 or user.mode_size(1) == want_bits or eb == 1:
+        return compare_tv(spec, operand, params, user)
+    if user.mode_size(1) * eb != want_bits:
+        return None, (f"value mode has size {user.mode_size(1)}, the hardware holds {want_bits} bits per thread "
+                      f"= {want_bits / eb:g} {dtype} values")
+    if user.swizzle is not None:
+        return None, "a TV layout with a swizzle cannot be read in bits"
+    t_offs, v_offs = user.modes
+    bits = IntLayout(([eb * o for o in t_offs], [eb * o + b for o in v_offs for b in range(eb)]),
+                     None, eb * user.base)
+    cex, reason = compare_tv(spec, operand, params, bits)
+    if cex is None:
+        return None, reason
+    d = cex.detail
+    t, v = d["thread"], d["value"] // eb
+    ui, hb = user.tv_values([t])[v], d["hardware_index"]
+    if hb is not None and hb // eb == ui:
+        return None, (f"thread {t}, value {v}: the hardware's bits are not whole {dtype} elements there (bit "
+                      f"{d['value']} of the thread is bit {hb} of the tile)")
+
+    def el(rc):
+        return None if rc is None else (rc[0], rc[1] // eb)
+
+    return tv_disagreement(operand, spec.axes(operand), t, v, ui, None if hb is None else hb // eb,
+                           el(d["user"]), el(d["hardware"])), None
 
 
 def _refuse_tiled(user: IntLayout, spec: Spec) -> None:
