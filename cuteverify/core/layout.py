@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..errors import NotAdmissibleError
 from ..symbolic import normalize, symbol
 from ..symbolic.decide import eq, lt
+from .canon import unit_sizes, unit_strides
 from .format import format_layout, format_tuple
 from .strides import F2, ScaledBasis
 from .tuples import (
@@ -230,8 +231,10 @@ class Layout:
                                          f"{', '.join(f'{k}={v}' for k, v in sorted(values.items()))}")
         obs = [o for o in self.obligations if not (
             hasattr(o.condition, "symbols") and {s.name for s in o.condition.symbols()} <= names)]
-        return Layout(shape, transform(self.stride, sub), obligations=obs, assumptions=self.assumptions,
-                      notes=self.notes)
+        # a kept mode whose size became 1: the concrete operation's canonical stride 0 (core/canon.py)
+        units = unit_sizes(self.obligations, values, names)
+        stride = unit_strides(self.shape, shape, transform(self.stride, sub), units)
+        return Layout(shape, stride, obligations=obs, assumptions=self.assumptions, notes=self.notes)
 
 
 def stride_domain(strides) -> str:
