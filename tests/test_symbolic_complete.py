@@ -242,3 +242,45 @@ def test_subs_agrees_with_the_concrete_operation(name, op):
                 assert list(S.values()) == list(C.values()), (text, facts, M, N, S, C)
                 if printed:
                     assert str(S) == str(C), (text, facts, M, N, S, C)
+
+
+# --- case splits ----------------------------------------------------------------------------------------------
+
+def test_complement_split_removes_the_size_one_obligation():
+    from cuteverify.symbolic import symbol
+    M = symbol("M")
+    R = cv.complement(cv.parse("(M,8):(1,2*M)"), 16 * M)
+    assert not [o for o in R.obligations if not o.canonical], R.obligations
+    for m in range(1, 20):
+        C = cv.complement(cv.parse(f"({m},8):(1,{2 * m})"), 16 * m)
+        S = R.subs(M=m)
+        assert list(S.values()) == list(C.values()), (m, S, C)
+    assert str(R.subs(M=1)) == str(cv.complement(cv.parse("(1,8):(1,2)"), 16))
+
+
+def test_logical_product_decides_the_stride_order_by_cases():
+    R = cv.logical_product(cv.parse("(4,M):(M,1)"), cv.parse("(2,N):(1,2)"))
+    for m, n in itertools.product(range(1, 7), (1, 2, 3, 4)):
+        C = cv.logical_product(cv.parse(f"(4,{m}):({m},1)"), cv.parse(f"(2,{n}):(1,2)"))
+        S = R.subs(M=m, N=n)
+        assert list(S.values()) == list(C.values()), (m, n, S, C)
+
+
+def test_split_pieces_carry_their_conditions_and_claims_hold_per_piece():
+    from cuteverify.symbolic import Condition, decide, symbol
+    M = symbol("M")
+    asm = cv.Assumptions(["M <= 64"])
+    A = cv.parse("(M,4):(1,M)", assume=asm)
+    pw = decide.split(Condition("le", M, 4), lambda: cv.complement(A, 16 * M), assume=asm)
+    assert [str(p.conditions[0]) for p in pw] == ["M <= 4", "4 < M"]
+    v = cv.is_injective(pw)
+    assert v.status == "proved" and "case split" in v.method, v
+    # each piece's result is the concrete complement's function where its condition holds
+    for p in pw:
+        for m in range(1, 65):
+            if all(c.holds({"M": m}) for c in p.conditions):
+                C = cv.complement(cv.parse(f"({m},4):(1,{m})"), 16 * m)
+                assert list(p.value.subs(M=m).values()) == list(C.values())
+    bad = decide.split(Condition("le", M, 4), lambda: cv.parse("(M,2):(1,M-2)", assume=asm), assume=asm)
+    w = cv.is_injective(bad)
+    assert w.status == "refuted" and w.counterexample.assignment["M"] <= 4, w

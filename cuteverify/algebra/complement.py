@@ -5,9 +5,9 @@ import math
 
 from ..core.layout import Layout, cosize
 from ..core.strides import F2
-from ..core.tuples import flatten, product
+from ..core.tuples import flatten, product, transform
 from ..errors import NotAdmissibleError
-from ..symbolic import decide
+from ..symbolic import decide, normalize
 from ..symbolic.conditions import Condition
 from ..symbolic.lazy import sympy
 from ._op import exact_div, mode_text, operation
@@ -64,7 +64,91 @@ def complement(layout, cotarget=None):
     if cotarget is None:
         cotarget = cosize(layout)
     _positive(product(cotarget) if type(cotarget) is tuple else cotarget)
-    return _complement_symbolic(fs, fd, cotarget)
+    merged = _split_unit_modes(fs, fd, cotarget)
+    return merged if merged is not None else _complement_symbolic(fs, fd, cotarget)
+
+
+#: At most this many modes of unknown size are split on (each split runs the construction twice).
+SPLIT_LIMIT = 3
+
+
+def _split_unit_modes(fs, fd, cotarget, depth=0):
+    """A case split on ``X == 1`` for the first mode whose size is a symbol ``X`` not known to be 1 (the
+    construction drops a size-1 mode and sorts the others by stride, so it needs to know). Where both cases
+    give the same function at ``X = 1`` the generic case's result is returned without the obligation
+    ``X != 1`` (a printed-form-only one where only the printed forms differ); None where the cases differ, or
+    where the case ``X == 1`` needs obligations of its own (the caller then takes the generic branch)."""
+    if depth >= SPLIT_LIMIT:
+        return None
+    for sz, d in zip(fs, fd):
+        if isinstance(sz, sympy.Symbol) and decide.is_one(sz) is None and decide.is_zero(d) is not True:
+            break
+    else:
+        return None
+
+    def run():
+        inner = _split_unit_modes(fs, fd, cotarget, depth + 1)
+        return inner if inner is not None else _complement_symbolic(fs, fd, cotarget)
+
+    pieces = list(decide.split(Condition("eq", sz, 1), run))
+    if any(not isinstance(p.value, Layout) for p in pieces):
+        return None
+    generic = pieces[-1]
+    if len(pieces) == 2:
+        unit = pieces[0]
+        a, b = _at(unit.value, sz), _at(generic.value, sz)
+        if not _same_function(a, b):
+            return None
+        for o in unit.obligations:
+            c = o.condition
+            if o not in generic.obligations and not o.canonical and \
+                    _holds_at(c, sz) is not True:
+                return None
+        if str(a) != str(b):
+            decide.obligate(Condition("ne", sz, 1), "complement drops a size-1 mode (only the printed form "
+                            "differs at size 1)", canonical=True)
+    for o in generic.obligations:
+        decide.obligate(o.condition, o.reason, o.canonical)
+    for n in generic.notes:
+        decide.note(n.text, n.condition)
+    return generic.value
+
+
+def _at(L, sz):
+    """``L`` with the symbol ``sz`` set to 1 (no obligation checks: the case is known to hold)."""
+    sub = lambda x: x if type(x) is int else normalize(sympy.sympify(x).subs(sz, 1))
+    return Layout(transform(L.shape, sub), transform(L.stride, sub))
+
+
+def _same_function(a, b):
+    """The same function on ``[0, size)``: equal printed forms, or equal coalesced forms (symbolic; decided
+    in a context of their own, so coalesce's undecided steps record nothing on the result), or equal value
+    tables (concrete)."""
+    if str(a) == str(b):
+        return True
+    if a.free_symbols() or b.free_symbols():
+        outer = decide.current()
+        ctx = decide.Context(outer.assumptions if outer is not None else None)
+        token = decide.enter(ctx)
+        try:
+            ca = coalesce_flat(list(flatten(a.shape)), list(flatten(a.stride)))
+            cb = coalesce_flat(list(flatten(b.shape)), list(flatten(b.stride)))
+        finally:
+            decide.leave(token)
+        return not ctx.obligations and str(ca) == str(cb)
+    return product(a.shape) == product(b.shape) and list(a.values()) == list(b.values())
+
+
+def _holds_at(c, sz):
+    """Is the condition true at ``sz = 1`` under the current assumptions?"""
+    if not hasattr(c, "kind"):
+        return None
+    a, b = (x if type(x) is int else sympy.sympify(x).subs(sz, 1) for x in (c.a, c.b))
+    r = {"eq": decide.eq, "lt": decide.lt, "le": decide.le, "divides": decide.divides}.get(c.kind)
+    if r is None:  # ne
+        e = decide.eq(a, b)
+        return None if e is None else not e
+    return r(a, b)
 
 
 def _positive(m):

@@ -277,15 +277,49 @@ class Disjoint(Query):
 
 # --- public API ---------------------------------------------------------------------------------------------
 
+def _per_piece(query, pw, claim, **kw) -> Verdict:
+    """A claim about a ``decide.Piecewise`` result: proved where it is proved for every piece (each under its
+    own case and obligations), refuted by a piece's refutation (its assignment satisfies that case), else
+    unknown with the first piece that is not proved."""
+    t0 = time.perf_counter()
+    methods, first_unknown = [], None
+    for piece in pw:
+        v0 = piece.value
+        case = " and ".join(map(str, piece.conditions))
+        if not isinstance(v0, (Layout,)):
+            return Verdict("unknown", claim=claim, method="case split", reason=f"where {case}: {v0}",
+                           elapsed=time.perf_counter() - t0)
+        L = Layout(v0.shape, v0.stride, obligations=tuple(v0.obligations) + tuple(
+            o for o in piece.obligations if o not in v0.obligations), assumptions=piece.assumptions)
+        v = query(L, **kw)
+        if v.status == "refuted":
+            v.method = f"case {case}: {v.method}"
+            return v
+        if v.status == "unknown" and first_unknown is None:
+            first_unknown = (case, v)
+        methods.append(f"{case}: {v.method}")
+    if first_unknown is not None:
+        case, v = first_unknown
+        return Verdict("unknown", claim=claim, method="case split", reason=f"where {case}: {v.reason}",
+                       elapsed=time.perf_counter() - t0)
+    return Verdict("proved", claim=claim, method="case split (" + "; ".join(methods) + ")",
+                   elapsed=time.perf_counter() - t0)
+
+
 def is_injective(layout, *, assume=None) -> Verdict:
-    """Distinct coordinates of ``[0, size)`` map to distinct values."""
+    """Distinct coordinates of ``[0, size)`` map to distinct values (a ``decide.Piecewise``: per piece)."""
+    if isinstance(layout, decide.Piecewise):
+        return _per_piece(is_injective, layout, f"injective({layout})")
     L = coerce(layout, assume)
     return run(f"injective({L})", [L], Injective())
 
 
 def is_surjective(layout, codomain=None, *, assume=None) -> Verdict:
     """Every value of ``[0, codomain)`` is reached (default: ``[0, cosize)``). For coordinate layouts the
-    codomain is a box: a shape (one extent per coordinate) or, by default, each coordinate's ``max + 1``."""
+    codomain is a box: a shape (one extent per coordinate) or, by default, each coordinate's ``max + 1``.
+    A ``decide.Piecewise`` is decided per piece."""
+    if isinstance(layout, decide.Piecewise):
+        return _per_piece(is_surjective, layout, f"surjective({layout})", codomain=codomain)
     L = coerce(layout, assume)
     cd = codomain
     if isinstance(cd, str):
@@ -299,7 +333,10 @@ def is_surjective(layout, codomain=None, *, assume=None) -> Verdict:
 
 
 def is_bijective(layout, *, assume=None) -> Verdict:
-    """A bijection onto ``[0, size)`` (coordinate layouts: onto the box of each coordinate's size)."""
+    """A bijection onto ``[0, size)`` (coordinate layouts: onto the box of each coordinate's size); a
+    ``decide.Piecewise`` per piece."""
+    if isinstance(layout, decide.Piecewise):
+        return _per_piece(is_bijective, layout, f"bijective({layout})")
     L = coerce(layout, assume)
     return run(f"bijective({L})", [L], Bijective())
 

@@ -15,7 +15,8 @@ import contextvars
 from contextlib import contextmanager
 
 from ..errors import NotAdmissibleError, UndecidedError
-from . import tactics
+from . import smt, tactics
+from .assumptions import Assumptions
 from .conditions import Condition, Note, Obligation
 
 _INT = int
@@ -163,3 +164,82 @@ def decided(answer, question: str) -> bool:
     if answer is None:
         raise UndecidedError(f"cannot decide {question} under the given assumptions; add an assumption that settles it")
     return answer
+
+
+# --- case splits ----------------------------------------------------------------------------------------
+
+_NEGATION = {"eq": "ne", "ne": "eq"}
+
+
+def negate(condition: Condition) -> Condition:
+    """The condition that holds exactly where ``condition`` does not (``a | b`` has no negation in the
+    vocabulary: refused)."""
+    if condition.kind in _NEGATION:
+        return Condition(_NEGATION[condition.kind], condition.a, condition.b)
+    if condition.kind == "lt":
+        return Condition("le", condition.b, condition.a)
+    if condition.kind == "le":
+        return Condition("lt", condition.b, condition.a)
+    raise ValueError(f"{condition} has no negation among the conditions (a | b)")
+
+
+class Piece:
+    """One case of a ``Piecewise`` result: ``value`` (a result, or the ``CuteVerifyError`` the operation
+    raised in this case) holds where every condition of ``conditions`` does, under ``assumptions`` (the
+    caller's facts and those conditions), valid where ``obligations`` hold."""
+
+    __slots__ = ("conditions", "value", "obligations", "notes", "assumptions")
+
+    def __init__(self, conditions, value, obligations=(), notes=(), assumptions=None):
+        self.conditions, self.value = tuple(conditions), value
+        self.obligations, self.notes, self.assumptions = tuple(obligations), tuple(notes), assumptions
+
+    def __repr__(self):
+        return f"{' and '.join(map(str, self.conditions))}: {self.value}"
+
+
+class Piecewise:
+    """A guarded result: its pieces' conditions are disjoint and together cover every assignment the
+    assumptions allow (``split`` builds them from a condition and its negation); a claim about it holds
+    where it holds for every piece (docs/model.md section 5.3)."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces):
+        self.pieces = list(pieces)
+
+    def __iter__(self):
+        return iter(self.pieces)
+
+    def __len__(self):
+        return len(self.pieces)
+
+    def __repr__(self):
+        return "Piecewise(" + "; ".join(map(repr, self.pieces)) + ")"
+
+    __str__ = __repr__
+
+
+def split(condition: Condition, fn, assume=None) -> Piecewise:
+    """Run ``fn()`` once where ``condition`` holds and once where it does not, each under the current
+    assumptions (or ``assume``) plus that case; a case the assumptions exclude (Z3 finds them contradictory)
+    is left out. Each case collects its own obligations and notes; an operation that refuses or cannot
+    decide in one case gives that piece the error as its value. Nested operations run in the case's
+    context, so every decision they take knows the case."""
+    ctx = _current.get()
+    base = assume if assume is not None else (ctx.assumptions if ctx is not None else None)
+    pieces = []
+    for case in (condition, negate(condition)):
+        asm = (base if base is not None else Assumptions()).merged(Assumptions([case]))
+        if smt.satisfiable(asm) is False:
+            continue
+        sub = Context(asm)
+        token = _current.set(sub)
+        try:
+            value = fn()
+        except (NotAdmissibleError, UndecidedError) as e:
+            value = e
+        finally:
+            _current.reset(token)
+        pieces.append(Piece((case,), value, sub.obligations, sub.notes, asm))
+    return Piecewise(pieces)
