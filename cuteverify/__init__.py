@@ -33,7 +33,8 @@ _LAZY = {
     "atoms": "cuteverify.atoms", **dict.fromkeys(
         ("make_mma_atom", "make_tiled_mma", "make_copy_atom", "make_layout_tv", "make_tiled_copy",
          "make_tiled_copy_tv", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy_S",
-         "make_tiled_copy_D", "local_tile", "local_partition"), "cuteverify.atoms"),
+         "make_tiled_copy_D", "local_tile", "local_partition", "agrees_tiled", "covers", "compatible_tv"),
+        "cuteverify.atoms"),
 }
 
 
