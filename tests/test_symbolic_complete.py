@@ -284,3 +284,36 @@ def test_split_pieces_carry_their_conditions_and_claims_hold_per_piece():
     bad = decide.split(Condition("le", M, 4), lambda: cv.parse("(M,2):(1,M-2)", assume=asm), assume=asm)
     w = cv.is_injective(bad)
     assert w.status == "refuted" and w.counterexample.assignment["M"] <= 4, w
+
+
+# --- vector width with a symbolic leading dimension ----------------------------------------------------------
+
+def _concrete_width(text, values, eb):
+    from cuteverify.analysis.banks import max_vector_width
+    t = text
+    for k, x in values.items():
+        t = re.sub(rf"\b{k}\b", str(x), t)
+    return max_vector_width(cv.parse(t), elem_bytes=eb).width
+
+
+@pytest.mark.parametrize("text,facts,eb,want", [
+    ("(32,8):(L,1)", ["L % 8 == 0"], 2, 16),
+    ("(32,8):(L,1)", ["L % 4 == 0"], 2, 8),
+    ("(32,(2,4)):(8*L,(1,2))", [], 4, 16),
+    ("(32,(2,4)):(L,(1,2))", [], 2, 2),
+    ("((4,8),(2,2)):((2*L,16*L),(1,8))", ["4 | L"], 2, 4),
+])
+def test_symbolic_vector_width_by_divisibility(text, facts, eb, want):
+    from cuteverify.analysis.banks import max_vector_width
+    L = cv.parse(text, assume=cv.Assumptions(facts) if facts else None)
+    v = max_vector_width(L, elem_bytes=eb)
+    assert v.status == "proved" and v.width == want, v
+    widths = []
+    for values in admissible(facts, ["L"], pool=range(1, 33), extra=(48, 64, 128)):
+        widths.append(_concrete_width(text, values, eb))
+        assert widths[-1] >= want, (values, widths[-1])
+    assert min(widths) == want
+    r = max_vector_width(L, elem_bytes=eb, require=2 * want) if 2 * want <= 16 else None
+    if r is not None:
+        assert r.status == "refuted"
+        assert _concrete_width(text, r.counterexample.assignment, eb) < 2 * want

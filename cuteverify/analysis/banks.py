@@ -57,6 +57,7 @@ from .banks_model import (  # noqa: F401  (_degree, _lanes_per_phase, _widest: f
     elem_bytes_of,
 )
 from .banks_verdict import BankConflict, BankVerdict, VectorBreak, VectorVerdict
+from .vector_sym import symbolic_verdict
 
 __all__ = ["bank_conflicts", "max_vector_width", "BankVerdict", "VectorVerdict", "BankConflict", "VectorBreak",
            "elem_bytes_of", "DTYPE_BYTES", "NUM_BANKS", "BANK_BYTES", "access_offsets"]
@@ -239,6 +240,13 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
         L = _as_one_thread(L)
     kind, insts = _instances(L, smem)
     claim = f"widest vector access of {layout_or_tv}" + (f" through {smem}" if smem is not None else "")
+    if kind == "unknown" and smem is None and not isinstance(L, ComposedLayout):
+        # infinitely many assignments: decided by divisibility where it can be (analysis/vector_sym.py)
+        rclaim = claim if require is None else \
+            f"{require}-byte vector access ({_dtype_name(dtype, eb)}) of {layout_or_tv}"
+        v = symbolic_verdict(L, eb, alignment, require, rclaim, _dtype_name(dtype, eb), t0)
+        if v is not None:
+            return v
     if kind == "unknown":
         return VectorVerdict("unknown", claim=claim, method="enumeration", reason=insts, elem_bytes=eb,
                              elapsed=time.perf_counter() - t0)
