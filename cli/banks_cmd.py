@@ -16,7 +16,7 @@ import click
 from cuteverify.analysis.banks import bank_conflicts, max_vector_width
 from cuteverify.core.parse import parse
 
-from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions
+from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions, text_input
 
 
 def _phases(text):
@@ -34,8 +34,9 @@ def _finish(verdict, as_json):
 
 
 @click.command("banks")
-@click.argument("smem")
-@click.option("--access", "-t", required=True, help="TV layout (thread, value) -> element index of the tile.")
+@click.argument("smem", callback=text_input)
+@click.option("--access", "-t", required=True, help="TV layout (thread, value) -> element index of the tile.",
+              callback=text_input)
 @click.option("--dtype", "-d", default="bf16", show_default=True, help="Element type (bf16, f16, f32, e4m3, ...).")
 @click.option("--elem-bytes", type=int, default=None, help="Element width in bytes (instead of --dtype).")
 @click.option("--vector", "-v", "vector_bytes", type=int, default=None,
@@ -63,10 +64,11 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, phases, base_bytes,
 
 
 @click.command("vector")
-@click.argument("layout")
+@click.argument("layout", callback=text_input)
 @click.option("--dtype", "-d", default="bf16", show_default=True, help="Element type (bf16, f16, f32, e4m3, ...).")
 @click.option("--elem-bytes", type=int, default=None, help="Element width in bytes (instead of --dtype).")
-@click.option("--smem", default=None, help="Compose LAYOUT (thread, value) -> element index with this smem layout.")
+@click.option("--smem", default=None, help="Compose LAYOUT (thread, value) -> element index with this smem layout.",
+              callback=text_input)
 @click.option("--alignment", type=int, default=16, show_default=True, help="Byte alignment of the buffer.")
 @click.option("--require", "-r", type=int, default=None, help="Check this width in bytes (exit 1 if it fails).")
 @click.option("--flat", is_flag=True, help="Read LAYOUT as one thread's values, not (thread, value).")

@@ -21,6 +21,7 @@ import click
 
 from cuteverify.core.format import format_tuple
 from cuteverify.core.parse import as_assumptions, check_assumption_names
+from cuteverify.core.tables import looks_like_table, parse_table
 from cuteverify.errors import (
     EXIT_INPUT,
     EXIT_INTERNAL,
@@ -41,7 +42,7 @@ DEBUG_KEY = "cuteverify.debug"  # in click's ctx.meta, which every nested contex
 __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNKNOWN", "EXIT_INTERNAL", "EXIT_FOR", "EXIT_HELP",
            "CommandLineError", "fail", "guarded", "tty", "style", "show", "emit", "report", "parse_params",
            "own_assumptions", "shared_assumptions", "check_names",
-           "assume_option", "json_option", "verb"]
+           "assume_option", "json_option", "verb", "text_input"]
 
 
 class CommandLineError(CuteVerifyError, ValueError):
@@ -210,6 +211,62 @@ def check_names(assumptions, things, text):
         fs = getattr(t, "free_symbols", None)
         present |= {s.name for s in (fs() if callable(fs) else (fs or ()))}
     check_assumption_names(assumptions, present, text)
+
+
+# ------------------------------------------------------------------------------------- input forms
+
+_STDIN_KEY = "cuteverify.stdin"  # ctx.meta: stdin is read once, by one argument
+
+
+def _read_input(value: str, what: str) -> str:
+    """``-`` -> stdin, ``@FILE`` -> the file, anything else as given; a pasted print_layout / print_latex
+    table becomes the layout text it denotes (core/tables.py). ``click.BadParameter`` on failure, so that
+    click reports it as the usage error it is (exit 2) before the command runs."""
+    if value == "-":
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None and ctx.meta.get(_STDIN_KEY):
+            raise click.BadParameter(f"stdin was already read for {ctx.meta[_STDIN_KEY]}", param_hint=what)
+        if ctx is not None:
+            ctx.meta[_STDIN_KEY] = what
+        text = click.get_text_stream("stdin").read()
+    elif value.startswith("@") and len(value) > 1:
+        path = value[1:]
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read(_MAX_INPUT + 1)
+        except OSError as e:
+            raise click.BadParameter(f"cannot read {path}: {e.strerror or e}", param_hint=what) from None
+        except UnicodeDecodeError:
+            raise click.BadParameter(f"{path} is not UTF-8 text", param_hint=what) from None
+    else:
+        return value
+    if len(text) > _MAX_INPUT:
+        raise click.BadParameter(f"input longer than {_MAX_INPUT} characters", param_hint=what)
+    if looks_like_table(text):
+        try:
+            return str(parse_table(text))
+        except CuteVerifyError as e:
+            raise click.BadParameter(str(e), param_hint=what) from None
+    return " ".join(text.split())
+
+
+_MAX_INPUT = 1 << 22  # 4 MiB of layout text is no layout anybody wrote
+
+
+def text_input(ctx, param, value):
+    """click callback: read ``-`` / ``@FILE`` (and tables) for an argument or option, repeated or not;
+    ``NAME=@FILE`` items of ``--let`` read the file for the value."""
+    what = param.human_readable_name if param is not None else "input"
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        out = []
+        for v in value:
+            name, eq, rest = v.partition("=")
+            out.append(f"{name}={_read_input(rest.strip(), what)}" if eq and param.name == "lets"
+                       else _read_input(v, what))
+        return tuple(out)
+    return _read_input(value, what)
 
 
 # -------------------------------------------------------------------------------------------- options

@@ -7,14 +7,14 @@ from cuteverify.algebra.expr import evaluate, parse_let
 from cuteverify.core.layout import cosize, depth, rank, size
 from cuteverify.core.parse import parse, parse_tuple
 
-from .common import assume_option, emit, guarded, json_option, show
+from .common import assume_option, emit, guarded, json_option, show, text_input
 
 # a concrete layout's values are listed up to this size; beyond it the list is noise on a terminal
 _MAX_VALUES = 4096
 
 
 @click.command("eval")
-@click.argument("layout")
+@click.argument("layout", callback=text_input)
 @click.argument("coord", required=False)
 @assume_option
 @json_option
@@ -36,8 +36,8 @@ def eval_cmd(layout, coord, assume, as_json):
 
 
 @click.command("algebra")
-@click.argument("expression")
-@click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)'.")
+@click.argument("expression", callback=text_input)
+@click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)' (or A=@FILE).", callback=text_input)
 @assume_option
 @json_option
 @guarded

@@ -20,7 +20,7 @@ from cuteverify import draw as dr
 from cuteverify.core.parse import parse, parse_tuple
 from cuteverify import hardware
 
-from .common import fail, guarded, parse_params
+from .common import fail, guarded, parse_params, text_input
 
 _FORMATS = ("svg", "tex")
 
@@ -94,7 +94,7 @@ _format_option = click.option("--format", "fmt", type=click.Choice(_FORMATS), de
 
 
 @click.command("draw")
-@click.argument("layout")
+@click.argument("layout", callback=text_input)
 @_output_option
 @_format_option
 @click.option("--tile", default=None, metavar="MxN",

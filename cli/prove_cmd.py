@@ -17,6 +17,7 @@ from cuteverify.symbolic import parse_expr
 
 from .common import (
     assume_option,
+    text_input,
     check_names,
     guarded,
     json_option,
@@ -41,7 +42,7 @@ def _number(x):
 
 
 @verb("injective", "Is LAYOUT injective: distinct coordinates of [0, size) map to distinct values?")
-@click.argument("layout")
+@click.argument("layout", callback=text_input)
 @assume_option
 @json_option
 @guarded
@@ -51,7 +52,7 @@ def injective_cmd(layout, assume, as_json):
 
 
 @verb("surjective", "Does LAYOUT reach every value of [0, N) (default N = cosize)?")
-@click.argument("layout")
+@click.argument("layout", callback=text_input)
 @click.option("--codomain", metavar="N", help="The codomain size (an integer or an expression in the symbols).")
 @assume_option
 @json_option
@@ -62,7 +63,7 @@ def surjective_cmd(layout, codomain, assume, as_json):
 
 
 @verb("bijective", "Is LAYOUT a bijection onto [0, size)?")
-@click.argument("layout")
+@click.argument("layout", callback=text_input)
 @assume_option
 @json_option
 @guarded
@@ -72,8 +73,8 @@ def bijective_cmd(layout, assume, as_json):
 
 
 @verb("equal", "Are A and B the same function on [0, size)?")
-@click.argument("a")
-@click.argument("b")
+@click.argument("a", callback=text_input)
+@click.argument("b", callback=text_input)
 @assume_option
 @json_option
 @guarded
@@ -85,7 +86,7 @@ def equal_cmd(a, b, assume, as_json):
 
 
 @verb("disjoint", "Do A and complement(A, M) meet only at 0 and together cover [0, M)?")
-@click.argument("a")
+@click.argument("a", callback=text_input)
 @click.option("--cotarget", "-m", metavar="M", help="The cotarget M (default cosize(A)); integer or expression.")
 @assume_option
 @json_option
@@ -104,7 +105,7 @@ def disjoint_cmd(a, cotarget, assume, as_json):
 @verb("agrees", "Does LAYOUT (a TV layout, or an smem atom) agree with the hardware spec NAME?\n\n"
       "Compares at every (thread, value) (or coordinate) with the spec's PTX formula; the counterexample "
       "names the thread, the value and both (row, col) elements.")
-@click.argument("layout")
+@click.argument("layout", callback=text_input)
 @click.option("--spec", "spec_name", required=True, metavar="NAME", help="A spec name (see `cuteverify spec list`).")
 @click.option("--operand", metavar="A|B|C", help="The operand (A, B, C; src/dst for copy atoms; none for smem atoms).")
 @click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
@@ -119,8 +120,8 @@ def agrees_cmd(layout, spec_name, operand, params, assume, as_json):
 @verb("prove", "Prove or refute CLAIM, e.g. \"bijective(composition(A, B))\" or "
       "\"composition(A, B) == C\".\n\nPredicates: injective, surjective, bijective, disjoint, equal; terms are "
       "algebra operations, layouts, integers and names bound with --let.")
-@click.argument("claim")
-@click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)'.")
+@click.argument("claim", callback=text_input)
+@click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)' (or A=@FILE).", callback=text_input)
 @assume_option
 @json_option
 @guarded

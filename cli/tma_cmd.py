@@ -17,7 +17,7 @@ import click
 from cuteverify.hardware.tma import TmaDescriptor
 from cuteverify.hardware.tma_copy import from_copy
 
-from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assumptions
+from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assumptions, text_input
 
 
 @click.command("tma")
@@ -31,8 +31,8 @@ from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assump
 @click.option("--l2-promotion", default="NONE", show_default=True, help="NONE, L2_64B, L2_128B, L2_256B.")
 @click.option("--oob-fill", default="NONE", show_default=True, help="NONE or NAN_REQUEST_ZERO_FMA.")
 @click.option("--address", default=None, help="Global address (bytes; an expression) to check its alignment.")
-@click.option("--gmem", default=None, help="Derive from a copy: the gmem layout, e.g. \"(M,K):(K,1)\".")
-@click.option("--smem", default=None, help="Derive from a copy: the smem tile layout (with its swizzle).")
+@click.option("--gmem", default=None, help="Derive from a copy: the gmem layout, e.g. \"(M,K):(K,1)\".", callback=text_input)
+@click.option("--smem", default=None, help="Derive from a copy: the smem tile layout (with its swizzle).", callback=text_input)
 @click.option("--multicast", type=int, default=1, show_default=True, help="CTAs a multicast copy spans.")
 @click.option("--smem-align", type=int, default=None, help="Byte alignment of the smem buffer to check.")
 @click.option("--arch", default="sm_90", show_default=True, type=click.Choice(["sm_90", "sm_100"]))

@@ -17,6 +17,9 @@ from .core.swizzle import ComposedLayout, Swizzle, make_swizzle_layout
 from .errors import CuteVerifyError, NotAdmissibleError, ParseError, UndecidedError
 from .symbolic import Assumptions, Obligation, symbol
 
+from .core.interop import reads_text as _reads_text  # noqa: E402 - the facade's functions take CuTe text too
+size, cosize, rank, depth, shape, image = (_reads_text(f) for f in (size, cosize, rank, depth, shape, image))
+
 __version__ = "0.1.0"
 
 # The prover, the spec library and the analyses load on first use so that `import cuteverify` (and the CLI's

@@ -7,6 +7,7 @@ import functools
 from ..core.format import format_tuple
 from ..core.layout import Layout, compact_col_major
 from ..core.parse import parse
+from ..core.scan import ALL, split_top
 from ..errors import UndecidedError
 from ..symbolic import decide, normalize
 
@@ -46,6 +47,8 @@ def operation(fn=None, *, swizzle_through=False):
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
+        if any(type(a) is str for a in args):  # CuTe text, as every API function takes it
+            args = tuple(_from_text(a) if type(a) is str else a for a in args)
         if swizzle_through and args and type(args[0]) is not plain and hasattr(args[0], "outer"):
             a = args[0]
             return a.with_outer(wrapper(a.outer, *args[1:], **kw))
@@ -88,6 +91,14 @@ def operation(fn=None, *, swizzle_through=False):
         return result
 
     return wrapper
+
+
+def _from_text(text):
+    """A string argument: a tiler such as ``<3:3, (2,4):(1,8)>``, or layout text (``cv.parse``'s forms)."""
+    t = text.strip()
+    if t.startswith("<") and t.endswith(">"):
+        return tuple(None if p.strip() in ("_", "None") else _from_text(p) for p, _ in split_top(t[1:-1], ",", ALL))
+    return parse(t)
 
 
 def _attach(result, obligations, assumptions, notes):

@@ -121,7 +121,15 @@ def evaluate(text: str, bindings: dict | None = None, assume=None):
                 else []
             try:
                 return fn(*args)
-            except TypeError as e:
+            except (TypeError, AttributeError) as e:
+                # an unbound name reads as a number (a symbolic size); where a layout was needed, say so
+                unbound = [p.strip() for p, _ in split_top(text, open_i + 1, close_i)
+                           if re.fullmatch(r"[A-Za-z_]\w*", p.strip()) and p.strip() not in bindings]
+                if unbound:
+                    n = unbound[0]
+                    raise ParseError(text, text.find(n, open_i) + 1, f"a layout, but the name {n} is not bound "
+                                     f"(bind it: --let {n}=LAYOUT on the command line, {n}=... in Python)",
+                                     "expression") from None
                 raise ParseError(text, lead + 1, f"valid arguments for {m.group(1)} ({e})", "expression") from None
         if m and m.group(1) not in funcs and not s.startswith(("S<", "Sw<")):
             raise ParseError(text, lead + 1, f"a known operation (one of {', '.join(sorted(funcs))})", "expression")

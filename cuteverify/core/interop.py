@@ -11,6 +11,8 @@ Accepts
 """
 from __future__ import annotations
 
+import functools
+
 import re
 
 from .layout import Layout
@@ -97,3 +99,12 @@ def parse(obj, assume=None, *, source: str = "layout"):
     if isinstance(obj, str):
         return _text.parse(obj, assume, source=source)
     return to_layout(obj)
+
+
+def reads_text(fn):
+    """``fn`` (``size``, ``cosize``, ``rank``, ...) also taking CuTe text, as every API function does: a string
+    is parsed first (it is never a shape: ``size("(4,8):(1,4)")`` must not be the string itself)."""
+    @functools.wraps(fn)
+    def wrapper(x, *args, **kw):
+        return fn(_text.parse(x) if isinstance(x, str) else x, *args, **kw)
+    return wrapper
