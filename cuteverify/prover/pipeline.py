@@ -439,6 +439,11 @@ def _samples(names, asm):
                         xi = as_int(x)
                         if type(xi) is int and xi > 0:
                             vals |= {xi, xi + 1, 2 * xi, 3 * xi, 4 * xi}
+        if asm is not None:
+            # the facts about this symbol alone (``32 | K``, ``pow2(M)``, ``M <= 8``) filter its pool, so the
+            # sample budget goes to assignments that can be admissible (holds is False only where one fails)
+            kept = [v for v in sorted(vals) if asm.holds({n: v})]
+            vals = kept or vals
         pools.append(sorted(vals)[:18])
     count = 0
     # breadth first by the largest position used, so every symbol gets small values first

@@ -86,7 +86,7 @@ def _sym_modes(shapes, strides, injective=False):
             return None
         modes.append((s, d))
     modes.sort(key=lambda m: _numeric_key(m[1]))
-    return _decided_order(modes)
+    return modes
 
 
 def _decided_order(modes):
@@ -110,6 +110,15 @@ def _sym_inj_modes(shapes, strides):
     modes = _sym_modes(shapes, strides, injective=True)
     if modes is None:
         return False
+    # the guessed order first; where it fails, the order the assumptions decide (costs a comparison per pair)
+    return _inj_sorted(modes) or (_symbolic(modes) and _inj_sorted(_decided_order(list(modes))))
+
+
+def _symbolic(modes):
+    return any(type(as_int(d)) is not int for _, d in modes)
+
+
+def _inj_sorted(modes):
     reach = 0
     for s, d in modes:
         if decide.lt(reach, d) is not True:
@@ -143,6 +152,13 @@ def _sym_chain(shapes, strides):
     modes = _sym_modes(shapes, strides)
     if modes is None:
         return None
+    reach = _chain_sorted(modes)
+    if reach is None and _symbolic(modes):
+        reach = _chain_sorted(_decided_order(list(modes)))
+    return reach
+
+
+def _chain_sorted(modes):
     reach = 0
     for s, d in modes:
         if decide.le(d, reach + 1) is not True:
