@@ -1,0 +1,573 @@
+"""Soundness campaign: every prover verdict against an independent brute-force evaluator.
+
+The layouts are built here as Python data (nested shape/stride tuples) and handed to cuteverify as text;
+the evaluator below never imports cuteverify internals, so a shared misreading of the notation cannot make
+a wrong verdict look right. The rule checked everywhere: a verdict is never ``proved`` where brute force
+says false, never ``refuted`` where it says true, and a refutation's witness is a real one. ``unknown`` is
+allowed and counted (tests/SOUNDNESS_CAMPAIGN.md has the figures of a larger sweep:
+``CV_CAMPAIGN_SCALE=20 pytest tests/test_soundness_campaign.py -s``).
+"""
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+
+import pytest
+
+import cuteverify as cv
+
+SCALE = int(os.environ.get("CV_CAMPAIGN_SCALE", "1"))
+STATS: Counter = Counter()
+
+
+# ----------------------------------------------------------------------------------------------- the model
+class F2:
+    """A stride ``^v``: digit c contributes the integer c*v, modes combine by XOR."""
+    def __init__(self, v):
+        self.v = v
+
+
+class E:
+    """A coordinate stride ``v@i``."""
+    def __init__(self, v, i):
+        self.v, self.i = v, i
+
+
+def leaves(t):
+    return [x for s in t for x in leaves(s)] if isinstance(t, tuple) else [t]
+
+
+def size(shape):
+    n = 1
+    for s in leaves(shape):
+        n *= s
+    return n
+
+
+def text_of(t, leaf):
+    if isinstance(t, tuple):
+        return "(" + ",".join(text_of(s, leaf) for s in t) + ")"
+    return leaf(t)
+
+
+def stride_text(d):
+    if isinstance(d, F2):
+        return f"^{d.v}"
+    if isinstance(d, E):
+        return f"{d.v}@{d.i}"
+    return str(d)
+
+
+class Lay:
+    """``shape:stride``, optionally behind ``S<b,m,s> o off``: x -> Sw(off + L(x))."""
+    def __init__(self, shape, stride, swz=None, off=0):
+        self.shape, self.stride, self.swz, self.off = shape, stride, swz, off
+        self.sh, self.st = leaves(shape), leaves(stride)
+        assert len(self.sh) == len(self.st)
+        self.ncoord = max([d.i + 1 for d in self.st if isinstance(d, E)], default=0)
+        self.f2 = any(isinstance(d, F2) for d in self.st)
+
+    @property
+    def size(self):
+        return size(self.shape)
+
+    def text(self):
+        body = text_of(self.shape, str) + ":" + text_of(self.stride, stride_text)
+        if self.swz is None:
+            return body
+        b, m, s = self.swz
+        return f"S<{b},{m},{s}> o {self.off} o {body}"
+
+    def __call__(self, x):
+        # colexicographic digits; the last mode takes the rest (the extended domain of docs/model.md 2.1)
+        acc = [0] * self.ncoord if self.ncoord else 0
+        for k, (s, d) in enumerate(zip(self.sh, self.st)):
+            c = x if k == len(self.sh) - 1 else x % s
+            x //= s
+            if isinstance(d, E):
+                acc[d.i] += c * d.v
+            elif isinstance(d, F2):
+                acc ^= c * d.v
+            elif self.ncoord:
+                assert d == 0
+            elif self.f2:
+                assert d == 0
+            else:
+                acc += c * d
+        if self.ncoord:
+            return tuple(acc)
+        if self.swz is not None:
+            acc = swizzle(self.swz, self.off + acc)
+        return acc
+
+    def values(self):
+        return [self(i) for i in range(self.size)]
+
+
+def swizzle(swz, x):
+    b, m, s = swz
+    mask = ((1 << b) - 1) << (m + max(s, 0))
+    return x ^ ((x & mask) >> s) if s >= 0 else x ^ ((x & mask) << -s)
+
+
+def pad(v, n):
+    return tuple(v) + (0,) * (n - len(v)) if isinstance(v, tuple) else v
+
+
+# ------------------------------------------------------------------------------------- brute-force truths
+def t_injective(L):
+    vs = L.values()
+    return len(set(vs)) == len(vs)
+
+
+def t_surjective(L, n):
+    img = set(L.values())
+    if isinstance(n, tuple):
+        boxes = [()]
+        for e in n:
+            boxes = [b + (c,) for b in boxes for c in range(e)]
+        return all(pad(b, L.ncoord) in img for b in boxes)
+    return all(v in img for v in range(n))
+
+
+def t_bijective(L):
+    vs = L.values()
+    if L.ncoord:
+        ext = tuple(max(v[i] for v in vs) + 1 for i in range(L.ncoord))
+        return len(set(vs)) == len(vs) and min(min(v) for v in vs) >= 0 and t_surjective(L, ext) \
+            and size(ext) == len(vs)
+    return sorted(vs) == list(range(L.size))
+
+
+def t_equal(A, B):
+    if A.size != B.size:
+        return False
+    n = max(A.ncoord, B.ncoord)
+    return all(pad(A(i), n) == pad(B(i), n) for i in range(A.size))
+
+
+# --------------------------------------------------------------------------------------------- the check
+def check(family, query, verdict, truth, cex_ok=None):
+    """Count the verdict; fail on a wrong one. ``cex_ok(cex)`` re-checks a refutation's witness."""
+    st = verdict.status
+    STATS[(family, query, st)] += 1
+    if st == "proved" and not truth:
+        STATS[(family, query, "WRONG")] += 1
+        raise AssertionError(f"WRONG proved: {verdict}")
+    if st == "refuted":
+        if truth:
+            STATS[(family, query, "WRONG")] += 1
+            raise AssertionError(f"WRONG refuted: {verdict}")
+        if cex_ok is not None and verdict.counterexample is not None:
+            ok = cex_ok(verdict.counterexample)
+            STATS[(family, query, "cex-checked" if ok else "cex-unchecked")] += 1
+            if ok is False:
+                STATS[(family, query, "WRONG")] += 1
+                raise AssertionError(f"bogus counterexample: {verdict}")
+
+
+def cex_collision(L):
+    def ok(c):
+        if c.kind != "collision" or len(c.coords) != 2:
+            return None  # another kind of witness (missed/out-of-range for bijective): checked below
+        i, j = (int(x) for x in c.coords)
+        return i != j and 0 <= i < L.size and 0 <= j < L.size and L(i) == L(j)
+    return ok
+
+
+def cex_missed(L, n):
+    def ok(c):
+        if c.kind == "collision":
+            return cex_collision(L)(c)
+        if c.kind == "missed" and c.value is not None and not L.ncoord and isinstance(c.value, int):
+            return c.value not in set(L.values()) and (n is None or 0 <= c.value < n)
+        if c.kind == "out-of-range" and c.coords:
+            v = L(int(c.coords[0]))
+            return not (0 <= v < (n if n is not None else L.size)) if isinstance(v, int) else None
+        return None
+    return ok
+
+
+def cex_differ(A, B):
+    def ok(c):
+        if c.kind == "differ" and c.coords and A.size == B.size:
+            i = int(c.coords[0])
+            n = max(A.ncoord, B.ncoord)
+            return 0 <= i < A.size and pad(A(i), n) != pad(B(i), n)
+        return None
+    return ok
+
+
+# ---------------------------------------------------------------------------------------------- families
+def rand_shape(r, nleaves, maxext):
+    sh = [r.choice([1, 2, 2, 3, 4, 4, 8][: maxext]) for _ in range(nleaves)]
+    return sh
+
+
+def nest(r, flat):
+    """Group a flat list into a random nested tuple (same leaves, same order)."""
+    if len(flat) == 1:
+        return flat[0] if r.random() < 0.7 else (flat[0],)
+    out, i = [], 0
+    while i < len(flat):
+        k = r.randint(1, min(3, len(flat) - i))
+        grp = flat[i:i + k]
+        out.append(grp[0] if k == 1 else tuple(grp))
+        i += k
+    return tuple(out) if len(out) > 1 else (out[0] if isinstance(out[0], tuple) else (out[0],))
+
+
+def shaped(r, sh, st, **kw):
+    """The same leaves nested the same way in shape and stride."""
+    s = nest(r, list(range(len(sh))))
+
+    def fill(t, src):
+        return tuple(fill(x, src) for x in t) if isinstance(t, tuple) else src[t]
+    return Lay(fill(s, sh), fill(s, st), **kw)
+
+
+def gen_int(r, neg=True):
+    n = r.randint(1, 4)
+    sh = rand_shape(r, n, 7)
+    choices = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
+    st = [r.choice(choices) * (r.choice([1, -1]) if neg and r.random() < 0.3 else 1) for _ in sh]
+    if r.random() < 0.5:  # often a compact-ish layout, so that injective/bijective are not always false
+        acc, order = 1, list(range(n))
+        r.shuffle(order)
+        for k in order:
+            st[k] = acc * (-1 if neg and r.random() < 0.15 else 1)
+            acc *= sh[k] * r.choice([1, 1, 1, 2])
+    return shaped(r, sh, st)
+
+
+def gen_f2(r):
+    n = r.randint(1, 4)
+    sh = rand_shape(r, n, 7)
+    st = [F2(r.choice([1, 2, 3, 4, 5, 6, 8, 9, 12, 16])) if r.random() < 0.85 else 0 for _ in sh]
+    if all(d == 0 for d in st):
+        st[0] = F2(1)
+    return shaped(r, sh, st)
+
+
+def gen_coord(r):
+    n = r.randint(1, 4)
+    sh = rand_shape(r, n, 7)
+    st = [E(r.choice([1, 1, 2, 3, 4]), r.randint(0, 1)) if r.random() < 0.9 else 0 for _ in sh]
+    if all(d == 0 for d in st):
+        st[0] = E(1, 0)
+    return shaped(r, sh, st)
+
+
+def gen_swz(r):
+    L = gen_int(r, neg=False)
+    b = r.randint(0, 3)
+    s = r.choice([1, -1]) * r.randint(max(b, 1), 4)
+    m = r.randint(0, 3)
+    return Lay(L.shape, L.stride, swz=(b, m, s), off=r.choice([0, 0, 1, 4, 8, 16, 33]))
+
+
+GENS = {"int": lambda r: gen_int(r), "f2": gen_f2, "coord": gen_coord, "swizzle": gen_swz}
+
+
+def rewrite_equal(r, L):
+    """The same function written differently: split a mode (int/coord, section 3.1 of docs/model.md),
+    insert or move a size-1 mode, re-nest."""
+    sh, st = list(L.sh), list(L.st)
+    if not L.f2 and r.random() < 0.6:
+        ks = [k for k, s in enumerate(sh) if s % 2 == 0 and s > 2]
+        if ks:
+            k = r.choice(ks)
+            d = st[k]
+            d2 = E(2 * d.v, d.i) if isinstance(d, E) else 2 * d
+            sh[k:k + 1], st[k:k + 1] = [2, sh[k] // 2], [d, d2]
+    if r.random() < 0.5:
+        k = r.randint(0, len(sh) - 1)  # not at the end: a trailing size-1 mode would change the extension
+        one = r.choice([0, 5, 7]) if not (L.f2 or L.ncoord) else 0
+        sh.insert(k, 1)
+        st.insert(k, one)
+    return shaped(r, sh, st, swz=L.swz, off=L.off)
+
+
+def near_miss(r, L):
+    """A one-stride perturbation: usually differs at some index (brute force decides)."""
+    sh, st = list(L.sh), list(L.st)
+    k = r.randrange(len(sh))
+    d = st[k]
+    if isinstance(d, F2):
+        st[k] = F2(d.v ^ (1 << r.randint(0, 3)))
+    elif isinstance(d, E):
+        st[k] = E(d.v + 1, d.i)
+    elif L.f2:
+        st[k] = F2(1)
+    elif L.ncoord:
+        st[k] = E(1, 0)
+    else:
+        st[k] = d + r.choice([1, -1])
+    return shaped(r, sh, st, swz=L.swz, off=L.off)
+
+
+# ------------------------------------------------------------------------------------------------ queries
+def run_family(family, seed, n):
+    r = random.Random(seed)
+    gen = GENS[family]
+    for _ in range(n):
+        L = gen(r)
+        txt = L.text()
+        check(family, "injective", cv.is_injective(txt), t_injective(L), cex_collision(L))
+        if family == "coord":
+            ext = tuple(r.randint(1, 5) for _ in range(L.ncoord))
+            check(family, "surjective", cv.is_surjective(txt, ext), t_surjective(L, ext))
+        else:
+            cd = r.randint(1, max(2, L.size + 2))
+            check(family, "surjective", cv.is_surjective(txt, cd), t_surjective(L, cd), cex_missed(L, cd))
+            if family == "int" and all(d >= 0 for d in L.st):
+                cs = max(L.values()) + 1  # cosize, non-negative strides
+                check(family, "surjective(default)", cv.is_surjective(txt), t_surjective(L, cs),
+                      cex_missed(L, cs))
+        check(family, "bijective", cv.is_bijective(txt), t_bijective(L),
+              cex_missed(L, None) if family != "coord" else cex_collision(L))
+        B = rewrite_equal(r, L)
+        check(family, "equal(rewritten)", cv.are_equal(txt, B.text()), t_equal(L, B), cex_differ(L, B))
+        C = near_miss(r, L)
+        check(family, "equal(near-miss)", cv.are_equal(txt, C.text()), t_equal(L, C), cex_differ(L, C))
+        if family == "swizzle":
+            # the swizzled function read off as a plain layout: equal exactly where the swizzle is linear
+            # on the image (brute force decides); and the identity swizzle S<0,m,s>
+            P = brute_layout(r, L, L.shape)
+            check(family, "equal(plain reading)", cv.are_equal(txt, P.text()), t_equal(L, P), cex_differ(L, P))
+            Q = Lay(L.shape, L.stride, swz=(0, L.swz[1], L.swz[2]), off=0)
+            Qp = Lay(L.shape, L.stride)
+            check(family, "equal(identity swizzle)", cv.are_equal(Q.text(), Qp.text()), t_equal(Q, Qp),
+                  cex_differ(Q, Qp))
+
+
+@pytest.mark.parametrize("family", sorted(GENS))
+def test_queries_against_brute_force(family):
+    run_family(family, seed=hash(family) % 1000 if False else sum(map(ord, family)), n=150 * SCALE)
+
+
+def test_mixed_f2_int_refused():
+    # docs/model.md 2.3: one layout never mixes F2 and nonzero int strides; cuteverify refuses the text
+    with pytest.raises(cv.errors.CuteVerifyError if hasattr(cv, "errors") else Exception):
+        cv.is_injective("(2,4):(^1,2)")
+
+
+# ---------------------------------------------------------------------------------------- complement
+def test_complement_disjoint_against_brute_force():
+    r = random.Random(7)
+    for _ in range(150 * SCALE):
+        A = gen_int(r, neg=False)
+        M = r.randint(1, 2 * max(A.values()) + 8)
+        v = cv.complement_disjoint(A.text(), M)
+        truth = None
+        try:
+            R = cv.complement(cv.parse(A.text()), M)
+        except cv.errors.CuteVerifyError:
+            R = None
+        if R is not None:
+            Rl = Lay(_plain(R.shape), _plain(R.stride))
+            a_img = set(A(i) for i in range(A.size) if True)
+            kept = [(s, d) for s, d in zip(A.sh, A.st) if d != 0 and s != 1]
+            Af = Lay(tuple(s for s, _ in kept) or 1, tuple(d for _, d in kept) or 0)
+            AR = Lay(tuple(Af.sh) + tuple(Rl.sh), tuple(Af.st) + tuple(Rl.st))
+            truth = t_injective(AR) and t_surjective(AR, M)
+            assert a_img == set(Af.values())
+
+            def ok(c, Rl=Rl, A=A):
+                if c.kind == "overlap" and c.value is not None:
+                    return c.value != 0 and c.value in set(A.values()) and c.value in set(Rl.values())
+                return None
+        if truth is None:
+            STATS[("int", "disjoint", v.status + ("" if v.status == "unknown" else "(no complement)"))] += 1
+            assert v.status == "unknown", v
+            continue
+        check("int", "disjoint", v, truth, ok)
+
+
+def _plain(t):
+    return tuple(_plain(x) for x in t) if isinstance(t, tuple) else int(t)
+
+
+# ---------------------------------------------------------------------------------------- compositions
+def brute_layout(r, f, shape):
+    """The function f on [0, size(shape)) written as a layout: each mode split into prime modes, the
+    stride of a prime mode read off f at its unit coordinate. Exact when f is that layout; otherwise a
+    near miss (brute force says which)."""
+    sh = []
+    for s in leaves(shape):
+        p = 2
+        while s > 1:
+            while s % p == 0:
+                sh.append(p)
+                s //= p
+            p += 1
+    if not sh:
+        sh = [1]
+    st, acc = [], 1
+    for s in sh:
+        st.append(f(acc) if s > 1 else 0)
+        acc *= s
+    return shaped(r, sh, st)
+
+
+def gen_admissible_b(r, A):
+    """A right operand whose values mostly lie in A's domain (a sub-tiling of it)."""
+    n = r.randint(1, 3)
+    sh = [r.choice([1, 2, 2, 4]) for _ in range(n)]
+    st, acc = [], 1
+    for s in sh:
+        st.append(acc * r.choice([1, 1, 2]) if r.random() < 0.85 else r.choice([0, 3]))
+        acc *= s
+    return shaped(r, sh, st)
+
+
+def test_composition_claims_against_brute_force():
+    r = random.Random(11)
+    for _ in range(150 * SCALE):
+        A = gen_int(r, neg=r.random() < 0.3)
+        B = gen_admissible_b(r, A)
+
+        def f(i, A=A, B=B):
+            return A(B(i))
+        C = brute_layout(r, f, B.shape)
+        truth = all(f(i) == C(i) for i in range(B.size))
+        v = cv.prove("equal(composition(A, B), C)", A=A.text(), B=B.text(), C=C.text())
+        check("composition", "equal(A o B, brute)", v, truth)
+        D = near_miss(r, C)
+        v = cv.prove("composition(A, B) == D", A=A.text(), B=B.text(), D=D.text())
+        check("composition", "equal(A o B, perturbed)", v, all(f(i) == D(i) for i in range(B.size)))
+
+
+def test_composition_swizzled_claims():
+    # a composed layout on the left: (Sw o off o A) o B = Sw o off o (A o B) on B's domain (section 4)
+    r = random.Random(13)
+    for _ in range(80 * SCALE):
+        A = gen_swz(r)
+        Ai = Lay(A.shape, A.stride)
+        B = gen_admissible_b(r, Ai)
+
+        def f(i, Ai=Ai, B=B):
+            return Ai(B(i))
+        C0 = brute_layout(r, f, B.shape)
+        C = Lay(C0.shape, C0.stride, swz=A.swz, off=A.off)
+        truth = all(A_at(A, B(i)) == C(i) for i in range(B.size))
+        v = cv.prove("equal(composition(A, B), C)", A=A.text(), B=B.text(), C=C.text())
+        check("composition-swizzle", "equal(A o B, brute)", v, truth)
+
+
+def A_at(A, x):
+    return A(x)
+
+
+def test_composition_f2_claims():
+    # an F2 layout on the left: A(B(i)) read off as an F2 layout (exact: B's digits XOR through A only
+    # where B is a sub-tiling of A's modes) and as an int layout; brute force decides each
+    r = random.Random(17)
+    for _ in range(80 * SCALE):
+        A = gen_f2(r)
+        B = gen_admissible_b(r, A)
+
+        def f(i, A=A, B=B):
+            return A(B(i))
+        C = brute_layout(r, f, B.shape)
+        CF = Lay(C.shape, text_map(C.stride, lambda d: F2(d) if d else 0))
+        for name, D in (("int reading", C), ("f2 reading", CF)):
+            v = cv.prove("equal(composition(A, B), D)", A=A.text(), B=B.text(), D=D.text())
+            check("composition-f2", f"equal(A o B, {name})", v, all(f(i) == D(i) for i in range(B.size)))
+
+
+def text_map(t, fn):
+    return tuple(text_map(x, fn) for x in t) if isinstance(t, tuple) else fn(t)
+
+
+# ------------------------------------------------------------------------------------------- symbolic
+SYM_CASES = [
+    # (query, layout template, extra argument template, assumptions)
+    ("bijective", "(M,N):(1,M)", None, ["M % 8 == 0", "N in {4,8,16}"]),
+    ("bijective", "(M,N):(N,1)", None, ["M % 8 == 0", "N in {4,8,16}"]),
+    ("injective", "(M,N):(1,8)", None, ["M % 8 == 0", "N in {4,8,16}"]),
+    ("injective", "(M,N):(1,8)", None, ["M in {4,8}", "N in {4,8,16}"]),
+    ("injective", "(8,N):(N,1)", None, ["N in {4,8,16}"]),
+    ("injective", "(8,N):(16,1)", None, ["N in {4,8,16}"]),
+    ("bijective", "(4,(2,N)):(2,(1,8))", None, ["N in {4,8,16}"]),
+    ("surjective", "(M,N):(1,M)", "M*N", ["M % 8 == 0", "N in {4,8,16}"]),
+    ("surjective", "(M,2):(2,1)", "2*M+1", ["M % 8 == 0"]),
+    ("surjective", "(M,N):(1,16)", "M*N", ["M % 8 == 0", "N in {4,8,16}"]),
+    ("equal", "(M,N):(1,M)", "M*N:1", ["M % 8 == 0", "N in {4,8,16}"]),
+    ("equal", "(M,(2,N)):(1,(M,2*M))", "(M,2*N):(1,M)", ["M % 8 == 0", "N in {4,8,16}"]),
+    ("equal", "(M,N):(1,M)", "(M,N):(1,M+1)", ["M % 8 == 0", "N in {4,8,16}"]),
+    ("equal", "(M,N):(1,8)", "(M,N):(1,M)", ["M % 8 == 0", "N in {4,8,16}"]),
+    ("disjoint", "(M,2):(1,32)", "64", ["M in {8,16,32}"]),
+    ("disjoint", "(4,N):(1,8)", "8*N", ["N in {4,8,16}"]),
+]
+
+
+def sym_text(t, m, n):
+    return t.replace("M", str(m)).replace("N", str(n))
+
+
+def sym_truth(query, lt, at, m, n):
+    L = parse_int(sym_text(lt, m, n))
+    if query == "bijective":
+        return t_bijective(L)
+    if query == "injective":
+        return t_injective(L)
+    if query == "surjective":
+        return t_surjective(L, eval(sym_text(at, m, n)))  # noqa: S307 (our own integer text)
+    if query == "equal":
+        return t_equal(L, parse_int(sym_text(at, m, n)))
+    Mv = eval(sym_text(at, m, n))  # noqa: S307
+    R = cv.complement(cv.parse(L.text()), Mv)
+    kept = [(s, d) for s, d in zip(L.sh, L.st) if d != 0 and s != 1]
+    AR = Lay(tuple(s for s, _ in kept) + tuple(leaves(_plain(R.shape))),
+             tuple(d for _, d in kept) + tuple(leaves(_plain(R.stride))))
+    return t_injective(AR) and t_surjective(AR, Mv)
+
+
+def parse_int(text):
+    """Our own reader for the integer ``shape:stride`` texts of SYM_CASES (after substitution)."""
+    s, d = text.split(":")
+    return Lay(_read(s), _read(d))
+
+
+def _read(t):
+    return eval(t.replace("(", "(").replace(")", ",)") if "(" in t else t)  # noqa: S307 (our own text)
+
+
+def sym_samples(assume):
+    ms = [8, 16, 24, 32, 40] if any("M % 8" in a for a in assume) else \
+        [int(x) for a in assume if a.startswith("M in") for x in a[a.find("{") + 1:-1].split(",")] or [1]
+    ns = [int(x) for a in assume if a.startswith("N in") for x in a[a.find("{") + 1:-1].split(",")] or [1]
+    return [(m, n) for m in ms for n in ns]
+
+
+@pytest.mark.parametrize("case", SYM_CASES, ids=lambda c: f"{c[0]}:{c[1]}:{c[2]}")
+def test_symbolic_verdicts_hold_at_sampled_assignments(case):
+    query, lt, at, assume = case
+    if query == "equal":
+        v = cv.are_equal(lt, at, assume=assume)
+    elif query == "surjective":
+        v = cv.is_surjective(lt, at, assume=assume)
+    elif query == "disjoint":
+        v = cv.complement_disjoint(lt, at, assume=assume)
+    else:
+        v = getattr(cv, "is_" + query)(lt, assume=assume)
+    truths = {mn: sym_truth(query, lt, at, *mn) for mn in sym_samples(assume)}
+    STATS[("symbolic", query, v.status)] += 1
+    if v.status == "proved":
+        bad = [mn for mn, t in truths.items() if not t]
+        assert not bad, f"WRONG proved {v}: false at (M,N) = {bad}"
+    elif v.status == "refuted":
+        asg = v.counterexample.assignment if v.counterexample is not None else {}
+        m, n = int(asg.get("M", 1)), int(asg.get("N", 1))
+        assert not sym_truth(query, lt, at, m, n), f"WRONG refuted {v}: true at M={m}, N={n}"
+
+
+def test_report_stats():
+    """Prints the tally of this run (the campaign's figures); fails if a WRONG was counted."""
+    rows = sorted({k[:2] for k in STATS})
+    for fam, q in rows:
+        c = {s: STATS[(fam, q, s)] for s in ("proved", "refuted", "unknown", "WRONG", "cex-checked")}
+        print(f"{fam:20s} {q:24s} " + " ".join(f"{s}={c[s]}" for s in c))
+    assert not any(STATS[(f, q, "WRONG")] for f, q in rows)
