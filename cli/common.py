@@ -31,6 +31,7 @@ from cuteverify.errors import (
     CuteVerifyError,
     exit_code,
 )
+from cuteverify.messages import user_text
 
 EXIT_OK = EXIT_PROVED
 EXIT_FOR = {"proved": EXIT_OK, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}
@@ -86,7 +87,12 @@ def guarded(fn):
         except CuteVerifyError as e:
             if _debugging():
                 traceback.print_exc()
-            _render_error(str(e), exit_code(e), e.kind, as_json)
+            _render_error(user_text(e), exit_code(e), e.kind, as_json)
+        except (RecursionError, MemoryError) as e:  # hostile sizes no procedure refused in time: not a crash
+            if _debugging():
+                traceback.print_exc()
+            _render_error(f"internal error: {type(e).__name__}: the input is too deep or too large for this "
+                          "procedure", EXIT_INTERNAL, "internal", as_json)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except Exception as e:  # noqa: BLE001 - the last resort: a bug, never a traceback by default
@@ -145,9 +151,10 @@ def emit(info: dict, as_json: bool):
 def _verdict_lines(v):
     head = style(v.status.upper(), v.status)
     yield f"{head}: {v.claim}" if v.claim else head
-    if v.counterexample is not None:
-        yield f"  counterexample: {v.counterexample}"
-    if v.reason:
+    cex = str(v.counterexample) if v.counterexample is not None else None
+    if cex is not None:
+        yield f"  counterexample: {cex}"
+    if v.reason and v.reason != cex:  # a witness that is its own reason is said once
         yield f"  reason: {v.reason}"
     if v.obligations:
         yield "  under obligations:"

@@ -11,7 +11,7 @@ import click
 
 from cuteverify.algebra.expr import parse_let
 from cuteverify.core.parse import parse
-from cuteverify.hardware import agrees
+from cuteverify.manifest import checked_agrees
 from cuteverify.prover import are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
 from cuteverify.symbolic import parse_expr
 
@@ -114,7 +114,7 @@ def disjoint_cmd(a, cotarget, assume, as_json):
 @guarded
 def agrees_cmd(layout, spec_name, operand, params, assume, as_json):
     L = parse(layout, own_assumptions(assume), source="LAYOUT")
-    report(agrees(L, spec_name, operand, **parse_params(params)), as_json)
+    report(checked_agrees(L, spec_name, operand, **parse_params(params)), as_json)
 
 
 @verb("prove", "Prove or refute CLAIM, e.g. \"bijective(composition(A, B))\" or "

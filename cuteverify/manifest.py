@@ -39,13 +39,20 @@ from . import prover as P
 from .core.parse import as_assumptions, parse
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
+from .hardware.dtypes import dtype_bits
 from .manifest_yaml import YamlRefusal, compose
+from .messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
-           "agrees_verdict", "schema"]
+           "agrees_verdict", "checked_agrees", "ShapeMismatch", "schema"]
 
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove")
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+class ShapeMismatch(CuteVerifyError, ValueError):
+    """An ``agrees`` claim whose layout cannot even be compared with the spec (a thread or value count the
+    hardware does not have): the claim is malformed, an input error, not a refutation."""
 
 
 class ManifestError(CuteVerifyError, ValueError):
@@ -396,6 +403,19 @@ def agrees_verdict(layout, spec_name: str, operand=None, **params):
     return agrees(layout, spec_name, operand, **params)
 
 
+def checked_agrees(layout, spec_name: str, operand=None, **params):
+    """``agrees`` as the front ends run it: a ``dtype`` parameter must be a dtype (even where the spec does not
+    read it), and a layout whose shape cannot match the spec raises :class:`ShapeMismatch` (input error)."""
+    if "dtype" in params:
+        dtype_bits(params["dtype"])
+    v = agrees(layout, spec_name, operand, **params)
+    cex = v.counterexample
+    if v.status == "refuted" and getattr(cex, "kind", None) == "mismatch":
+        raise ShapeMismatch(f"the layout cannot be compared with {spec_name}"
+                            + (f" operand {operand}" if operand else "") + f": {v.reason}")
+    return v
+
+
 def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
     """Run one claim; returns a Verdict. Raises CuteVerifyError (ParseError...) on bad input."""
     assume = tuple(assume)
@@ -415,7 +435,7 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
     if kind == "disjoint":
         return P.complement_disjoint(lay(args["layout"]), _num(args.get("cotarget")), assume=asm)
     if kind == "agrees":
-        return agrees_verdict(lay(args["layout"]), args["spec"], args.get("operand"), **(args.get("params") or {}))
+        return checked_agrees(lay(args["layout"]), args["spec"], args.get("operand"), **(args.get("params") or {}))
     if kind == "prove":
         text = args["claim"]
         words = set(re.findall(r"[A-Za-z_]\w*", text))
@@ -437,7 +457,8 @@ def run_claim(payload: dict) -> dict:
         if e.kind == "undecided":
             return {"status": "unknown", "reason": f"{where}: {e}", "elapsed": time.perf_counter() - t0}
         kind = "input" if e.kind in ("input", "refuted") else "internal"
-        reason = f"{where}: {e}" if kind == "input" else f"{where}: internal error: {type(e).__name__}: {e}"
+        text = user_text(e)
+        reason = f"{where}: {text}" if kind == "input" else f"{where}: internal error: {type(e).__name__}: {text}"
         return {"status": "error", "error_kind": kind, "reason": reason, "elapsed": time.perf_counter() - t0}
     except (RecursionError, MemoryError) as e:
         return {"status": "error", "error_kind": "internal",
@@ -448,10 +469,11 @@ def run_claim(payload: dict) -> dict:
                 "reason": f"{where}: internal error: {type(e).__name__}: {str(e)[:300]}",
                 "elapsed": time.perf_counter() - t0}
     cex = v.counterexample
-    return {"status": v.status, "method": v.method, "verdict": v.claim,
-            "counterexample": str(cex) if cex is not None else None,
+    cex_text = str(cex) if cex is not None else None
+    return {"status": v.status, "method": v.method, "verdict": v.claim, "counterexample": cex_text,
             "counterexample_data": cex.to_dict() if cex is not None and hasattr(cex, "to_dict") else None,
-            "reason": v.reason, "obligations": [str(o) for o in v.obligations],
+            "reason": v.reason if v.reason != cex_text else None,  # said once, as the counterexample
+            "obligations": [str(o) for o in v.obligations],
             "elapsed": time.perf_counter() - t0}
 
 

@@ -31,6 +31,8 @@ def dtype_bits(dtype) -> int:
     Admissible: a name of :data:`DTYPE_BITS` (any case, surrounding blanks ignored) or an int, which is taken
     as the width itself. Raises :class:`SpecError` (an input error) for any other name."""
     if isinstance(dtype, int) and not isinstance(dtype, bool):
+        if dtype <= 0 or dtype % 8:  # a width of -16 bits is no element (and sub-byte types are not modelled)
+            raise SpecError(f"a dtype width in bits must be a positive multiple of 8, got {dtype}")
         return dtype
     try:
         return DTYPE_BITS[str(dtype).strip().lower()]
