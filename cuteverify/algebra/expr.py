@@ -82,6 +82,18 @@ def parse_let(items) -> dict:
     return out
 
 
+MAX_DEPTH = 200  # brackets deep; evaluation recurses once per call, and no real expression nests this far
+
+
+def _check_depth(text):
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch in "(<"
+        depth -= ch in ")>"
+        if depth > MAX_DEPTH:
+            raise ParseError(text, i + 1, f"at most {MAX_DEPTH} levels of nesting", "expression")
+
+
 def evaluate(text: str, bindings: dict | None = None, assume=None):
     """The value of the algebra expression ``text``: each call applied to its evaluated arguments, names
     looked up in ``bindings`` (layouts or CuTe text, parsed under the shared assumptions).
@@ -91,6 +103,7 @@ def evaluate(text: str, bindings: dict | None = None, assume=None):
     the expression or its bindings. Returns a Layout, an int, an expression or a tuple; malformed text raises
     ``ParseError`` at its column, an inadmissible operation its own ``CuteVerifyError``."""
     bindings = dict(bindings or {})
+    _check_depth(text)
     funcs = _functions()
     if assume is not None and not hasattr(assume, "conditions"):
         # one Assumptions object shared by every literal and binding of the expression; its names are
