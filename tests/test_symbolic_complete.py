@@ -317,3 +317,30 @@ def test_symbolic_vector_width_by_divisibility(text, facts, eb, want):
     if r is not None:
         assert r.status == "refuted"
         assert _concrete_width(text, r.counterexample.assignment, eb) < 2 * want
+
+
+def test_z3_onto_needs_injective_and_range():
+    from cuteverify.prover import z3query
+    from cuteverify.prover.forms import decompose
+    asm = Assumptions(["4 | M"])
+    ok = z3query.z3_onto(decompose(cv.parse("(M,N):(N,1)")), parse_expr("M*N"), asm)
+    assert ok.status == "proved", ok
+    gap = z3query.z3_onto(decompose(cv.parse("(M,N):(2*N,1)")), parse_expr("M*N"), asm)
+    assert gap.status == "unknown", gap
+    col = z3query.z3_onto(decompose(cv.parse("(M,N):(1,M-1)")), parse_expr("M*N"), asm)
+    assert col.status == "unknown", col  # collides (M-1 < M): never proved
+
+
+def test_samples_reach_admissible_assignments():
+    v = cv.is_surjective("(K,N):(N*M,1)", assume=["M <= 8", "N % 32 == 0", "K % 8 == 0"])
+    assert v.status == "refuted" and v.counterexample.assignment["M"] >= 2, v
+    a = v.counterexample.assignment
+    assert brute("surjective", "(K,N):(N*M,1)", a) is False
+
+
+def test_case_split_over_finite_symbols_with_the_rest_symbolic():
+    facts = ["M in {1,2,3,4,5,6}", "N % 64 == 0"]
+    v = check_sound("surjective", "(N/4,M,M):(M,2,1)", facts, ["M", "N"])
+    assert v.status == "proved" and "case split over M" in v.method, v
+    w = check_sound("bijective", "(N,M):(1,N*M)", ["M <= 3"], ["M", "N"])
+    assert w.status == "refuted", w  # M = 2: a gap between the two modes

@@ -75,8 +75,9 @@ SPLIT_LIMIT = 3
 def _split_unit_modes(fs, fd, cotarget, depth=0):
     """A case split on ``X == 1`` for the first mode whose size is a symbol ``X`` not known to be 1 (the
     construction drops a size-1 mode and sorts the others by stride, so it needs to know). Where both cases
-    give the same function at ``X = 1`` the generic case's result is returned without the obligation
-    ``X != 1`` (a printed-form-only one where only the printed forms differ); None where the cases differ, or
+    give the same result at ``X = 1`` (the same printed form, so the same function on the extended domain
+    too) the generic case's result is returned without the obligation ``X != 1`` (with it where only the
+    functions on ``[0, size)`` agree); None where the cases differ, or
     where the case ``X == 1`` needs obligations of its own (the caller then takes the generic branch)."""
     if depth >= SPLIT_LIMIT:
         return None
@@ -105,8 +106,9 @@ def _split_unit_modes(fs, fd, cotarget, depth=0):
                     _holds_at(c, sz) is not True:
                 return None
         if str(a) != str(b):
-            decide.obligate(Condition("ne", sz, 1), "complement drops a size-1 mode (only the printed form "
-                            "differs at size 1)", canonical=True)
+            # the same function on [0, size) but not on the extended domain, which a product composes with:
+            # the generic result is claimed only where the size is not 1, as without the split
+            decide.obligate(Condition("ne", sz, 1), "complement treats a mode of unknown size as non-trivial")
     for o in generic.obligations:
         decide.obligate(o.condition, o.reason, o.canonical)
     for n in generic.notes:

@@ -229,7 +229,7 @@ def _run(claim, layouts, q, extra, extra_exprs, t0):
     v = c.discharge()
     if v is not None:
         return _finish(claim, v, c.obligations, (), t0)
-    for stage in (stage_finite, stage_structural, stage_samples, stage_z3):
+    for stage in (stage_finite, stage_structural, stage_partial, stage_samples, stage_z3):
         v = stage(c)
         if v is not None:
             return _finish(claim, v, c.hyps, c.discharged, t0)
@@ -357,6 +357,61 @@ def stage_structural(c: SymbolicClaim):
         if len(recorded) != before:
             m = None
     return Verdict("proved", method=m) if m else None
+
+
+def stage_partial(c: SymbolicClaim):
+    """Stage 3b: a case split over the symbols with finite domains (finite sets, bounds) when others have
+    none: each assignment of the finite ones is substituted and the rest proved structurally under the
+    hypotheses and that assignment; a proof only when every case is proved. An assignment where an
+    obligation of the layouts is false is no case of the claim (the layouts do not exist there)."""
+    fin = [n for n in c.names if domain(c.hyp, n) is not None]
+    if not fin or len(fin) == len(c.names):
+        return None
+    cases = finite_assignments(fin, c.hyp, tables.PARTIAL_LIMIT)
+    if not cases:
+        return None
+    methods = set()
+    for values in cases:
+        try:
+            ls = [_subs(L, values) for L in c.layouts]
+        except CuteVerifyError:
+            continue
+        hyp = c.hyp.merged(Assumptions([Condition("eq", sympy.Symbol(k, integer=True, positive=True), v)
+                                        for k, v in values.items()]))
+        with decide.context(hyp) as recorded:
+            before = len(recorded)
+            try:
+                m = c.q.structural(ls, _subs_extra_partial(c.extra, values))
+            except (CuteVerifyError, TypeError, ValueError, ZeroDivisionError):
+                m = None
+            if len(recorded) != before:
+                m = None
+        if not m:
+            return None
+        methods.add(m)
+    if not methods:
+        return None
+    bounded = bounded_names(c.hyp, fin)
+    how = f" (bounded, so finite: {', '.join(bounded)})" if bounded else ""
+    return Verdict("proved", method=f"case split over {', '.join(fin)}{how}, {len(cases)} cases: "
+                   + ", ".join(sorted(methods)))
+
+
+def _subs_extra_partial(extra, values):
+    """The query's extra arguments with some symbols substituted (the others stay symbolic)."""
+    m = {sympy.Symbol(k, integer=True, positive=True): v for k, v in values.items()}
+
+    def sub(v):
+        if isinstance(v, dict):
+            return {k: sub(x) for k, x in v.items()}
+        if type(v) is tuple:
+            return tuple(sub(x) for x in v)
+        if isinstance(v, sympy.Basic):
+            r = v.subs(m)
+            return int(r) if r.is_Integer else r
+        return v
+
+    return None if extra is None else sub(extra)
 
 
 def stage_samples(c: SymbolicClaim):

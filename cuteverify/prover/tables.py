@@ -15,6 +15,7 @@ EQUAL_ENUM_LIMIT = 1 << 16  # equality: compare the value tables up to this size
 MISSED_LIMIT = 1 << 22      # a codomain this large is not scanned for a missed value
 FINITE_LIMIT = 1024         # symbolic claims: all assignments of finite sets up to this many
 SAMPLE_LIMIT = 300          # symbolic claims: small assignments tried for a refutation
+PARTIAL_LIMIT = 16          # symbolic claims: cases of the finite symbols proved one by one (the rest symbolic)
 POW2_MODEL_EXP = 128        # pow2 symbols range over 2^0..2^128 when Z3 looks for a model
 
 
