@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
 import click
 
 from cuteverify import manifest as mf
+from cuteverify.report import html_report
 
 from .common import EXIT_INPUT, fail, guarded, json_option, style, tty
 
@@ -105,12 +107,19 @@ def _refuse_manifests(errors, as_json):
 @click.argument("manifests", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes.")
-@click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, writable=True), help="Write JUnit XML here.")
+@click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, writable=True),
+              help="Write JUnit XML here (linking to the --html page when both are given).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write a self-contained HTML report here: every claim, its verdict and time, and the drawing "
+                   "of each refuted layout with its counterexample outlined.")
 @click.option("--progress/--no-progress", default=None, help="Progress line on stderr (default: when a TTY).")
 @json_option
 @click.option("-q", "--quiet", is_flag=True, help="Only the failures and the summary line.")
 @guarded
-def check_cmd(manifests, jobs, junit, progress, as_json, quiet):
+def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet):
+    for out in (html_path, junit):  # refuse an unwritable place before the run, not after it
+        if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+            fail(f"cannot write {out}: no directory {os.path.dirname(os.path.abspath(out))}")
     t0 = time.perf_counter()
     claims, errors = mf.load_all(manifests)
     if errors:
@@ -123,12 +132,11 @@ def check_cmd(manifests, jobs, junit, progress, as_json, quiet):
     results = mf.run(claims, jobs=jobs, progress=_progress_printer(progress))
     total = time.perf_counter() - t0
     code = mf.exit_code(results)
+    if html_path:
+        _write(html_path, html_report(results, claims, total))
     if junit:
-        try:
-            with open(junit, "w", encoding="utf-8") as f:
-                f.write(mf.junit_xml(results, total))
-        except OSError as e:
-            fail(f"cannot write {junit}: {e.strerror or e}")
+        link = os.path.relpath(html_path, os.path.dirname(os.path.abspath(junit)) or ".") if html_path else None
+        _write(junit, mf.junit_xml(results, total, report=link))
     if as_json:
         click.echo(json.dumps({"ok": code == 0, "exit_code": code, "elapsed": total, "results": results},
                               default=str))
@@ -138,6 +146,14 @@ def check_cmd(manifests, jobs, junit, progress, as_json, quiet):
     else:
         _print_table(results, total)
     sys.exit(code)
+
+
+def _write(path, text):
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        fail(f"cannot write {path}: {e.strerror or e}")
 
 
 def register(group):

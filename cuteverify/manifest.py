@@ -544,13 +544,17 @@ def exit_code(results: list) -> int:
     return 3
 
 
-def junit_xml(results: list, elapsed: float | None = None) -> str:
-    """JUnit XML: a testsuite per manifest file, a testcase per claim."""
+def junit_xml(results: list, elapsed: float | None = None, report: str | None = None) -> str:
+    """JUnit XML: a testsuite per manifest file, a testcase per claim. With ``report`` (the HTML page's path or
+    URL), the testsuites carry a ``report`` property and each testcase one linking to its claim's anchor."""
     import xml.etree.ElementTree as ET
     root = ET.Element("testsuites", name="cuteverify")
+    if report:
+        props = ET.SubElement(root, "properties")
+        ET.SubElement(props, "property", name="report", value=report)
     by_file: dict = {}
-    for r in results:
-        by_file.setdefault(r["file"], []).append(r)
+    for i, r in enumerate(results):
+        by_file.setdefault(r["file"], []).append(dict(r, _index=i))
     for f, rs in by_file.items():
         s = ET.SubElement(root, "testsuite", name=f, tests=str(len(rs)),
                           failures=str(sum(1 for r in rs if not r["ok"] and r["status"] != "error")),
@@ -559,6 +563,9 @@ def junit_xml(results: list, elapsed: float | None = None) -> str:
         for r in rs:
             tc = ET.SubElement(s, "testcase", classname=r["kernel"], name=r["claim"],
                                file=r["file"], line=str(r.get("line") or 0), time=f"{r.get('elapsed', 0.0):.6f}")
+            if report:
+                props = ET.SubElement(tc, "properties")
+                ET.SubElement(props, "property", name="report", value=f"{report}#claim-{r['_index']}")
             if r["ok"]:
                 continue
             detail = _detail(r)

@@ -1,0 +1,130 @@
+"""The HTML report of a ``cuteverify check`` run (``--html report.html``): one self-contained page (inline CSS
+and SVG, no scripts, nothing fetched) with a row per claim (where it is written, its verdict against its
+``expect``, its time) and, for every refuted claim, the drawing of its layout (``cuteverify.draw``) with the
+counterexample's cells outlined. Each claim has an anchor ``#claim-N`` (N its position in the run) that the
+JUnit XML links to. Nothing here decides anything: the page shows the results ``manifest.run`` returned.
+"""
+from __future__ import annotations
+
+import html
+import time
+
+from . import draw
+from .core.layout import size
+from .core.parse import parse
+from .errors import CuteVerifyError
+
+__all__ = ["html_report", "anchor", "MAX_DRAWN_CELLS"]
+
+MAX_DRAWN_CELLS = 4096  # larger layouts are described, not drawn: the page must stay readable and small
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.3em}table{border-collapse:collapse;width:100%}
+th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;font-size:.9em}
+th{background:#f3f3f3}td.ms{text-align:right;font-variant-numeric:tabular-nums}
+tr.ok td.verdict{color:#176317}tr.fail td.verdict{color:#a30000;font-weight:bold}
+.status-proved{background:#e9f7e9}.status-refuted{background:#fde8e8}.status-unknown{background:#fff6d6}
+.status-error{background:#f3e5f5}code{font-size:.95em}
+section.claim{margin:1.2em 0;padding:.6em .9em;border-left:4px solid #a30000;background:#fafafa}
+section.claim h2{font-size:1em;margin:.2em 0 .5em}.drawing svg{max-width:100%;height:auto}
+p.summary{font-weight:bold}
+"""
+
+
+def anchor(index: int) -> str:
+    """The page anchor of the ``index``-th result of a run."""
+    return f"claim-{index}"
+
+
+def _e(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _layout_text(claim, result):
+    """The text of the layout a refuted claim is about (the one its counterexample's coordinates index)."""
+    a = claim.args
+    ref = a.get("layout") or a.get("a")
+    if ref is None:
+        return None
+    return claim.layouts.get(ref, ref)
+
+
+def _drawing(claim, result) -> str:
+    """Inline SVG of the claim's layout with the counterexample's cells outlined, or a line saying why not."""
+    text = _layout_text(claim, result)
+    data = result.get("counterexample_data") or {}
+    if text is None:
+        return "<p>(no single layout to draw for this claim)</p>"
+    try:
+        L = parse(text, assume=list(claim.assume) or None)
+        if data.get("assignment"):
+            L = L.subs(data["assignment"])
+        if not getattr(L, "is_concrete", True):
+            return "<p>(a symbolic layout without a concrete counterexample assignment: not drawn)</p>"
+        n = draw_size(L)
+        if n > MAX_DRAWN_CELLS:
+            return f"<p>(the layout has {n} cells, more than the {MAX_DRAWN_CELLS} drawn)</p>"
+        cells = [c for c in data.get("coords") or () if isinstance(c, int) and 0 <= c < n]
+        svg = draw.svg(L, highlight=cells or None, title=str(L))
+    except (CuteVerifyError, TypeError, ValueError) as e:
+        return f"<p>(not drawn: {_e(e)})</p>"
+    return f'<div class="drawing">{svg}</div>'
+
+
+def draw_size(L) -> int:
+    """Cells of a concrete layout's drawing (its size)."""
+    n = size(L)
+    return n if type(n) is int else MAX_DRAWN_CELLS + 1
+
+
+def _row(i, r):
+    loc = f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
+    cls = "ok" if r["ok"] else "fail"
+    status = r["status"] + (f" ({r['error_kind']})" if r.get("error_kind") else "")
+    name = f'<a href="#{anchor(i)}">{_e(r["claim"])}</a>' if not r["ok"] else _e(r["claim"])
+    return (f'<tr class="{cls} status-{_e(r["status"])}" id="row-{i}"><td>{_e(loc)}</td><td>{_e(r["kernel"])}</td>'
+            f'<td><code>{name}</code></td><td>{_e(r["expect"])}</td><td class="verdict">{_e(status)}</td>'
+            f'<td class="ms">{r.get("elapsed", 0.0) * 1e3:.1f}</td></tr>')
+
+
+def _detail(i, claim, r) -> str:
+    loc = f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
+    parts = [f'<section class="claim" id="{anchor(i)}"><h2>{_e(loc)} [{_e(r["kernel"])}] '
+             f'<code>{_e(r["claim"])}</code>: expected {_e(r["expect"])}, got {_e(r["status"])}</h2>']
+    if r.get("counterexample"):
+        parts.append(f'<p class="counterexample">counterexample: <code>{_e(r["counterexample"])}</code></p>')
+    if r.get("reason"):
+        parts.append(f'<p class="reason">reason: {_e(r["reason"])}</p>')
+    obs = r.get("obligations") or ()
+    if obs:
+        parts.append("<ul class=\"obligations\">" + "".join(f"<li>{_e(o)}</li>" for o in obs) + "</ul>")
+    if r["status"] == "refuted" and claim is not None:
+        parts.append(_drawing(claim, r))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def html_report(results: list, claims: list | None = None, elapsed: float | None = None,
+                title: str = "cuteverify check") -> str:
+    """The page for one run: ``results`` as ``manifest.run`` returns them, ``claims`` the ``Claim`` objects
+    they came from (same order; needed for the drawings), ``elapsed`` the run's seconds."""
+    claims = list(claims) if claims is not None else [None] * len(results)
+    bad = [i for i, r in enumerate(results) if not r["ok"]]
+    counts = {}
+    for r in results:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    summary = (f"{len(results)} claim(s): {len(results) - len(bad)} as expected, {len(bad)} not; "
+               + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+               + (f" ({elapsed:.2f} s)" if elapsed is not None else ""))
+    head = (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+            f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1>"
+            f"<p class=\"summary\" id=\"summary\">{_e(summary)}</p>"
+            f"<p class=\"generated\">generated {_e(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>")
+    table = ("<table id=\"claims\"><thead><tr><th>where</th><th>kernel</th><th>claim</th><th>expect</th>"
+             "<th>result</th><th>ms</th></tr></thead><tbody>"
+             + "".join(_row(i, r) for i, r in enumerate(results)) + "</tbody></table>")
+    details = "".join(_detail(i, claims[i], results[i]) for i in bad)
+    if details:
+        details = "<h1>Claims not as expected</h1>" + details
+    return head + table + details + "</body></html>\n"
