@@ -585,6 +585,93 @@ def test_symbolic_verdicts_hold_at_sampled_assignments(case):
         assert not sym_truth(query, lt, at, m, n), f"WRONG refuted {v}: true at M={m}, N={n}"
 
 
+# ------------------------------------------------------------------------------- random symbolic layouts
+SYM_M = {  # assumption text -> (the sampled values, our own membership test)
+    "M % 8 == 0": (list(range(8, 65, 8)), lambda m: m % 8 == 0 and m >= 1),
+    "M >= 1": (list(range(1, 13)), lambda m: m >= 1),
+    "M in {2,3,5}": ([2, 3, 5], lambda m: m in (2, 3, 5)),
+}
+SYM_N = {
+    "N in {4,8,16}": ([4, 8, 16], lambda n: n in (4, 8, 16)),
+    "N >= 1": (list(range(1, 9)), lambda n: n >= 1),
+    "N % 2 == 0": (list(range(2, 17, 2)), lambda n: n % 2 == 0 and n >= 1),
+}
+
+
+def gen_sym(r):
+    """A random layout over M and N: shapes M, N or small constants; strides 1, M, N, products, offsets."""
+    k = r.randint(2, 3)
+    shapes = [r.choice(["M", "N", "2", "4", "M", "N"]) for _ in range(k)]
+    if not any(s in ("M", "N") for s in shapes):
+        shapes[0] = "M"
+    pool = ["1", "M", "N", "M*N", "2*M", "4", "8", "M+8", "2*N", "N*M", "0", "16"]
+    strides = [r.choice(pool) for _ in range(k)]
+    if r.random() < 0.5:  # compact column-major: often injective, so that "proved" occurs
+        acc = "1"
+        for i in range(k):
+            strides[i] = acc
+            acc = f"{acc}*{shapes[i]}" if acc != "1" else shapes[i]
+    return "(" + ",".join(shapes) + "):(" + ",".join(strides) + ")"
+
+
+def sym_int(text, m, n):
+    s, d = text.split(":")
+    ev = {"M": m, "N": n}
+    return Lay(eval(s.replace(")", ",)"), {}, ev), eval(d.replace(")", ",)"), {}, ev))  # noqa: S307
+
+
+def test_random_symbolic_verdicts():
+    r = random.Random(23)
+    for _ in range(60 * SCALE):
+        text = gen_sym(r)
+        am, an = r.choice(sorted(SYM_M)), r.choice(sorted(SYM_N))
+        query = r.choice(["injective", "bijective", "surjective", "equal"])
+        other = None
+        if query == "surjective":
+            other = r.choice(["M*N", "M", "2*M*N", "N"])
+        elif query == "equal":
+            # another random layout, or the same function written differently (a size-1 mode in front,
+            # the product commuted)
+            other = gen_sym(r) if r.random() < 0.5 else "(1," + text[1:].replace("):(", "):(7,", 1).replace(
+                "M*N", "N*M")
+        names = set(text) & set(other if query == "equal" else text) & {"M", "N"}
+        assume = [a for a, x in ((am, "M"), (an, "N")) if x in names]  # cuteverify refuses unused names
+        samples = [(m, n) for m in SYM_M[am][0] for n in SYM_N[an][0]]
+        if query == "surjective":
+            v = cv.is_surjective(text, other, assume=assume)
+        elif query == "equal":
+            v = cv.are_equal(text, other, assume=assume)
+        else:
+            v = getattr(cv, "is_" + query)(text, assume=assume)
+
+        def truth(m, n):
+            L = sym_int(text, m, n)
+            if any(s <= 0 for s in L.sh):
+                return None
+            if query == "injective":
+                return t_injective(L)
+            if query == "bijective":
+                return t_bijective(L)
+            if query == "surjective":
+                return t_surjective(L, eval(other, {}, {"M": m, "N": n}))  # noqa: S307
+            return t_equal(L, sym_int(other, m, n))
+        STATS[("symbolic-random", query, v.status)] += 1
+        if v.status == "proved":
+            bad = [mn for mn in samples if truth(*mn) is False]
+            if bad:
+                STATS[("symbolic-random", query, "WRONG")] += 1
+            assert not bad, f"WRONG proved {v} (assume {assume}, other {other}): false at (M,N) = {bad[:3]}"
+        elif v.status == "refuted" and v.counterexample is not None and v.counterexample.assignment:
+            asg = v.counterexample.assignment
+            m, n = int(asg.get("M", 1)), int(asg.get("N", 1))
+            inside = ("M" not in names or SYM_M[am][1](m)) and ("N" not in names or SYM_N[an][1](n))
+            real = inside and truth(m, n) is False
+            STATS[("symbolic-random", query, "cex-checked")] += 1
+            if not real:
+                STATS[("symbolic-random", query, "WRONG")] += 1
+            assert real, f"WRONG refuted {v} (assume {assume}, other {other}): the assignment is no witness"
+
+
 def test_report_stats():
     """Prints the tally of this run (the campaign's figures); fails if a WRONG was counted."""
     rows = sorted({k[:2] for k in STATS})
