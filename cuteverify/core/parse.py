@@ -134,6 +134,8 @@ class _Parser:
 
 # coordinate strides ``v@i`` denote coordinates of i+1 entries; no CuTe layout has more modes than this
 MAX_BASIS_INDEX = 1024
+MAX_DIGITS = 64
+_LONG_INT = re.compile(r"\d{%d,}" % (MAX_DIGITS + 1))
 
 def _has_top_comma(s):
     return has_top(s, ",")
@@ -142,6 +144,9 @@ def _has_top_comma(s):
 def _leaf_value(raw, text, start, source):
     s = raw.strip()
     off = start + (len(raw) - len(raw.lstrip()))
+    long = _LONG_INT.search(s)
+    if long:  # Python refuses to convert past 4300 digits; no extent or stride has a tenth of them
+        raise ParseError(text, off + long.start() + 1, f"an integer of at most {MAX_DIGITS} digits", source)
     if _SIMPLE_INT.fullmatch(s):
         return int(s)
     s2 = _STATIC_INT.sub(r"\1", s)

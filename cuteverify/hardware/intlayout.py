@@ -101,6 +101,9 @@ class IntLayout:
         return self._sw(self.base + sum(m[c] for m, c in zip(self.modes, crd)))
 
 
+MAX_MODE_ENTRIES = 1 << 24
+
+
 def int_layout(obj, what: str) -> IntLayout:
     """Convert a concrete cuteverify Layout / ComposedLayout (``Swizzle o offset o Layout``) into int tables.
 
@@ -114,6 +117,13 @@ def int_layout(obj, what: str) -> IntLayout:
         base = as_int(obj.offset, f"{what} offset")
         lay = obj.outer
     shape, stride = lay.shape, lay.stride
+    for s in (shape if isinstance(shape, tuple) else (shape,)):
+        n = 1
+        for e in _flatten(s) if isinstance(s, tuple) else (s,):
+            n = n * e if type(e) is int else n
+        if n > MAX_MODE_ENTRIES:  # each mode becomes a table of offsets: refuse before allocating it
+            raise SpecError(f"{what}: a mode of {n} entries, past the limit of {MAX_MODE_ENTRIES} (2**24) a spec "
+                            "comparison tabulates")
     if isinstance(shape, tuple):
         modes = tuple(_offsets(s, d) for s, d in zip(shape, stride))
     else:

@@ -148,6 +148,9 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     gmem = parse(gmem, assumptions) if isinstance(gmem, str) else gmem
     smem = parse(smem) if isinstance(smem, str) else smem
     bits = dtype_bits(dtype)
+    if hasattr(gmem, "outer") or any(hasattr(d, "path") or hasattr(d, "value") for d in _flat(gmem.stride)):
+        # a tensor in global memory is addressed by integer strides: no swizzle, no coordinate or F2 strides
+        raise TmaError(f"gmem {gmem}: a TMA tensor has integer strides (no swizzle, coordinate or F2 strides)")
     g_sh, g_st = _flat(gmem.shape), _flat(gmem.stride)
     s_lay, _, _ = _smem_parts(smem)
     tile = _flat(s_lay.shape)
