@@ -38,6 +38,7 @@ EXIT_FOR = {"proved": EXIT_OK, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}
 COLOURS = {"proved": "green", "refuted": "red", "unknown": "yellow", "error": "magenta"}
 EXIT_HELP = "\b\nExit codes: 0 proved, 1 refuted, 2 usage or input error, 3 unknown, 4 internal error."
 
+EXIT_BROKEN_PIPE = 141  # as a shell reports a process ended by SIGPIPE: outside the verdict codes on purpose
 DEBUG_KEY = "cuteverify.debug"  # in click's ctx.meta, which every nested context shares
 
 __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNKNOWN", "EXIT_INTERNAL", "EXIT_FOR", "EXIT_HELP",
@@ -95,6 +96,9 @@ def guarded(fn):
                           "procedure", EXIT_INTERNAL, "internal", as_json)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except BrokenPipeError:  # the reader left (``| head``): nothing to report to, and no bug
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_BROKEN_PIPE)
         except Exception as e:  # noqa: BLE001 - the last resort: a bug, never a traceback by default
             if _debugging():
                 traceback.print_exc()

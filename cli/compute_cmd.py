@@ -4,10 +4,10 @@ from __future__ import annotations
 import click
 
 from cuteverify.algebra.expr import evaluate, parse_let
-from cuteverify.core.layout import cosize, depth, rank, size
+from cuteverify.core.layout import cosize, depth, is_weakly_congruent, rank, shape, size
 from cuteverify.core.parse import parse, parse_tuple
 
-from .common import assume_option, emit, guarded, json_option, show, text_input
+from .common import assume_option, emit, fail, guarded, json_option, show, text_input
 
 # a concrete layout's values are listed up to this size; beyond it the list is noise on a terminal
 _MAX_VALUES = 4096
@@ -32,6 +32,11 @@ def eval_cmd(layout, coord, assume, as_json):
         emit(info, as_json)
         return
     c = parse_tuple(coord, source="COORD")
+    if not is_weakly_congruent(c, L.shape if not hasattr(L, "outer") else L.outer.shape):
+        fail(f"COORD {coord} does not fit the shape {show(shape(L))} (an index, or a coordinate of that profile)")
+    n = size(L)
+    if type(c) is int and type(n) is int and not 0 <= c < n:
+        fail(f"COORD {c} is outside [0, {n}), the layout's domain")
     emit({"layout": str(L), "coord": coord, "value": show(L(c))}, as_json)
 
 

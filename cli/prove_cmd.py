@@ -7,10 +7,12 @@ sympy); the top-level group loads it only when one of its verbs runs.
 """
 from __future__ import annotations
 
+import re
+
 import click
 
 from cuteverify.algebra.expr import parse_let
-from cuteverify.core.parse import parse
+from cuteverify.core.parse import check_assumption_names, parse
 from cuteverify.manifest import checked_agrees
 from cuteverify.prover import are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
 from cuteverify.symbolic import parse_expr
@@ -19,6 +21,7 @@ from .common import (
     assume_option,
     text_input,
     check_names,
+    fail,
     guarded,
     json_option,
     own_assumptions,
@@ -29,16 +32,23 @@ from .common import (
 )
 
 
-def _number(x):
-    """A codomain or cotarget: an integer, or an integer expression in the symbols (kept as text)."""
+def _number(x, what="N"):
+    """A codomain or cotarget: a positive integer, or an integer expression in the symbols (kept as text)."""
     if x is None:
         return None
     s = str(x).strip()
     try:
-        return int(s)
+        v = int(s)
     except ValueError:
-        parse_expr(s)  # raises ParseError on nonsense
+        e = parse_expr(s)  # raises ParseError on nonsense
+        if getattr(e, "is_number", False) and not getattr(e, "is_Integer", False):
+            fail(f"{what} must be an integer size, got {s}")
+        if getattr(e, "is_Integer", False) and int(e) <= 0:
+            fail(f"{what} must be a positive size, got {s}")
         return s
+    if v <= 0:
+        fail(f"{what} must be a positive size, got {v}")
+    return v
 
 
 @verb("injective", "Is LAYOUT injective: distinct coordinates of [0, size) map to distinct values?")
@@ -59,7 +69,7 @@ def injective_cmd(layout, assume, as_json):
 @guarded
 def surjective_cmd(layout, codomain, assume, as_json):
     L = parse(layout, own_assumptions(assume), source="LAYOUT")
-    report(is_surjective(L, _number(codomain)), as_json)
+    report(is_surjective(L, _number(codomain, "--codomain")), as_json)
 
 
 @verb("bijective", "Is LAYOUT a bijection onto [0, size)?")
@@ -92,7 +102,7 @@ def equal_cmd(a, b, assume, as_json):
 @json_option
 @guarded
 def disjoint_cmd(a, cotarget, assume, as_json):
-    m = _number(cotarget)
+    m = _number(cotarget, "--cotarget")
     if cotarget is None:
         A = parse(a, own_assumptions(assume), source="A")
     else:  # the assumptions may speak of the cotarget's symbols
@@ -128,6 +138,9 @@ def agrees_cmd(layout, spec_name, operand, params, assume, as_json):
 def prove_cmd(claim, lets, assume, as_json):
     asm = shared_assumptions(assume)
     bindings = {k: parse(v, asm, source=f"--let {k}") for k, v in parse_let(lets).items()}
+    if asm is not None:  # assumptions must speak of the claim's symbols (a typo would assume nothing)
+        check_assumption_names(asm, set(re.findall(r"[A-Za-z_]\w*", claim)) |
+                               {s.name for b in bindings.values() for s in b.free_symbols()}, claim)
     report(prove(claim, assume=list(assume) or None, **bindings), as_json)
 
 

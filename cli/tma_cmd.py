@@ -48,6 +48,8 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
     Exit codes: 0 legal for every value, 1 refuted, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
+    if asm is not None:
+        asm.check_consistent()
     if gmem is not None or smem is not None:
         if gmem is None or smem is None:
             raise click.UsageError("--gmem and --smem go together")

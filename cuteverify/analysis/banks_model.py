@@ -177,6 +177,9 @@ def _lanes_per_phase(vector_bytes, phases):
     if isinstance(phases, str):
         if phases.lower() in ("ldmatrix", "stmatrix", "ldsm", "stsm"):
             return 8
+        if not phases.strip().isdigit():
+            raise NotAdmissibleError("banks", f"phases must be a number of phases (1, 2, 4, 8) or 'ldmatrix', "
+                                              f"got {phases!r}")
         phases = int(phases)
     if type(phases) is not int or phases <= 0 or WARP % phases:
         raise NotAdmissibleError("banks", f"phases must divide 32 (phases per warp request), got {phases!r}")

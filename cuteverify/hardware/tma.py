@@ -146,6 +146,8 @@ class TmaDescriptor:
         self.address = parse_expr(address) if isinstance(address, str) else address
         self.assumptions = assume if isinstance(assume, Assumptions) or assume is None else \
             Assumptions([assume] if isinstance(assume, str) else assume)
+        if self.assumptions:  # from a contradiction every rule would hold
+            self.assumptions.check_consistent()
         if arch not in ("sm_90", "sm_100"):
             raise TmaError(f"arch {arch!r}: sm_90 or sm_100")
         self.arch = arch
