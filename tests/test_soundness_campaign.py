@@ -5,7 +5,7 @@ the evaluator below never imports cuteverify internals, so a shared misreading o
 a wrong verdict look right. The rule checked everywhere: a verdict is never ``proved`` where brute force
 says false, never ``refuted`` where it says true, and a refutation's witness is a real one. ``unknown`` is
 allowed and counted (tests/SOUNDNESS_CAMPAIGN.md has the figures of a larger sweep:
-``CV_CAMPAIGN_SCALE=20 pytest tests/test_soundness_campaign.py -s``).
+``CV_CAMPAIGN_SCALE=10 pytest tests/test_soundness_campaign.py -s``).
 """
 from __future__ import annotations
 
