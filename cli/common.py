@@ -239,7 +239,7 @@ def _read_input(value: str, what: str) -> str:
             raise click.BadParameter(f"stdin was already read for {ctx.meta[_STDIN_KEY]}", param_hint=what)
         if ctx is not None:
             ctx.meta[_STDIN_KEY] = what
-        text = click.get_text_stream("stdin").read()
+        text = sys.stdin.read()
     elif value.startswith("@") and len(value) > 1:
         path = value[1:]
         try:

@@ -13,8 +13,8 @@ import click
 
 from cuteverify.algebra.expr import parse_let
 from cuteverify.core.parse import check_assumption_names, parse
-from cuteverify.manifest import checked_agrees
-from cuteverify.prover import are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
+from cuteverify.checked import checked_agrees, checked_equal
+from cuteverify.prover import complement_disjoint, is_bijective, is_injective, is_surjective, prove
 from cuteverify.symbolic import parse_expr
 
 from .common import (
@@ -92,7 +92,7 @@ def equal_cmd(a, b, assume, as_json):
     asm = shared_assumptions(assume)
     A, B = parse(a, asm, source="A"), parse(b, asm, source="B")
     check_names(asm, (A, B), f"{a} == {b}")
-    report(are_equal(A, B), as_json)
+    report(checked_equal(A, B), as_json)
 
 
 @verb("disjoint", "Do A and complement(A, M) meet only at 0 and together cover [0, M)?")
@@ -119,12 +119,19 @@ def disjoint_cmd(a, cotarget, assume, as_json):
 @click.option("--spec", "spec_name", required=True, metavar="NAME", help="A spec name (see `cuteverify spec list`).")
 @click.option("--operand", metavar="A|B|C", help="The operand (A, B, C; src/dst for copy atoms; none for smem atoms).")
 @click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
+@click.option("--dtype", default=None, metavar="TYPE", help="Element type (bf16, f32, ...) for smem atoms, TMA "
+              "swizzles and copy atoms given in elements.")
 @assume_option
 @json_option
 @guarded
-def agrees_cmd(layout, spec_name, operand, params, assume, as_json):
+def agrees_cmd(layout, spec_name, operand, params, dtype, assume, as_json):
     L = parse(layout, own_assumptions(assume), source="LAYOUT")
-    report(checked_agrees(L, spec_name, operand, **parse_params(params)), as_json)
+    p = parse_params(params)
+    if "dtype" in p:
+        fail("dtype is not a family parameter: give it as --dtype TYPE")
+    if dtype is not None:
+        p["dtype"] = dtype
+    report(checked_agrees(L, spec_name, operand, **p), as_json)
 
 
 @verb("prove", "Prove or refute CLAIM, e.g. \"bijective(composition(A, B))\" or "

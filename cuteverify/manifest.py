@@ -38,21 +38,16 @@ from . import hardware
 from . import prover as P
 from .core.parse import as_assumptions, parse
 from .errors import CuteVerifyError, ParseError
+from .checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
 from .hardware import agrees
-from .hardware.dtypes import dtype_bits
 from .manifest_yaml import YamlRefusal, compose
 from .messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
-           "agrees_verdict", "checked_agrees", "ShapeMismatch", "schema"]
+           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "ShapeMismatch", "schema"]
 
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove")
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-
-
-class ShapeMismatch(CuteVerifyError, ValueError):
-    """An ``agrees`` claim whose layout cannot even be compared with the spec (a thread or value count the
-    hardware does not have): the claim is malformed, an input error, not a refutation."""
 
 
 class ManifestError(CuteVerifyError, ValueError):
@@ -403,19 +398,6 @@ def agrees_verdict(layout, spec_name: str, operand=None, **params):
     return agrees(layout, spec_name, operand, **params)
 
 
-def checked_agrees(layout, spec_name: str, operand=None, **params):
-    """``agrees`` as the front ends run it: a ``dtype`` parameter must be a dtype (even where the spec does not
-    read it), and a layout whose shape cannot match the spec raises :class:`ShapeMismatch` (input error)."""
-    if "dtype" in params:
-        dtype_bits(params["dtype"])
-    v = agrees(layout, spec_name, operand, **params)
-    cex = v.counterexample
-    if v.status == "refuted" and getattr(cex, "kind", None) == "mismatch":
-        raise ShapeMismatch(f"the layout cannot be compared with {spec_name}"
-                            + (f" operand {operand}" if operand else "") + f": {v.reason}")
-    return v
-
-
 def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
     """Run one claim; returns a Verdict. Raises CuteVerifyError (ParseError...) on bad input."""
     assume = tuple(assume)
@@ -431,7 +413,7 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
     if kind == "surjective":
         return P.is_surjective(lay(args["layout"]), _num(args.get("codomain")), assume=asm)
     if kind == "equal":
-        return P.are_equal(lay(args["a"]), lay(args["b"]), assume=asm)
+        return checked_equal(lay(args["a"]), lay(args["b"]), assume=asm)
     if kind == "disjoint":
         return P.complement_disjoint(lay(args["layout"]), _num(args.get("cotarget")), assume=asm)
     if kind == "agrees":
