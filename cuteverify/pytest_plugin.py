@@ -70,7 +70,8 @@ class CuteClaimItem(pytest.Item):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CuteClaimFailure):
             c, r = excinfo.value.args
-            lines = [f"{c.location}: [{c.kernel}] {c.text}", f"  expected {c.expect}, got {r['status']}"]
+            got = r["status"] + (f" ({r['error_kind']} error)" if r.get("error_kind") else "")
+            lines = [f"{c.location}: [{c.kernel}] {c.text}", f"  expected {c.expect}, got {got}"]
             if r.get("counterexample"):
                 lines.append(f"  counterexample: {r['counterexample']}")
             if r.get("reason"):
