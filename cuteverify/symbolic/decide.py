@@ -7,7 +7,10 @@ assumptions of the current context (docs/model.md section 5.3).
 
 Unknown is never guessed. An operation turns it into an explicit ``Obligation`` via ``require`` (an
 admissibility condition: the result is valid where it holds) or ``suppose`` (a branch taken for the generic
-case: the result is the canonical one where it holds); if neither fits, it raises ``UndecidedError``.
+case: the result is the canonical one where it holds); if neither fits, it raises ``UndecidedError``, unless
+the operation splits into cases: ``split(condition, fn)`` runs ``fn`` where the condition holds and where it
+does not and returns a ``Piecewise`` result whose pieces carry their cases (the prover decides a claim about
+it per piece).
 """
 from __future__ import annotations
 
