@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .. import algebra
+from ..core import scan
 from ..core.layout import (
     cosize,
     crd2crd,
@@ -36,31 +37,15 @@ def _functions():
 
 
 def split_top(text: str, start: int, end: int, sep: str = ","):
-    """Split ``text[start:end]`` at top-level separators; yields ``(piece, offset)``."""
-    lvl = 0
-    piece_start = start
-    for i in range(start, end):
-        c = text[i]
-        if c in "(<":
-            lvl += 1
-        elif c in ")>":
-            lvl -= 1
-        elif c == sep and lvl == 0:
-            yield text[piece_start:i], piece_start
-            piece_start = i + 1
-    yield text[piece_start:end], piece_start
+    """Split ``text[start:end]`` at top-level separators (round and tiler brackets nest); ``(piece, offset)``."""
+    return scan.split_top(text, sep, "(<", start, end)
 
 
 def _matching(text, i, open_c, close_c):
-    lvl = 0
-    for j in range(i, len(text)):
-        if text[j] == open_c:
-            lvl += 1
-        elif text[j] == close_c:
-            lvl -= 1
-            if lvl == 0:
-                return j
-    raise ParseError(text, len(text) + 1, f"a closing '{close_c}'", "expression")
+    j = scan.matching(text, i, open_c)
+    if j < 0:
+        raise ParseError(text, len(text) + 1, f"a closing '{close_c}'", "expression")
+    return j
 
 
 def parse_let(items) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.scan import split_top
 from ..errors import CuteVerifyError, ParseError
 from ..symbolic import decide, normalize, parse_expr, symbol
 from ..symbolic.lazy import sympy
@@ -142,21 +143,9 @@ class _Parser:
 
 
 def _split_top(s: str, sep: str):
-    parts, depth, cur, starts, begin = [], 0, [], [], 0
-    for i, ch in enumerate(s):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == sep and depth == 0:
-            parts.append("".join(cur))
-            starts.append(begin)
-            cur, begin = [], i + 1
-            continue
-        cur.append(ch)
-    parts.append("".join(cur))
-    starts.append(begin)
-    return parts, starts
+    """Pieces of ``s`` cut at ``sep`` outside brackets, and where each starts (the one scanner, ``core.scan``)."""
+    cut = split_top(s, sep, "([{")
+    return [p for p, _ in cut], [o for _, o in cut]
 
 
 def parse_loop_nest(text: str) -> LoopNest:

@@ -17,6 +17,7 @@ import time
 
 from ..algebra.expr import evaluate
 from ..core.parse import as_assumptions, parse_tuple
+from ..core.scan import ALL, split_top
 from ..core.tuples import product
 from ..errors import ContradictoryAssumptions, CuteVerifyError, ParseError
 from ..symbolic import parse_expr
@@ -29,22 +30,8 @@ _NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 
 
 def _split_top(text, sep):
-    """Split at ``sep`` outside brackets."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "([<{":
-            depth += 1
-        elif ch in ")]>}":
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[start:i])
-            i += len(sep)
-            start = i
-            continue
-        i += 1
-    parts.append(text[start:])
-    return parts
+    """Split at ``sep`` outside brackets (the one scanner, ``core.scan``)."""
+    return [piece for piece, _ in split_top(text, sep, ALL)]
 
 
 def _call(text):
