@@ -47,8 +47,10 @@ def operation(fn=None, *, swizzle_through=False):
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
-        if any(type(a) is str for a in args):  # CuTe text, as every API function takes it
-            args = tuple(_from_text(a) if type(a) is str else a for a in args)
+        for a in args:  # CuTe text, as every API function takes it (a loop: cheaper than any() here)
+            if type(a) is str:
+                args = tuple(_from_text(a) if type(a) is str else a for a in args)
+                break
         if swizzle_through and args and type(args[0]) is not plain and hasattr(args[0], "outer"):
             a = args[0]
             return a.with_outer(wrapper(a.outer, *args[1:], **kw))

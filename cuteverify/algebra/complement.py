@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout, cosize
 from ..core.strides import F2
 from ..core.tuples import flatten, product, transform
@@ -215,7 +216,7 @@ def _complement_ints(fs, fd, cotarget):
         strides.append(cur)
     if gap is not None:
         _note_not_nested(modes, shapes, strides, cotarget, gap)
-    return coalesce_flat(shapes, strides)
+    return coalesce_flat_ints(shapes, strides, False)
 
 
 def _ceil_div_shape(shape, b):
