@@ -9,6 +9,11 @@ from .complement import complement
 from .composition import _by_mode, composition
 
 
+# Inside an operation the decision context exists already, so for plain layouts the divides and products
+# call the bodies of complement and composition directly (their wrappers would only pass them through).
+_complement_body, _composition_body = complement.__wrapped__, composition.__wrapped__
+
+
 def _is_tiler(b):
     return type(b) is tuple and any(not (type(x) is int) for x in b) or isinstance(b, list)
 
@@ -36,6 +41,8 @@ def logical_divide(a, b):
     if t is not None:
         return _by_mode(a, t, logical_divide)
     b = as_layout(b)
+    if type(a) is Layout and type(b) is Layout:
+        return _composition_body(a, make_layout(b, _complement_body(b, size(a))))
     return composition(a, make_layout(b, complement(b, size(a))))
 
 
@@ -50,6 +57,8 @@ def logical_product(a, b):
     if t is not None:
         return _by_mode(a, t, logical_product)
     b = as_layout(b)
+    if type(a) is Layout and type(b) is Layout:
+        return make_layout(a, _composition_body(_complement_body(a, size(a) * cosize(b)), b))
     return make_layout(a, composition(complement(a, size(a) * cosize(b)), b))
 
 
