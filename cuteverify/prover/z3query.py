@@ -118,12 +118,19 @@ def z3_injective(f: Form, hyp) -> Verdict:
     s.add(z3.Or(*[a != b for a, b in zip(xs, ys)]))
     s.add(*env.side)
     s.add(*facts(env, hyp))
+    return _answer(s, env, hyp, "z3", "collision", " (nonlinear in the symbols)")
+
+
+def _answer(s, env, hyp, method, witness, why=""):
+    """The verdict of a query whose goal is unsatisfiable exactly when the property holds: unsat proves it,
+    a model refutes it (its assignment of the symbols is the witness, re-checked by the pipeline), anything
+    else is unknown."""
     r = _solve_with_pow2(s, env, hyp)
     if r == "unsat":
-        return proved("z3")
+        return proved(method)
     if r == "sat":
-        return refuted("z3", Counterexample("collision", assignment=_model_assignment(s.model(), env)))
-    return unknown(method="z3", reason=f"Z3 answered {r} (nonlinear in the symbols)")
+        return refuted(method, Counterexample(witness, assignment=_model_assignment(s.model(), env)))
+    return unknown(method=method, reason=f"Z3 answered {r}{why}")
 
 
 def z3_in_range(f: Form, n, hyp) -> Verdict:
@@ -139,12 +146,7 @@ def z3_in_range(f: Form, n, hyp) -> Verdict:
     s.add(z3.Or(v < 0, v >= env.term(n)))
     s.add(*env.side)
     s.add(*facts(env, hyp))
-    r = _solve_with_pow2(s, env, hyp)
-    if r == "unsat":
-        return proved("z3-range")
-    if r == "sat":
-        return refuted("z3-range", Counterexample("out-of-range", assignment=_model_assignment(s.model(), env)))
-    return unknown(method="z3-range", reason=f"Z3 answered {r}")
+    return _answer(s, env, hyp, "z3-range", "out-of-range")
 
 
 def z3_onto(f: Form, n, hyp) -> Verdict:
