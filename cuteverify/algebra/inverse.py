@@ -125,10 +125,7 @@ def _right_inverse_plain(layout):
                 rs.append(shapes[i])
                 rd.append(pos[i])
                 want = want * shapes[i]
-        if not rs:
-            return Layout._make(1, 0)
-        s, d = coalesce_flat(rs, rd)
-        return Layout._make(s, d)
+        return _chain_layout(rs, rd)
     order = range(len(strides))
     while True:
         for i in order:
@@ -147,6 +144,11 @@ def _right_inverse_plain(layout):
         rs.append(shapes[i])
         rd.append(pos[i])
         want = want * shapes[i]
+    return _chain_layout(rs, rd)
+
+
+def _chain_layout(rs, rd):
+    """R from the modes the stride chain took (sizes ``rs`` at positions ``rd``); ``1:0`` when it took none."""
     if not rs:
         return Layout._make(1, 0)
     s, d = coalesce_flat(rs, rd)
