@@ -23,11 +23,12 @@ size, cosize, rank, depth, shape, image = (_reads_text(f) for f in (size, cosize
 __version__ = "0.1.0"
 
 # The prover, the spec library and the analyses load on first use so that `import cuteverify` (and the CLI's
-# start-up) stays cheap: attribute -> module that defines it.
+# start-up) stays cheap: attribute -> module that defines it ("module:name" where the module calls it otherwise;
+# ``agrees`` is the front ends' one, whose shape mismatch is an input error as in the CLI and manifests).
 _LAZY = {
     "Verdict": "cuteverify.prover", "Counterexample": "cuteverify.prover", "is_injective": "cuteverify.prover",
     "is_surjective": "cuteverify.prover", "is_bijective": "cuteverify.prover", "are_equal": "cuteverify.prover",
-    "complement_disjoint": "cuteverify.prover", "prove": "cuteverify.prover", "agrees": "cuteverify.hardware",
+    "complement_disjoint": "cuteverify.prover", "prove": "cuteverify.prover", "agrees": "cuteverify.checked:checked_agrees",
     "linear_form": "cuteverify.analysis.linear", "completeness_chain": "cuteverify.analysis.linear",
     "specs": "cuteverify.hardware.specs", "draw": "cuteverify.draw", "loops": "cuteverify.analysis.loops",
     "fold": "cuteverify.analysis.fold", "banks": "cuteverify.analysis.banks",
@@ -46,5 +47,6 @@ def __getattr__(name):
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'cuteverify' has no attribute {name!r}")
+    mod, _, attr = mod.partition(":")
     m = importlib.import_module(mod)
-    return m if mod.endswith("." + name) else getattr(m, name)
+    return m if mod.endswith("." + name) else getattr(m, attr or name)

@@ -6,6 +6,7 @@ layout that another element-width reading would prove carries a hint that bytes 
 from __future__ import annotations
 
 from . import prover as P
+from .core.parse import parse
 from .core.swizzle import ComposedLayout, Swizzle
 from .errors import CuteVerifyError
 from .hardware import agrees
@@ -24,6 +25,11 @@ def byte_element_hint(check, layout):
     swizzle read at another element width (``S<B,M,S>`` on the bytes of 2**k-byte elements is ``S<B,M-k,S>`` on
     elements, CUTLASS's ``Sw<..> o smem_ptr[Nb]`` print). ``None`` unless one of them is proved: then bytes and
     elements were most likely mixed, and the hint says which reading agrees. Never changes the verdict."""
+    if isinstance(layout, str):
+        try:
+            layout = parse(layout)
+        except CuteVerifyError:
+            return None
     sw = getattr(layout, "inner", None)
     if not isinstance(sw, Swizzle):
         return None
@@ -62,16 +68,17 @@ def checked_equal(a, b, assume=None):
     return v
 
 
-def checked_agrees(layout, spec_name: str, operand=None, **params):
+def checked_agrees(layout, spec_name: str, operand=None, library=None, **params):
     """``agrees`` as the front ends run it: a ``dtype`` parameter must be a dtype (even where the spec does not
-    read it), and a layout whose shape cannot match the spec raises :class:`ShapeMismatch` (input error)."""
-    if "dtype" in params:
+    read it), and a layout whose shape cannot match the spec raises :class:`ShapeMismatch` (input error).
+    This is ``cv.agrees`` of the Python API too: the API, the CLI and manifests give one answer."""
+    if params.get("dtype") is not None:
         dtype_bits(params["dtype"])
-    v = agrees(layout, spec_name, operand, **params)
+    v = agrees(layout, spec_name, operand, library, **params)
     cex = v.counterexample
     if v.status == "refuted" and getattr(cex, "kind", None) == "mismatch":
         raise ShapeMismatch(f"the layout cannot be compared with {spec_name}"
                             + (f" operand {operand}" if operand else "") + f": {v.reason}")
     if v.status == "refuted":
-        _with_hint(v, byte_element_hint(lambda x: agrees(x, spec_name, operand, **params), layout))
+        _with_hint(v, byte_element_hint(lambda x: agrees(x, spec_name, operand, library, **params), layout))
     return v

@@ -27,8 +27,28 @@ class ParseError(CuteVerifyError, ValueError):
         self.column = column
         self.expected = expected
         self.source = source
-        pointer = " " * (column - 1) + "^"
-        super().__init__(f"cannot parse {source} at column {column}: expected {expected}\n  {text}\n  {pointer}")
+        shown, pointer = _window(text, column)
+        super().__init__(f"cannot parse {source} at column {column}: expected {expected}\n  {shown}\n  {pointer}")
+
+
+PARSE_WINDOW = 40  # characters of the input shown on each side of an error's column
+
+
+def _window(text: str, column: int) -> tuple:
+    """The line of ``text`` around ``column`` (1-based, counted in the whole text) cut to ``PARSE_WINDOW``
+    characters either side, and the caret line under it: a long input is not repeated whole in the message.
+    Characters that would not print one column wide (tabs, control bytes) are shown as one space or ``?``
+    so that the caret stays under the column."""
+    text = str(text)
+    i = min(max(column - 1, 0), len(text))
+    start = text.rfind("\n", 0, i) + 1
+    end = text.find("\n", i)
+    end = len(text) if end < 0 else end
+    lo, hi = max(start, i - PARSE_WINDOW), min(end, i + PARSE_WINDOW)
+    shown = "".join(" " if c == "\t" else (c if c.isprintable() else "?") for c in text[lo:hi])
+    head = "..." if lo > start else ""
+    tail = "..." if hi < end else ""
+    return head + shown + tail, " " * (len(head) + i - lo) + "^"
 
 
 class NotAdmissibleError(CuteVerifyError, ValueError):

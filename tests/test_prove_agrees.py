@@ -37,9 +37,13 @@ def test_agrees_smem_coordinate():
 
 
 def test_agrees_shape_mismatch_is_refuted_with_reason():
-    v = cv.agrees("(32,(2,2)):(1,(16,8))", TN, "A")
+    # the spec library's verdict; the API (like the CLI and manifests) calls that an input error
+    v = agree.agrees("(32,(2,2)):(1,(16,8))", TN, "A")
     assert v.status == "refuted" and v.counterexample.kind == "mismatch"
     assert "value mode" in v.reason and "value mode" in str(v)
+    with pytest.raises(cv.CuteVerifyError, match="value mode") as e:
+        cv.agrees("(32,(2,2)):(1,(16,8))", TN, "A")
+    assert e.value.kind == "input"
 
 
 def test_agrees_witness_is_rechecked(monkeypatch):
