@@ -13,7 +13,11 @@ import click
 
 from cuteverify.algebra.expr import parse_let
 from cuteverify.core.parse import check_assumption_names, parse
-from cuteverify.checked import checked_agrees, checked_equal
+from cuteverify.atoms import agrees_tiled
+from cuteverify.atoms.names import resolve_spec
+from cuteverify.checked import ShapeMismatch, checked_agrees, checked_equal
+from cuteverify.core.layout import Layout, size
+from cuteverify.errors import CuteVerifyError
 from cuteverify.prover import complement_disjoint, is_bijective, is_injective, is_surjective, prove
 from cuteverify.symbolic import parse_expr
 
@@ -30,6 +34,7 @@ from .common import (
     shared_assumptions,
     verb,
 )
+from .tiled_mma_cmd import build as build_tiled_mma
 
 
 def _number(x, what="N"):
@@ -114,24 +119,62 @@ def disjoint_cmd(a, cotarget, assume, as_json):
 
 @verb("agrees", "Does LAYOUT (a TV layout, or an smem atom) agree with the hardware spec NAME?\n\n"
       "Compares at every (thread, value) (or coordinate) with the spec's PTX formula; the counterexample "
-      "names the thread, the value and both (row, col) elements.")
+      "names the thread, the value and both (row, col) elements. A tiled MMA's TV layout (several atoms) is "
+      "checked atom by atom with --atom-layout and/or --permutation (CuTe's make_tiled_mma of NAME).")
 @click.argument("layout", callback=text_input)
 @click.option("--spec", "spec_name", required=True, metavar="NAME", help="A spec name (see `cuteverify spec list`).")
 @click.option("--operand", metavar="A|B|C", help="The operand (A, B, C; src/dst for copy atoms; none for smem atoms).")
 @click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
 @click.option("--dtype", default=None, metavar="TYPE", help="Element type (bf16, f32, ...) for smem atoms, TMA "
               "swizzles and copy atoms given in elements.")
+@click.option("--atom-layout", default=None, metavar="LAYOUT",
+              help="LAYOUT is a tiled MMA's TV layout: the atoms over (M,N,K), \"(2,2,1)\" or a layout.")
+@click.option("--permutation", default=None, metavar="TILE",
+              help="The tiled MMA's permutation tile, \"(32,32,16)\" or \"(32,(8,2,2):(1,16,8),16)\".")
 @assume_option
 @json_option
 @guarded
-def agrees_cmd(layout, spec_name, operand, params, dtype, assume, as_json):
+def agrees_cmd(layout, spec_name, operand, params, dtype, atom_layout, permutation, assume, as_json):
     L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    if atom_layout is not None or permutation is not None:
+        report(_agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation), as_json)
     p = parse_params(params)
     if "dtype" in p:
         fail("dtype is not a family parameter: give it as --dtype TYPE")
+    _refuse_tiled_layout(L, spec_name)
     if dtype is not None:
         p["dtype"] = dtype
     report(checked_agrees(L, spec_name, operand, **p), as_json)
+
+
+def _agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation):
+    """``atoms.agrees_tiled`` of LAYOUT against make_tiled_mma(NAME, --atom-layout, --permutation); a layout
+    whose shape cannot be the tiled MMA's is an input error, as for the plain-atom check."""
+    if dtype is not None:
+        fail("--dtype does not apply to a tiled MMA (its TV layouts index elements of the operand tiles)")
+    if operand not in ("A", "B", "C"):
+        fail(f"a tiled MMA's operand is A, B or C: give --operand (got {operand!r})")
+    tm = build_tiled_mma(spec_name, atom_layout, permutation, params)
+    v = agrees_tiled(L, tm, operand)
+    if v.status == "refuted" and getattr(v.counterexample, "kind", None) == "mismatch":
+        raise ShapeMismatch(f"the layout cannot be compared with {tm!r} operand {operand}: {v.reason}")
+    return v
+
+
+def _refuse_tiled_layout(L, spec_name):
+    """A TV layout whose thread mode spans several atoms of an MMA spec is a tiled MMA's: comparing it with one
+    atom would be a wrong REFUTED, so it is an input error that says how to ask for the tiled check."""
+    try:
+        spec, _ = resolve_spec(spec_name, "mma")
+    except CuteVerifyError:
+        return  # not an MMA atom's name (or no such name): the plain check says what is wrong
+    if not isinstance(L, Layout) or type(L.shape) is not tuple or len(L.shape) != 2:
+        return
+    nthr, atom = size(L[0]), spec.threads
+    if type(nthr) is int and nthr > atom and nthr % atom == 0:
+        fail(f"LAYOUT's thread mode has {nthr} threads = {nthr // atom} x the {atom} of one {spec_name} atom: it "
+             f"is a tiled MMA's TV layout; check it with --atom-layout \"(AM,AN,AK)\" [--permutation "
+             f"\"(PM,PN,PK)\"] (CuTe's make_tiled_mma), or see `cuteverify tiled-mma {spec_name} --help`")
 
 
 @verb("prove", "Prove or refute CLAIM, e.g. \"bijective(composition(A, B))\" or "
