@@ -1,0 +1,35 @@
+"""Compile and run a small C++ program against the CUTLASS headers shipped in the nvidia-cutlass wheel (host
+g++, no GPU): the oracle of the SM100 tests (test_umma_idesc, test_blockscaled, test_tmem). Each program
+prints one answer per line."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.cpp_oracle import harness as h  # noqa: E402
+
+HEADERS = ("cute/tensor.hpp", "cute/atom/mma_traits_sm100.hpp", "cute/atom/copy_traits_sm100.hpp",
+           "cutlass/detail/sm100_blockscaled_layout.hpp", "cutlass/detail/sm103_blockscaled_layout.hpp")
+
+
+def run_lines(tmp_path, statements, name="probe") -> list:
+    """Compile ``statements`` (C++ statements inside ``main``, ``using namespace cute``) and return stdout's
+    lines; skips the test when the toolchain is missing."""
+    tc = h.toolchain()
+    if tc is None:
+        pytest.skip("g++ / CUTLASS headers not found")
+    gxx, inc = tc
+    src = tmp_path / f"{name}.cpp"
+    head = "".join(f"#include <{x}>\n" for x in HEADERS)
+    src.write_text(head + "#include <cstdio>\nusing namespace cute;\nint main() {\n" + "\n".join(statements)
+                   + "\n  return 0;\n}\n")
+    exe = tmp_path / name
+    r = subprocess.run([gxx, "-std=c++17", "-O0", "-w", *inc, str(src), "-o", str(exe)], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
