@@ -1,6 +1,8 @@
 """``cuteverify eval`` and ``cuteverify algebra``: compute with layouts (no prover involved)."""
 from __future__ import annotations
 
+import re
+
 import click
 
 from cuteverify.algebra.expr import evaluate, parse_let
@@ -43,12 +45,16 @@ def eval_cmd(layout, coord, assume, as_json):
 @click.command("algebra")
 @click.argument("expression", callback=text_input)
 @click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)' (or A=@FILE).", callback=text_input)
+@click.option("--symbols", "-s", "symbols", multiple=True, metavar="NAMES",
+              help="Declare names as symbols (comma-separated, repeatable), e.g. -s M,N for the bare expression 'M*N'.")
 @assume_option
 @json_option
 @guarded
-def algebra_cmd(expression, lets, assume, as_json):
+def algebra_cmd(expression, lets, symbols, assume, as_json):
     """Evaluate an algebra EXPRESSION, e.g. "composition((6,2):(8,2), (4,3):(3,1))"."""
-    r = evaluate(expression, parse_let(lets), assume=list(assume) or None)
+    bindings = parse_let(lets)
+    _refuse_unbound(expression, bindings, symbols, assume)
+    r = evaluate(expression, bindings, assume=assume and list(assume) or None)
     out = {"expression": expression, "result": show(r)}
     obs = getattr(r, "obligations", ())
     if obs:
@@ -57,6 +63,26 @@ def algebra_cmd(expression, lets, assume, as_json):
     if notes:
         out["notes"] = [str(n) for n in notes]
     emit(out, as_json)
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _refuse_unbound(expression, bindings, symbols, assume):
+    """An expression that is nothing but names and arithmetic (no call, no layout) reads its names as symbols;
+    a name that no ``--let`` binds, no ``--symbols`` declares and no assumption mentions is most likely a layout
+    the user forgot to bind (``cuteverify algebra A``): an input error, not the symbol ``A`` echoed back."""
+    s = expression.strip()
+    if ":" in s or s.startswith(("(", "<", "S<", "Sw<")) or re.match(r"[A-Za-z_]\w*\s*\(", s):
+        return
+    declared = set(bindings) | {n.strip() for item in symbols for n in item.split(",") if n.strip()}
+    for a in assume:
+        declared |= set(_NAME.findall(a))
+    for m in _NAME.finditer(s):
+        if m.group() not in declared:
+            n = m.group()
+            fail(f"unbound name {n} at column {m.start() + 1} of EXPRESSION: bind it with --let {n}=LAYOUT, or "
+                 f"declare it a symbol with -s {n}")
 
 
 def register(group):
