@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..core.scan import ALL, split_top
 from ..errors import FormulaError, SpecError, UnknownSpec
 from . import formula as _fm
 from . import tables
@@ -203,6 +204,42 @@ def _template_args(text: str) -> list:
     return out
 
 
+_CPP_NS = re.compile(r"\b(?:cute|cutlass|SM120::BLOCKSCALED)::")
+
+
+def _specialisation(name: str, lib: Library):
+    """A class-template specialisation spelt as CUTLASS writes it (``SM120_16x8x32_TN<float_e2m1_t,
+    float_e3m2_t, float>``, ``cute::SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<cutlass::float_e2m1_t, ...,
+    16>``), matched to a library name of the same struct and type arguments: namespaces dropped, blanks
+    ignored; an integer argument matches the family parameter the library name writes in its place (``VS``).
+    ``(spec, params)``, or None when no library name has that struct and those arguments."""
+    m = _TEMPLATE.match(" ".join(name.split()))
+    if not m:
+        return None
+    head = _CPP_NS.sub("", m.group(1))
+    args = [_CPP_NS.sub("", a.strip()) for a, _ in split_top(m.group(2), ",", ALL)]
+    text = f"{head}<{', '.join(args)}>"
+    if text in lib:
+        return lib[text], {}
+    for cand in lib:
+        cm = _TEMPLATE.match(cand) if cand.startswith(head + "<") else None
+        if not cm or cm.group(1) != head:
+            continue
+        spec = lib[cand]
+        cargs = [a.strip() for a, _ in split_top(cm.group(2), ",", ALL)]
+        if len(cargs) != len(args):
+            continue
+        params = {}
+        for mine, theirs in zip(args, cargs):
+            if theirs in spec.params and re.fullmatch(r"-?\d+", mine):
+                params[theirs] = int(mine)
+            elif mine != theirs:
+                break
+        else:
+            return spec, params
+    return None
+
+
 def _bind_args(spec: Spec, args: list, name: str) -> dict:
     """Positional non-type template arguments bound to the family's parameters in their order (CUTLASS's
     template order: M, N, [VS,] a_major, b_major)."""
@@ -224,6 +261,10 @@ def resolve_instance(name: str, dtype=None, library: Library | None = None) -> t
     lib = library or default_library()
     if name in lib:
         return resolve(name, dtype, lib), {}
+    found = _specialisation(name, lib)
+    if found is not None:
+        spec, params = found
+        return spec, (spec.check_params(params) if params else params)
     fam, params = family_name(name)
     if fam == name or fam not in lib:  # short names (GMMA_K_SW128 + dtype), or unknown: resolve's answer
         return resolve(name, dtype, lib), {}

@@ -35,7 +35,9 @@ TV_VARS = THREAD_VARS + ("i",)
 _SMEM_VARS = ("row", "col")
 _SWIZZLE_VARS = ("addr",)
 
-_OPERAND_AXES = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n"), "D": ("m", "n")}
+# SFA / SFB: the scale factors of a block-scaled MMA, indexed like the operand they scale.
+_OPERAND_AXES = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n"), "D": ("m", "n"), "SFA": ("m", "k"),
+                 "SFB": ("k", "n")}
 
 
 # ------------------------------------------------------------------------------ parameter arithmetic
@@ -286,7 +288,8 @@ class Spec:
         p = self.check_params(params)
         if self.kind == "mma":
             m, n, k = (eval_param_expr(x, p, "shape_mnk") for x in self.data["shape_mnk"])
-            return {"A": (m, k, "col"), "B": (k, n, "row_b"), "C": (m, n, "col"), "D": (m, n, "col")}[operand]
+            return {"A": (m, k, "col"), "B": (k, n, "row_b"), "C": (m, n, "col"), "D": (m, n, "col"),
+                    "SFA": (m, k, "col"), "SFB": (k, n, "row_b")}[operand]
         if self.kind == "copy":
             r, c = (eval_param_expr(x, p, "tile") for x in self.data["tile"])
             return (r, c, self.data.get("order", "row"))

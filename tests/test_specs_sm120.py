@@ -1,0 +1,186 @@
+"""SM120 mma.sync entries of the spec library (specs/mma_sm120.yaml): one spec per CUTLASS specialisation of
+mma_sm120.hpp, whose layouts equal CUTLASS's traits as the shipped headers write them, which the self-check proved
+against the PTX fragment formulas when the library loaded; a wrong layout (one stride off) is refuted with the
+thread, value and element; every entry says that no silicon backs it."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import cuteverify as cv
+from cuteverify.core.parse import parse
+from cuteverify.errors import SpecError
+from cuteverify.hardware import default_library, load
+from cuteverify.hardware.intlayout import int_layout
+from cuteverify.hardware.library import resolve_instance
+
+cutlass_library = pytest.importorskip("cutlass_library")
+CUTE = Path(cutlass_library.__file__).parent / "source" / "include" / "cute"
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return default_library()
+
+
+def _cpp_layout(text: str) -> str:
+    """``Layout<Shape<Shape<_4,_8>,_64>, Stride<Stride<_0,_1>,_8>>`` as CuTe notation (static ints only)."""
+    t = re.sub(r"//[^\n]*", "", text)
+    t = re.sub(r"\s+", "", t)
+    t = re.sub(r"_(\d+)", r"\1", t)[len("Layout<"):-1]
+    depth = 0
+    for j, ch in enumerate(t):
+        depth += (ch == "<") - (ch == ">")
+        if ch == "," and depth == 0:
+            shape, stride = t[:j], t[j + 1:]
+            break
+    conv = lambda x: x.replace("Shape<", "(").replace("Stride<", "(").replace(">", ")")  # noqa: E731
+    return f"{conv(shape)}:{conv(stride)}"
+
+
+def _same_function(a: str, b: str) -> bool:
+    """Equal per-mode offset tables of two rank-2 (thread, value) layouts: the same function."""
+    la, lb = int_layout(parse(a), "a"), int_layout(parse(b), "b")
+    return la.rank == lb.rank == 2 and la.modes == lb.modes
+
+
+def _traits_body(text: str, head: str) -> str:
+    start = text.index(head)
+    return text[start:text.index("\n};", start)]
+
+
+def _layouts(body: str, aliases: dict) -> dict:
+    """``using XLayout = ...;`` of a traits body in CuTe notation (a named layout such as SM80_16x8_Row through
+    ``aliases``)."""
+    out = {}
+    for m in re.finditer(r"using (\w+Layout)\s*=\s*([^;]*);", body, re.S):
+        v = m.group(2).strip()
+        out[m.group(1)] = _cpp_layout(v) if v.startswith("Layout<") else aliases[v]
+    return out
+
+
+def _cutlass_layouts() -> dict:
+    """The (T, V) layouts CUTLASS's traits give each SM120 struct family, read off the shipped headers."""
+    t80 = (CUTE / "atom" / "mma_traits_sm80.hpp").read_text()
+    row = _cpp_layout(re.search(r"using SM80_16x8_Row\s*=\s*(Layout<.*?>);", t80, re.S).group(1))
+    named = {"SM80_16x8_Row": row}
+    k32 = _layouts(_traits_body(t80, "struct MMA_Traits<SM80_16x8x32_S32S8S8S32_TN>"), named)
+    k32 = {"A": k32["ALayout"], "B": k32["BLayout"], "C": k32["CLayout"]}
+    t120 = (CUTE / "atom" / "mma_traits_sm120.hpp").read_text()
+    vs = _layouts(_traits_body(t120, "struct MMA_Traits<SM120::BLOCKSCALED::SM120_16x8x32_TN_VS"),
+                  {**named, **{f"typename UnderlyingTraits::{k}Layout": k32[k] for k in "ABC"}})
+    k64 = _layouts(_traits_body(t120, "struct MMA_Traits<SM120::BLOCKSCALED::SM120_16x8x64_TN_VS"), named)
+    assert (vs["ALayout"], vs["BLayout"], vs["CLayout"]) == (k32["A"], k32["B"], k32["C"])
+    assert k64["CLayout"] == row
+    # mma_traits_sm120.hpp: the dense struct inherits SM80_16x8x32_S32S8S8S32_TN, the VS one its underlying traits
+    assert "MMA_Traits<SM120_16x8x32_TN<a_type, b_type, c_type>>\n     : MMA_Traits<SM80_16x8x32_S32S8S8S32_TN>" in t120
+    return {"SM120_16x8x32_TN": k32,
+            "SM120_16x8x32_TN_VS": {**k32, "SFA": vs["SFALayout"], "SFB": vs["SFBLayout"]},
+            "SM120_16x8x64_TN_VS": {"A": k64["ALayout"], "B": k64["BLayout"], "C": row, "SFA": k64["SFALayout"],
+                                    "SFB": k64["SFBLayout"]}}
+
+
+def _specialisations() -> list:
+    """Every full or partial specialisation of mma_sm120.hpp, as CUTLASS spells it (VS left as the parameter)."""
+    text = (CUTE / "arch" / "mma_sm120.hpp").read_text()
+    return [f"{m.group(1)}<{', '.join(a.strip() for a in m.group(2).split(','))}>"
+            for m in re.finditer(r"^struct (SM120_\w+)<([^>]*)>", text, re.M)]
+
+
+def test_every_specialisation_has_its_spec(lib):
+    names = _specialisations()
+    assert len(names) == 77 and len(set(names)) == 77  # 50 f8f6f4 + 25 mxf8f6f4 + 2 mxf4nvf4
+    sm120 = sorted(n for n in lib if (lib[n].arch or "").startswith("sm_120"))
+    assert sorted(names) == sm120
+
+
+def test_layouts_equal_cutlass_traits(lib):
+    want = _cutlass_layouts()
+    for n in _specialisations():
+        s = lib[n]
+        fam = want[n.split("<")[0]]
+        assert set(s.operands) == set(fam), n
+        for op, text in fam.items():
+            assert _same_function(s.data["operands"][op]["layout"], text), (n, op, text)
+
+
+def test_formulas_agree_with_layouts_for_every_instance(lib):
+    """What `cuteverify spec check` proves, restated through the public agrees() for each operand and VS."""
+    for n in _specialisations():
+        s = lib[n]
+        for params in s.instances():
+            for op in s.operands:
+                r = cv.agrees(s.layout_text(op, **params), n, op, library=lib, **params)
+                assert r.status == "proved", (n, op, params, r)
+
+
+def test_dtypes_and_ptx_follow_the_name(lib):
+    short = {"float": "f32", "half_t": "f16"}
+    for n in _specialisations():
+        s = lib[n]
+        a, b, c = (x.strip() for x in n[n.index("<") + 1:-1].split(",")[:3])
+        a, b = a[len("float_"):-2], b[len("float_"):-2]
+        assert (s.data["dtypes"]["a"], s.data["dtypes"]["b"], s.data["dtypes"]["c"]) == (a, b, short[c])
+        assert f".{short[c]}.{a}.{b}.{short[c]}" in s.ptx
+        if "_VS<" in n:
+            sf = n.split(",")[3].strip()[len("float_"):-2]
+            assert s.ptx.endswith("." + sf) and "block_scale" in s.ptx
+
+
+@pytest.mark.parametrize("name, operand, params, bad, where, hardware", [
+    # A of f8f6f4 k32: the second 16-k half (stride 256) written as 128
+    ("SM120_16x8x32_TN<float_e2m1_t, float_e2m1_t, float>", "A", {}, "((4,8),(4,2,2)):((64,1),(16,8,128))",
+     (0, 8), (0, 16)),
+    # B of mxf4nvf4 k64: the k+32 block (stride 256) written as 128
+    ("SM120_16x8x64_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue4m3_t, VS>", "B", {"VS": 16},
+     "((4,8),(8,2)):((64,1),(8,128))", (0, 8), (32, 0)),
+    # SFA: the thread-id-a mode given stride 1 instead of 0 (lane 2 then claims row 1; PTX: row 0)
+    ("SM120_16x8x32_TN_VS<float_e4m3_t, float_e5m2_t, float, float_ue8m0_t, VS>", "SFA", {"VS": 32},
+     "((2,2,8),32):((8,1,1),16)", (2, 0), (0, 0)),
+    # SFB: the k stride 8 written as 16
+    ("SM120_16x8x64_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue8m0_t, VS>", "SFB", {"VS": 32},
+     "((4,8),64):((0,1),16)", (0, 1), (1, 0)),
+])
+def test_wrong_layouts_are_refuted_with_thread_value_and_element(lib, name, operand, params, bad, where, hardware):
+    good = lib[name].layout_text(operand, **params)
+    assert cv.agrees(good, name, operand, library=lib, **params).status == "proved"
+    r = cv.agrees(bad, name, operand, library=lib, **params)
+    assert r.status == "refuted"
+    c = r.counterexample
+    assert (c.thread, c.value) == where and c.detail["hardware"] == hardware
+    assert f"thread {where[0]}, value {where[1]}" in str(r)
+
+
+def test_a_corrupted_spec_file_is_refused_at_load(tmp_path):
+    text = (SPECS / "mma_sm120.yaml").read_text()
+    old = '"((2,2,8),32):((8,0,1),16)"'
+    assert text.count(old) == 1
+    p = tmp_path / "mma_sm120.yaml"
+    p.write_text(text.replace(old, '"((2,2,8),32):((8,0,2),16)"'))
+    with pytest.raises(SpecError) as e:
+        load([p])
+    assert e.value.kind == "refuted" and "SFA" in e.value.reason and "thread 4, value 0" in e.value.reason
+
+
+def test_entries_say_they_are_unprobed(lib):
+    for n in _specialisations():
+        s = lib[n]
+        assert str(s.data["evidence"]).startswith("none") and not s.silicon_confirmed
+        text = s.describe()
+        assert "evidence: none" in text and "cutlass: include/cute/atom/mma_traits_sm120.hpp" in text
+        assert "ptx section: PTX ISA 9.7.14" in text
+
+
+def test_cutlass_spellings_resolve(lib):
+    s, p = resolve_instance("cute::SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<cutlass::float_e2m1_t, "
+                            "cutlass::float_e2m1_t, float, cutlass::float_ue4m3_t, 16>", library=lib)
+    assert s.name == "SM120_16x8x64_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue4m3_t, VS>" and p == {"VS": 16}
+    s, p = resolve_instance("SM120_16x8x32_TN<float_e4m3_t,float_e5m2_t,half_t>", library=lib)
+    assert s.name == "SM120_16x8x32_TN<float_e4m3_t, float_e5m2_t, half_t>" and p == {}
+    s, p = resolve_instance("SM120_16x8x32_F16E4M3E5M2F16_TN", library=lib)  # the flat alias
+    assert s.name == "SM120_16x8x32_TN<float_e4m3_t, float_e5m2_t, half_t>"
+    with pytest.raises(SpecError, match="VS=64"):
+        resolve_instance("SM120_16x8x32_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue8m0_t, 64>", library=lib)
