@@ -1,11 +1,9 @@
 """``cuteverify check --html``: one self-contained page per run (every claim, its verdict and time, the drawing
-of each refuted layout with the counterexample outlined), linked from the JUnit XML; opened in headless
-Chromium when one is installed (Debian's ``chromium``), skipped otherwise."""
+of each refuted layout with the counterexample outlined), linked from the JUnit XML. The page as a browser shows it: tests/test_report_browser.py
+(headless Chromium)."""
 from __future__ import annotations
 
 import html.parser
-import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -92,26 +90,3 @@ def test_unwritable_report_is_an_input_error_before_the_run(tmp_path):
     m.write_text(MANIFEST)
     r = CliRunner().invoke(main, ["check", str(m), "--html", str(tmp_path / "no" / "r.html")])
     assert r.exit_code == 2 and "cannot write" in r.output
-
-
-def _chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-@pytest.mark.skipif(_chromium() is None, reason="no headless Chromium installed (Debian package chromium)")
-def test_page_renders_in_headless_chromium(run_report, tmp_path):
-    _, out, _ = run_report
-    shot = tmp_path / "shot.png"
-    base = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'prof'}"]
-    dom = subprocess.run(base + ["--dump-dom", out.as_uri()], capture_output=True, text=True, timeout=60)
-    page = _Page()
-    page.feed(dom.stdout)
-    assert page.rows == 5 and page.svgs == 3 and page.highlights == 3
-    subprocess.run(base + [f"--screenshot={shot}", "--window-size=1200,2000", out.as_uri()], capture_output=True,
-                   timeout=60)
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
