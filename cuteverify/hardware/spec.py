@@ -35,9 +35,10 @@ TV_VARS = THREAD_VARS + ("i",)
 _SMEM_VARS = ("row", "col")
 _SWIZZLE_VARS = ("addr",)
 
-# SFA / SFB: the scale factors of a block-scaled MMA, indexed like the operand they scale.
+# SFA / SFB: the scale factors of a block-scaled MMA, E: the sparsity metadata of a sparse one; each is indexed
+# like the operand it describes.
 _OPERAND_AXES = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n"), "D": ("m", "n"), "SFA": ("m", "k"),
-                 "SFB": ("k", "n")}
+                 "SFB": ("k", "n"), "E": ("m", "k")}
 
 
 # ------------------------------------------------------------------------------ parameter arithmetic
@@ -289,7 +290,7 @@ class Spec:
         if self.kind == "mma":
             m, n, k = (eval_param_expr(x, p, "shape_mnk") for x in self.data["shape_mnk"])
             return {"A": (m, k, "col"), "B": (k, n, "row_b"), "C": (m, n, "col"), "D": (m, n, "col"),
-                    "SFA": (m, k, "col"), "SFB": (k, n, "row_b")}[operand]
+                    "SFA": (m, k, "col"), "SFB": (k, n, "row_b"), "E": (m, k, "col")}[operand]
         if self.kind == "copy":
             r, c = (eval_param_expr(x, p, "tile") for x in self.data["tile"])
             return (r, c, self.data.get("order", "row"))
