@@ -4,26 +4,71 @@ Format (JSON Schema: ``specs/manifest_schema.json``, shipped as ``cuteverify.spe
 
     version: 1
     kernels:
-      fa2_fwd_sm80:                          # a kernel
-        symbols: [M]                         # optional: the symbols its layouts may use
-        assume: ["M % 64 == 0"]              # optional: assumptions on them
-        layouts:                             # named layouts, CuTe text
-          sK: "S<3,3,3> o 0 o ((8,8),64):((64,512),1)"
-          tvA: "((4,8),(2,2,2)):((32,1),(16,8,128))"
+      sgemm_sm80:                            # a kernel
+        symbols: [M, K]                      # optional: the symbols its layouts may use
+        assume: ["M % 128 == 0"]             # optional: assumptions on them
+        layouts:                             # named entries: CuTe text or expressions (below)
+          sA: "S<3,3,3> o 0 o (8,64):(64,1)"
+          tiled_mma: make_tiled_mma(SM80_16x8x16_F16F16F16F16_TN, (2,2,1), (32,32,16))
+          tvA: tiled_mma.tv_layout_A_tiled
+          s2r_A: make_tiled_copy_A(SM75_U32x4_LDSM_N, tiled_mma, f16)
+          g2s_A: make_tiled_copy_tv(SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, (16,8):(8,1), (1,8), f16)
+          sAtile: tile_to_shape(sA, (128,64,3))
         claims:
-          - bijective: sK                    # a layout name or inline CuTe text
+          - bijective: sA                    # a layout name or inline text / expression
           - injective: "(4,8):(1,4)"
-          - surjective: {layout: sK, codomain: 4096}
-          - equal: [sK, sK2]
-          - disjoint: {layout: sK, cotarget: 8192}
+          - surjective: {layout: sA, codomain: 512}
+          - equal: [sA, sA2]
+          - disjoint: {layout: sA, cotarget: 8192}
           - agrees: {layout: tvA, spec: SM80_16x8x16_F32BF16BF16F32_TN, operand: A, params: {}}
-          - prove: "bijective(composition(sK, (64,64):(1,64)))"   # layout names are bound
+          - agrees: {tiled_mma: tiled_mma, operand: A}          # layout: defaults to its tv_layout_A_tiled
+          - agrees: {layout: tvA, tiled_mma: tiled_mma, operand: A}
+          - agrees: {layout: tvA, spec: SM80_16x8x16_F16F16F16F16_TN, operand: A,
+                     atom_layout: "(2,2,1)", permutation: "(32,32,16)"}
+          - covers: {tiled_mma: tiled_mma, operand: C}          # or {layout: tv, tile: 2048 | "(128,16)"}
+          - covers: {tiled_copy: g2s_A}                         # side: src | dst (default: the register side)
+          - compatible: {copy: s2r_A, tiled_mma: tiled_mma, operand: A}
+          - banks: {smem: sA, copy: s2r_A, dtype: f16}          # or access: TV layout; vector, phases, base
+          - vector: {copy: g2s_A, smem: sA, dtype: f16, require: 16}   # or layout:; alignment, flat
+          - tma: {dtype: bf16, shape: "(K,M)", stride: "(1,K)", box: "(64,128)", swizzle: 128B}
+          - tma: {dtype: bf16, gmem: "(M,K):(K,1)", smem: sA, multicast: 2}
+          - prove: "bijective(composition(sA, (8,64):(1,8)))"   # layout names are bound
             expect: refuted                  # optional: proved (default) / refuted / unknown
             name: "a label"                  # optional
 
+Layout entries (``cuteverify.manifest_expr``): CuTe text; an algebra call of the ``cuteverify algebra`` verb
+(``tile_to_shape(sA, (128,64,3))``, ``composition(S<3,3,3>, (8,64):(64,1))``); a call of the atom layer
+(``make_tiled_mma``, ``make_mma_atom``, ``make_copy_atom``, ``make_tiled_copy``, ``make_tiled_copy_tv``,
+``make_tiled_copy_A/B/C/S/D``, ``make_layout_tv``, ``local_tile``, ``local_partition``, ``fragment_like``, with
+CuTe DSL's argument order and keywords: ``make_tiled_mma(ATOM, atom_layout_mnk=(2,2,1))``); another entry's
+name, with attributes, methods and indexing (``tiled_mma.tv_layout_C_tiled``, ``tiled_mma.get_slice(0)
+.partition_A(sA).layout``, ``make_layout_tv((4,8), (1,8))[1]``). Spec and dtype names are bare identifiers
+where a function takes one (``atom``, ``op``, ``dtype``); ``_`` is CuTe's underscore; tuples nest and may hold
+layouts (``(32,(8,2,2):(1,16,8),16)``). Entries resolve in dependency order; a cycle or an unknown name is an
+error at the entry's line. Declared ``symbols:`` stay symbols; an undeclared bare name in a call is an error.
+
+Claim kinds: ``bijective`` / ``injective`` / ``surjective`` / ``equal`` / ``disjoint`` / ``prove`` (the prover);
+``agrees`` (a layout equals the hardware's: with ``spec`` a plain atom, and a layout whose thread count is not
+the atom's is an input error, never refuted; with ``tiled_mma`` (or ``atom_layout`` / ``permutation``) atom by
+atom through ``atoms.agrees_tiled``, the counterexample naming atom, thread, value and both elements);
+``covers`` (every element of the tile held exactly once up to the thread broadcast: ``atoms.covers``;
+counterexample: the element and the (thread, value) pairs); ``compatible`` (per thread, the copy's register
+side holds the MMA fragment's elements: ``atoms.compatible_tv``; counterexample: thread and element);
+``banks`` (conflict-free through ``smem``: ``analysis.bank_conflicts``, fields as ``cuteverify banks``:
+``dtype``/``elem_bytes``, ``vector`` (bytes), ``phases`` (1, 2, 4, 8 or ldmatrix; a copy of ldmatrix /
+stmatrix defaults to ldmatrix), ``base`` (bytes); counterexample: two threads, their elements and the bank);
+``vector`` (every thread's values are ``require``-byte vectors: ``analysis.max_vector_width``, fields as
+``cuteverify vector``; counterexample: the thread); ``tma`` (``cuTensorMapEncodeTiled`` accepts the
+descriptor for every value of the symbols: fields as ``cuteverify tma``, explicit (``shape``, ``stride``,
+``box``, ``element_strides``, ``swizzle``, ``interleave``, ``l2_promotion``, ``oob_fill``, ``address``) or
+derived from a copy (``gmem``, ``smem``, ``multicast``, ``smem_align``); ``arch``). ``banks`` / ``vector``
+take ``access`` / ``layout`` or ``copy`` (the copy's shared-memory side: ``side`` src / dst, by default the
+side that is not registers).
+
 A claim passes when its verdict equals ``expect``. Errors (bad YAML, schema violations, unparsable layout text,
-unknown names, undeclared symbols) are :class:`ManifestError` with file, line and column taken from the YAML
-node marks; nothing here prints.
+unknown names, cycles, undeclared symbols, an entry of the wrong kind) are :class:`ManifestError` with file,
+line and column taken from the YAML node marks; nothing here prints. Modules: this one (loading, running,
+JUnit), ``manifest_expr`` (layout expressions), ``manifest_claims`` (the claim kinds), ``manifest_yaml``.
 """
 from __future__ import annotations
 
@@ -35,32 +80,21 @@ import time
 from dataclasses import dataclass, field
 
 from . import hardware
-from . import prover as P
-from .core.parse import as_assumptions, parse
-from .errors import CuteVerifyError, ParseError
+from . import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from .checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
+from .core.parse import as_assumptions
+from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
-from .manifest_yaml import YamlRefusal, compose
+from .manifest_claims import KINDS, claim_text, read_args, verdict_for
+from .manifest_expr import LayoutExprError, environment, evaluate, is_layout, shared_assumptions
+from .manifest_yaml import ManifestError, YamlRefusal, compose
 from .messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
-           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "ShapeMismatch", "schema"]
+           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "ShapeMismatch", "schema",
+           "KINDS", "verdict_for"]
 
-KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove")
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-
-
-class ManifestError(CuteVerifyError, ValueError):
-    """A manifest is malformed. ``file``, ``line`` and ``column`` (1-based, may be None) and ``reason``."""
-
-    def __init__(self, reason: str, file: str | None = None, line: int | None = None, column: int | None = None):
-        self.reason, self.file, self.line, self.column = reason, file, line, column
-        where = file or "<manifest>"
-        if line:
-            where += f":{line}"
-            if column:
-                where += f":{column}"
-        super().__init__(f"{where}: {reason}")
 
 
 # ----------------------------------------------------------------------------------- YAML with marks
@@ -124,15 +158,16 @@ def _validate(doc, marks, file):
     if not errors:
         return
     e = errors[-1]  # the deepest error is the most specific
-    if e.validator == "oneOf" and isinstance(e.instance, dict):
+    path = list(e.absolute_path)
+    if e.validator == "oneOf" and isinstance(e.instance, dict) and path and isinstance(path[-1], int):
         present = [k for k in KINDS if k in e.instance]
         msg = (f"a claim needs exactly one of {', '.join(KINDS)}" if not present
                else f"a claim has more than one kind: {', '.join(present)}")
-    elif e.validator == "additionalProperties":
-        msg = e.message
+    elif e.validator == "oneOf" and isinstance(e.instance, dict):
+        forms = [" + ".join(f["required"]) for f in e.validator_value if "required" in f]
+        msg = f"{path[-1]} takes one of: {'; '.join(forms)} (got {', '.join(map(str, e.instance)) or 'nothing'})"
     else:
         msg = e.message
-    path = list(e.absolute_path)
     where = "/".join(str(p) for p in path) or "(top level)"
     line, col = _where(marks, path)
     raise ManifestError(f"schema: at {where}: {msg}", file, line, col)
@@ -155,24 +190,11 @@ class Claim:
     column: int | None = None
     layouts: dict = field(default_factory=dict)
     assume: tuple = ()
+    symbols: tuple | None = None
 
     @property
     def text(self) -> str:
-        a = self.args
-        if self.kind in ("bijective", "injective"):
-            s = f"{self.kind} {a['layout']}"
-        elif self.kind == "surjective":
-            s = f"surjective {a['layout']}" + (f" onto [0, {a['codomain']})" if a.get("codomain") is not None else "")
-        elif self.kind == "equal":
-            s = f"equal {a['a']} == {a['b']}"
-        elif self.kind == "disjoint":
-            s = f"disjoint {a['layout']}" + (f" cotarget {a['cotarget']}" if a.get("cotarget") is not None else "")
-        elif self.kind == "agrees":
-            p = "".join(f", {k}={v}" for k, v in (a.get("params") or {}).items())
-            s = f"agrees {a['layout']} ~ {a['spec']}" + (f" operand {a['operand']}" if a.get("operand") else "") + p
-        else:
-            s = f"prove {a['claim']}"
-        return s
+        return claim_text(self.kind, self.args)
 
     @property
     def label(self) -> str:
@@ -184,7 +206,7 @@ class Claim:
 
     def to_payload(self) -> dict:
         return {"kind": self.kind, "args": self.args, "layouts": self.layouts, "assume": list(self.assume),
-                "location": self.location}
+                "symbols": list(self.symbols) if self.symbols is not None else None, "location": self.location}
 
 
 def _mark_of(marks, path):
@@ -208,31 +230,10 @@ class _Kernel:
         self.name, self.body, self.marks, self.file = str(name), body, marks, file
         self.path = ("kernels", name)
         self.assume = tuple(str(a) for a in (body.get("assume") or []))
-        self.symbols = body.get("symbols")
+        self.symbols = tuple(body["symbols"]) if body.get("symbols") is not None else None
         self.layouts = {str(n): str(t) for n, t in (body.get("layouts") or {}).items()}
         self.asm = self._assumptions()
-        self._resolve_aliases()
-        for n, t in self.layouts.items():
-            self.check_text(t, self.path + ("layouts", n), f"layout {n}")
-
-    def _resolve_aliases(self):
-        """A layout whose text is another layout's name is that layout (``B: A``); a name that is neither a
-        layout nor a declared symbol is refused (it would silently become a symbolic shape), and so is a
-        cycle of names (``{A: B, B: A}``)."""
-        for n in list(self.layouts):
-            seen = [n]
-            t = self.layouts[n].strip()
-            while _IDENT.match(t) and t not in (self.symbols or ()):
-                if t not in self.layouts:
-                    have = ", ".join(x for x in self.layouts if x != n) or "none"
-                    raise self.error(f"layout {n} names {t!r}, which is not a layout of this kernel (its layouts: "
-                                     f"{have}) nor a declared symbol", self.path + ("layouts", n))
-                if t in seen:
-                    raise self.error(f"layouts name each other in a cycle: {' -> '.join(seen + [t])}",
-                                     self.path + ("layouts", n))
-                seen.append(t)
-                t = self.layouts[t].strip()
-            self.layouts[n] = t
+        self.env = self._environment()
 
     def error(self, reason, path):
         return ManifestError(reason, self.file, *_where(self.marks, path))
@@ -249,58 +250,94 @@ class _Kernel:
             except CuteVerifyError as e:
                 raise self.error(f"assumption {a!r}: {e}", where) from None
         try:
-            asm = _shared_assumptions(self.assume)
+            asm = shared_assumptions(self.assume)
             asm.check_consistent()  # a contradiction proves anything: refuse it here, with its line
             return asm
         except CuteVerifyError as e:
             raise self.error(f"assumptions: {e}", self.path + ("assume",)) from None
 
-    def check_text(self, t, path, what):
-        """Layout text parses under the kernel's assumptions and uses only its declared symbols."""
+    def _expr_error(self, e, path, what):
+        if e.parse_error is not None:
+            return _text_error(e.parse_error, _mark_of(self.marks, path), self.file, what)
+        line, col = _where(self.marks, path)
+        mark = _mark_of(self.marks, path)
+        if mark is not None and e.column:
+            col = mark.column + (1 if mark.quoted else 0) + e.column - 1
+        return ManifestError(f"{what}: {e.reason}", self.file, line, col)
+
+    def _environment(self):
+        """Every entry evaluated in dependency order (a cycle, an unknown name or a failed builder is an error
+        at the entry's line), each using only the declared symbols."""
         try:
-            L = parse(t, assume=self.asm, source=what)
+            env = environment(tuple(self.layouts.items()), self.assume, self.symbols)
+        except LayoutExprError as e:
+            path = self.path + ("layouts", e.name) if e.name in self.layouts else self.path + ("layouts",)
+            raise self._wrap(e, path, f"layout {e.name}") from None
+        for n, v in env.items():
+            self._check_symbols(v, self.path + ("layouts", n), f"layout {n}")
+        return env
+
+    def _wrap(self, e, path, what):
+        if e.parse_error is not None or e.column:
+            return self._expr_error(e, path, what)
+        return self.error(f"{what}: {e.reason}", path)
+
+    def _check_symbols(self, v, path, what):
+        if self.symbols is None or not callable(getattr(v, "free_symbols", None)):
+            return
+        extra = sorted(s for s in (str(x) for x in v.free_symbols()) if s not in self.symbols)
+        if extra:
+            raise self.error(f"{what} uses undeclared symbol(s) {', '.join(extra)} "
+                             f"(declared: {', '.join(self.symbols) or 'none'})", path)
+
+    def _inline(self, v, path, what="layout"):
+        """Inline text or an expression over the kernel's entries: evaluated here so that an error has the
+        claim's line and column."""
+        try:
+            val = evaluate(v, self.env, self.asm, self.symbols)
         except ParseError as pe:
             raise _text_error(pe, _mark_of(self.marks, path), self.file, what) from None
+        except LayoutExprError as e:
+            raise self._wrap(e, path, what) from None
         except CuteVerifyError as e:
             raise self.error(f"{what}: {e}", path) from None
-        if self.symbols is not None:
-            free = sorted(str(s) for s in L.free_symbols()) if hasattr(L, "free_symbols") else []
-            extra = [s for s in free if s not in self.symbols]
-            if extra:
-                raise self.error(f"{what} uses undeclared symbol(s) {', '.join(extra)} "
-                                 f"(declared: {', '.join(self.symbols) or 'none'})", path)
+        self._check_symbols(val, path, what)
+        return val
 
     def ref(self, v, path):
-        """A layout argument: one of the kernel's names, or inline CuTe text (checked)."""
+        """A layout argument: one of the kernel's names, or inline CuTe text or an expression (checked)."""
         v = str(v).strip()
         if v in self.layouts:
-            return v
-        if _IDENT.match(v):
+            val = self.env[v]
+        elif _IDENT.match(v):
             have = ", ".join(self.layouts) or "none"
             raise self.error(f"unknown layout name {v!r} (this kernel's layouts: {have})", path)
-        self.check_text(v, path, "layout")
+        else:
+            val = self._inline(v, path)
+        if not is_layout(val):
+            raise self.error(f"{v} is a {type(val).__name__}, not a layout (an attribute such as "
+                             f"tv_layout_A_tiled or layout_tv_tiled is)", path)
         return v
 
-    def _args(self, kind, body, bp):
-        ref = self.ref
-        if kind in ("bijective", "injective"):
-            return {"layout": ref(body, bp)}
-        if kind == "surjective":
-            if isinstance(body, dict):
-                return {"layout": ref(body["layout"], bp + ("layout",)), "codomain": body.get("codomain")}
-            return {"layout": ref(body, bp), "codomain": None}
-        if kind == "equal":
-            if not isinstance(body, list) or len(body) != 2:
-                raise self.error("equal takes a list of two layouts", bp)
-            return {"a": ref(body[0], bp + (0,)), "b": ref(body[1], bp + (1,))}
-        if kind == "disjoint":
-            return {"layout": ref(body["layout"], bp + ("layout",)), "cotarget": body.get("cotarget")}
-        if kind == "agrees":
-            return {"layout": ref(body["layout"], bp + ("layout",)), "spec": str(body["spec"]),
-                    "operand": body.get("operand"), "params": dict(body.get("params") or {})}
-        if not isinstance(body, str) or not body.strip():
-            raise self.error("prove takes the claim text", bp)
-        return {"claim": body}
+    def obj(self, v, path, cls):
+        """The name of an entry that is a ``cls`` (a tiled MMA, a tiled copy)."""
+        v = str(v).strip()
+        what = {"TiledMma": "a tiled MMA (make_tiled_mma(...))", "TiledCopy": "a tiled copy (make_tiled_copy"
+                "_tv / _A / _B / ...)"}.get(cls.__name__, cls.__name__)
+        if v not in self.layouts:
+            have = ", ".join(self.layouts) or "none"
+            raise self.error(f"unknown name {v!r}: expected an entry that is {what} (this kernel's layouts: "
+                             f"{have})", path)
+        if not isinstance(self.env[v], cls):
+            raise self.error(f"{v} is a {type(self.env[v]).__name__}, not {what}", path)
+        return v
+
+    def value_text(self, v, path):
+        """A field that is any expression (a tuple, an atom layout): checked, kept as text."""
+        v = str(v).strip()
+        if v not in self.layouts:
+            self._inline(v, path, "value")
+        return v
 
     def claims(self):
         out = []
@@ -312,11 +349,11 @@ class _Kernel:
             if len(kinds) != 1:
                 raise self.error(f"a claim needs exactly one of {', '.join(KINDS)}", cp)
             kind = kinds[0]
-            args = self._args(kind, c[kind], cp + (kind,))
+            args = read_args(self, kind, c[kind], cp + (kind,))
             m = self.marks.get(cp)
             out.append(Claim(self.file, self.name, i, kind, args, str(c.get("expect", "proved")),
                              str(c.get("name", "")), m.line if m else None, m.column if m else None,
-                             self.layouts, self.assume))
+                             self.layouts, self.assume, self.symbols))
         return out
 
 
@@ -370,60 +407,11 @@ def load_all(paths) -> tuple:
 
 # ---------------------------------------------------------------------------------------- running
 
-@functools.lru_cache(maxsize=256)
-def _shared_assumptions(assume: tuple):
-    """One ``Assumptions`` object per kernel: shared by its layouts, so an assumption may speak of symbols
-    that only some of them use."""
-    if not assume:
-        return None
-    return as_assumptions(list(assume))
-
-
-@functools.lru_cache(maxsize=4096)
-def _parsed(text: str, assume: tuple):
-    return parse(text, assume=_shared_assumptions(assume))
-
-
-def _num(x):
-    if x is None or isinstance(x, int):
-        return x
-    s = str(x).strip()
-    return int(s) if re.fullmatch(r"-?\d+", s) else s
-
-
 def agrees_verdict(layout, spec_name: str, operand=None, **params):
     """``cuteverify.hardware.agrees`` under its older name: proved when the layout agrees with the hardware
     at every (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is
     refuted with its reason)."""
     return agrees(layout, spec_name, operand, **params)
-
-
-def verdict_for(kind: str, args: dict, layouts: dict, assume=()):
-    """Run one claim; returns a Verdict. Raises CuteVerifyError (ParseError...) on bad input."""
-    assume = tuple(assume)
-
-    def lay(ref):
-        return _parsed(layouts.get(ref, ref), assume)
-
-    asm = _shared_assumptions(assume)
-    if kind == "bijective":
-        return P.is_bijective(lay(args["layout"]), assume=asm)
-    if kind == "injective":
-        return P.is_injective(lay(args["layout"]), assume=asm)
-    if kind == "surjective":
-        return P.is_surjective(lay(args["layout"]), _num(args.get("codomain")), assume=asm)
-    if kind == "equal":
-        return checked_equal(lay(args["a"]), lay(args["b"]), assume=asm)
-    if kind == "disjoint":
-        return P.complement_disjoint(lay(args["layout"]), _num(args.get("cotarget")), assume=asm)
-    if kind == "agrees":
-        return checked_agrees(lay(args["layout"]), args["spec"], args.get("operand"), **(args.get("params") or {}))
-    if kind == "prove":
-        text = args["claim"]
-        words = set(re.findall(r"[A-Za-z_]\w*", text))
-        bindings = {n: lay(n) for n in layouts if n in words}
-        return P.prove(text, assume=asm, **bindings)
-    raise ManifestError(f"unknown claim kind {kind!r} (one of {', '.join(KINDS)})")
 
 
 def run_claim(payload: dict) -> dict:
@@ -434,7 +422,8 @@ def run_claim(payload: dict) -> dict:
     t0 = time.perf_counter()
     where = payload.get("location", "")
     try:
-        v = verdict_for(payload["kind"], payload["args"], payload["layouts"], payload.get("assume", ()))
+        v = verdict_for(payload["kind"], payload["args"], payload["layouts"], payload.get("assume", ()),
+                        payload.get("symbols"))
     except CuteVerifyError as e:
         if e.kind == "undecided":
             return {"status": "unknown", "reason": f"{where}: {e}", "elapsed": time.perf_counter() - t0}

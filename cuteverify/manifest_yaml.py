@@ -30,6 +30,19 @@ class YamlRefusal(CuteVerifyError):
         self.reason, self.line, self.column = reason, line, column
 
 
+class ManifestError(CuteVerifyError, ValueError):
+    """A manifest is malformed. ``file``, ``line`` and ``column`` (1-based, may be None) and ``reason``."""
+
+    def __init__(self, reason: str, file: str | None = None, line: int | None = None, column: int | None = None):
+        self.reason, self.file, self.line, self.column = reason, file, line, column
+        where = file or "<manifest>"
+        if line:
+            where += f":{line}"
+            if column:
+                where += f":{column}"
+        super().__init__(f"{where}: {reason}")
+
+
 def _pos(mark):
     return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
 

@@ -1,0 +1,364 @@
+"""Claim kinds of kernel manifests: how each reads its YAML body (checked at load, with the node's line), how it
+prints, and which procedure decides it (the claim kinds are documented in ``cuteverify.manifest``).
+
+Every verdict is the prover's ``Verdict`` family: the algebra claims from ``cuteverify.prover``, ``agrees`` from
+``cuteverify.hardware`` (a plain atom) or ``atoms.agrees_tiled`` (a tiled MMA), ``covers`` / ``compatible`` from
+``atoms.check``, ``banks`` / ``vector`` from ``analysis.banks`` and ``tma`` from ``hardware.tma`` /
+``hardware.tma_copy``. A counterexample names the thread and the element wherever the procedure finds one.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from . import prover as P
+from .analysis.banks import bank_conflicts, max_vector_width
+from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, covers
+from .checked import ShapeMismatch, checked_agrees, checked_equal
+from .core.layout import size
+from .core.tuples import flatten
+from .errors import NotAdmissibleError
+from .hardware.tma import TmaDescriptor
+from .hardware.tma_copy import from_copy
+from .manifest_expr import environment, evaluate, is_layout, shared_assumptions
+
+__all__ = ["KINDS", "OPERANDS", "read_args", "claim_text", "verdict_for"]
+
+KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove", "covers", "compatible",
+         "banks", "vector", "tma")
+OPERANDS = ("A", "B", "C")
+_OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
+TMA_FIELDS = ("dtype", "shape", "stride", "box", "element_strides", "swizzle", "interleave", "l2_promotion",
+              "oob_fill", "address", "gmem", "smem", "multicast", "smem_align", "arch")
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+def _one_of(k, body, bp, keys, kind):
+    given = [x for x in keys if body.get(x) is not None]
+    if len(given) != 1:
+        raise k.error(f"{kind} takes exactly one of {', '.join(keys)}"
+                      + (f" (got {', '.join(given)})" if given else ""), bp)
+    return given[0]
+
+
+def _operand(k, body, bp, required=True):
+    op = body.get("operand")
+    if op is None and not required:
+        return None
+    if op not in OPERANDS:
+        raise k.error(f"operand must be one of A, B, C (got {op!r})", bp + ("operand",))
+    return op
+
+
+def read_args(k, kind, body, bp) -> dict:
+    """The arguments of one claim, each layout reference checked (``k.ref``: a name or inline text that
+    evaluates; ``k.obj``: a name of a tiled MMA / tiled copy entry). Raises ``k.error(...)`` with the path."""
+    ref, obj = k.ref, k.obj
+    if kind in ("bijective", "injective"):
+        return {"layout": ref(body, bp)}
+    if kind == "surjective":
+        if isinstance(body, dict):
+            return {"layout": ref(body["layout"], bp + ("layout",)), "codomain": body.get("codomain")}
+        return {"layout": ref(body, bp), "codomain": None}
+    if kind == "equal":
+        if not isinstance(body, list) or len(body) != 2:
+            raise k.error("equal takes a list of two layouts", bp)
+        return {"a": ref(body[0], bp + (0,)), "b": ref(body[1], bp + (1,))}
+    if kind == "disjoint":
+        return {"layout": ref(body["layout"], bp + ("layout",)), "cotarget": body.get("cotarget")}
+    if kind == "prove":
+        if not isinstance(body, str) or not body.strip():
+            raise k.error("prove takes the claim text", bp)
+        return {"claim": body}
+    if not isinstance(body, dict):
+        raise k.error(f"{kind} takes a mapping of fields", bp)
+    if kind == "agrees":
+        return _read_agrees(k, body, bp)
+    if kind == "covers":
+        which = _one_of(k, body, bp, ("layout", "tiled_mma", "tiled_copy"), "covers")
+        if which == "layout":
+            if body.get("tile") is None:
+                raise k.error("covers of a TV layout needs tile: the tile's size or shape", bp)
+            return {"layout": ref(body["layout"], bp + ("layout",)), "tile": str(body["tile"])}
+        if which == "tiled_mma":
+            return {"tiled_mma": obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma),
+                    "operand": _operand(k, body, bp)}
+        side = body.get("side")
+        if side not in (None, "src", "dst"):
+            raise k.error(f"side must be src or dst (got {side!r})", bp + ("side",))
+        return {"tiled_copy": obj(body["tiled_copy"], bp + ("tiled_copy",), TiledCopy), "side": side}
+    if kind == "compatible":
+        return {"copy": obj(body["copy"], bp + ("copy",), TiledCopy),
+                "tiled_mma": obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma), "operand": _operand(k, body, bp)}
+    if kind in ("banks", "vector"):
+        return _read_access(k, kind, body, bp)
+    return _read_tma(k, body, bp)
+
+
+def _read_agrees(k, body, bp):
+    ref = k.ref
+    which = _one_of(k, body, bp, ("spec", "tiled_mma"), "agrees")
+    if which == "tiled_mma":
+        out = {"tiled_mma": k.obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma), "operand": _operand(k, body, bp)}
+        out["layout"] = ref(body["layout"], bp + ("layout",)) if body.get("layout") is not None else None
+        return out
+    if body.get("layout") is None:
+        raise k.error("agrees with a spec needs layout", bp)
+    out = {"layout": ref(body["layout"], bp + ("layout",)), "spec": str(body["spec"]),
+           "operand": body.get("operand"), "params": dict(body.get("params") or {})}
+    for key in ("atom_layout", "permutation"):
+        if body.get(key) is not None:
+            out[key] = k.value_text(body[key], bp + (key,))
+    if ("atom_layout" in out or "permutation" in out) and out["operand"] not in OPERANDS:
+        raise k.error("agrees of a tiled atom (atom_layout / permutation) needs operand A, B or C", bp)
+    return out
+
+
+def _read_access(k, kind, body, bp):
+    main = "access" if kind == "banks" else "layout"
+    which = _one_of(k, body, bp, (main, "copy"), kind)
+    out = {"dtype": body.get("dtype"), "elem_bytes": body.get("elem_bytes")}
+    if which == "copy":
+        out["copy"] = k.obj(body["copy"], bp + ("copy",), TiledCopy)
+        side = body.get("side")
+        if side not in (None, "src", "dst"):
+            raise k.error(f"side must be src or dst (got {side!r})", bp + ("side",))
+        out["side"] = side
+    else:
+        out[main] = k.ref(body[main], bp + (main,))
+    if kind == "banks":
+        if body.get("smem") is None:
+            raise k.error("banks needs smem: the shared-memory layout the access goes through", bp)
+        out["smem"] = k.ref(body["smem"], bp + ("smem",))
+        out.update(vector=body.get("vector"), phases=body.get("phases"), base=body.get("base", 0))
+    else:
+        out["smem"] = k.ref(body["smem"], bp + ("smem",)) if body.get("smem") is not None else None
+        out.update(alignment=body.get("alignment", 16), require=body.get("require"), flat=bool(body.get("flat")))
+        if out["require"] is None:
+            raise k.error("vector needs require: the vector width in bytes the claim is about", bp)
+    return out
+
+
+def _read_tma(k, body, bp):
+    if body.get("dtype") is None:
+        raise k.error("tma needs dtype", bp)
+    out = {f: body.get(f) for f in TMA_FIELDS if body.get(f) is not None}
+    derived = "gmem" in out or "smem" in out
+    if derived:
+        if "gmem" not in out or "smem" not in out:
+            raise k.error("tma derived from a copy needs both gmem and smem", bp)
+        extra = [f for f in ("shape", "stride", "box", "element_strides", "swizzle", "interleave") if f in out]
+        if extra:
+            raise k.error(f"tma with gmem and smem derives {', '.join(extra)}: give one or the other", bp)
+        out["gmem"] = k.ref(out["gmem"], bp + ("gmem",))
+        out["smem"] = k.ref(out["smem"], bp + ("smem",))
+    elif "shape" not in out:
+        raise k.error("tma needs shape (and stride, box, ...), or gmem and smem", bp)
+    else:
+        extra = [f for f in ("multicast", "smem_align") if f in out]
+        if extra:
+            raise k.error(f"tma: {', '.join(extra)} belong to a copy (gmem and smem), not to a descriptor", bp)
+    for f in ("shape", "stride", "box", "element_strides"):
+        if isinstance(out.get(f), list):
+            out[f] = "(" + ",".join(str(x) for x in out[f]) + ")"
+    return out
+
+
+# ----------------------------------------------------------------------------------------- printing
+
+def claim_text(kind: str, a: dict) -> str:
+    """The claim in one line (the label of a claim without ``name``)."""
+    if kind in ("bijective", "injective"):
+        return f"{kind} {a['layout']}"
+    if kind == "surjective":
+        return f"surjective {a['layout']}" + (f" onto [0, {a['codomain']})" if a.get("codomain") is not None else "")
+    if kind == "equal":
+        return f"equal {a['a']} == {a['b']}"
+    if kind == "disjoint":
+        return f"disjoint {a['layout']}" + (f" cotarget {a['cotarget']}" if a.get("cotarget") is not None else "")
+    if kind == "agrees":
+        if a.get("tiled_mma"):
+            return f"agrees {a.get('layout') or a['tiled_mma'] + '.tv_layout_' + a['operand'] + '_tiled'} ~ " \
+                   f"tiled MMA {a['tiled_mma']} operand {a['operand']}"
+        p = "".join(f", {k}={v}" for k, v in (a.get("params") or {}).items())
+        tiled = "".join(f", {k} {a[k]}" for k in ("atom_layout", "permutation") if a.get(k))
+        return f"agrees {a['layout']} ~ {a['spec']}" + (f" operand {a['operand']}" if a.get("operand") else "") + \
+            tiled + p
+    if kind == "covers":
+        if a.get("tiled_mma"):
+            return f"covers {a['tiled_mma']} operand {a['operand']}"
+        if a.get("tiled_copy"):
+            return f"covers {a['tiled_copy']}" + (f" ({a['side']})" if a.get("side") else "")
+        return f"covers {a['layout']} tile {a['tile']}"
+    if kind == "compatible":
+        return f"compatible {a['copy']} ~ {a['tiled_mma']} operand {a['operand']}"
+    if kind == "banks":
+        what = a.get("access") or f"{a['copy']}" + (f" ({a['side']})" if a.get("side") else "")
+        return f"conflict-free {what} through {a['smem']}" + (f" ({a['dtype']})" if a.get("dtype") else "")
+    if kind == "vector":
+        what = a.get("layout") or f"{a['copy']}" + (f" ({a['side']})" if a.get("side") else "")
+        return f"{a['require']}-byte vectors of {what}" + (f" through {a['smem']}" if a.get("smem") else "")
+    if kind == "tma":
+        if a.get("gmem"):
+            return f"tma {a['dtype']} copy {a['gmem']} -> {a['smem']}"
+        return f"tma {a['dtype']} shape {a['shape']}" + (f" box {a['box']}" if a.get("box") else "")
+    return f"prove {a['claim']}"
+
+
+# ------------------------------------------------------------------------------------------ running
+
+def _num(x):
+    if x is None or isinstance(x, int):
+        return x
+    s = str(x).strip()
+    return int(s) if re.fullmatch(r"-?\d+", s) else s
+
+
+@functools.lru_cache(maxsize=4096)
+def _inline(text: str, layouts: tuple, assume: tuple, symbols):
+    return evaluate(text, environment(layouts, assume, symbols), shared_assumptions(assume), symbols)
+
+
+class _Run:
+    """One claim's view of its kernel: names to values (evaluated once per kernel and process)."""
+
+    def __init__(self, layouts, assume, symbols):
+        self.items = tuple(layouts.items())
+        self.assume = tuple(assume)
+        self.symbols = tuple(symbols) if symbols is not None else None
+        self.env = environment(self.items, self.assume, self.symbols)
+        self.asm = shared_assumptions(self.assume)
+
+    def value(self, ref):
+        if ref in self.env:
+            return self.env[ref]
+        return _inline(ref, self.items, self.assume, self.symbols)
+
+    def lay(self, ref, what="layout"):
+        v = self.value(ref)
+        if not is_layout(v):
+            raise NotAdmissibleError(what, f"{ref} is {type(v).__name__}, not a layout")
+        return v
+
+
+def _tile_size(v):
+    if type(v) is tuple:
+        n = 1
+        for x in flatten(v):
+            n *= x
+        return n
+    if is_layout(v):
+        return size(v)
+    return v
+
+
+def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
+    """Run one claim; returns a Verdict. Raises CuteVerifyError (ParseError...) on bad input."""
+    r = _Run(layouts, assume, symbols)
+    asm, lay = r.asm, r.lay
+    if kind == "bijective":
+        return P.is_bijective(lay(args["layout"]), assume=asm)
+    if kind == "injective":
+        return P.is_injective(lay(args["layout"]), assume=asm)
+    if kind == "surjective":
+        return P.is_surjective(lay(args["layout"]), _num(args.get("codomain")), assume=asm)
+    if kind == "equal":
+        return checked_equal(lay(args["a"]), lay(args["b"]), assume=asm)
+    if kind == "disjoint":
+        return P.complement_disjoint(lay(args["layout"]), _num(args.get("cotarget")), assume=asm)
+    if kind == "agrees":
+        return _agrees(r, args)
+    if kind == "prove":
+        text = args["claim"]
+        words = set(re.findall(r"[A-Za-z_]\w*", text))
+        bindings = {n: v for n, v in r.env.items() if n in words and is_layout(v)}
+        return P.prove(text, assume=asm, **bindings)
+    if kind == "covers":
+        if args.get("tiled_mma"):
+            tm, op = r.value(args["tiled_mma"]), args["operand"]
+            i, j = _OPERAND_MODES[op]
+            return covers(tm.tv_layout_tiled(op), tm.get_tile_size(i) * tm.get_tile_size(j),
+                          claim=f"{args['tiled_mma']}.tv_layout_{op}_tiled covers its {tm.get_tile_size(i)}x"
+                                f"{tm.get_tile_size(j)} tile once")
+        if args.get("tiled_copy"):
+            tc = r.value(args["tiled_copy"])
+            side = args.get("side") or tc.ref_side
+            return covers(tc.layout_tv(side), _tile_size(tuple(size(t) for t in tc.tiler_mn)),
+                          claim=f"{args['tiled_copy']} ({side}) covers its tile once")
+        tile = _tile_size(r.value(args["tile"]) if not re.fullmatch(r"\d+", args["tile"]) else int(args["tile"]))
+        if type(tile) is not int:
+            raise NotAdmissibleError("covers", f"the tile {args['tile']} must have a concrete size")
+        return covers(lay(args["layout"]), tile)
+    if kind == "compatible":
+        return compatible_tv(r.value(args["copy"]), r.value(args["tiled_mma"]), args["operand"])
+    if kind == "banks":
+        access, phases = _access(r, args, "access")
+        ph = args.get("phases")
+        ph = int(ph) if isinstance(ph, str) and ph.strip().isdigit() else ph
+        return bank_conflicts(lay(args["smem"]), access, dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
+                              vector_bytes=args.get("vector"), phases=ph if ph is not None else phases,
+                              base_bytes=args.get("base") or 0)
+    if kind == "vector":
+        access, _ = _access(r, args, "layout")
+        smem = lay(args["smem"]) if args.get("smem") else None
+        return max_vector_width(access, dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
+                                alignment=args.get("alignment", 16), smem=smem, require=args["require"],
+                                tv=False if args.get("flat") else None)
+    if kind == "tma":
+        return _tma(r, args)
+    raise NotAdmissibleError("claim", f"unknown claim kind {kind!r} (one of {', '.join(KINDS)})")
+
+
+def _dtype(args):
+    if args.get("elem_bytes"):
+        return None
+    return args.get("dtype") or "bf16"
+
+
+def _access(r, args, main):
+    """The (thread, value) -> element layout of a banks / vector claim and the default phases: a copy's
+    shared-memory side (ldmatrix / stmatrix: 8-thread phases of 16-byte rows), or the layout given."""
+    if not args.get("copy"):
+        return r.lay(args[main]), None
+    tc = r.value(args["copy"])
+    side = args.get("side") or ("src" if tc.ref_side == "dst" else "dst")
+    ptx = ((tc.spec.ptx if tc.spec is not None else "") or "").lower()
+    return tc.layout_tv(side), ("ldmatrix" if ptx.startswith(("ldmatrix", "stmatrix")) else None)
+
+
+def _agrees(r, args):
+    op = args.get("operand")
+    if args.get("tiled_mma"):
+        tm = r.value(args["tiled_mma"])
+        layout = r.lay(args["layout"]) if args.get("layout") else tm.tv_layout_tiled(op)
+        return _tiled(agrees_tiled(layout, tm, op))
+    layout = r.lay(args["layout"])
+    if args.get("atom_layout") is not None or args.get("permutation") is not None:
+        alay = r.value(args["atom_layout"]) if args.get("atom_layout") else (1, 1, 1)
+        perm = r.value(args["permutation"]) if args.get("permutation") else None
+        return _tiled(agrees_tiled(layout, args["spec"], op, atom_layout_mnk=alay, permutation_mnk=perm,
+                                   **(args.get("params") or {})))
+    return checked_agrees(layout, args["spec"], op, **(args.get("params") or {}))
+
+
+def _tiled(v):
+    """A shape mismatch compares two different things: the claim is malformed, not refuted (as for plain
+    ``agrees``)."""
+    if v.status == "refuted" and getattr(v.counterexample, "kind", None) == "mismatch":
+        raise ShapeMismatch(f"the layout cannot be compared with the tiled MMA: {v.reason}")
+    return v
+
+
+def _tma(r, a):
+    arch = a.get("arch", "sm_90")
+    if a.get("gmem"):
+        _, v = from_copy(r.lay(a["gmem"]), r.lay(a["smem"]), a["dtype"], multicast=a.get("multicast", 1),
+                         smem_address_align=a.get("smem_align"), assume=r.asm, arch=arch)
+        return v
+    d = TmaDescriptor(a["dtype"], a["shape"], a.get("stride"), a.get("box"), a.get("element_strides"),
+                      interleave=a.get("interleave", "NONE"), swizzle=a.get("swizzle", "NONE"),
+                      l2_promotion=a.get("l2_promotion", "NONE"), oob_fill=a.get("oob_fill", "NONE"),
+                      address=a.get("address"), assume=r.asm, arch=arch)
+    return d.check()
+
