@@ -14,7 +14,7 @@ from cuteverify.analysis.loops import check_no_repeat, loop_layout
 from cuteverify.core.format import format_tuple
 from cuteverify.core.parse import parse
 
-from .common import EXIT_FOR, EXIT_OK, fail, guarded, json_option
+from .common import EXIT_FOR, EXIT_OK, fail, guarded, json_option, text_input
 
 
 def _ints(text: str, what: str):
@@ -54,7 +54,7 @@ def _layouts(items):
 
 
 @click.command("fold")
-@click.argument("einsum")
+@click.argument("einsum", callback=text_input)
 @click.option("--shape", "shapes", multiple=True, help="Operand extents: --shape A=2,3,4 (one per index letter).")
 @click.option("--stride", "strides", multiple=True,
               help="Operand strides: --stride A=12,4,1 (default compact row-major, as numpy).")
@@ -83,7 +83,7 @@ def fold_cmd(einsum, shapes, strides, layouts, as_json):
 
 
 @click.command("loops")
-@click.argument("nest")
+@click.argument("nest", callback=text_input)
 @json_option
 @click.option("--no-check", is_flag=True, help="Skip the no-repeat check.")
 @guarded
