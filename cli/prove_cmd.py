@@ -12,18 +12,23 @@ import re
 import click
 
 from cuteverify.algebra.expr import parse_let
-from cuteverify.core.parse import check_assumption_names, parse
 from cuteverify.atoms import agrees_tiled
 from cuteverify.atoms.names import resolve_spec
 from cuteverify.checked import ShapeMismatch, checked_agrees, checked_equal
 from cuteverify.core.layout import Layout, size
+from cuteverify.core.parse import check_assumption_names, parse
 from cuteverify.errors import CuteVerifyError
-from cuteverify.prover import complement_disjoint, is_bijective, is_injective, is_surjective, prove
+from cuteverify.prover import (
+    complement_disjoint,
+    is_bijective,
+    is_injective,
+    is_surjective,
+    prove,
+)
 from cuteverify.symbolic import parse_expr
 
 from .common import (
     assume_option,
-    text_input,
     check_names,
     fail,
     guarded,
@@ -32,6 +37,7 @@ from .common import (
     parse_params,
     report,
     shared_assumptions,
+    text_input,
     verb,
 )
 from .tiled_mma_cmd import build as build_tiled_mma

@@ -8,8 +8,11 @@ reuses): everything runs in a subprocess; results are ``str()`` of what DSL retu
 Case (a dict, Python literals only)::
 
     {"mma": OP, "atom_layout": LAYOUT, "perm": None | [ENTRY, ...],
-     "copies": [["A"|"B"|"C", COPY, DTYPE], ...],
+     "copies": [["A"|"B"|"C"|"Catom", COPY, DTYPE], ...],  # make_tiled_copy_A/B/C/C_atom
      "parts": [["A"|"B"|"C", tid, LAYOUT], ...],            # thread partitions of rmem / identity tensors
+     "frags": [["A"|"B"|"C", tid, LAYOUT, DTYPE], ...],     # make_fragment_X(partition_X(rmem)), partition_shape_X
+     "cparts": [[copy index, tid, LAYOUT], ...],            # the copy's get_slice(tid).partition_S/D (+ identity)
+     "retiles": [[copy index, tid, LAYOUT], ...],           # copy.retile(make_fragment_C(partition_C(rmem)))
      "tvcopies": [[COPY, DTYPE, LAYOUT, LAYOUT], ...]}       # make_tiled_copy_tv(atom, thr, val)
 
     OP     ["warp_f16", ab, acc, [m,n,k]] | ["warp_tf32", [m,n,k]] | ["warp_fp8", ab, acc, [m,n,k]]
@@ -19,7 +22,8 @@ Case (a dict, Python literals only)::
 
 Result per case: a dict of printed forms (``thr_layout_vmnk``, ``tile``, ``size``, ``A``/``B``/``C``,
 ``At``/``Bt``/``Ct``, ``copies``: [dict | error text], ``parts``: [[layout, identity offset] | error],
-``tvcopies``) or a ``DslError``.
+``frags``: [[fragment layout, partition shape] | error], ``cparts``: [[S layout, S identity offset, D layout,
+D identity offset] | error], ``retiles``: [layout | error], ``tvcopies``) or a ``DslError``.
 """
 from __future__ import annotations
 
@@ -152,9 +156,39 @@ def _worker(fd: int) -> None:  # pragma: no cover - runs in the DSL subprocess
                        tile=[str(t.get_tile_size(i)) for i in range(3)], A=str(t.tv_layout_A),
                        B=str(t.tv_layout_B), C=str(t.tv_layout_C), At=str(t.tv_layout_A_tiled),
                        Bt=str(t.tv_layout_B_tiled), Ct=str(t.tv_layout_C_tiled), shape_mnk=str(t.shape_mnk))
-            mk = {"A": cute.make_tiled_copy_A, "B": cute.make_tiled_copy_B, "C": cute.make_tiled_copy_C}
-            out["copies"] = [guarded(lambda c=c: copy_info(mk[c[0]](copy_atom(c[1], c[2]), t)))
-                             for c in case.get("copies", [])]
+            mk = {"A": cute.make_tiled_copy_A, "B": cute.make_tiled_copy_B, "C": cute.make_tiled_copy_C,
+                  "Catom": cute.make_tiled_copy_C_atom}
+            built = [guarded(lambda c=c: mk[c[0]](copy_atom(c[1], c[2]), t)) for c in case.get("copies", [])]
+            out["copies"] = [b if isinstance(b, str) else guarded(lambda b=b: copy_info(b)) for b in built]
+
+            def cpart(p):
+                tc, dtype = built[p[0]], case["copies"][p[0]][2]
+                if isinstance(tc, str):
+                    return tc
+                s = tc.get_slice(p[1])
+                rm, ident = cute.make_rmem_tensor(lay(p[2]), ty(dtype)), cute.make_identity_tensor(lay(p[2]).shape)
+                ps, pd = s.partition_S(rm), s.partition_D(rm)
+                return [str(ps.layout), str(s.partition_S(ident).iterator), str(pd.layout),
+                        str(s.partition_D(ident).iterator)]
+            out["cparts"] = [guarded(lambda p=p: cpart(p)) for p in case.get("cparts", [])]
+
+            def frag(p):
+                s = t.get_slice(p[1])
+                fn = {"A": (s.partition_A, t.make_fragment_A, t.partition_shape_A),
+                      "B": (s.partition_B, t.make_fragment_B, t.partition_shape_B),
+                      "C": (s.partition_C, t.make_fragment_C, t.partition_shape_C)}[p[0]]
+                f = fn[1](fn[0](cute.make_rmem_tensor(lay(p[2]), ty(p[3]))))
+                return [str(f.layout), str(fn[2](lay(p[2]).shape))]
+            out["frags"] = [guarded(lambda p=p: frag(p)) for p in case.get("frags", [])]
+
+            def retile(p):
+                tc = built[p[0]]
+                if isinstance(tc, str):
+                    return tc
+                s = t.get_slice(p[1])
+                f = t.make_fragment_C(s.partition_C(cute.make_rmem_tensor(lay(p[2]), cutlass.Float32)))
+                return str(tc.retile(f).layout)
+            out["retiles"] = [guarded(lambda p=p: retile(p)) for p in case.get("retiles", [])]
 
             def part(p):
                 s = t.get_slice(p[1])

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
+from cuteverify.cli.main import main
 
 import cuteverify as cv
-from cuteverify.cli.main import main
 
 SM80 = "SM80_16x8x16_F32F16F16F32_TN"
 

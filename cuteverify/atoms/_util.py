@@ -14,6 +14,7 @@ from ..errors import NotAdmissibleError
 
 __all__ = [
     "as_tile_item",
+    "compose_by_leaf",
     "compose_mode0",
     "first_size",
     "flat_coord",
@@ -90,9 +91,38 @@ def _zipped_plain(layout, tile):
 
 
 def compose_mode0(layout: Layout, f) -> Layout:
-    """``layout.compose(f, _)``: mode 0 composed with ``f`` (a layout or a tiler), the other modes kept."""
+    """``layout.compose(f, _)``: mode 0 composed with ``f`` (a layout or a tiler), the other modes kept.
+    Composition with a layout is CuTe's (:func:`compose_by_leaf`)."""
     rest = [layout[i] for i in range(1, len(layout))]
-    return make_layout(composition(layout[0], f), *rest)
+    return make_layout(compose_by_leaf(layout[0], f), *rest)
+
+
+def compose_by_leaf(a: Layout, b) -> Layout:
+    """CuTe's ``composition(A, B)`` for a layout B: distributed over B's leaves, ``A o B = (A o b_0, A o b_1,
+    ...)`` in B's profile (C++ ``composition_impl`` recurses on a tuple shape), so ``R(c) = sum_i A(b_i(c_i))``.
+
+    The algebra's ``composition`` is the function ``A(B(c))`` and refuses a B whose modes address overlapping
+    index ranges, where the two differ; the atom layer builds such B (the tiled copy of a replicated A operand
+    maps several threads into one range) and needs CuTe's definition there, as CuTe DSL computes it. Where the
+    algebra accepts B the two agree, so it is tried first (it is also the fast path).
+    Valid for: what the algebra's composition accepts leaf by leaf (int and symbolic strides, plain A)."""
+    try:
+        return composition(a, b)
+    except NotAdmissibleError:
+        if not isinstance(b, Layout) or type(b.shape) is not tuple:
+            raise
+    parts = [composition(a, Layout(s, d)) for s, d in zip(flatten(b.shape), flatten(b.stride))]
+    it = iter(parts)
+
+    def rebuild(shape):
+        if type(shape) is tuple:
+            pairs = [rebuild(x) for x in shape]
+            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        r = next(it)
+        return r.shape, r.stride
+
+    shape, stride = rebuild(b.shape)
+    return Layout(shape, stride)
 
 
 def slice_offset(layout: Layout, crd):

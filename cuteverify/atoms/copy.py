@@ -12,6 +12,8 @@ from __future__ import annotations
 from ..algebra import (
     coalesce,
     composition,
+    filter,
+    left_inverse,
     logical_product,
     raked_product,
     right_inverse,
@@ -22,6 +24,7 @@ from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
 from ._util import (
     as_tile_item,
+    compose_by_leaf,
     compose_mode0,
     format_tile,
     mode,
@@ -42,6 +45,7 @@ __all__ = [
     "make_tiled_copy_A",
     "make_tiled_copy_B",
     "make_tiled_copy_C",
+    "make_tiled_copy_C_atom",
     "make_tiled_copy_D",
     "make_tiled_copy_S",
     "make_tiled_copy_tv",
@@ -307,6 +311,32 @@ def make_tiled_copy_B(atom, tiled_mma, dtype=None) -> TiledCopy:
 def make_tiled_copy_C(atom, tiled_mma, dtype=None) -> TiledCopy:
     return make_tiled_copy(atom, tiled_mma.tv_layout_C_tiled, (tiled_mma.get_tile_size(0),
                                                                tiled_mma.get_tile_size(1)), dtype)
+
+
+def make_tiled_copy_C_atom(atom, tiled_mma, dtype=None) -> TiledCopy:
+    """CuTe's ``make_tiled_copy_C_atom``: the smallest tiled copy of ``atom`` that can retile the tiled MMA's C
+    fragment (pipelined epilogues that store C in sub-tiles).
+
+    Definition (C++ ``copy_atom.hpp``): the C TV layout truncated to the atom's ``NumValSrc`` values per thread,
+    ``L = tv_layout_C_tiled o (threads, NumValSrc)``; the tiler keeps, per mode, just the rows (columns) ``L``
+    touches, ``tiler_m = filter((TM,TN):(1,0) o L)``, ``tiler_n = filter((TM,TN):(0,1) o L)``; the TV layout is
+    ``L`` re-indexed in that sub-tile, ``left_inverse((TM,TN) o tiler) o L``.
+    Admissibility: ``NumValSrc <= `` the values per thread of the C layout (C++'s static assert), and the
+    algebra's conditions on the concrete integer layouts involved.
+    Post-condition: ``layout_tv_tiled(t, v)`` indexes (column-major) the sub-tile ``tiler_mn`` at the element
+    ``tv_layout_C_tiled(t, v)`` lies on, for every thread ``t`` and ``v < NumValSrc``."""
+    a = make_copy_atom(atom, dtype)
+    c_tv = tiled_mma.tv_layout_C_tiled
+    nval = a.num_val_src
+    if type(nval) is int and type(size(mode(c_tv, 1))) is int and nval > size(mode(c_tv, 1)):
+        raise NotAdmissibleError("make_tiled_copy_C_atom", f"the copy atom moves {nval} values per thread, the "
+                                 f"tiled MMA's C fragment has {size(mode(c_tv, 1))}", str(c_tv))
+    lay_tv = compose_by_leaf(c_tv, Layout((size(mode(c_tv, 0)), nval)))
+    mma_tiler = (tiled_mma.get_tile_size(0), tiled_mma.get_tile_size(1))
+    tiler = (filter(compose_by_leaf(Layout(mma_tiler, (1, 0)), lay_tv)),
+             filter(compose_by_leaf(Layout(mma_tiler, (0, 1)), lay_tv)))
+    tile2mma = composition(Layout(mma_tiler), tiler)
+    return TiledCopy(a, compose_by_leaf(left_inverse(tile2mma), lay_tv), tiler)
 
 
 def make_tiled_copy_S(atom, tiled_copy: TiledCopy, dtype=None) -> TiledCopy:

@@ -192,10 +192,25 @@ class TiledMma(MmaAtom):
         return ThrMma(self, thr_idx)
 
     def partition_shape(self, operand: str, shape) -> tuple:
-        """CuTe's ``partition_shape_A/B/C``: the shape ``(FrgV, Rest0, Rest1, ...)`` every thread's partition
-        of a tensor of ``shape`` has."""
-        sub, _ = slice_offset(self.thrfrg(operand, Layout(shape)), (0, (None, _repeat_none(shape))))
-        return sub.shape
+        """CuTe's ``partition_shape_A/B/C``: ``(V, R0, R1, rest...)`` with ``V`` the atom's values per thread
+        (``shape<1>`` of its TV layout), ``R_i = size<i>(shape) / (atom extent x threads)`` in the operand's two
+        modes (flat counts, as C++'s ``shape_div`` of sizes gives, even where a permutation makes the
+        partition's own rest modes hierarchical) and the modes past the second as given.
+        Admissibility: ``shape`` has rank >= 2 and each R_i divides (C++'s ``shape_div``)."""
+        modes, thr_modes = _OPERAND_MODES[operand]
+        if type(shape) is not tuple or len(shape) < 2:
+            raise NotAdmissibleError(f"partition_shape_{operand}", f"needs a shape of rank >= 2, got {shape!r}")
+        v = self.tv_layout(operand).shape[1]
+        out = [v]
+        for k, (i, j) in enumerate(zip(modes, thr_modes)):
+            per = self.shape_mnk[i] * first_size(self.thr_layout_vmnk, j)
+            n = size(Layout(shape[k]))
+            if type(n) is int and n % per:
+                raise NotAdmissibleError(f"partition_shape_{operand}", f"mode {k} has size {n}, not a multiple of "
+                                         f"the atom's {self.shape_mnk[i]} x {first_size(self.thr_layout_vmnk, j)} "
+                                         "threads")
+            out.append(n // per)
+        return tuple(out) + tuple(shape[2:])
 
     def partition_shape_A(self, shape_mk):
         return self.partition_shape("A", shape_mk)
