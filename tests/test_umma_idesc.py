@@ -8,12 +8,12 @@ import itertools
 import random
 
 import pytest
+from sm100_oracle import run_lines
 
 from cuteverify.errors import SpecError
 from cuteverify.hardware import umma_idesc as u
 from cuteverify.symbolic import symbol
 from cuteverify.symbolic.assumptions import Assumptions
-from sm100_oracle import run_lines
 
 CPP_TYPE = {"f16": "half_t", "bf16": "bfloat16_t", "tf32": "tfloat32_t", "u8": "uint8_t", "s8": "int8_t",
             "f32": "float", "s32": "int32_t", "ue8m0": "float_ue8m0_t", "ue4m3": "float_ue4m3_t"}
@@ -53,8 +53,8 @@ def _cases(seed=0, n=160):
 
 
 def _cpp_expr(kind, f):
-    maj = lambda m: "UMMA::Major::MN" if m else "UMMA::Major::K"  # noqa: E731
-    neg = lambda x: "UMMA::ScaleIn::Neg" if x else "UMMA::ScaleIn::One"  # noqa: E731
+    maj = lambda m: "UMMA::Major::MN" if m else "UMMA::Major::K"
+    neg = lambda x: "UMMA::ScaleIn::Neg" if x else "UMMA::ScaleIn::One"
     a, b = _ctype(kind, f["a_type"]), _ctype(kind, f["b_type"])
     common = f"{f['M']}, {f['N']}, {maj(f['a_major'])}, {maj(f['b_major'])}, {neg(f['a_negate'])}, {neg(f['b_negate'])}"
     if kind in u.DENSE_KINDS:

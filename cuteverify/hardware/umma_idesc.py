@@ -25,8 +25,16 @@ from ..errors import SpecError
 from ..symbolic.conditions import Condition
 from .rules import Rule, check_rules, value_at
 
-__all__ = ["KINDS", "DENSE_FIELDS", "BLOCK_SCALED_FIELDS", "FORMATS", "encode", "decode", "idesc_rules",
-           "check_idesc"]
+__all__ = [
+    "BLOCK_SCALED_FIELDS",
+    "DENSE_FIELDS",
+    "FORMATS",
+    "KINDS",
+    "check_idesc",
+    "decode",
+    "encode",
+    "idesc_rules",
+]
 
 DENSE_KINDS = ("f16", "tf32", "f8f6f4", "i8")
 BLOCK_SCALED_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
