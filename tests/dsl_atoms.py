@@ -10,7 +10,8 @@ Case (a dict, Python literals only)::
     {"mma": OP, "atom_layout": LAYOUT, "perm": None | [ENTRY, ...],
      "copies": [["A"|"B"|"C"|"Catom", COPY, DTYPE], ...],  # make_tiled_copy_A/B/C/C_atom
      "parts": [["A"|"B"|"C", tid, LAYOUT], ...],            # thread partitions of rmem / identity tensors
-     "frags": [["A"|"B"|"C", tid, LAYOUT, DTYPE], ...],     # make_fragment_X(partition_X(rmem)), partition_shape_X
+     "frags": [["A"|"B"|"C", tid, LAYOUT, DTYPE(, "smem")], ...],  # make_fragment_X(partition_X(rmem|smem)),
+                                                            # partition_shape_X
      "cparts": [[copy index, tid, LAYOUT], ...],            # the copy's get_slice(tid).partition_S/D (+ identity)
      "retiles": [[copy index, tid, LAYOUT], ...],           # copy.retile(make_fragment_C(partition_C(rmem)))
      "tvcopies": [[COPY, DTYPE, LAYOUT, LAYOUT], ...]}       # make_tiled_copy_tv(atom, thr, val)
@@ -177,7 +178,12 @@ def _worker(fd: int) -> None:  # pragma: no cover - runs in the DSL subprocess
                 fn = {"A": (s.partition_A, t.make_fragment_A, t.partition_shape_A),
                       "B": (s.partition_B, t.make_fragment_B, t.partition_shape_B),
                       "C": (s.partition_C, t.make_fragment_C, t.partition_shape_C)}[p[0]]
-                f = fn[1](fn[0](cute.make_rmem_tensor(lay(p[2]), ty(p[3]))))
+                if len(p) > 4:  # an SS wgmma operand: a shared-memory tensor, its fragment a descriptor view
+                    ptr = cute.make_ptr(ty(p[3]), 0, cute.AddressSpace.smem, assumed_align=128)
+                    ten = cute.make_tensor(ptr, lay(p[2]))
+                else:
+                    ten = cute.make_rmem_tensor(lay(p[2]), ty(p[3]))
+                f = fn[1](fn[0](ten))
                 return [str(f.layout), str(fn[2](lay(p[2]).shape))]
             out["frags"] = [guarded(lambda p=p: frag(p)) for p in case.get("frags", [])]
 

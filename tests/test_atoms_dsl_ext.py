@@ -77,7 +77,11 @@ def _cases(seed=1515):
             if opnd in ("C", "Catom"):
                 retiles.append([ci, rng.randrange(nthr), ((tiles[0], tiles[1] * rng.choice([1, 2])), None)])
         frags = [["C", rng.randrange(nthr), _tensor(rng, tiles[0] * 2, tiles[1]), acc]]
-        if not ss:
+        if ss:  # descriptors: K-major shared memory (row-major (M,K) / (N,K)), K a multiple of 16 bytes
+            for o, i in (("A", 0), ("B", 1)):
+                k = tiles[2] * rng.choice([1, 2])
+                frags.append([o, rng.randrange(nthr), ((tiles[i], k), (k, 1)), ab, "smem"])
+        else:
             frags += [[o, rng.randrange(nthr), _tensor(rng, tiles[i], tiles[2] * rng.choice([1, 2])), ab]
                       for o, i in (("A", 0), ("B", 1)) if not (wg and o == "B")]
         cases.append(dict(name=name, mma=op, atom_layout=alay, perm=perm, copies=copies, cparts=cparts,
@@ -139,7 +143,7 @@ def _compare(case, res, failures, stats):
             if part.offset != layout(cv.parse_tuple(crd)):
                 failures.append(f"{plabel}: offset {part.offset} vs DSL coordinate {crd}")
             stats["partition_SD"] += 1
-    for (opnd, tid, L, _), r in zip(case["frags"], res["frags"]):
+    for (opnd, tid, L, *_), r in zip(case["frags"], res["frags"]):
         flabel = f"{label} partition_fragment_{opnd}({tid}) of {cv.Layout(*L)}"
         if isinstance(r, str):
             failures.append(f"{flabel}: DSL refused ({r[:100]})")

@@ -14,11 +14,12 @@ from ..algebra import (
     logical_divide,
     right_inverse,
     tiled_product,
+    upcast,
 )
 from ..core.layout import Layout, make_layout, size
 from ..core.parse import parse
 from ..errors import NotAdmissibleError
-from ..hardware import Spec
+from ..hardware import Spec, dtype_bits
 from ._util import (
     as_tile_item,
     compose_mode0,
@@ -274,12 +275,18 @@ class ThrMma:
         """CuTe's ``partition_fragment_A/B/C``: the register fragment for the thread's partition. C is compact
         column-major over the partition's shape; A and B are ``make_fragment_like`` of the partition (compact,
         mode 0 column-major, stride-0 modes kept), except an operand read through a shared-memory descriptor
-        (wgmma SS), whose fragment is the partition itself (a view of descriptors)."""
+        (wgmma SS): its fragment is CUTLASS's descriptor view (``MakeTensor<GMMA::smem_desc>``), the partition
+        read in 128-bit units with the atom mode replaced by ``1:0`` (one descriptor per atom), so
+        ``(1, RestM, RestK)`` with the rest strides counting 16-byte steps, as CuTe DSL prints it.
+        Admissibility (descriptor view): the partition's strides divide into 128-bit units."""
         part = self.partition(operand, layout)
         if operand == "C":
             return Layout(part.layout.shape)
-        if self.tiled_mma.operand_source(operand) == "smem_desc":
-            return part.layout
+        tm = self.tiled_mma
+        if tm.operand_source(operand) == "smem_desc":
+            bits = dtype_bits(tm.spec.data.get("dtypes", {}).get(operand.lower(), "b16"))
+            units = upcast(part.layout, 128 // bits) if bits < 128 else part.layout
+            return make_layout(Layout(1, 0), *[mode(units, i) for i in range(1, len(units))])
         return fragment_like(part.layout)
 
     def partition_fragment_A(self, layout) -> Layout:
