@@ -86,7 +86,7 @@ from .core.parse import as_assumptions
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
 from .manifest_claims import KINDS, claim_text, read_args, verdict_for
-from .manifest_expr import LayoutExprError, environment, evaluate, is_layout, shared_assumptions
+from .manifest_expr import LayoutExprError, environment, evaluate, evaluate_value, is_layout, shared_assumptions
 from .manifest_yaml import ManifestError, YamlRefusal, compose
 from .messages import user_text
 
@@ -333,10 +333,18 @@ class _Kernel:
         return v
 
     def value_text(self, v, path):
-        """A field that is any expression (a tuple, an atom layout): checked, kept as text."""
+        """A field written as an atom function's argument (an atom layout, a permutation): checked, kept as
+        text."""
         v = str(v).strip()
         if v not in self.layouts:
-            self._inline(v, path, "value")
+            try:
+                evaluate_value(v, self.env, self.asm, self.symbols)
+            except ParseError as pe:
+                raise _text_error(pe, _mark_of(self.marks, path), self.file, "value") from None
+            except LayoutExprError as e:
+                raise self._wrap(e, path, "value") from None
+            except CuteVerifyError as e:
+                raise self.error(f"value: {e}", path) from None
         return v
 
     def claims(self):

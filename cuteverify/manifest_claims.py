@@ -20,7 +20,7 @@ from .core.tuples import flatten
 from .errors import NotAdmissibleError
 from .hardware.tma import TmaDescriptor
 from .hardware.tma_copy import from_copy
-from .manifest_expr import environment, evaluate, is_layout, shared_assumptions
+from .manifest_expr import environment, evaluate, evaluate_value, is_layout, shared_assumptions
 
 __all__ = ["KINDS", "OPERANDS", "read_args", "claim_text", "verdict_for"]
 
@@ -235,6 +235,9 @@ class _Run:
             return self.env[ref]
         return _inline(ref, self.items, self.assume, self.symbols)
 
+    def arg(self, text):
+        return self.env[text] if text in self.env else evaluate_value(text, self.env, self.asm, self.symbols)
+
     def lay(self, ref, what="layout"):
         v = self.value(ref)
         if not is_layout(v):
@@ -335,8 +338,8 @@ def _agrees(r, args):
         return _tiled(agrees_tiled(layout, tm, op))
     layout = r.lay(args["layout"])
     if args.get("atom_layout") is not None or args.get("permutation") is not None:
-        alay = r.value(args["atom_layout"]) if args.get("atom_layout") else (1, 1, 1)
-        perm = r.value(args["permutation"]) if args.get("permutation") else None
+        alay = r.arg(args["atom_layout"]) if args.get("atom_layout") else (1, 1, 1)
+        perm = r.arg(args["permutation"]) if args.get("permutation") else None
         return _tiled(agrees_tiled(layout, args["spec"], op, atom_layout_mnk=alay, permutation_mnk=perm,
                                    **(args.get("params") or {})))
     return checked_agrees(layout, args["spec"], op, **(args.get("params") or {}))

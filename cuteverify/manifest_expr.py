@@ -36,7 +36,8 @@ from .core.swizzle import ComposedLayout, Swizzle
 from .errors import CuteVerifyError, ParseError
 from .symbolic import parse_expr
 
-__all__ = ["ATOM_FUNCTIONS", "LayoutExprError", "dependency_order", "environment", "evaluate", "references",
+__all__ = ["ATOM_FUNCTIONS", "LayoutExprError", "dependency_order", "environment", "evaluate", "evaluate_value",
+           "references",
            "shared_assumptions", "is_layout"]
 
 ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
@@ -159,6 +160,13 @@ def evaluate(text: str, env: dict, assume=None, symbols=None, names=None):
         if depth > MAX_DEPTH:
             raise ParseError(text, i + 1, f"at most {MAX_DEPTH} levels of nesting", "layout expression")
     return _Eval(text, env, assume, symbols, names).term(0, len(text))
+
+
+def evaluate_value(text: str, env: dict, assume=None, symbols=None):
+    """A value written as an atom function's argument (``(2,2,1)`` a tuple, ``(32,(8,2,2):(1,16,8),16)`` a
+    tuple holding a layout, ``_`` None, an int): the ``atom_layout`` / ``permutation`` fields of claims."""
+    text = str(text)
+    return _Eval(text, env, assume, symbols).arg(0, len(text), None)
 
 
 class _Eval:
