@@ -2,14 +2,43 @@
 attached to the result, mode descriptions for error messages."""
 from __future__ import annotations
 
+import contextvars
 import functools
 
 from ..core.format import format_tuple
 from ..core.layout import Layout, compact_col_major
 from ..core.parse import parse
+from ..core.piecewise import PiecewiseLayout, flatten_pieces
 from ..core.scan import ALL, split_top
-from ..errors import UndecidedError
+from ..errors import CuteVerifyError, UndecidedError
 from ..symbolic import decide, normalize
+from ..symbolic.decide import Piece
+
+# The decision context whose operation catches a case split (``split_cases``): a decision deep inside an
+# operation that neither answer of which can be carried as an obligation re-runs the whole operation once per
+# case. Only the outermost wrapper of a public call (and each of its cases) catches; elsewhere (an operation
+# called inside someone else's ``decide.context``) ``split_cases`` says no and the caller keeps its old rule.
+_SPLITTING: contextvars.ContextVar = contextvars.ContextVar("cuteverify_splitting", default=None)
+
+# Case splits nest (one per open decision); past this depth the operation asks for an assumption instead.
+_MAX_SPLITS = 4
+
+
+class _CaseSplit(UndecidedError):
+    """Control flow of ``split_cases`` (never leaves the operation wrapper)."""
+
+    def __init__(self, condition):
+        super().__init__(f"the operation splits on {condition}")
+        self.condition = condition
+
+
+def split_cases(condition) -> bool:
+    """Ask the enclosing public operation to split on ``condition`` (and its negation): returns only when no
+    split is possible here (then False), else re-runs the operation per case (never returns)."""
+    ctx = decide.current()
+    if ctx is not None and _SPLITTING.get() is ctx:
+        raise _CaseSplit(condition)
+    return False
 
 
 def _assumptions_of(args):
@@ -51,6 +80,8 @@ def operation(fn=None, *, swizzle_through=False):
             if type(a) is str:
                 args = tuple(_from_text(a) if type(a) is str else a for a in args)
                 break
+            if type(a) is PiecewiseLayout:
+                return _per_piece(wrapper, args, kw)
         if swizzle_through and args and type(args[0]) is not plain and hasattr(args[0], "outer"):
             a = args[0]
             return a.with_outer(wrapper(a.outer, *args[1:], **kw))
@@ -59,7 +90,8 @@ def operation(fn=None, *, swizzle_through=False):
         for a in args:
             t = type(a)
             if t is plain:
-                if a.assumptions is not None or a.obligations:
+                # symbolic entries take the general path (it catches case splits) even with no assumptions
+                if a.assumptions is not None or a.obligations or a.int_leaves is None:
                     break
             elif t is not int:
                 break
@@ -81,18 +113,101 @@ def operation(fn=None, *, swizzle_through=False):
             asm.check_consistent()
         ctx = Context(asm)
         token = enter(ctx)
+        stoken = _SPLITTING.set(ctx)
+        split = None
         try:
             result = fn(*args, **kw)
+        except _CaseSplit as s:
+            split = s.condition
         finally:
+            _SPLITTING.reset(stoken)
             leave(token)
-        _refuse_pinned(ctx.obligations, fn.__name__)
         inherited = _obligations_of(args)
+        if split is not None:
+            return _by_cases(wrapper, fn, args, kw, split, asm, inherited)
+        _refuse_pinned(ctx.obligations, fn.__name__)
         if inherited or ctx.obligations or ctx.notes or asm is not None:
             obs = inherited + [o for o in ctx.obligations if o not in inherited]
             result = _attach(result, tuple(obs), asm, tuple(ctx.notes))
-        return result
+        return _remember(result, wrapper, args, kw)
 
     return wrapper
+
+
+def _remember(result, op, args, kw):
+    """A symbolic plain-layout result remembers the call that made it: ``subs`` re-runs it on the substituted
+    arguments, so an instantiated result prints as the concrete operation does (core/canon.py)."""
+    if type(result) is Layout and result.free_symbols():
+        result._origin = (op, args, kw)
+    return result
+
+
+def _by_cases(op, fn, args, kw, condition, asm, inherited, depth=1):
+    """``fn(*args)`` once where ``condition`` holds and once where it does not (``decide.split``), each case
+    free to split again; the pieces' layouts carry their case's assumptions and obligations. Where every
+    piece gives the same layout with the same obligations, that one layout is the result."""
+    name = fn.__name__
+
+    def case():
+        ctx = decide.current()
+        stoken = _SPLITTING.set(ctx)
+        try:
+            r = fn(*args, **kw)
+        except _CaseSplit as s:
+            if depth >= _MAX_SPLITS:
+                raise UndecidedError(f"{name} on these symbolic layouts splits into more than {2 ** _MAX_SPLITS} "
+                                     f"cases (the last on {s.condition}); add an assumption that decides "
+                                     "some of them") from None
+            _SPLITTING.reset(stoken)
+            stoken = None
+            return _by_cases(op, fn, args, kw, s.condition, ctx.assumptions, inherited, depth + 1)
+        finally:
+            if stoken is not None:
+                _SPLITTING.reset(stoken)
+        try:
+            _refuse_pinned(ctx.obligations, name)
+        except UndecidedError as e:
+            return e
+        return r
+
+    pieces = []
+    for p in flatten_pieces(decide.split(condition, case, assume=asm).pieces):
+        v, obs = p.value, list(inherited) + [o for o in p.obligations if o not in inherited]
+        if not isinstance(v, CuteVerifyError):
+            v = _remember(_attach(v, tuple(obs), p.assumptions, tuple(p.notes)), op, args, kw)
+        pieces.append(Piece(p.conditions, v, tuple(obs), p.notes, p.assumptions))
+    return _merged(pieces, asm, op, args, kw) if depth == 1 else PiecewiseLayout(pieces)
+
+
+def _merged(pieces, asm, op, args, kw):
+    """One layout where every piece is the same layout text with the same obligations (the case was only a
+    route to it), else the ``PiecewiseLayout``."""
+    if not pieces:
+        raise UndecidedError("no case of the split is consistent with the assumptions")
+    if all(isinstance(p.value, CuteVerifyError) for p in pieces):
+        raise pieces[0].value  # no case has a result (decide.split keeps at least one feasible case)
+    first = pieces[0].value
+    if not isinstance(first, CuteVerifyError) and (len(pieces) == 1 or all(
+            str(p.value) == str(first) and set(p.obligations) == set(pieces[0].obligations) for p in pieces)):
+        return _remember(_attach(first, tuple(pieces[0].obligations), asm, tuple(pieces[0].notes)), op, args, kw)
+    return PiecewiseLayout(pieces)
+
+
+def _per_piece(op, args, kw):
+    """An operation on a ``PiecewiseLayout`` argument: applied to each piece's layout (under that piece's
+    assumptions); a piece that holds an error keeps it. The result is piecewise with the same cases (split
+    further where the operation splits)."""
+    i = next(k for k, a in enumerate(args) if type(a) is PiecewiseLayout)
+    pieces = []
+    for p in args[i].pieces:
+        v = p.value
+        if not isinstance(v, CuteVerifyError):
+            try:
+                v = op(*args[:i], v, *args[i + 1:], **kw)
+            except CuteVerifyError as e:
+                v = e
+        pieces.append(Piece(p.conditions, v, getattr(v, "obligations", p.obligations), p.notes, p.assumptions))
+    return PiecewiseLayout(flatten_pieces(pieces))
 
 
 def _from_text(text):

@@ -1,15 +1,15 @@
 """Functional composition ``R = A o B`` (ALGEBRA.md section 3; Shah Def. 2.11-2.17, Thm 2.18)."""
 from __future__ import annotations
 
+from ..core.kernels import composition_ints, overlap_error
 from ..core.layout import Layout, leaves, size
-from ..core.kernels import overlap_error, composition_ints
-from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.strides import F2, ScaledBasis
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten, transform
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import as_layout, exact_div, mode_text, operation
+from ._op import as_layout, exact_div, mode_text, operation, split_cases
 from .coalesce import coalesce_flat
 
 
@@ -83,8 +83,9 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
 
 def _pick(x, y, what, i, detail=""):
     """Which of ``x | y`` ("first") or ``y | x`` ("second") holds, for the symbolic path. A decided answer
-    wins; an undecided one becomes an obligation on the generic branch ("first" when both are open);
-    neither refuses the composition."""
+    wins; an undecided one becomes an obligation on its branch; when both are open, the order of ``x`` and
+    ``y`` picks (a case split where it is open too, else the generic "first"); neither refuses the
+    composition."""
     first = decide.divides(x, y)
     if first is True:
         return "first"
@@ -92,6 +93,16 @@ def _pick(x, y, what, i, detail=""):
     if second is True:
         return "second"
     where = f"mode {i} of the coalesced left layout{detail}"
+    if first is None and second is None:
+        # of two positive numbers that divide one another the smaller divides the larger: an order that is
+        # known picks the one condition to carry; an open order is a case split (x <= y, then y < x)
+        if decide.le(x, y) is True:
+            decide.require(None, Condition("divides", x, y), "composition", what, where)
+            return "first"
+        if decide.lt(y, x) is True:
+            decide.require(None, Condition("divides", y, x), "composition", what, where)
+            return "second"
+        split_cases(Condition("le", x, y))
     if first is None:
         decide.require(None, Condition("divides", x, y), "composition", what, where)
         return "first"

@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..errors import NotAdmissibleError
 from ..symbolic import normalize, symbol
 from ..symbolic.decide import eq, lt
-from .canon import unit_sizes, unit_strides
+from .canon import replayed, unit_sizes, unit_strides
+from .coords import compact_row_major, crd2crd, crd2idx, idx2crd  # re-exported
 from .format import format_layout, format_tuple
 from .strides import F2, ScaledBasis
 from .tuples import (
@@ -22,7 +23,6 @@ from .tuples import (
     prefix_product,
     product,
     transform,
-    unflatten,
     weakly_congruent,
 )
 from .tuples import depth as _depth
@@ -30,7 +30,8 @@ from .tuples import rank as _rank
 
 
 class Layout:
-    __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves", "_ints")
+    # _origin (set by the algebra's wrapper on a symbolic result): (operation, args, kw), re-run by subs
+    __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves", "_ints", "_origin")
 
     def __init__(self, shape, stride=None, *, obligations=(), assumptions=None, notes=()):
         if stride is None:
@@ -233,8 +234,9 @@ class Layout:
             hasattr(o.condition, "symbols") and {s.name for s in o.condition.symbols()} <= names)]
         # a kept mode whose size became 1: the concrete operation's canonical stride 0 (core/canon.py)
         units = unit_sizes(self.obligations, values, names)
-        stride = unit_strides(self.shape, shape, transform(self.stride, sub), units)
-        return Layout(shape, stride, obligations=obs, assumptions=self.assumptions, notes=self.notes)
+        out = Layout(shape, unit_strides(self.shape, shape, transform(self.stride, sub), units), obligations=obs,
+                     assumptions=self.assumptions, notes=self.notes)
+        return out if getattr(self, "_origin", None) is None else replayed(self._origin, values, out)
 
 
 def stride_domain(strides) -> str:
@@ -302,52 +304,6 @@ def transform2_size1(shape, pp):
     if type(shape) is tuple:
         return tuple(transform2_size1(s, p) for s, p in zip(shape, pp))
     return 0 if (type(shape) is int and shape == 1) else pp
-
-
-def compact_row_major(shape):
-    """Row-major (rightmost mode fastest) strides for a flat or nested shape."""
-    flat = list(flatten(shape))
-    strides = [0] * len(flat)
-    cur = 1
-    for i in reversed(range(len(flat))):
-        strides[i] = 0 if flat[i] == 1 else cur
-        cur = cur * flat[i]
-    return unflatten(strides, shape)
-
-
-def idx2crd(idx, shape):
-    """Integral coordinate -> natural coordinate of ``shape`` (paper eq. 4; last mode not reduced)."""
-    if type(idx) is tuple:
-        if not weakly_congruent(idx, shape):
-            raise ValueError("coordinate is not weakly congruent with the shape")
-        return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
-    if type(shape) is tuple:
-        out = []
-        for k in range(len(shape) - 1):
-            sz = product(shape[k])
-            out.append(idx2crd(idx % sz, shape[k]))
-            idx = idx // sz
-        out.append(idx2crd(idx, shape[-1]))
-        return tuple(out)
-    return idx
-
-
-def crd2idx(crd, shape):
-    """Any coordinate of ``shape`` -> its integral coordinate (paper eq. 5, hierarchical)."""
-    if type(crd) is tuple:
-        if type(shape) is not tuple or len(crd) != len(shape):
-            raise ValueError("coordinate is not weakly congruent with the shape")
-        total, mult = 0, 1
-        for c, s in zip(crd, shape):
-            total = total + crd2idx(c, s) * mult
-            mult = mult * product(s)
-        return total
-    return crd
-
-
-def crd2crd(crd, src_shape, dst_shape):
-    """Re-express a coordinate of ``src_shape`` in the coordinate system of ``dst_shape``."""
-    return idx2crd(crd2idx(crd, src_shape), dst_shape)
 
 
 def compatible(a, b) -> bool:

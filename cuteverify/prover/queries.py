@@ -282,7 +282,7 @@ def _per_piece(query, pw, claim, **kw) -> Verdict:
     own case and obligations), refuted by a piece's refutation (its assignment satisfies that case), else
     unknown with the first piece that is not proved."""
     t0 = time.perf_counter()
-    methods, first_unknown = [], None
+    methods, first_unknown, obligations = [], None, []
     for piece in pw:
         v0 = piece.value
         case = " and ".join(map(str, piece.conditions))
@@ -298,12 +298,15 @@ def _per_piece(query, pw, claim, **kw) -> Verdict:
         if v.status == "unknown" and first_unknown is None:
             first_unknown = (case, v)
         methods.append(f"{case}: {v.method}")
+        # a piece proved where its obligations hold: all pieces' obligations together are a sound (if
+        # stronger) condition for the whole
+        obligations += [o for o in v.obligations if o not in obligations]
     if first_unknown is not None:
         case, v = first_unknown
         return Verdict("unknown", claim=claim, method="case split", reason=f"where {case}: {v.reason}",
                        elapsed=time.perf_counter() - t0)
     return Verdict("proved", claim=claim, method="case split (" + "; ".join(methods) + ")",
-                   elapsed=time.perf_counter() - t0)
+                   obligations=obligations, elapsed=time.perf_counter() - t0)
 
 
 def is_injective(layout, *, assume=None) -> Verdict:
