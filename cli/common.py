@@ -189,16 +189,23 @@ def report(v, as_json: bool, extra: dict | None = None):
 # ------------------------------------------------------------------------------------ argument parsers
 
 def parse_params(items) -> dict:
-    """``--param NAME=INT`` items -> ``{NAME: int}`` (a spec family's parameters)."""
+    """``--param NAME=VALUE`` items -> ``{NAME: value}`` (a spec family's parameters). VALUE is an integer, or the
+    name of an enum value as CUTLASS spells it (``a_major=MN``, ``b_major=UMMA::Major::K``: the last ``::`` part),
+    passed through as a string for the family to map (:meth:`Spec.check_params` refuses a name it lacks)."""
     out = {}
     for item in items:
         if "=" not in item:
-            fail(f"--param expects NAME=INT, got {item!r}")
+            fail(f"--param expects NAME=VALUE, got {item!r}")
         k, v = item.split("=", 1)
         try:
             out[k.strip()] = int(v)
+            continue
         except ValueError:
-            fail(f"--param {k.strip()}: expected an integer, got {v!r}")
+            pass
+        name = v.strip().rsplit("::", 1)[-1]
+        if not name.isidentifier() or not all(part.isidentifier() for part in v.strip().split("::")):
+            fail(f"--param {k.strip()}: expected an integer or an enum name (e.g. K, MN), got {v!r}")
+        out[k.strip()] = name
     return out
 
 

@@ -63,17 +63,34 @@ def spec_list(filter, kind, arch, as_json):
 
 @spec_group.command("show")
 @click.argument("name")
-@click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A family parameter, e.g. N=128, or an enum by name, a_major=MN.")
 @json_option
 @guarded
 def spec_show(name, params, as_json):
     """Show spec NAME: kind, architecture, PTX, operand layouts and formulas."""
     s, implied = resolve_instance(name)  # CUTLASS's concrete names fix family parameters
     p = {**implied, **parse_params(params)}
+    _check_given(s, p)
     if as_json:
         click.echo(json.dumps(s.summary(**p), default=str))
     else:
         click.echo(s.describe(**p))
+
+
+def _check_given(spec, params: dict) -> None:
+    """Each given parameter names one of the family's and a value in its range (an enum by one of its names);
+    a partial assignment is fine (`spec show` then shows what the file says). SpecError (exit 2) otherwise."""
+    for k, v in params.items():
+        if k not in spec.params:
+            raise SpecError(f"--param {k}: {spec.name} has no parameter {k!r} (it has {sorted(spec.params) or 'none'})",
+                            spec.file, spec.line, spec.name)
+        names = spec.param_names.get(k, {})
+        if isinstance(v, str) and v not in names:
+            raise SpecError(f"--param {k}={v}: " + (f"one of {sorted(names)}" if names else "expected an integer"),
+                            spec.file, spec.line, spec.name)
+        if not isinstance(v, str) and v not in spec.params[k]:
+            raise SpecError(f"--param {k}={v} is not in the family's range", spec.file, spec.line, spec.name)
 
 
 @spec_group.command("check")

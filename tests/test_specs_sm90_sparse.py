@@ -72,7 +72,7 @@ def _sparse_traits() -> dict:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _same_function(a: str, b: str) -> bool:
     """Equal per-mode offset tables of two rank-2 (thread, value) layouts: the same function."""
     la, lb = int_layout(parse(a), "a"), int_layout(parse(b), "b")
