@@ -8,12 +8,16 @@ for the symbolic support (its ratios against pycute must stay <= 1.0). Asserts n
 
 ``--random N`` instead runs N random symbolic claims (bench/symbolic_random.py: 1-3 symbols, random
 divisibility / bound / finite-set / pow2 assumptions) and prints, per family and query, the unknown rate,
-the wrong verdicts (checked by enumeration of sampled assignments) and the timing; ``--save F`` keeps the
-figures as JSON and ``--compare F`` prints them side by side with saved ones (the issue's targets: unknown
-<= 3% per query and family, 0 wrong, median <= 10 ms, p95 <= 50 ms).
+the wrong verdicts (checked by enumeration of sampled assignments) and the timing (wall clock, and this
+process's CPU time, which other processes on a shared machine do not inflate), side by side with the
+baseline (bench/symbolic_baseline.json, before issue 19; ``--compare F`` for other saved figures);
+``--runs R`` repeats the campaign in R fresh processes and merges the figures (worst unknown rate and max,
+median of the medians and p95s); ``--save F`` keeps the figures as JSON (the issue's targets: unknown
+<= 3% per query and family, 0 wrong, median <= 10 ms, p95 <= 50 ms, no call over 2 s: Z3's budgets are
+deterministic rlimits, symbolic/smt.py).
 
     python bench/symbolic.py [--repeat 5]
-    python bench/symbolic.py --random 600 [--save before.json] [--compare before.json]
+    python bench/symbolic.py --random 400 [--runs 3] [--save bench/symbolic_after.json] [--compare F]
 """
 from __future__ import annotations
 
@@ -90,7 +94,8 @@ def _p95(xs):
 
 
 def _figures(rows):
-    """``{"family/query": {...}}`` and an ``"all"`` entry: counts, unknown %, wrong, ms median/p95/max."""
+    """``{"family/query": {...}}`` and an ``"all"`` entry: counts, unknown %, wrong, wall-clock ms
+    median/p95/max and CPU ms median/p95/max."""
     groups = {}
     for r in rows:
         groups.setdefault(f"{r[0]}/{r[1]}", []).append(r)
@@ -98,30 +103,90 @@ def _figures(rows):
     out = {}
     for key, rs in sorted(groups.items()):
         ts = [r[3] * 1e3 for r in rs]
+        cs = [r[7] * 1e3 for r in rs]
         out[key] = {"n": len(rs), "unknown": 100.0 * sum(r[2] == "unknown" for r in rs) / len(rs),
                     "refuted": sum(r[2] == "refuted" for r in rs), "errors": sum(r[2] == "error" for r in rs),
                     "wrong": sum(bool(r[4]) for r in rs), "med": statistics.median(ts), "p95": _p95(ts),
-                    "max": max(ts)}
+                    "max": max(ts), "cpu_med": statistics.median(cs), "cpu_p95": _p95(cs), "cpu_max": max(cs)}
     return out
+
+
+BASELINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "symbolic_baseline.json")
+
+
+def _merge_runs(runs):
+    """One figure per family/query over several runs (separate processes, so every run starts with cold
+    caches): unknown % and max are the worst run's, wrong the sum, median and p95 the median of the runs'."""
+    out = {}
+    for key in runs[0]:
+        fs = [r[key] for r in runs if key in r]
+        m = dict(fs[0])
+        m["unknown"] = max(f["unknown"] for f in fs)
+        m["wrong"] = sum(f["wrong"] for f in fs)
+        for k in ("med", "p95", "cpu_med", "cpu_p95"):
+            if all(k in f for f in fs):
+                m[k] = statistics.median(f[k] for f in fs)
+        for k in ("max", "cpu_max"):
+            if all(k in f for f in fs):
+                m[k] = max(f[k] for f in fs)
+        out[key] = m
+    return out
+
+
+def _print_table(figs, old, title):
+    print(title)
+    print(f"{'family/query':22s} {'n':>4s} {'unknown%':>9s} {'refuted':>7s} {'wrong':>5s} {'med ms':>7s} "
+          f"{'p95 ms':>7s} {'max ms':>7s} {'cpu med':>7s} {'cpu p95':>7s} {'cpu max':>7s}"
+          + ("   | baseline: unknown% wrong  med   p95   max" if old else ""))
+    for key, f in figs.items():
+        if key.startswith("_"):
+            continue
+        line = (f"{key:22s} {f['n']:4d} {f['unknown']:9.1f} {f['refuted']:7d} {f['wrong']:5d} {f['med']:7.1f} "
+                f"{f['p95']:7.1f} {f['max']:7.0f} {f.get('cpu_med', 0):7.1f} {f.get('cpu_p95', 0):7.1f} "
+                f"{f.get('cpu_max', 0):7.0f}")
+        o = old.get(key)
+        if o:
+            line += f"   | {o['unknown']:16.1f} {o['wrong']:5d} {o['med']:5.1f} {o['p95']:5.1f} {o['max']:5.0f}"
+        print(line)
 
 
 def random_main(args):
     import json
+    import subprocess
+    import tempfile
+    old = json.load(open(args.compare or BASELINE))
+    if args.runs > 1:
+        # each run in a fresh process: the decision caches start cold every time, as in the baseline
+        runs = []
+        for k in range(args.runs):
+            with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tf:
+                path = tf.name
+            subprocess.run([sys.executable, os.path.abspath(__file__), "--random", str(args.random), "--seed",
+                            str(args.seed), "--save", path, "--quiet"], check=True)
+            runs.append(json.load(open(path)))
+            os.unlink(path)
+            a = runs[-1]["all"]
+            print(f"run {k + 1}: unknown {a['unknown']:.1f}% wrong {a['wrong']} median {a['med']:.1f} ms "
+                  f"p95 {a['p95']:.1f} ms max {a['max']:.0f} ms | cpu median {a['cpu_med']:.1f} ms "
+                  f"p95 {a['cpu_p95']:.1f} ms max {a['cpu_max']:.0f} ms")
+            sys.stdout.flush()
+        figs = _merge_runs(runs)
+        figs["_runs"] = [r["all"] for r in runs]
+        _print_table(figs, old, f"\n{args.runs} runs of {args.random} cases (seed {args.seed}): unknown% and max "
+                     "are the worst run's, med/p95 the median over runs")
+        if args.save:
+            json.dump(figs, open(args.save, "w"), indent=1)
+        return 0
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import symbolic_random
     cv.is_injective("(M,4):(1,M)")  # load sympy and z3 before timing
     rows = symbolic_random.run_cases(args.random, seed=args.seed)
     figs = _figures(rows)
-    old = json.load(open(args.compare)) if args.compare else {}
-    print(f"{'family/query':22s} {'n':>4s} {'unknown%':>9s} {'refuted':>7s} {'wrong':>5s} {'med ms':>7s} "
-          f"{'p95 ms':>7s} {'max ms':>7s}" + ("   | before: unknown% wrong med p95 max" if old else ""))
-    for key, f in figs.items():
-        line = (f"{key:22s} {f['n']:4d} {f['unknown']:9.1f} {f['refuted']:7d} {f['wrong']:5d} {f['med']:7.1f} "
-                f"{f['p95']:7.1f} {f['max']:7.0f}")
-        o = old.get(key)
-        if o:
-            line += f"   | {o['unknown']:7.1f} {o['wrong']:5d} {o['med']:5.1f} {o['p95']:5.1f} {o['max']:5.0f}"
-        print(line)
+    if args.save:
+        json.dump(figs, open(args.save, "w"), indent=1)
+    if args.quiet:
+        return 0
+    _print_table(figs, old, f"{args.random} cases (seed {args.seed}); baseline: {args.compare or BASELINE}")
     for r in rows:
         if r[4]:
             print("WRONG", r[4], r[6])
@@ -129,8 +194,6 @@ def random_main(args):
         for r in rows:
             if r[2] in ("unknown", "error"):
                 print(f"{r[2]:7s} {r[0]}/{r[1]} {r[6][2]} {r[6][3]} {r[6][4]}: {r[5][:160]}")
-    if args.save:
-        json.dump(figs, open(args.save, "w"), indent=1)
     return 0
 
 
@@ -141,7 +204,10 @@ def main():
     ap.add_argument("--random", type=int, default=0, help="run this many random symbolic claims instead")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--save", help="write the random-claim figures to this JSON file")
-    ap.add_argument("--compare", help="print saved random-claim figures side by side")
+    ap.add_argument("--compare", help="print saved random-claim figures side by side (default: the baseline, "
+                    "bench/symbolic_baseline.json)")
+    ap.add_argument("--runs", type=int, default=1, help="repeat the random campaign in this many fresh processes")
+    ap.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("-v", "--verbose", action="store_true", help="list the unknown random claims")
     args = ap.parse_args()
     if args.random:

@@ -129,7 +129,7 @@ def test_unknown_from_a_crash_never_becomes_a_verdict(monkeypatch):
 
 def test_z3_unknown_is_unknown(monkeypatch):
     # rlimit: a tiny resource limit makes Z3 give up; that must stay unknown
-    monkeypatch.setattr(smt, "QUERY", 1)
+    monkeypatch.setattr(smt, "SYMBOLIC_QUERY", 1)
     f = decompose(cv.parse("(M,N,K):(1,M,M*N+1)"))
     r = z3query.z3_injective(f, None)
     assert r.status == "unknown"

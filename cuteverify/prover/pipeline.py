@@ -30,6 +30,7 @@ import time
 from ..core.interop import to_layout
 from ..core.layout import Layout
 from ..core.parse import as_assumptions, integrality_obligations, parse
+from ..core.strides import ScaledBasis
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError, Unsupported
@@ -137,8 +138,46 @@ def _subs(L, values):
             off = to_int(off, values)
             if off is None:
                 off = L.offset
-        return ComposedLayout(L.inner, off, L.outer.subs(values))
-    return L.subs(values)
+        return ComposedLayout(L.inner, off, _subs(L.outer, values))
+    fast = _subs_plain(L, values)
+    return fast if fast is not None else L.subs(values)
+
+
+def _subs_plain(L, values):
+    """``L.subs(values)`` for a full assignment by the exact polynomial evaluation of ``to_int`` (no sympy
+    substitution per entry), or None where ``Layout.subs`` must run: an entry that is no integer there, a
+    negative extent, a broken assumption or obligation (its errors), or a printed-form obligation (its
+    re-canonicalization of kept unit modes)."""
+    names = set(values)
+    if L.assumptions is not None and L.assumptions.violated(values) is not None:
+        return None
+    for o in L.obligations:
+        cond = getattr(o, "condition", None)
+        if getattr(o, "canonical", False) or not hasattr(cond, "symbols"):
+            return None
+        if not {x.name for x in cond.symbols()} <= names or cond.holds(values) is not True:
+            return None
+
+    open_ = []
+
+    def sub(x):
+        if type(x) is int:
+            return x
+        if type(x) is tuple:
+            return tuple(sub(e) for e in x)
+        if hasattr(x, "path"):
+            return ScaledBasis(sub(x.value), x.path)
+        if isinstance(x, sympy.Basic):
+            v = to_int(x, values)
+            if v is None:
+                open_.append(x)
+            return v
+        return x
+
+    shape, stride = sub(L.shape), sub(L.stride)
+    if open_ or any(x < 0 for x in flatten(shape)):
+        return None
+    return Layout(shape, stride, assumptions=L.assumptions, notes=L.notes)
 
 
 def _concrete_ok(L):

@@ -9,9 +9,11 @@ those rules return None (no proof) for them.
 """
 from __future__ import annotations
 
+import math
+
 from ..algebra._op import exact_div
 from ..core.tuples import flatten, product
-from ..symbolic import decide
+from ..symbolic import decide, poly
 from .forms import F2_KINDS, Form, as_int, components, path_of_index
 
 
@@ -114,6 +116,62 @@ def _sym_inj_modes(shapes, strides):
     return _inj_sorted(modes) or (_symbolic(modes) and _inj_sorted(_decided_order(list(modes))))
 
 
+def _coprime_injective(modes):
+    """Injectivity by divisibility where strides do not dominate (``(M,K):(3,M)`` with ``pow2(M)``).
+
+    1. Peel: a mode ``s:d`` (``d > 0``) whose ``s*d`` divides every other stride splits each value as
+       ``d*(n + s*w)`` with ``0 <= n < s``, so the layout is injective iff the others, strides divided by
+       ``s*d``, are.
+    2. Two parts: a mode ``a:c`` with ``c`` an odd integer and the other modes a compact chain ``B:y``
+       (strides ``y, y*b1, ...``, a bijection onto ``y*[0, B)``). With ``g = gcd(c, y)``, ``c*i == y*j``
+       has a solution with ``0 < |i| < a``, ``|j| < B`` iff ``y/g < a`` and ``c/g < B``. ``g`` is known
+       when ``y`` is an integer times powers of pow2 symbols: ``g = gcd(c, k)`` (``c`` is odd).
+    Valid for int forms (integer sums of mode terms) only."""
+    while len(modes) > 1:
+        for i, (s, d) in enumerate(modes):
+            if decide.lt(0, d) is not True:
+                return False
+            sd = s * d
+            if all(decide.divides(sd, e) is True for j, (_, e) in enumerate(modes) if j != i):
+                modes = [(t, exact_div(e, sd)) for j, (t, e) in enumerate(modes) if j != i]
+                break
+        else:
+            break
+    if len(modes) <= 1:
+        return all(decide.lt(0, d) is True for _, d in modes)
+    for i, (a, c) in enumerate(modes):
+        c = as_int(c)
+        if type(c) is not int or c % 2 == 0:
+            continue
+        rest = sorted((m for j, m in enumerate(modes) if j != i), key=lambda m: _numeric_key(m[1]))
+        y, B = rest[0][1], 1
+        for (t, e) in rest:
+            if decide.eq(e, y * B) is not True:
+                break
+            B = B * t
+        else:
+            k = _pow2_monomial_coeff(y)
+            if k is None:
+                continue
+            g = math.gcd(c, k)
+            if decide.le(a, exact_div(y, g)) is True or decide.le(B, c // g) is True:
+                return True
+    return False
+
+
+def _pow2_monomial_coeff(y):
+    """``k`` when ``y`` is ``k`` times a product of powers of pow2 symbols (decision context's facts)."""
+    ctx = decide.current()
+    pow2 = ctx.assumptions.pow2 if ctx is not None and ctx.assumptions is not None else set()
+    p = poly.to_poly(as_int(y))
+    if p is None or len(p) != 1:
+        return None
+    (m, k), = p.items()
+    if k.denominator != 1 or k <= 0 or any(not a.is_Symbol or a.name not in pow2 for a, _ in m):
+        return None
+    return int(k)
+
+
 def _symbolic(modes):
     return any(type(as_int(d)) is not int for _, d in modes)
 
@@ -135,6 +193,10 @@ def sym_injective(f: Form):
     if f.kind in ("int", "swizzle"):
         if _sym_inj_modes(f.shapes, f.strides):
             return "sorted-strides (symbolic)" if f.kind == "int" else "swizzle-bijection + sorted-strides (symbolic)"
+        modes = _sym_modes(f.shapes, f.strides, injective=True)
+        if modes and _symbolic(modes) and _coprime_injective(list(modes)):
+            return "peeled modes + coprime strides (symbolic)" if f.kind == "int" else \
+                "swizzle-bijection + peeled modes + coprime strides (symbolic)"
         return None
     for k, s in enumerate(f.shapes):
         if f.strides[k] is None and decide.is_one(s) is not True:

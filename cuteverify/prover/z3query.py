@@ -1,6 +1,6 @@
 """Z3 encodings of the prover's queries (docs/model.md section 9): collisions, differences and, for
 bit-level layouts, bit-vector versions. Solvers and facts come from the one bridge, ``symbolic.smt``, under its
-``QUERY`` budget.
+``QUERY`` budget (``SYMBOLIC_QUERY`` for symbolic layouts).
 
 Valid for: Int encodings of ``int`` and ``coord`` forms (symbolic or concrete); bit-vector encodings of
 concrete ``int``, ``f2`` and ``swizzle`` forms (never ``mixed``: its value is the evaluator's fold order).
@@ -19,9 +19,10 @@ from .tables import collision, differ, proved, refuted, unknown
 from .verdict import Counterexample, Verdict
 
 
-def solver():
-    """A solver for one prover query (the ``QUERY`` budget of ``symbolic.smt``)."""
-    return smt.solver(smt.QUERY, smt.QUERY_TIMEOUT_MS)
+def solver(symbolic=False):
+    """A solver for one prover query: the ``QUERY`` budget of ``symbolic.smt`` (``SYMBOLIC_QUERY`` for a
+    query nonlinear in the symbols of a symbolic claim)."""
+    return smt.solver(smt.SYMBOLIC_QUERY if symbolic else smt.QUERY, smt.QUERY_TIMEOUT_MS)
 
 
 def coords(prefix, shapes, env: SymEnv):
@@ -105,7 +106,7 @@ def z3_injective(f: Form, hyp) -> Verdict:
     if f.kind in F2_KINDS:
         raise Unsupported("symbolic layouts with F2 strides are decided only where their symbols are enumerated")
     env = SymEnv()
-    s = solver()
+    s = solver(symbolic=True)
     xs, _, cx, _ = coords("x", f.shapes, env)
     ys, _, cy, _ = coords("y", f.shapes, env)
     s.add(*cx, *cy)
@@ -139,7 +140,7 @@ def z3_in_range(f: Form, n, hyp) -> Verdict:
     if f.kind not in ("int", "swizzle"):
         raise Unsupported(f"no range encoding of a {f.kind} form")
     env = SymEnv()
-    s = solver()
+    s = solver(symbolic=True)
     xs, _, cx, _ = coords("x", f.shapes, env)
     s.add(*cx)
     v = lin(xs, f.strides, env)
@@ -171,7 +172,7 @@ def z3_equal(fa: Form, fb: Form, hyp) -> Verdict:
             return z3_equal_bv(fa, fb)
         raise Unsupported("symbolic swizzled layouts are compared only when their symbols range over finite sets")
     env = SymEnv()
-    s = solver()
+    s = solver(symbolic=not (fa.concrete and fb.concrete))
     xs, ix, cx, _ = coords("x", fa.shapes, env)
     ys, iy, cy, _ = coords("y", fb.shapes, env)
     s.add(*cx, *cy, ix == iy)

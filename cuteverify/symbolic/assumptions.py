@@ -6,7 +6,7 @@ import itertools
 import re
 
 from ..errors import ContradictoryAssumptions, ParseError
-from . import smt
+from . import poly, smt
 from .conditions import Condition
 from .expr import _int, parse_expr, symbol
 from .lazy import sympy
@@ -74,10 +74,17 @@ class Assumptions:
         """Raise ``ContradictoryAssumptions`` if the facts contradict each other (no assignment satisfies
         them). The answer is remembered for the facts as they stand (every query of a problem asks it, and a
         contradiction must never reach a decision: anything follows from it)."""
-        key = (len(self.conditions), tuple(sorted(self.finite.items())), tuple(sorted(self.pow2)))
+        key = self.key()
         if getattr(self, "_consistent_for", None) == key:
             return
-        if smt.satisfiable(self) is False or any(not v for v in self.finite.values()):
+        if any(not v for v in self.finite.values()):
+            raise ContradictoryAssumptions(f"the assumptions contradict each other: {'; '.join(self.texts)}")
+        for name in sorted(self.pow2):
+            # a pow2 symbol whose own facts no power of two meets (``M % 3 == 0``, ``5 <= M <= 7``)
+            facts = _pow2_contradiction(self, name)
+            if facts:
+                raise ContradictoryAssumptions(f"no power of two satisfies pow2({name}) and {'; '.join(facts)}")
+        if smt.satisfiable(self) is False:
             raise ContradictoryAssumptions(f"the assumptions contradict each other: {'; '.join(self.texts)}")
         self._consistent_for = key
 
@@ -136,6 +143,39 @@ class Assumptions:
     def __repr__(self):
         return f"Assumptions({self.texts!r})"
 
+    def key(self):
+        """The facts' content as a hashable value (decisions are cached by it). Remembered against a stamp of
+        the fact lists, which ``add`` and ``merged`` only ever extend or replace."""
+        stamp = (len(self.texts), len(self.conditions), id(self.conditions), id(self.finite), len(self.finite),
+                 tuple(sorted(self.pow2)))
+        got = getattr(self, "_key", None)
+        if got is not None and got[0] == stamp:
+            return got[1]
+        k = (tuple(sorted({str(c) for c in self.conditions})), tuple(sorted(self.finite.items())),
+             tuple(sorted(self.pow2)))
+        self._key = (stamp, k)
+        return k
+
+    def poly_substitutions(self) -> list[dict]:
+        """``substitutions`` as maps atom -> polynomial (``symbolic.poly``); a map whose expressions are no
+        polynomials is left out (the sympy path still tries it)."""
+        stamp = self.key()
+        got = getattr(self, "_poly_subs", None)
+        if got is not None and got[0] == stamp:
+            return got[1]
+        out = []
+        for sub in self.substitutions():
+            m = {}
+            for s, e in sub.items():
+                p = poly.to_poly(e)
+                if p is None:
+                    break
+                m[s] = p
+            else:
+                out.append(m)
+        self._poly_subs = (stamp, out)
+        return out
+
     # -- re-parametrisations used by the cheap decisions --
     def substitutions(self) -> list[dict]:
         """Maps symbol -> expression in fresh symbols, each implied by the facts (sound to prove with)."""
@@ -173,6 +213,49 @@ class Assumptions:
         return subs
 
 
+
+
+#: exponents tried by ``_pow2_contradiction``; past it every univariate fact it reads has a constant truth value
+_POW2_SCAN = 256
+
+
+def _pow2_contradiction(asm: "Assumptions", name: str):
+    """The texts of the facts about ``name`` alone that no power of two satisfies together, or None.
+
+    Decided exactly for the facts it reads: ``d | c*name**k`` (true for ``2**e`` with ``e >= v2(d)`` when
+    ``d``'s odd part divides ``c``, never otherwise) and comparisons of polynomials in ``name`` with integer
+    coefficients below ``2**64`` (the sign of such a polynomial is constant once ``name`` passes its
+    roots, below ``2**66``). Exponents ``0.._POW2_SCAN`` are tried; past them every such fact keeps the value it
+    has at the last one, so none satisfying all of them there means none at all. A fact it cannot read (two
+    symbols, a general divisibility) makes it give up (None): the Z3 check still runs."""
+    s = symbol(name)
+    mine, texts = [], []
+    for c in asm.conditions:
+        syms = c.symbols()
+        if s not in syms:
+            continue
+        if syms != {s}:
+            return None
+        pa, pb = poly.to_poly(c.a), poly.to_poly(c.b)
+        if pa is None or pb is None:
+            return None
+        for p in (pa, pb):
+            if any(abs(v) >= (1 << 64) or v.denominator != 1 for v in p.values()):
+                return None
+        if c.kind == "divides" and not (len(pa) == 1 and () in pa and len(pb) == 1 and () not in pb):
+            return None
+        mine.append(c)
+        texts.append(str(c))
+    fin = asm.finite.get(name)
+    if fin is not None:
+        texts.append(f"{name} in {{{','.join(map(str, fin))}}}")
+    if not texts:
+        return None
+    for e in range(_POW2_SCAN + 1):
+        v = 1 << e
+        if (fin is None or v in fin) and all(c.holds({name: v}) is True for c in mine):
+            return None
+    return texts
 
 
 #: A bounded symbol is enumerated as a finite set when its range has at most this many values.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import ParseError
+from . import poly
 from .lazy import sympy
 
 _SYMBOLS: dict = {}
@@ -42,6 +43,9 @@ def to_int(x, values: dict):
         return x
     if not isinstance(x, sympy.Basic):
         return None
+    v = poly.int_at(x, values)  # plain integer arithmetic on the polynomial: no sympy substitution
+    if v is not None:
+        return None if v is poly.NOT_INT else v
     r = x.subs({symbol(k): v for k, v in values.items()})
     if r.is_Integer:
         return int(r)

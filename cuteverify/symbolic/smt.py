@@ -3,15 +3,24 @@ one resource-limit policy.
 
 Translates polynomial sympy terms and the assumptions into Z3 integer arithmetic. Every solver comes from
 ``solver(budget)`` with a deterministic ``rlimit``: ``DECISION`` for the algebra's cheap yes/no questions
-(``decide``: is the condition or its negation impossible?), ``QUERY`` for the prover's queries (collisions,
-preimages, differences: larger formulas, asked once per claim).
+(``decide``: is the condition or its negation impossible?), ``SYMBOLIC_QUERY`` for the prover's queries
+about symbolic layouts and ``QUERY`` for those about concrete ones (collisions, preimages, differences:
+larger formulas, asked once per claim).
 """
 from __future__ import annotations
+
+import itertools
 
 from ..errors import Unsupported, Untranslatable
 from .lazy import sympy, z3
 
-DECISION = 2_000_000
+# Budgets in Z3's deterministic resource units (about 1-3 million a second on the bench machine): a
+# decision the algebra asks is answered within 200 thousand in every benchmark case (bench/symbolic.py
+# --random), so 500 thousand bounds an undecidable one to a fraction of a second; a symbolic claim's
+# query (nonlinear in the symbols) gets 1.5 million, which keeps a claim Z3 cannot settle under 2 s; a
+# concrete layout's query (linear or bit-vector) keeps the large budget.
+DECISION = 500_000
+SYMBOLIC_QUERY = 1_500_000
 QUERY = 20_000_000
 QUERY_TIMEOUT_MS = 20_000  # a wall-clock backstop only: the rlimit is what makes answers reproducible
 
@@ -122,7 +131,10 @@ def positivity(env):
     return [v > 0 for k, v in env.items() if not k.startswith("_")]
 
 
-def decide(kind, a, b, assumptions):
+def decide(kind, a, b, assumptions, skip=()):
+    """True when the facts imply the condition, False when they exclude it, else None. ``skip``: answers
+    already seen at an admissible assignment (``{True}``: the condition can hold, so it is not excluded;
+    ``{False}``: it can fail), whose Z3 query is not asked."""
     try:
         env: dict = {}
         goal = condition_to_z3(kind, a, b, env)
@@ -139,15 +151,72 @@ def decide(kind, a, b, assumptions):
         s.add(extra)
         return s.check() == z3.unsat
 
-    if unsat(z3.Not(goal)):
+    if False not in skip and unsat(z3.Not(goal)):
         return True
-    if unsat(goal):
+    if True not in skip and unsat(goal):
         return False
     return None
 
 
+#: pow2 symbols range over 2^0..2^POW2_EXP when satisfiability looks for a model
+POW2_EXP = 128
+
+_sat_cache: dict = {}
+
+
 def satisfiable(assumptions):
-    """Is there an assignment (positive symbols) satisfying every fact? ``None`` if Z3 cannot tell."""
+    """Is there an assignment (positive symbols) satisfying every fact? ``None`` if Z3 cannot tell.
+
+    A pow2 symbol is first relaxed to "1 or even" (no model then: no power of two either, False); a model is
+    then looked for with the pow2 symbols among 2^0..2^POW2_EXP (found: True). Where only the relaxation has
+    one, the answer is None here (``Assumptions.check_consistent`` decides the univariate cases exactly).
+    Remembered per content of the facts (``Assumptions.key``)."""
+    key = assumptions.key()
+    hit = _sat_cache.get(key, _MISS)
+    if hit is not _MISS:
+        return hit
+    r = _satisfiable(assumptions)
+    if len(_sat_cache) > 20000:
+        _sat_cache.clear()
+    _sat_cache[key] = r
+    return r
+
+
+_MISS = object()
+
+
+def _witness(assumptions, limit=400):
+    """An assignment of small values satisfying every fact (each one evaluated to True), or None: a
+    satisfiable set of facts usually has one, and finding it costs no Z3 query."""
+    names = set(assumptions.finite) | set(assumptions.pow2)
+    consts = set()
+    for c in assumptions.conditions:
+        names |= {x.name for x in c.symbols()}
+        for x in (c.a, c.b):
+            if type(x) is int or getattr(x, "is_Integer", False):
+                if 0 < int(x) <= 1 << 20:
+                    consts |= {int(x), int(x) + 1, 2 * int(x)}
+    if not names or len(names) > 4 or any(n.startswith("_") for n in names):
+        return None
+    pools = []
+    for n in sorted(names):
+        fin = assumptions.finite.get(n)
+        vals = list(fin[:8]) if fin is not None else sorted({1, 2, 3, 4, 8, 16, 64, 256} | consts)
+        if n in assumptions.pow2:
+            vals = [v for v in vals if v > 0 and not v & (v - 1)]
+        pools.append(vals[:12])
+    for k, combo in enumerate(itertools.product(*pools)):
+        if k >= limit:
+            return None
+        values = dict(zip(sorted(names), combo))
+        if all(c.holds(values) is True for c in assumptions.conditions):
+            return values
+    return None
+
+
+def _satisfiable(assumptions):
+    if _witness(assumptions) is not None:
+        return True
     try:
         env: dict = {}
         facts = assumption_constraints(assumptions, env)
@@ -158,8 +227,14 @@ def satisfiable(assumptions):
         return None
     s = solver(DECISION)
     s.add(*facts)
+    for name in assumptions.pow2:
+        v = env[name]
+        s.add(z3.Or(v == 1, v % 2 == 0))
     r = s.check()
-    return True if r == z3.sat else False if r == z3.unsat else None
+    if r != z3.sat or not assumptions.pow2:
+        return True if r == z3.sat else False if r == z3.unsat else None
+    s.add(*[z3.Or(*[env[n] == (1 << k) for k in range(POW2_EXP + 1)]) for n in assumptions.pow2])
+    return True if s.check() == z3.sat else None
 
 
 # --- the prover's terms ---------------------------------------------------------------------------------

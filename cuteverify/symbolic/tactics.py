@@ -7,52 +7,145 @@ and zero facts on polynomials; re-parametrising symbols by what the assumptions 
 """
 from __future__ import annotations
 
-from . import smt
+import itertools
+
+from . import poly, smt
 from .assumptions import Assumptions, finite_assignments
 from .conditions import Condition
 from .lazy import sympy
 
 
 def decide(kind: str, a, b, assumptions: Assumptions | None):
-    a, b = sympy.sympify(a), sympy.sympify(b)
-    key = (kind, a, b, id(assumptions) if assumptions else 0)
-    return _decide_cached(key, assumptions)
-
-
-_cache: dict = {}
-
-
-def _decide_cached(key, assumptions):
+    if not isinstance(a, sympy.Basic):
+        a = sympy.sympify(a)
+    if not isinstance(b, sympy.Basic):
+        b = sympy.sympify(b)
+    # one decision per (question, facts): the pipeline and the algebra build fresh Assumptions objects with
+    # the same facts for every stage and case, so the key is the facts' content, not the object
+    key = (kind, a, b, assumptions.key() if assumptions else None)
     hit = _cache.get(key, _MISSING)
-    if hit is not _MISSING and (assumptions is None or hit[1] is assumptions):
-        return hit[0]
-    kind, a, b, _ = key
+    if hit is not _MISSING:
+        return hit
     r = _decide(kind, a, b, assumptions)
     if len(_cache) > 50000:
         _cache.clear()
-    _cache[key] = (r, assumptions)
+    _cache[key] = r
     return r
 
 
+_cache: dict = {}
 _MISSING = object()
 
 
 def _decide(kind, a, b, assumptions):
-    r = _direct(kind, a, b)
-    if r is not None:
-        return r
+    pa, pb = poly.to_poly(a), poly.to_poly(b)
+    if pa is not None and pb is not None:
+        # exact polynomial arithmetic first: it decides most questions in microseconds where sympy takes
+        # milliseconds; the same re-parametrisations as the sympy path, as polynomial substitutions.
+        # sympy's sign facts decide nothing on a polynomial that these tests leave open (they are the same
+        # tests, done slower), so the sympy path is skipped for polynomials
+        r = _poly_direct(kind, pa, pb)
+        if r is not None:
+            return r
+        if assumptions:
+            for sub in assumptions.poly_substitutions():
+                r = _poly_direct(kind, poly.subs(pa, sub), poly.subs(pb, sub))
+                if r is not None:
+                    return r
+    else:
+        r = _direct(kind, a, b)
+        if r is not None:
+            return r
+        if assumptions:
+            # each substitution parametrises a superset of the valid assignments, so a definite answer over
+            # it is a definite answer over them
+            for sub in assumptions.substitutions():
+                r = _direct(kind, a.subs(sub), b.subs(sub))
+                if r is not None:
+                    return r
     if assumptions:
-        # each substitution parametrises a superset of the valid assignments, so a definite answer over it
-        # is a definite answer over them
-        for sub in assumptions.substitutions():
-            r = _direct(kind, a.subs(sub), b.subs(sub))
-            if r is not None:
-                return r
+        seen = _sampled(kind, a, b, pa, pb, assumptions)
+        if seen == {True, False}:
+            return None  # true at one admissible assignment, false at another: nothing decides it
         r = _finite(kind, a, b, assumptions)
         if r is not None:
             return r
-        return smt.decide(kind, a, b, assumptions)
+        return smt.decide(kind, a, b, assumptions, skip=seen)
     return None
+
+
+#: small values tried for each symbol before Z3 is asked (plus multiples of the facts' constants)
+_SAMPLE_VALUES = (1, 2, 3, 4, 5, 8, 16, 64)
+
+
+def _sampled(kind, a, b, pa, pb, assumptions: Assumptions):
+    """The answers of the condition at a few small assignments that satisfy every fact (each symbol of the
+    question and of the facts assigned): ``{True, False}`` means the question is undecided, and one answer
+    seen means Z3 need not look for an assignment with that answer. Polynomials only (evaluated exactly)."""
+    if pa is None or pb is None:
+        return set()
+    names = sorted({s.name for s in (a.free_symbols | b.free_symbols)} | assumptions.names())
+    if len(names) > 3 or any(n.startswith("_") for n in names):
+        return set()
+    consts = set()
+    for c in assumptions.conditions:
+        for x in (c.a, c.b):
+            if type(x) is int or getattr(x, "is_Integer", False):
+                if 0 < int(x) <= 4096:
+                    consts |= {int(x), 2 * int(x), 3 * int(x)}
+    pools = []
+    for n in names:
+        fin = assumptions.finite.get(n)
+        vals = list(fin[:6]) if fin is not None else sorted(set(_SAMPLE_VALUES) | consts)
+        pools.append([v for v in vals if assumptions.violated({n: v}) is None][:10])
+    seen = set()
+    cond = Condition(kind, a, b)
+    for combo in itertools.islice(itertools.product(*pools), 200):
+        values = dict(zip(names, combo))
+        if not assumptions.holds(values):
+            continue
+        h = cond.holds(values)
+        if h is not None:
+            seen.add(h)
+            if len(seen) == 2:
+                break
+    return seen
+
+
+def _poly_direct(kind, pa, pb):
+    """The tests of ``symbolic.poly`` on two polynomials: True / False for every assignment, or None."""
+    if kind == "divides":
+        if not pa:
+            return True if not pb else None
+        if len(pa) == 1 and () in pa and (not pb or (len(pb) == 1 and () in pb)):
+            ca, cb = pa[()], pb.get((), 0)
+            if ca.denominator == 1 and cb.denominator == 1:
+                return cb.numerator % ca.numerator == 0
+            return None
+        if pa == pb:
+            return True
+        r = poly.divides(pa, pb)
+        if r is None and len(pa) == 1 and len(pb) == 1:
+            (ma, ca), = pa.items()
+            (mb, cb), = pb.items()
+            if ma == mb and (cb / ca).denominator != 1 and poly.nonzero_monomial(ma):
+                return False  # b == (cb/ca) * a with a != 0: never an integer multiple
+        return r
+    if kind in ("eq", "ne"):
+        d = poly.add(pa, pb, -1)
+        if not d:
+            r = True
+        else:
+            _, pos, _, neg = poly.sign(d)
+            r = False if (pos or neg) else None
+        return r if r is None or kind == "eq" else not r
+    d = poly.add(pb, pa, -1)
+    nonneg, pos, nonpos, neg = poly.sign(d)
+    if kind == "lt":
+        return True if pos else False if nonpos else None
+    if kind == "le":
+        return True if nonneg else False if neg else None
+    raise ValueError(kind)
 
 
 def _numerator(expr):
