@@ -1,0 +1,71 @@
+"""``cuteverify desc``: the wgmma (SM90) / UMMA (SM100) shared-memory descriptor of one MMA block of a smem
+layout, computed as CUTLASS's make_gmma_desc / make_umma_desc does, its canonical-form rules, and the proof that
+it reads the elements the layout holds (issue 16).
+
+    cuteverify desc --smem "GMMA::Layout_K_SW128_Atom<bf16>" --tile "(128,64)" --dtype bf16 --mn 64 --k-block 3
+    cuteverify desc --smem "S<3,3,3> o 0 o (64,64):(64,1)" --dtype f16 --address A -a "A % 1024 == 0" -a "A < 2**17"
+
+Exit codes: 0 every rule holds (for every value of the symbols), 1 refuted, 2 bad input, 3 unknown.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from cuteverify.core.parse import parse_tuple
+from cuteverify.hardware.smem_desc_rules import from_layout, smem_layout
+
+from .common import (
+    EXIT_FOR,
+    assume_option,
+    guarded,
+    json_option,
+    shared_assumptions,
+    show,
+    text_input,
+)
+
+
+@click.command("desc")
+@click.option("--smem", required=True, callback=text_input,
+              help="The operand's smem layout (MN, K), element-level, or a smem atom name.")
+@click.option("--dtype", "-d", required=True, help="Element type (bf16, f16, tf32, e4m3, ...).")
+@click.option("--tile", default=None, help="Tile the layout / atom to this (MN, K) shape first: \"(128,64)\".")
+@click.option("--tile-order", default=None, help="tile_to_shape's mode order, e.g. \"(1,0)\" (K first).")
+@click.option("--arch", default="sm_90", show_default=True, type=click.Choice(["sm_90", "sm_100"]),
+              help="sm_90: wgmma descriptor; sm_100: tcgen05 (UMMA) descriptor.")
+@click.option("--major", default=None, type=click.Choice(["K", "MN"], case_sensitive=False),
+              help="Operand majorness (default: the layout's stride-1 mode).")
+@click.option("--mn", type=int, default=None, help="MMA block extent along MN (default the tile's).")
+@click.option("--k", "k", type=int, default=None, help="MMA block extent along K (default 256 bits).")
+@click.option("--mn-block", type=int, default=0, show_default=True, help="Block index along MN.")
+@click.option("--k-block", type=int, default=0, show_default=True, help="Block index along K.")
+@click.option("--address", default="0", show_default=True, help="The smem buffer's byte address (an expression).")
+@assume_option
+@json_option
+@guarded
+def desc_cmd(smem, dtype, tile, tile_order, arch, major, mn, k, mn_block, k_block, address, assume, as_json):
+    """The descriptor CUTLASS builds for block (MN_BLOCK, K_BLOCK) of SMEM, with every rule (ok / FAIL / ??)
+    and, on a failure, the rule and the element or the smallest violating assignment.
+
+    \b
+    Exit codes: 0 every rule holds, 1 refuted, 2 bad input, 3 unknown.
+    """
+    asm = shared_assumptions(assume)
+    layout = smem_layout(smem, dtype, parse_tuple(tile, "--tile") if tile else None,
+                         parse_tuple(tile_order, "--tile-order") if tile_order else None)
+    desc, verdict = from_layout(layout, dtype, arch, major=major, mn=mn, k=k, mn_block=mn_block,
+                                k_block=k_block, address=address, assume=asm)
+    if as_json:
+        out = verdict.to_dict()
+        out["layout"] = str(layout)
+        click.echo(json.dumps(out))
+    else:
+        click.echo(f"smem layout: {layout}")
+        if desc is not None:
+            for key, v in desc.fields().items():
+                click.echo(f"  {key}: {'unused' if v is None and key.endswith('bytes') else show(v)}")
+        click.echo(str(verdict))
+    sys.exit(EXIT_FOR[verdict.status])
