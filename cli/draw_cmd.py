@@ -141,12 +141,15 @@ def spec_draw(name, output, fmt, params):
     fmt = _format_of(output, fmt)
     p = parse_params(params)
     spec = hardware.get(name)
+    ev = spec.data.get("evidence")
+    # an entry no silicon backs says so in its picture (Blackwell: "none, PTX formula only")
+    title = f"{name}  [evidence: {ev}]" if isinstance(ev, str) else name
     if spec.kind == "mma":
         ops = spec.operands
         c = "C" if "C" in ops else "D"
         args = (spec.layout("A", **p), spec.layout("B", **p), spec.layout(c, **p), spec.shape_mnk(**p))
         fn = dr.svg_mma if fmt == "svg" else dr.tikz_mma
-        text = fn(*args, title=name, thr_id=spec.thr_id())
+        text = fn(*args, title=title, thr_id=spec.thr_id())
     elif spec.kind == "smem_atom":
         bits = spec.data.get("element_bits", 16)
         eb = max(1, int(bits) // 8)

@@ -8,8 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import cuteverify as cv
+from cuteverify.cli.main import main
 from cuteverify.core.parse import parse
 from cuteverify.hardware import default_library
 from cuteverify.hardware.intlayout import int_layout
@@ -152,3 +154,20 @@ def test_umma_wrong_layouts_are_refuted(lib, name, operand, good, bad, where):
     c = _refuted(cv.agrees(bad, name, operand, library=lib, **params))
     assert (c.thread, c.value) == where
     assert spec.tile(operand, **spec.check_params(params))
+
+
+def test_spec_show_and_drawings_say_no_silicon_backs_blackwell(lib):
+    def run(*args):
+        return CliRunner().invoke(main, list(args))
+
+    bw = sorted(n for n in lib if (lib[n].arch or "").startswith(("sm_100", "sm_103")))
+    for name in bw:
+        r = run("spec", "show", name)
+        assert r.exit_code == 0 and "evidence: none, PTX formula only" in r.output, (name, r.output)
+    for name, params in (("SM100_MMA_F16BF16_SS", ["M=64", "N=8", "a_major=0", "b_major=0"]),
+                         ("SM100_MMA_TF32_2x1SM_SS", ["M=128", "N=16", "a_major=0", "b_major=1"])):
+        for fmt in ("svg", "tex"):
+            r = run("spec", "draw", name, "--format", fmt, *[x for p in params for x in ("-p", p)])
+            assert r.exit_code == 0 and "evidence: none, PTX formula only" in r.output, (name, fmt, r.output[:300])
+    hopper = run("spec", "draw", "SM80_16x8x8_F16F16F16F16_TN")
+    assert hopper.exit_code == 0 and "evidence:" not in hopper.output
