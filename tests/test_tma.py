@@ -215,6 +215,8 @@ def test_cli_exit_codes():
 
 
 def test_agrees_refuses_a_box_over_256_rows():
-    v = cv.agrees("(512,64):(64,1)", "CU_TENSOR_MAP_SWIZZLE_128B", dtype="f16")
-    assert v.refuted and "at most 256" in v.reason
+    # a shape no box can have: an input error (cv.agrees as the CLI and manifests run it)
+    with pytest.raises(cv.CuteVerifyError, match="at most 256") as e:
+        cv.agrees("(512,64):(64,1)", "CU_TENSOR_MAP_SWIZZLE_128B", dtype="f16")
+    assert e.value.kind == "input"
     assert cv.agrees("S<3,3,3> o 0 o (256,64):(64,1)", "CU_TENSOR_MAP_SWIZZLE_128B", dtype="f16").proved

@@ -75,8 +75,11 @@ def _strides(d):
                      lambda v, i=i, sb=sb: f"global stride {i} is {_v(sb, v)} bytes, not a multiple of {m}"))
         bound.append((C("lt", num, 2 ** 40 * den),
                       lambda v, i=i, sb=sb: f"global stride {i} is {_v(sb, v)} bytes, not < 2**40"))
+        # the driver's strides are cuuint64_t: a negative stride wraps past 2**40, it is never accepted
+        bound.append((C("le", 0, num),
+                      lambda v, i=i, sb=sb: f"global stride {i} is {_v(sb, v)} bytes, negative (an unsigned count)"))
     yield Rule("stride_alignment", f"every global stride (bytes) a multiple of {m}", mult)
-    yield Rule("stride_bound", "every global stride < 2**40 bytes", bound)
+    yield Rule("stride_bound", "every global stride in 0..2**40 - 1 bytes", bound)
     if d.stride and d.stride[0] is not None:
         s0 = d.stride[0]
         yield Rule("innermost_contiguous", "the innermost dimension has stride 1 (the driver takes no stride "
