@@ -14,7 +14,8 @@ symbolic layouts
     2. ``stage_finite``: all symbols in small finite sets: every admissible assignment is decided concretely;
     3. ``stage_structural``: structural proofs under the hypotheses (``structural``), every step decided by
        ``cuteverify.decide``;
-    4. ``stage_samples``: small admissible assignments are tried concretely (refutations with an assignment);
+    4. ``stage_samples``: small admissible assignments are tried concretely (refutations with an assignment;
+       the first ``tables.FIRST_SAMPLES`` of them already before stage 3, ``stage_first_samples``);
     5. ``stage_z3``: Z3 (integer arithmetic, nonlinear in the symbols) under the ``QUERY`` budget;
     6. otherwise unknown, with the reason.
 
@@ -268,7 +269,7 @@ def _run(claim, layouts, q, extra, extra_exprs, t0):
     v = c.discharge()
     if v is not None:
         return _finish(claim, v, c.obligations, (), t0)
-    for stage in (stage_finite, stage_structural, stage_partial, stage_samples, stage_z3):
+    for stage in (stage_finite, stage_first_samples, stage_structural, stage_partial, stage_samples, stage_z3):
         v = stage(c)
         if v is not None:
             return _finish(claim, v, c.hyps, c.discharged, t0)
@@ -286,6 +287,7 @@ class SymbolicClaim:
         self.obligations = obligations + [o for o in _implicit_obligations(layouts) if o not in obligations]
         self.names = sorted(s.name for s in free)
         self.discharged, self.hyps, self.hyp = [], [], None
+        self.structural_tried = False
 
     def discharge(self):
         """Stage 1: decide each obligation under the assumptions; an undecided one becomes a hypothesis.
@@ -349,7 +351,8 @@ class SymbolicClaim:
 
 
 def stage_finite(c: SymbolicClaim):
-    """Stage 2: every symbol in a finite set of at most ``FINITE_LIMIT`` assignments: decide each."""
+    """Stage 2: every symbol in a finite set of at most ``FINITE_LIMIT`` assignments: decide each (more than
+    ``FINITE_STRUCTURAL_FIRST`` of them: the first samples and the structural rules are tried first)."""
     asm = c.asm
     if asm is None or not all(domain(c.hyp, n) is not None for n in c.names):
         return None
@@ -361,6 +364,11 @@ def stage_finite(c: SymbolicClaim):
     assignments = finite_assignments(names, c.hyp, tables.FINITE_LIMIT)
     if assignments is None:
         return None
+    if len(assignments) > tables.FINITE_STRUCTURAL_FIRST:
+        # many cases: a refutation among the smallest, or one structural proof, is cheaper than each case
+        v = stage_first_samples(c) or stage_structural(c)
+        if v is not None:
+            return v
     bounded = bounded_names(c.hyp, names)
     how = f" (bounded, so finite: {', '.join(bounded)})" if bounded else ""
     methods, count, unknowns = set(), 0, []
@@ -386,7 +394,10 @@ def stage_finite(c: SymbolicClaim):
 
 def stage_structural(c: SymbolicClaim):
     """Stage 3: a structural proof under the hypotheses; a step that had to assume something it could not
-    decide is no proof under the listed hypotheses."""
+    decide is no proof under the listed hypotheses. Tried once per claim (stage 2 may have tried it)."""
+    if c.structural_tried:
+        return None
+    c.structural_tried = True
     with decide.context(c.hyp) as recorded:
         before = len(recorded)
         try:
@@ -453,14 +464,23 @@ def _subs_extra_partial(extra, values):
     return None if extra is None else sub(extra)
 
 
-def stage_samples(c: SymbolicClaim):
-    """Stage 4: small assignments, for a refutation only."""
-    for values in _samples(c.names, c.asm):
+def stage_samples(c: SymbolicClaim, limit=None):
+    """Stage 4: small assignments, for a refutation only (the first ``limit`` of them, where given)."""
+    for k, values in enumerate(_samples(c.names, c.asm)):
+        if limit is not None and k >= limit:
+            break
         v = c.concrete_at(values)
         if v is not None and v.status == "refuted":
             v.method = f"sampled assignment + {v.method}"
             return v
     return None
+
+
+def stage_first_samples(c: SymbolicClaim):
+    """Stage 2b: the first few assignments of stage 4 before any structural work: a false claim is
+    usually refuted by one of its smallest assignments, at the cost of a few concrete checks, where the
+    structural rules would first spend their decisions failing."""
+    return stage_samples(c, tables.FIRST_SAMPLES)
 
 
 def stage_z3(c: SymbolicClaim):

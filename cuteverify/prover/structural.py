@@ -126,7 +126,10 @@ def _coprime_injective(modes):
        (strides ``y, y*b1, ...``, a bijection onto ``y*[0, B)``). With ``g = gcd(c, y)``, ``c*i == y*j``
        has a solution with ``0 < |i| < a``, ``|j| < B`` iff ``y/g < a`` and ``c/g < B``. ``g`` is known
        when ``y`` is an integer times powers of pow2 symbols: ``g = gcd(c, k)`` (``c`` is odd).
-    Valid for int forms (integer sums of mode terms) only."""
+    Valid for int forms (integer sums of mode terms) only. Tried only under pow2 facts: without them the
+    strides that sorted-strides leaves open are almost never coprime for every assignment."""
+    if not _pow2_names():
+        return False
     while len(modes) > 1:
         for i, (s, d) in enumerate(modes):
             if decide.lt(0, d) is not True:
@@ -159,10 +162,14 @@ def _coprime_injective(modes):
     return False
 
 
+def _pow2_names():
+    ctx = decide.current()
+    return ctx.assumptions.pow2 if ctx is not None and ctx.assumptions is not None else set()
+
+
 def _pow2_monomial_coeff(y):
     """``k`` when ``y`` is ``k`` times a product of powers of pow2 symbols (decision context's facts)."""
-    ctx = decide.current()
-    pow2 = ctx.assumptions.pow2 if ctx is not None and ctx.assumptions is not None else set()
+    pow2 = _pow2_names()
     p = poly.to_poly(as_int(y))
     if p is None or len(p) != 1:
         return None

@@ -14,7 +14,9 @@ ENUM_SURJ_LIMIT = 1 << 20   # surjectivity: enumerate the image up to this size
 EQUAL_ENUM_LIMIT = 1 << 16  # equality: compare the value tables up to this size
 MISSED_LIMIT = 1 << 22      # a codomain this large is not scanned for a missed value
 FINITE_LIMIT = 1024         # symbolic claims: all assignments of finite sets up to this many
+FINITE_STRUCTURAL_FIRST = 16  # symbolic claims: more finite assignments than this: a structural proof first
 SAMPLE_LIMIT = 300          # symbolic claims: small assignments tried for a refutation
+FIRST_SAMPLES = 5           # symbolic claims: of those, tried before the structural rules
 PARTIAL_LIMIT = 16          # symbolic claims: cases of the finite symbols proved one by one (the rest symbolic)
 POW2_MODEL_EXP = 128        # pow2 symbols range over 2^0..2^128 when Z3 looks for a model
 

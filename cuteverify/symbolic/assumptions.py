@@ -176,6 +176,24 @@ class Assumptions:
         self._poly_subs = (stamp, out)
         return out
 
+    def poly_facts(self) -> list:
+        """``[(kind, f)]`` for every comparison fact ``a REL b`` between polynomials (``symbolic.poly``):
+        ``f = b - a`` with ``f == 0`` (eq), ``!= 0`` (ne), ``> 0`` (lt), ``>= 0`` (le)."""
+        stamp = self.key()
+        got = getattr(self, "_poly_facts", None)
+        if got is not None and got[0] == stamp:
+            return got[1]
+        out = []
+        for c in self.conditions:
+            if c.kind in ("eq", "ne", "lt", "le"):
+                pa, pb = poly.to_poly(c.a), poly.to_poly(c.b)
+                if pa is not None and pb is not None:
+                    f = poly.add(pb, pa, -1)
+                    if f:
+                        out.append((c.kind, f))
+        self._poly_facts = (stamp, out)
+        return out
+
     # -- re-parametrisations used by the cheap decisions --
     def substitutions(self) -> list[dict]:
         """Maps symbol -> expression in fresh symbols, each implied by the facts (sound to prove with)."""
@@ -189,6 +207,11 @@ class Assumptions:
                 low[c.b] = max(low.get(c.b, 1), _int(c.a))
             if c.kind == "lt" and isinstance(c.b, sympy.Symbol) and type(_int(c.a)) is int:
                 low[c.b] = max(low.get(c.b, 1), _int(c.a) + 1)
+        for name, vals in self.finite.items():
+            # a finite set's least value is a lower bound (a symbol in {8,16,...} is at least 8)
+            if vals and min(vals) > 1:
+                s = symbol(name)
+                low[s] = max(low.get(s, 1), min(vals))
         for name in self.pow2:
             s = symbol(name)
             e = sympy.Symbol(f"_{name}_log", integer=True, nonnegative=True)

@@ -220,6 +220,23 @@ def divides(a, b):
     return True
 
 
+def ratio(d, f):
+    """The constant ``lam`` with ``d == lam*f`` (both nonzero polynomials), or None."""
+    if not f or len(d) != len(f):
+        return None
+    lam = None
+    for m, c in d.items():
+        cf = f.get(m)
+        if cf is None:
+            return None
+        q = c / cf
+        if lam is None:
+            lam = q
+        elif q != lam:
+            return None
+    return lam
+
+
 def nonzero_monomial(m):
     """A monomial whose atoms are all at least 1 is never 0."""
     return all(_LO.get(a, 0) >= 1 for a, _ in m)

@@ -140,8 +140,9 @@ def decide(kind, a, b, assumptions, skip=()):
         goal = condition_to_z3(kind, a, b, env)
         facts = assumption_constraints(assumptions, env)
         facts += positivity(env)
-        if assumptions is not None and assumptions.pow2 & set(env):
-            return None  # powers of two are not polynomial: leave them to the prover
+        if assumptions is not None:
+            # a power of two is 1 or even: a superset of its values, so "no assignment" stays a proof
+            facts += [z3.Or(env[n] == 1, env[n] % 2 == 0) for n in sorted(assumptions.pow2 & set(env))]
     except Untranslatable:
         return None
 

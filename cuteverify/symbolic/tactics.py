@@ -48,10 +48,12 @@ def _decide(kind, a, b, assumptions):
         if r is not None:
             return r
         if assumptions:
-            for sub in assumptions.poly_substitutions():
-                r = _poly_direct(kind, poly.subs(pa, sub), poly.subs(pb, sub))
-                if r is not None:
-                    return r
+            r = _poly_subs_direct(kind, pa, pb, assumptions)
+            if r is not None:
+                return r
+            r = _stated(kind, pa, pb, assumptions)
+            if r is not None:
+                return r
     else:
         r = _direct(kind, a, b)
         if r is not None:
@@ -112,6 +114,51 @@ def _sampled(kind, a, b, pa, pb, assumptions: Assumptions):
     return seen
 
 
+def _poly_subs_direct(kind, pa, pb, assumptions):
+    for sub in assumptions.poly_substitutions():
+        r = _poly_direct(kind, poly.subs(pa, sub), poly.subs(pb, sub))
+        if r is not None:
+            return r
+    return None
+
+
+def _stated(kind, pa, pb, assumptions):
+    """The question is a fact, or a fact's negation, up to a constant factor (``M/128 == 1`` under
+    ``M != 128``; ``128 < M`` under ``M != 128`` once ``128 <= M`` is decided). A fact ``fa REL fb`` is read
+    as ``f = fb - fa`` with ``f == 0`` / ``!= 0`` / ``> 0`` / ``>= 0``; ``d = lam*f`` with a constant ``lam``
+    carries the sign fact to ``d``."""
+    d = poly.add(pb, pa, -1)  # eq: zero iff b - a is; lt / le: b - a > 0 / >= 0
+    if not d:
+        return None
+    nonzero = False
+    for fkind, f in assumptions.poly_facts():
+        lam = poly.ratio(d, f)
+        if lam is None:
+            continue
+        if fkind == "eq":
+            return kind != "lt"  # d == 0: eq and le hold, lt does not
+        nonzero = True  # ne, lt: f != 0, so d != 0
+        if kind == "eq":
+            return False
+        if fkind == "lt" and lam > 0:
+            return True
+        if fkind == "lt" and lam < 0:
+            return False
+        if fkind == "le":
+            if lam < 0 and kind == "lt":
+                return False
+            if lam > 0 and kind == "le":
+                return True
+            nonzero = False  # f >= 0 says nothing about d != 0
+    if nonzero and kind == "lt":  # a <= b and a != b
+        return True if _poly_direct("le", pa, pb) is True or \
+            _poly_subs_direct("le", pa, pb, assumptions) is True else None
+    if nonzero and kind == "le":  # b <= a and a != b: a <= b never holds
+        return False if _poly_direct("le", pb, pa) is True or \
+            _poly_subs_direct("le", pb, pa, assumptions) is True else None
+    return None
+
+
 def _poly_direct(kind, pa, pb):
     """The tests of ``symbolic.poly`` on two polynomials: True / False for every assignment, or None."""
     if kind == "divides":
@@ -125,6 +172,8 @@ def _poly_direct(kind, pa, pb):
         if pa == pb:
             return True
         r = poly.divides(pa, pb)
+        if r is None and poly.sign(pb)[1] and poly.sign(poly.add(pa, pb, -1))[1]:
+            return False  # 0 < b < a: no multiple of a
         if r is None and len(pa) == 1 and len(pb) == 1:
             (ma, ca), = pa.items()
             (mb, cb), = pb.items()
