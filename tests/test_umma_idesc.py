@@ -159,6 +159,7 @@ def test_field_rules_refute_with_the_field():
         ("mxf8f6f4", dict(M=128, N=64, k_size=1), "k_size"),
         ("f16", dict(M=128, N=64, a_type="f16", b_type="bf16"), "ab_format"),
         ("tf32", dict(M=128, N=64, d_type="f16"), "d_format"),
+        ("f8f6f4", dict(M=128, N=64, d_type="f16"), "d_format"),
         ("mxf4", dict(M=64, N=64), "shape_m"),
     ]
     for kind, f, rule in cases:

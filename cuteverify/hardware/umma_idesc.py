@@ -53,7 +53,9 @@ _F8F6F4 = {"e4m3": 0, "e5m2": 1, "e2m3": 3, "e3m2": 4, "e2m1": 5}
 #: kind -> A/B format codes (PTX Tables 42/43; CUTLASS F16F32Format, S8Format, MXF8F6F4Format, MXF4Format)
 FORMATS = {"f16": {"f16": 0, "bf16": 1}, "tf32": {"tf32": 2}, "f8f6f4": _F8F6F4, "i8": {"u8": 0, "s8": 1},
            "mxf8f6f4": _F8F6F4, "mxf4": {"e2m1": 1}, "mxf4nvf4": {"e2m1": 1}}
-_D_FORMATS = {"f16": {"f16": 0, "f32": 1}, "tf32": {"f32": 1}, "f8f6f4": {"f16": 0, "f32": 1}, "i8": {"s32": 2}}
+# PTX Table 42's D column: kind::f8f6f4 lists F32 only (the more permissive reading would prove an f16 D
+# the table does not list; refusing a legal one is the lesser error)
+_D_FORMATS = {"f16": {"f16": 0, "f32": 1}, "tf32": {"f32": 1}, "f8f6f4": {"f32": 1}, "i8": {"s32": 2}}
 _D_CODES = {"f16": 0, "f32": 1, "s32": 2}
 _SCALE = {"ue4m3": 0, "ue8m0": 1}
 _SCALES_OF = {"mxf8f6f4": ("ue8m0",), "mxf4": ("ue8m0",), "mxf4nvf4": ("ue8m0", "ue4m3")}
