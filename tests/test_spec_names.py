@@ -45,8 +45,11 @@ def _sparse_wgmma_names() -> list:
 
 
 def _sm120_specialisations() -> list:
-    text = (CUTE / "mma_sm120.hpp").read_text()
-    return [f"{m.group(1)}<{m.group(2)}>" for m in re.finditer(r"^struct (SM120_\w+)<([^>]*)>", text, re.M)]
+    out = []
+    for h in ("mma_sm120.hpp", "mma_sm120_sparse.hpp"):
+        text = (CUTE / h).read_text()
+        out += [f"{m.group(1)}<{m.group(2)}>" for m in re.finditer(r"^struct (SM120_\w+)<([^>]*)>", text, re.M)]
+    return out
 
 
 # The headers whose `struct SM..._...` names the test enumerates (every mma and copy header of cute/arch).
@@ -60,9 +63,6 @@ NOT_COVERED = [
     # SM61 dp4a / dp2a: one-thread SIMD dot products, not warp MMA atoms; SM100 FFMA2: a 2-wide SIMD FMA
     (r"^SM61_DP[24]A$", "one-thread SIMD instruction"),
     (r"^SM100_[12]x[12]x1_F32F32F32F32$", "one-thread SIMD instruction"),
-    # SM120 sparse mma.sync (mma_sm120_sparse.hpp): not in the library yet (the metadata fragment needs its own
-    # PTX formulas, 9.7.14.6)
-    (r"^SM120_SPARSE_", "not yet in the library"),
     # TMA and bulk copies: descriptor-based, modelled by cuteverify.hardware.tma / tma_copy, not as TV specs
     (r"^SM90_(TMA|BULK_COPY)_", "TMA: cuteverify.hardware.tma"),
     (r"^SM100_TMA_2SM_", "TMA: cuteverify.hardware.tma"),
@@ -91,7 +91,7 @@ def _header_names() -> list:
         out += [(n, h, n in tmpl) for n in _structs(h)]
     out += [(n, "mma_traits_sm90_gmma*.hpp", False) for n in _wgmma_names()]
     out += [(n, "mma_sm90_gmma_sparse*.hpp", False) for n in _sparse_wgmma_names()]
-    out += [(n, "mma_sm120.hpp", False) for n in _sm120_specialisations()]
+    out += [(n, "mma_sm120*.hpp", False) for n in _sm120_specialisations()]
     return out
 
 
@@ -100,7 +100,7 @@ def test_header_lists_are_not_empty():
     assert len(_sparse_wgmma_names()) == 24 * 32 + 16 * 18
     assert len(_structs("copy_sm100.hpp", r"SM100_TMEM_(?:LOAD|STORE)_\w+")) == 148
     assert len(_structs("mma_sm100_umma.hpp", r"SM10[03]_\w+")) == 38
-    assert len(_sm120_specialisations()) == 77
+    assert len(_sm120_specialisations()) == 2 * 77
     assert {"SM120_16x8x32_TN", "SM80_CP_ASYNC_CACHEALWAYS"} <= _templates("mma_sm120.hpp") | _templates("copy_sm80.hpp")
 
 
@@ -209,7 +209,7 @@ def test_cli_list_filters_by_arch_and_kind():
     want = {n for n in lib if lib[n].kind == "mma" and lib[n].arch in ("sm_90", "sm_90a")}
     assert got == want and "SM90_SPARSE_64xNx32_F16F16F16_SS" in got and "SM90_U32x4_STSM_N" not in got
     r = _cli("spec", "list", "--arch", "sm_120a", "--json")
-    assert len(json.loads(r.output)) == 77
+    assert len(json.loads(r.output)) == 2 * 77
 
 
 def test_cli_show_prints_the_sources_and_takes_enum_params_by_name():

@@ -1,5 +1,5 @@
 """SM120 mma.sync entries of the spec library (specs/mma_sm120.yaml): one spec per CUTLASS specialisation of
-mma_sm120.hpp, whose layouts equal CUTLASS's traits as the shipped headers write them, which the self-check proved
+mma_sm120.hpp and mma_sm120_sparse.hpp, whose layouts equal CUTLASS's traits as the shipped headers write them, which the self-check proved
 against the PTX fragment formulas when the library loaded; a wrong layout (one stride off) is refuted with the
 thread, value and element; every entry says that no silicon backs it."""
 from __future__ import annotations
@@ -77,22 +77,40 @@ def _cutlass_layouts() -> dict:
     assert k64["CLayout"] == row
     # mma_traits_sm120.hpp: the dense struct inherits SM80_16x8x32_S32S8S8S32_TN, the VS one its underlying traits
     assert "MMA_Traits<SM120_16x8x32_TN<a_type, b_type, c_type>>\n     : MMA_Traits<SM80_16x8x32_S32S8S8S32_TN>" in t120
-    return {"SM120_16x8x32_TN": k32,
+    ts = (CUTE / "atom" / "mma_traits_sm120_sparse.hpp").read_text()
+    named_sp = {"SM120_16x8_Row": _cpp_layout(re.search(r"using SM120_16x8_Row\s*=\s*(Layout<.*?>);", ts, re.S).group(1))}
+    sp64 = _layouts(_traits_body(ts, "struct MMA_Traits<SM120::SPARSE::SM120_SPARSE_16x8x64_TN<"), named_sp)
+    sp128 = _layouts(_traits_body(ts, "struct MMA_Traits<SM120::BLOCKSCALED::SPARSE::SM120_SPARSE_16x8x128_TN_VS"),
+                     named_sp)
+    # the sparse VS k64 traits take A/B/C/E from the non-VS struct and SFA/SFB from SM120_16x8x64_TN_VS
+    assert "UnderlyingSFTraits = MMA_Traits<SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<" in ts
+    sp64 = {"A": sp64["ALayout"], "B": sp64["BLayout"], "C": sp64["CLayout"], "E": sp64["ELayout"]}
+    return {"SM120_SPARSE_16x8x64_TN": sp64,
+            "SM120_SPARSE_16x8x64_TN_VS": {**sp64, "SFA": k64["SFALayout"], "SFB": k64["SFBLayout"]},
+            "SM120_SPARSE_16x8x128_TN_VS": {"A": sp128["ALayout"], "B": sp128["BLayout"], "C": sp128["CLayout"],
+                                            "E": sp128["ELayout"], "SFA": sp128["SFALayout"],
+                                            "SFB": sp128["SFBLayout"]},
+            "SM120_16x8x32_TN": k32,
             "SM120_16x8x32_TN_VS": {**k32, "SFA": vs["SFALayout"], "SFB": vs["SFBLayout"]},
             "SM120_16x8x64_TN_VS": {"A": k64["ALayout"], "B": k64["BLayout"], "C": row, "SFA": k64["SFALayout"],
                                     "SFB": k64["SFBLayout"]}}
 
 
-def _specialisations() -> list:
-    """Every full or partial specialisation of mma_sm120.hpp, as CUTLASS spells it (VS left as the parameter)."""
-    text = (CUTE / "arch" / "mma_sm120.hpp").read_text()
-    return [f"{m.group(1)}<{', '.join(a.strip() for a in m.group(2).split(','))}>"
-            for m in re.finditer(r"^struct (SM120_\w+)<([^>]*)>", text, re.M)]
+def _specialisations(headers=("mma_sm120.hpp", "mma_sm120_sparse.hpp")) -> list:
+    """Every full or partial specialisation of the SM120 headers, as CUTLASS spells it (VS left as the
+    parameter)."""
+    out = []
+    for h in headers:
+        text = (CUTE / "arch" / h).read_text()
+        out += [f"{m.group(1)}<{', '.join(a.strip() for a in m.group(2).split(','))}>"
+                for m in re.finditer(r"^struct (SM120_\w+)<([^>]*)>", text, re.M)]
+    return out
 
 
 def test_every_specialisation_has_its_spec(lib):
+    assert len(_specialisations(("mma_sm120.hpp",))) == 77  # 50 f8f6f4 + 25 mxf8f6f4 + 2 mxf4nvf4
     names = _specialisations()
-    assert len(names) == 77 and len(set(names)) == 77  # 50 f8f6f4 + 25 mxf8f6f4 + 2 mxf4nvf4
+    assert len(names) == 2 * 77 and len(set(names)) == 2 * 77  # and as many sparse ones
     sm120 = sorted(n for n in lib if (lib[n].arch or "").startswith("sm_120"))
     assert sorted(names) == sm120
 
@@ -125,6 +143,7 @@ def test_dtypes_and_ptx_follow_the_name(lib):
         a, b = a[len("float_"):-2], b[len("float_"):-2]
         assert (s.data["dtypes"]["a"], s.data["dtypes"]["b"], s.data["dtypes"]["c"]) == (a, b, short[c])
         assert f".{short[c]}.{a}.{b}.{short[c]}" in s.ptx
+        assert ("sp::ordered_metadata" in s.ptx) == n.startswith("SM120_SPARSE_")
         if "_VS<" in n:
             sf = n.split(",")[3].strip()[len("float_"):-2]
             assert s.ptx.endswith("." + sf) and "block_scale" in s.ptx
@@ -170,7 +189,7 @@ def test_entries_say_they_are_unprobed(lib):
         s = lib[n]
         assert str(s.data["evidence"]).startswith("none") and not s.silicon_confirmed
         text = s.describe()
-        assert "evidence: none" in text and "cutlass: include/cute/atom/mma_traits_sm120.hpp" in text
+        assert "evidence: none" in text and "cutlass: include/cute/atom/mma_traits_sm120" in text
         assert "ptx section: PTX ISA 9.7.14" in text
 
 
@@ -182,5 +201,10 @@ def test_cutlass_spellings_resolve(lib):
     assert s.name == "SM120_16x8x32_TN<float_e4m3_t, float_e5m2_t, half_t>" and p == {}
     s, p = resolve_instance("SM120_16x8x32_F16E4M3E5M2F16_TN", library=lib)  # the flat alias
     assert s.name == "SM120_16x8x32_TN<float_e4m3_t, float_e5m2_t, half_t>"
+    s, p = resolve_instance("cute::SM120::BLOCKSCALED::SPARSE::SM120_SPARSE_16x8x128_TN_VS<cutlass::float_e2m1_t, "
+                            "cutlass::float_e2m1_t, float, cutlass::float_ue8m0_t, 64>", library=lib)
+    assert s.name.startswith("SM120_SPARSE_16x8x128_TN_VS<") and p == {"VS": 64}
+    s, p = resolve_instance("SM120::SPARSE::SM120_SPARSE_16x8x64_TN<float_e3m2_t, float_e2m3_t, half_t>", library=lib)
+    assert s.name == "SM120_SPARSE_16x8x64_TN<float_e3m2_t, float_e2m3_t, half_t>" and "E" in s.operands
     with pytest.raises(SpecError, match="VS=64"):
         resolve_instance("SM120_16x8x32_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue8m0_t, 64>", library=lib)

@@ -204,7 +204,8 @@ def _template_args(text: str) -> list:
     return out
 
 
-_CPP_NS = re.compile(r"\b(?:cute|cutlass|SM120::BLOCKSCALED)::")
+# longest first: SM120::BLOCKSCALED::SPARSE:: is one namespace, not SM120::BLOCKSCALED:: and a stray SPARSE::
+_CPP_NS = re.compile(r"\b(?:cute|cutlass|SM120::BLOCKSCALED::SPARSE|SM120::BLOCKSCALED|SM120::SPARSE)::")
 
 
 def _specialisation(name: str, lib: Library):
