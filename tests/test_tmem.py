@@ -186,3 +186,12 @@ def test_element_views_agree_with_the_ptx_formulas():
     with pytest.raises(SpecError):
         tmem.element_view("SM100_TMEM_LOAD_32dp32b1x", "f64")
     assert str(tmem.element_view("SM100_TMEM_LOAD_32dp32b2x", "f64")["dst"]) == "(32,1):(1,1)"
+
+
+def test_accumulator_layouts_must_be_m_by_n_tiles():
+    # the same addresses enumerated (n, m) instead of (m, n): a mismatch, not an accidental proof
+    v = tmem.check_accumulator("(256,128):(1,65536)", 128, 256)
+    assert v.refuted and v.counterexample.kind == "mismatch" and "256 x 128" in str(v.counterexample)
+    v = tmem.check_accumulator("(32768):(1)", 128, 256)
+    assert v.refuted and v.counterexample.kind == "mismatch"
+    assert tmem.check_accumulator("(((16,4),64),1,1):(((65536,2097152),1),0,0)", 64, 64).proved

@@ -38,6 +38,7 @@ from __future__ import annotations
 import time
 
 from ..algebra import upcast
+from ..core.layout import rank, size
 from ..core.parse import parse
 from ..errors import SpecError
 from ..prover.verdict import Counterexample, Verdict
@@ -161,6 +162,22 @@ def _as_int_layout(layout, what: str) -> IntLayout:
     return il
 
 
+def _tile_modes(layout) -> tuple:
+    """The (rows, columns) a tile layout's modes have: ``(R, N, 1, ...)``, or ``((R, N), 1, ...)`` as CUTLASS
+    prints a partitioned accumulator; None for any other profile (the colex index m + rows*n would then not
+    mean (m, n))."""
+    lay = parse(layout) if isinstance(layout, str) else layout
+    r = rank(lay)
+    if r == 1:
+        return None
+    sizes = [size(lay[i]) for i in range(r)]
+    if rank(lay[0]) == 2 and all(x == 1 for x in sizes[1:]):
+        return size(lay[0][0]), size(lay[0][1])
+    if all(x == 1 for x in sizes[2:]):
+        return sizes[0], sizes[1]
+    return None
+
+
 def _split(addr: int, k: int = 1) -> tuple:
     """``(lane, column, part)`` of an address counted in units of ``32/k`` bits (CUTLASS's ``tmem_ptr<T>``
     counts ``T`` elements: ``k = 32 / sizeof_bits<T>`` of them per 32-bit column)."""
@@ -223,8 +240,17 @@ def check_accumulator(layout, M: int, N: int, cta_group: int = 1, *, sparse: boo
     t0 = time.perf_counter()
     name = datapath(M, cta_group, sparse=sparse, ws=ws)
     _check_n(name, N)
-    cex = _compare_tile(_as_int_layout(layout, "accumulator layout"), name, N, "the accumulator layout",
-                        _units(dtype))
+    il = _as_int_layout(layout, "accumulator layout")
+    rows = _entry(name)[1]
+    got = _tile_modes(layout)
+    if got is not None and got != (rows, N) and il.size == rows * N:
+        cex = Counterexample("mismatch", note=f"the accumulator layout's modes are {got[0]} x {got[1]}; data path "
+                                              f"{name} holds {rows} x {N} per CTA as (m, n)")
+    elif got is None and il.size == rows * N:
+        cex = Counterexample("mismatch", note=f"the accumulator layout {layout} is not an (m, n) tile: expected modes "
+                                              f"({rows}, {N}) or (({rows}, {N}), 1, ...)")
+    else:
+        cex = _compare_tile(il, name, N, "the accumulator layout", _units(dtype))
     return _verdict(cex, f"accumulator {layout} agrees with TMEM data path {name} (M={M}, N={N}, "
                          f"cta_group::{cta_group})", t0, f"evidence: {EVIDENCE}")
 
