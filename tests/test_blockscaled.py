@@ -93,6 +93,12 @@ def test_wrong_layouts_are_refuted_with_the_coordinate():
     v = bs.check_sf_layout(bs.sf_layout("sm100", 32, 128, 128), "sm100", 16, 128, 128)
     assert v.refuted and v.counterexample.detail["coordinate"] == (0, 16, 0)
     assert bs.check_sf_layout("(128,64):(1,128)", "sm100", 16, 128, 128).counterexample.kind == "mismatch"
+    # the same bytes enumerated (k, mn): a mismatch of the modes, not read by its colex index
+    v = bs.check_sf_layout("(128,128):(1,128)", "sm100", 16, 128, 128)
+    assert v.status == "refuted"
+    v = bs.check_sf_layout("(64,256):(1,64)", "sm100", 16, 256, 64)
+    assert v.counterexample.kind == "mismatch" and "64 x 256" in str(v.counterexample)
+    assert bs.check_sf_layout(bs.sf_layout("sm100", 16, 128, 64), "sm100", 16, 128, 64).proved
 
 
 def test_bad_arguments_are_input_errors():

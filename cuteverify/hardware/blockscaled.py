@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 
 from ..algebra import tile_to_shape
+from ..core.layout import rank, size
 from ..core.parse import parse
 from ..errors import SpecError
 from ..prover.verdict import Counterexample, Verdict
@@ -143,6 +144,12 @@ def check_sf_layout(layout, arch: str, sf_vec: int, MN: int, K: int, L: int = 1)
     if il.swizzle is not None or il.size != MN * K * L:
         cex = Counterexample("mismatch", note=f"the layout has {il.size} coordinates, the problem {MN} x {K} x {L}"
                              if il.swizzle is None else "a scale-factor layout has no swizzle")
+        return Verdict("refuted", claim=claim, method=METHOD, counterexample=cex, reason=str(cex),
+                       elapsed=time.perf_counter() - t0)
+    modes = tuple(size(lay[i]) for i in range(rank(lay))) if rank(lay) > 1 else (size(lay),)
+    if modes not in ((MN, K, L), (MN, K) if L == 1 else None):
+        cex = Counterexample("mismatch", note=f"the layout's modes are {' x '.join(map(str, modes))}, not the "
+                                              f"(MN, K, L) = {MN} x {K} x {L} of the problem")
         return Verdict("refuted", claim=claim, method=METHOD, counterexample=cex, reason=str(cex),
                        elapsed=time.perf_counter() - t0)
     cex = _first_difference(il.values(), MN, K,
