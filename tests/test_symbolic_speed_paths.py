@@ -48,8 +48,12 @@ def _rand_expr(rng, names):
 def _rand_facts(rng, names):
     facts = []
     for n in names:
-        k = rng.choice(["div", "bound", "low", "set", "none"])
-        if k == "div":
+        k = rng.choice(["div", "bound", "low", "set", "ne", "pow2", "none"])
+        if k == "ne":
+            facts.append(f"{n} != {rng.choice([1, 2, 4, 8, 64])}")
+        elif k == "pow2":
+            facts.append(f"pow2({n})")
+        elif k == "div":
             facts.append(f"{rng.choice([2, 4, 8, 16])} | {n}")
         elif k == "bound":
             facts.append(f"{n} <= {rng.choice([4, 8, 16])}")
@@ -73,6 +77,12 @@ def _assignments(names, asm, limit=60):
 
 def _fact_holds(fact, v):
     """The facts of ``_rand_facts`` evaluated by hand (no library code)."""
+    if fact.startswith("pow2("):
+        x = v[fact[5:-1]]
+        return x & (x - 1) == 0
+    if " != " in fact:
+        n, b = fact.split(" != ")
+        return v[n] != int(b)
     if " | " in fact:
         d, n = fact.split(" | ")
         return v[n] % int(d) == 0
@@ -225,3 +235,33 @@ def _flat(t):
             out += _flat(x)
         return out
     return [t]
+
+
+@pytest.mark.parametrize("facts,question", [
+    (["128 | M", "M != 128"], ("eq", "M/128", "1")),
+    (["128 | M", "M != 128"], ("lt", "128", "M")),
+    (["128 | M", "M != 128"], ("le", "M", "128")),
+    (["M in {8,16,24}"], ("eq", "K*M", "1")),
+    (["2 | N"], ("divides", "K*N", "K")),
+    (["pow2(M)", "M != 1"], ("divides", "M**2", "M")),
+])
+def test_decisions_from_stated_facts_agree_with_enumeration(facts, question):
+    """Facts read up to a constant factor, a finite set's least value, ``0 < b < a``, pow2 as 1-or-even: each
+    decides the question, and enumeration agrees."""
+    kind, a, b = question
+    ea, eb = parse_expr(a), parse_expr(b)
+    with decide.context(Assumptions(facts)):
+        got = getattr(decide, kind)(ea, eb)
+    assert got is not None
+    ops = {"eq": lambda x, y: x == y, "lt": lambda x, y: x < y, "le": lambda x, y: x <= y,
+           "divides": lambda x, y: y % x == 0}
+    names = sorted({s.name for s in sympy.sympify(ea).free_symbols | sympy.sympify(eb).free_symbols})
+    checked = 0
+    for combo in itertools.product(*[range(1, 600)] * len(names)) if len(names) == 1 else \
+            itertools.product(*[range(1, 40)] * len(names)):
+        v = dict(zip(names, combo))
+        if not Assumptions(facts).holds(v):
+            continue
+        assert ops[kind](_at(ea, v), _at(eb, v)) is got, v
+        checked += 1
+    assert checked
