@@ -3,10 +3,14 @@ thread partitions agree with the TV layouts, copies built from a tiled MMA are c
 the partition shapes, name resolution and refusals."""
 from __future__ import annotations
 
+import random
+
+import numpy as np
 import pytest
 
 import cuteverify as cv
 import cuteverify.atoms as at
+from cuteverify.core.tuples import flatten, unflatten
 
 CONFIGS = [
     ("SM80_16x8x16_F32F16F16F32_TN", (2, 2, 1), None),
@@ -135,3 +139,36 @@ def test_names_and_refusals():
         at.make_tiled_copy_C(at.make_copy_atom("UniversalCopy<uint128_t>", "f16"),
                              at.make_tiled_mma("SM80_16x8x8_F32F16F16F32_TN", (1, 1, 1)))
     assert cv.make_tiled_mma is at.make_tiled_mma and cv.local_tile is at.local_tile
+
+
+def _np_values(layout):
+    """Every value, colexicographic, by numpy (independent of the library's evaluators)."""
+    vals = np.zeros(1, dtype=np.int64)
+    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+        vals = (vals[None, :] + (np.arange(s, dtype=np.int64) * d)[:, None]).ravel()
+    return vals
+
+
+@pytest.mark.parametrize("name,alay,perm", CONFIGS)
+def test_agrees_tiled_fast_path_matches_brute_force(name, alay, perm):
+    """agrees_tiled proves a layout iff it equals, at every (thread, value), the builder's tiled TV layout (which
+    tests/test_atoms_dsl.py checks against CuTe DSL and agrees_tiled proves): mutations of one stride each, in
+    the thread and in the value mode, decided against brute-force enumeration of both layouts."""
+    t = _tiled(name, alay, perm)
+    rng = random.Random(hash(name) & 0xFFFF)
+    for op in "ABC":
+        tv = t.tv_layout_tiled(op)
+        assert at.agrees_tiled(tv, t, op).proved
+        ref = _np_values(tv)
+        strides = list(flatten(tv.stride))
+        for _ in range(4):
+            i = rng.randrange(len(strides))
+            new = list(strides)
+            new[i] = rng.choice([0, 1, 2, strides[i] + 1, strides[i] * 2 or 3])
+            mut = cv.Layout(tv.shape, unflatten(new, tv.shape))
+            v = at.agrees_tiled(mut, t, op)
+            same = bool(np.array_equal(_np_values(mut), ref))
+            assert v.proved == same, (op, mut, v.status)
+            if not same:
+                c = v.counterexample
+                assert "thread" in str(c), c

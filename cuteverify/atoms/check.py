@@ -15,7 +15,7 @@ from ..errors import NotAdmissibleError
 from ..prover import Counterexample, Verdict
 from ._util import mode
 
-__all__ = ["compatible_tv", "covers"]
+__all__ = ["compatible_tv", "covers", "np_values"]
 
 
 def _concrete(tv: Layout, what: str):
@@ -34,7 +34,7 @@ def _broadcast(tv: Layout) -> int:
     return r
 
 
-def _np_values(tv: Layout):
+def np_values(tv: Layout):
     """Every value of a concrete integer layout, colexicographic, as a numpy array (the tiles of a 256-thread
     wgmma hold ~10^5 (thread, value) pairs: vectorised, not a Python loop)."""
     import numpy as np  # not a project module: loaded with the first check, not with `import cuteverify`
@@ -70,7 +70,7 @@ def _drop_thread_broadcast(tv: Layout) -> Layout:
 def _covers(tv: Layout, tile_size: int, claim: str) -> Verdict:
     nthr = size(mode(tv, 0))
     rep = _broadcast(tv)
-    np, vals = _np_values(tv)
+    np, vals = np_values(tv)
     bad = np.nonzero((vals < 0) | (vals >= tile_size))[0]
     if bad.size:
         i, x = int(bad[0]), int(vals[bad[0]])
@@ -97,7 +97,7 @@ def _covers(tv: Layout, tile_size: int, claim: str) -> Verdict:
 def _per_thread(tv: Layout):
     """Row ``t``: thread ``t``'s elements, sorted (the multiset it holds)."""
     nthr = size(mode(tv, 0))
-    np, vals = _np_values(tv)
+    np, vals = np_values(tv)
     return np, np.sort(vals.reshape(-1, nthr).T, axis=1)
 
 

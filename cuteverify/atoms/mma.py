@@ -46,11 +46,7 @@ class MmaAtom:
     def __init__(self, spec: Spec, params: dict, name: str):
         self.spec, self.params, self.name = spec, dict(params), name
         self.shape_mnk = spec.shape_mnk(**params)  # checks the family parameters
-        # the parameters are substituted in the text, so a family instance parses without sympy
-        self.thr_id = parse(spec.layout_text("thr_id", **params))
-        self.tv_layout_A = parse(spec.layout_text("A", **params))
-        self.tv_layout_B = parse(spec.layout_text("B", **params))
-        self.tv_layout_C = parse(spec.layout_text("C", **params))
+        self.thr_id, self.tv_layout_A, self.tv_layout_B, self.tv_layout_C = _atom_layouts(spec, self.params)
 
     def tv_layout(self, operand: str) -> Layout:
         return getattr(self, "tv_layout_" + operand)
@@ -70,6 +66,20 @@ class MmaAtom:
 
     def __repr__(self):
         return f"MmaAtom({self.name})"
+
+
+_ATOM_LAYOUTS: dict = {}
+
+
+def _atom_layouts(spec: Spec, params: dict) -> tuple:
+    """``(thr_id, A, B, C)`` of a spec instance, parsed once per (spec, parameters): layouts are immutable, and
+    the parameters are substituted in the text, so a family instance parses without sympy."""
+    key = (id(spec), tuple(sorted(params.items())))
+    hit = _ATOM_LAYOUTS.get(key)
+    if hit is None or hit[0] is not spec:
+        hit = _ATOM_LAYOUTS[key] = (spec, tuple(parse(spec.layout_text(k, **params))
+                                                for k in ("thr_id", "A", "B", "C")))
+    return hit[1]
 
 
 def _tuple(t) -> str:
