@@ -265,3 +265,33 @@ def test_decisions_from_stated_facts_agree_with_enumeration(facts, question):
         assert ops[kind](_at(ea, v), _at(eb, v)) is got, v
         checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("text,facts,query", [
+    ("(K,M/4,N):(N,2,1)", ["M % 64 == 0", "K % 128 == 0", "K >= 256"], "surjective"),
+    ("(K,M,N):(N,2,1)", ["M >= 2", "K >= 3"], "surjective"),
+    ("(K,M,N):(N,3,1)", ["M >= 2", "K >= 2"], "surjective"),
+])
+def test_unit_split_verdicts_agree_with_enumeration(text, facts, query):
+    """A size symbol split into X == 1 / X >= 2: every proof holds at the sampled admissible assignments
+    (brute force over the values), every refutation's assignment is a real counterexample."""
+    v = getattr(cv, f"is_{query}")(text, assume=cv.Assumptions(facts))
+    assert v.status != "unknown", v
+    sh, st = text.split(":")
+    she, ste = [parse_expr(x) for x in sh[1:-1].split(",")], [parse_expr(x) for x in st[1:-1].split(",")]
+
+    def onto(values):
+        shapes, strides = [_at(e, values) for e in she], [_at(e, values) for e in ste]
+        vals = {sum(c * d for c, d in zip(digits, strides)) for digits in itertools.product(*map(range, shapes))}
+        return vals == set(range(max(vals) + 1))
+
+    if v.status == "refuted":
+        assert not onto(v.counterexample.assignment)
+        return
+    checked = 0
+    for K, M, N in itertools.product([1, 2, 3, 4, 128, 256, 384], [1, 2, 3, 4, 64, 128], [1, 2, 3, 5, 8]):
+        values = {"K": K, "M": M, "N": N}
+        if Assumptions(facts).holds(values) and all(_at(e, values) for e in she):
+            assert onto(values), values
+            checked += 1
+    assert checked

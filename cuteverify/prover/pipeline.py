@@ -13,7 +13,8 @@ symbolic layouts
        the verdict;
     2. ``stage_finite``: all symbols in small finite sets: every admissible assignment is decided concretely;
     3. ``stage_structural``: structural proofs under the hypotheses (``structural``), every step decided by
-       ``cuteverify.decide``;
+       ``cuteverify.decide``; then the case splits of ``splits`` (finite symbols substituted one assignment
+       at a time; a size symbol split into ``X == 1`` and ``X >= 2``), each case proved structurally;
     4. ``stage_samples``: small admissible assignments are tried concretely (refutations with an assignment;
        the first ``tables.FIRST_SAMPLES`` of them already before stage 3, ``stage_first_samples``);
     5. ``stage_z3``: Z3 (integer arithmetic, nonlinear in the symbols) under the ``QUERY`` budget;
@@ -31,8 +32,6 @@ import time
 from ..core.interop import to_layout
 from ..core.layout import Layout
 from ..core.parse import as_assumptions, integrality_obligations, parse
-from ..core.strides import ScaledBasis
-from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError, Unsupported
 from ..symbolic import Assumptions, bounded_names, decide, domain, finite_assignments, to_int
@@ -40,6 +39,7 @@ from ..symbolic.conditions import Condition
 from ..symbolic.lazy import sympy
 from . import tables
 from .forms import as_int
+from .splits import _subs, stage_partial, stage_unit_split, structural_under
 from .tables import unknown
 from .verdict import Verdict
 
@@ -132,55 +132,6 @@ def _hypotheses(asm, conditions):
     return hyp
 
 
-def _subs(L, values):
-    if hasattr(L, "outer"):
-        off = L.offset
-        if isinstance(off, sympy.Basic):
-            off = to_int(off, values)
-            if off is None:
-                off = L.offset
-        return ComposedLayout(L.inner, off, _subs(L.outer, values))
-    fast = _subs_plain(L, values)
-    return fast if fast is not None else L.subs(values)
-
-
-def _subs_plain(L, values):
-    """``L.subs(values)`` for a full assignment by the exact polynomial evaluation of ``to_int`` (no sympy
-    substitution per entry), or None where ``Layout.subs`` must run: an entry that is no integer there, a
-    negative extent, a broken assumption or obligation (its errors), or a printed-form obligation (its
-    re-canonicalization of kept unit modes)."""
-    names = set(values)
-    if L.assumptions is not None and L.assumptions.violated(values) is not None:
-        return None
-    for o in L.obligations:
-        cond = getattr(o, "condition", None)
-        if getattr(o, "canonical", False) or not hasattr(cond, "symbols"):
-            return None
-        if not {x.name for x in cond.symbols()} <= names or cond.holds(values) is not True:
-            return None
-
-    open_ = []
-
-    def sub(x):
-        if type(x) is int:
-            return x
-        if type(x) is tuple:
-            return tuple(sub(e) for e in x)
-        if hasattr(x, "path"):
-            return ScaledBasis(sub(x.value), x.path)
-        if isinstance(x, sympy.Basic):
-            v = to_int(x, values)
-            if v is None:
-                open_.append(x)
-            return v
-        return x
-
-    shape, stride = sub(L.shape), sub(L.stride)
-    if open_ or any(x < 0 for x in flatten(shape)):
-        return None
-    return Layout(shape, stride, assumptions=L.assumptions, notes=L.notes)
-
-
 def _concrete_ok(L):
     """Substituted layout is well formed: integer shapes >= 1, integer strides."""
     outer = L.outer if hasattr(L, "outer") else L
@@ -269,7 +220,8 @@ def _run(claim, layouts, q, extra, extra_exprs, t0):
     v = c.discharge()
     if v is not None:
         return _finish(claim, v, c.obligations, (), t0)
-    for stage in (stage_finite, stage_first_samples, stage_structural, stage_partial, stage_samples, stage_z3):
+    for stage in (stage_finite, stage_first_samples, stage_structural, stage_partial, stage_unit_split,
+                  stage_samples, stage_z3):
         v = stage(c)
         if v is not None:
             return _finish(claim, v, c.hyps, c.discharged, t0)
@@ -398,70 +350,8 @@ def stage_structural(c: SymbolicClaim):
     if c.structural_tried:
         return None
     c.structural_tried = True
-    with decide.context(c.hyp) as recorded:
-        before = len(recorded)
-        try:
-            m = c.q.structural(c.layouts, c.extra)
-        except (CuteVerifyError, TypeError, ValueError, ZeroDivisionError):
-            m = None
-        if len(recorded) != before:
-            m = None
+    m = structural_under(c.q, c.layouts, c.extra, c.hyp)
     return Verdict("proved", method=m) if m else None
-
-
-def stage_partial(c: SymbolicClaim):
-    """Stage 3b: a case split over the symbols with finite domains (finite sets, bounds) when others have
-    none: each assignment of the finite ones is substituted and the rest proved structurally under the
-    hypotheses and that assignment; a proof only when every case is proved. An assignment where an
-    obligation of the layouts is false is no case of the claim (the layouts do not exist there)."""
-    fin = [n for n in c.names if domain(c.hyp, n) is not None]
-    if not fin or len(fin) == len(c.names):
-        return None
-    cases = finite_assignments(fin, c.hyp, tables.PARTIAL_LIMIT)
-    if not cases:
-        return None
-    methods = set()
-    for values in cases:
-        try:
-            ls = [_subs(L, values) for L in c.layouts]
-        except CuteVerifyError:
-            continue
-        hyp = c.hyp.merged(Assumptions([Condition("eq", sympy.Symbol(k, integer=True, positive=True), v)
-                                        for k, v in values.items()]))
-        with decide.context(hyp) as recorded:
-            before = len(recorded)
-            try:
-                m = c.q.structural(ls, _subs_extra_partial(c.extra, values))
-            except (CuteVerifyError, TypeError, ValueError, ZeroDivisionError):
-                m = None
-            if len(recorded) != before:
-                m = None
-        if not m:
-            return None
-        methods.add(m)
-    if not methods:
-        return None
-    bounded = bounded_names(c.hyp, fin)
-    how = f" (bounded, so finite: {', '.join(bounded)})" if bounded else ""
-    return Verdict("proved", method=f"case split over {', '.join(fin)}{how}, {len(cases)} cases: "
-                   + ", ".join(sorted(methods)))
-
-
-def _subs_extra_partial(extra, values):
-    """The query's extra arguments with some symbols substituted (the others stay symbolic)."""
-    m = {sympy.Symbol(k, integer=True, positive=True): v for k, v in values.items()}
-
-    def sub(v):
-        if isinstance(v, dict):
-            return {k: sub(x) for k, x in v.items()}
-        if type(v) is tuple:
-            return tuple(sub(x) for x in v)
-        if isinstance(v, sympy.Basic):
-            r = v.subs(m)
-            return int(r) if r.is_Integer else r
-        return v
-
-    return None if extra is None else sub(extra)
 
 
 def stage_samples(c: SymbolicClaim, limit=None):

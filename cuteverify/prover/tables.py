@@ -17,6 +17,7 @@ FINITE_LIMIT = 1024         # symbolic claims: all assignments of finite sets up
 FINITE_STRUCTURAL_FIRST = 16  # symbolic claims: more finite assignments than this: a structural proof first
 SAMPLE_LIMIT = 300          # symbolic claims: small assignments tried for a refutation
 FIRST_SAMPLES = 5           # symbolic claims: of those, tried before the structural rules
+UNIT_SPLITS = 2             # symbolic claims: size symbols split into X == 1 / X >= 2, at most this many
 PARTIAL_LIMIT = 16          # symbolic claims: cases of the finite symbols proved one by one (the rest symbolic)
 POW2_MODEL_EXP = 128        # pow2 symbols range over 2^0..2^128 when Z3 looks for a model
 
