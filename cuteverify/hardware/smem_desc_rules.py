@@ -219,7 +219,7 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
 
     A symbolic ``address`` is evaluated at 0: with base offset 0 both sides swizzle the same absolute address
     bits, so the answer holds at every address aligned to the swizzle's repeat (``pattern_alignment``).
-    Post-condition: proved, or refuted with a ``differ`` counterexample naming the element, the smem
+    Post-condition: proved, or refuted with a ``disagree`` counterexample naming the element, the smem
     coordinate, the descriptor's address and the layout's."""
     blk = _Block(parse(smem) if isinstance(smem, str) else smem, desc.bits)
     eb = desc.bits // 8
@@ -235,7 +235,7 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
              f"({mn_block}, {k_block}) of {blk.layout} as the layout places it")
     if x0 + desc.mn > blk.extent[0] or y0 + desc.k > blk.extent[1]:
         return Verdict("refuted", claim=claim, method="evaluation", reason="the block is outside the layout",
-                       counterexample=Counterexample("out-of-range", note=f"block ({mn_block}, {k_block}) of "
+                       counterexample=Counterexample("mismatch", note=f"block ({mn_block}, {k_block}) of "
                                                      f"{desc.mn}x{desc.k} is outside the {blk.extent} tile"))
     for j in range(desc.k):
         for i in range(desc.mn):
@@ -244,7 +244,7 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
             if got != want:
                 note = (f"element (mn={i}, k={j}) = smem coordinate ({x0 + i}, {y0 + j}): the descriptor reads "
                         f"byte {got}, the layout puts it at byte {want}")
-                cex = Counterexample("differ", coords=(i, j), values=(got, want), note=note,
+                cex = Counterexample("disagree", coords=(i, j), values=(got, want), note=note,
                                      detail={"coordinate": (x0 + i, y0 + j), "descriptor": got, "layout": want})
                 return Verdict("refuted", claim=claim, method="evaluation on the block", counterexample=cex,
                                reason=note)

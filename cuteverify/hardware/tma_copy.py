@@ -10,10 +10,14 @@ copy_traits_sm90_tma_swizzle.hpp), and a descriptor derived from a CuTe copy (do
 * the smem layout's contiguous mode is the gmem layout's stride-1 mode (smem and gmem have the same majorness);
 * box modes: contiguous gmem modes that the box covers entirely are merged into one TMA dimension while the
   merged box stays <= 256;
-* multicast over ``n`` CTAs splits the box's outermost dimension: ``box % n == 0`` or ``n % box == 0``.
+* multicast over ``n`` CTAs splits the box's outermost dimension: ``box % n == 0`` or ``n % box == 0``;
+* the box of a concrete compact smem tile (hierarchical modes too, e.g. a GMMA atom tiled) is the one
+  ``construct_tma_gbasis`` finds (``hardware.tma_box``), the tile taking ``box_copies`` boxes, and
+  ``box_lands``: each box lands where the smem layout puts its elements (proved on the whole tile).
 """
 from __future__ import annotations
 
+from ..core.layout import size
 from ..core.parse import as_assumptions, parse
 from ..core.swizzle import ComposedLayout
 from ..errors import TmaError
@@ -23,10 +27,13 @@ from ..symbolic.expr import normalize
 from .dtypes import dtype_bits
 from .rules import Rule, check_rules, value_at
 from .tma import TmaDescriptor
+from .tma_box import prove_landing, smem_box
 
-__all__ = ["tma_swizzle_mode", "smem_alignment", "from_copy", "copy_rules", "merge_box_modes"]
+__all__ = ["copy_rules", "from_copy", "merge_box_modes", "smem_alignment", "tma_swizzle_mode"]
 
 _MODE_NAMES = {0: "NONE", 1: "32B", 2: "64B", 3: "128B", 4: "128B_ATOM_32B", 6: "128B_ATOM_64B"}
+# the byte swizzle each TMA mode applies (the 128B_ATOM_64B mode's shift is the smem layout's)
+_MODE_BYTES = {0: None, 1: (1, 4, 3), 2: (2, 4, 3), 3: (3, 4, 3), 4: (2, 5, 2)}
 _CUTLASS = "CUTLASS make_tma_copy"
 
 
@@ -110,11 +117,14 @@ def copy_rules(gmem, smem, elem_bits, box=(), multicast=1, smem_address_align=No
     ``(rules, mode, byte_swizzle)``."""
     g_st = _flat(gmem.stride)
     s_lay, sw, _ = _smem_parts(smem)
-    s_st = _flat(s_lay.stride)
+    s_modes = s_lay.stride if isinstance(s_lay.stride, tuple) else (s_lay.stride,)
     mode, byte, why = tma_swizzle_mode(sw, elem_bits)
     rules = [Rule("swizzle_mode", "the smem layout's swizzle is a TMA swizzle mode",
                   [(mode is not None, lambda _: why or "")], source=_CUTLASS + " (get_tma_swizzle_bits)")]
-    gm, sm = _unit_mode(g_st), _unit_mode(s_st)
+    # the smem tile's contiguous mode: the (top-level) mode holding its stride-1 leaf
+    gm = _unit_mode(g_st)
+    sm = next((i for i, m in enumerate(s_modes) if _unit_mode(_flat(m) if isinstance(m, tuple) else [m]) is not None),
+              None)
     rules.append(Rule("majorness", "the smem layout's contiguous mode is the gmem layout's stride-1 mode",
                       [(gm is not None and gm == sm,
                         lambda _: f"gmem stride-1 mode is {gm}, smem contiguous mode is {sm}")], source=_CUTLASS))
@@ -153,20 +163,43 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
         raise TmaError(f"gmem {gmem}: a TMA tensor has integer strides (no swizzle, coordinate or F2 strides)")
     g_sh, g_st = _flat(gmem.shape), _flat(gmem.stride)
     s_lay, _, _ = _smem_parts(smem)
-    tile = _flat(s_lay.shape)
-    if len(tile) != len(g_sh):
-        raise TmaError(f"the smem tile has {len(tile)} modes, the gmem layout {len(g_sh)}")
+    if len(s_lay.shape if isinstance(s_lay.shape, tuple) else (s_lay.shape,)) != len(g_sh):
+        raise TmaError(f"the smem tile has {len(s_lay.shape)} modes, the gmem layout {len(g_sh)}")
+    sbox = _cutlass_box(s_lay)
     with decide.context(assumptions):
         unit = _unit_mode(g_st)
         if unit is None:
             raise TmaError(f"gmem strides {tuple(g_st)}: no mode has stride 1 (TMA needs a contiguous mode)")
-        order = [unit] + [i for i in range(len(g_sh)) if i != unit]
+        if sbox is not None and sbox.dims[0][0] == unit:
+            # CUTLASS's construct_tma_gbasis: the box's dimensions in smem order, then the other gmem modes
+            order = [m for m, _ in sbox.dims] + [i for i in range(len(g_sh)) if i not in {m for m, _ in sbox.dims}]
+            extent = dict(sbox.dims)
+            tile = [extent.get(i, 1) for i in range(len(g_sh))]
+        else:  # no box CUTLASS would find, or the majorness differs (refuted below): the tile's extents
+            tile = [size(m) for m in (s_lay.shape if isinstance(s_lay.shape, tuple) else (s_lay.shape,))]
+            order = [unit] + [i for i in range(len(g_sh)) if i != unit]
         shape, stride, box = merge_box_modes([g_sh[i] for i in order], [g_st[i] for i in order],
                                              [tile[i] for i in order])
         rules, mode, byte = copy_rules(gmem, smem, bits, box, multicast, smem_address_align)
+    if sbox is not None and mode is not None:
+        landing = prove_landing(smem, sbox, _MODE_BYTES.get(mode, byte), bits)
+        rules.append(Rule("box_lands", "each TMA box lands in smem where the smem layout puts its elements",
+                          [(landing.proved, lambda _: str(landing.counterexample))],
+                          source="TMA swizzle on absolute smem addresses (specs/evidence/sm90/tma.jsonl)"))
     desc = TmaDescriptor(dtype, shape, stride, box, swizzle=mode if mode is not None else 0, assume=assumptions,
                          arch=arch)
     claim = f"make_tma_copy({gmem}, {smem}, {dtype}) builds an accepted descriptor"
-    verdict = check_rules(desc.rules() + rules, assumptions, claim,
-                          fields=dict(desc.fields(), smem_alignment=smem_alignment(byte)))
+    fields = dict(desc.fields(), smem_alignment=smem_alignment(byte))
+    if sbox is not None:
+        fields["box_copies"] = sbox.copies
+    verdict = check_rules(desc.rules() + rules, assumptions, claim, fields=fields)
     return desc, verdict
+
+
+def _cutlass_box(s_lay):
+    """The box CUTLASS finds in a concrete, compact smem tile (``tma_box.smem_box``), else None (a symbolic
+    or padded tile: the tile's extents are the box, as before)."""
+    try:
+        return smem_box(s_lay)
+    except TmaError:
+        return None
