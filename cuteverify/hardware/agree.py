@@ -5,14 +5,17 @@ prover's :class:`~cuteverify.prover.verdict.Verdict` (``cv.agrees`` is :func:`ag
 """
 from __future__ import annotations
 
+import re
 import time
 
-from ..core.parse import parse
+from ..core.layout import Layout
+from ..core.parse import as_assumptions, parse
 from ..errors import SpecError
 from ..prover.queries import INTERNAL
 from ..prover.verdict import Counterexample, Verdict
 from . import formula as _fm
 from .dtypes import dtype_bits
+from .family import family_facts, symbolic_tv_agreement, values_text
 from .intlayout import IntLayout, int_layout
 from .library import default_library, resolve_instance
 from .selfcheck import compare_tv, offset_disagreement, tv_disagreement
@@ -34,7 +37,7 @@ def user_int_layout(layout, spec: Spec, params: dict) -> IntLayout:
 
 
 def agrees(layout, spec_name: str, operand: str | None = None, library: Library | None = None, *,
-           dtype=None, tile=None, atom_layout=None, **params) -> Verdict:
+           dtype=None, tile=None, atom_layout=None, assume=None, **params) -> Verdict:
     """Does ``layout`` (a cuteverify Layout, or CuTe text) match the hardware for ``operand`` of a spec?
 
     * ``mma``/``copy`` specs: ``layout`` is a (thread, value) layout compared at every pair with the
@@ -48,7 +51,11 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
       layout of a TMA box in shared memory (rows of ``span`` bytes); it must equal the row-major box with
       the swizzle applied to byte offsets.
 
-    Family parameters (``N=64``) are required for families. Returns a Verdict: ``proved`` (equal at every
+    Family parameters (``N=64``) select one instance. A family parameter left out, with ``assume`` facts
+    (``["N % 8 == 0", "8 <= N", "N <= 256"]``) or a layout whose symbols name it (``(2,2,N/8)``), makes the
+    claim one about every value of the family the assumptions allow (:func:`_agrees_family`): one symbolic
+    proof where it goes through, else each allowed value instantiated; the method says which. Returns a
+    Verdict: ``proved`` (equal at every
     (thread, value) / coordinate); ``refuted`` with a counterexample of kind ``disagree`` (the first
     (thread, value) and both elements as (row, col), see :func:`~cuteverify.hardware.selfcheck.tv_disagreement`,
     or for shared memory the coordinate with the user's and the expected offset), re-checked by evaluating the
@@ -62,6 +69,10 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
         "".join(f", {k}={v}" for k, v in {**{k: v for k, v in extra.items() if v is not None}, **params}.items()) \
         + ")"
     spec, implied = resolve_instance(spec_name, dtype, library or default_library())  # SM90_64x128x16_... fixes N
+    open_params = [k for k in spec.params if k not in {**implied, **params}]
+    if open_params and (assume is not None or _names_in(layout) & set(open_params)):
+        return _agrees_family(layout, spec, spec_name, operand, library, claim, t0, open_params, assume,
+                              {**implied, **params}, {"dtype": dtype, "tile": tile, "atom_layout": atom_layout})
     p = spec.check_params({**implied, **params})
     operand = _operand(spec, operand)
     cex, reason = _compare(layout, spec, operand, p, dtype, tile, atom_layout)
@@ -75,13 +86,92 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
         return done("refuted", counterexample=Counterexample("mismatch", note=reason), reason=reason)
     try:
         ok = _recheck_agrees(layout, spec, p, cex)
-    except Exception as e:  # noqa: BLE001 (a re-check that crashes is a failed re-check)
+    except Exception as e:
         ok, why = False, f"{type(e).__name__}: {e}"
     else:
         why = "the layout does not give the reported element there"
     if not ok:
         return done("unknown", reason=f"{INTERNAL} ({cex}; {why})")
     return done("refuted", counterexample=cex)
+
+
+# A family claim instantiates at most this many allowed parameter assignments when no symbolic proof holds.
+FAMILY_INSTANCES = 512
+
+
+def _names_in(layout) -> set:
+    if isinstance(layout, str):
+        return set(re.findall(r"[A-Za-z_]\w*", layout))
+    fs = getattr(layout, "free_symbols", None)
+    return {x.name for x in fs()} if callable(fs) else set()
+
+
+def _agrees_family(layout, spec: Spec, spec_name, operand, library, claim, t0, open_params, assume, fixed, extra):
+    """``agrees`` for every allowed value of the family parameters left open: the family's values that satisfy
+    the assumptions (``assume`` and the layout's own). Proved by one symbolic proof
+    (``selfcheck.symbolic_tv_agreement``: the layout with its symbols against the formula, every allowed value
+    at once) where it applies; otherwise by instantiating each allowed value (refuted: the first value that
+    disagrees, in the counterexample's ``assignment``)."""
+    asm = as_assumptions(assume)
+    lay = layout
+    if isinstance(layout, str):
+        lay = parse(substitute(layout, fixed) if fixed else layout, assume=asm)
+    elif fixed and callable(getattr(layout, "free_symbols", None)) and _names_in(layout) & set(fixed):
+        lay = layout.subs(**{k: v for k, v in fixed.items() if k in _names_in(layout)})
+    own = getattr(lay, "assumptions", None)
+    asm = own if asm is None else (asm if own is None else asm.merged(own))
+    allowed = []
+    for inst in spec.instances():
+        if any(inst[k] != spec.check_params({**inst, **fixed})[k] for k in fixed if k in inst):
+            continue
+        if asm is None or asm.holds({k: inst[k] for k in open_params}) is not False:
+            allowed.append({k: inst[k] for k in open_params})
+    where = ", ".join(open_params)
+    if not allowed:
+        raise SpecError(f"agrees: no value of {where} in the family satisfies the assumptions", spec.file, spec.line,
+                        spec.name)
+
+    def done(status, method, **kw):
+        return Verdict(status, claim=claim, method=method, elapsed=time.perf_counter() - t0, **kw)
+    op = _operand(spec, operand)
+    values = {k: sorted({a[k] for a in allowed}) for k in open_params}
+    text = ", ".join(f"{k} in {values_text(v)}" for k, v in values.items())
+    if spec.kind == "mma" and not any(v is not None for v in extra.values()) and isinstance(lay, Layout) and             len(allowed) == _product_count(values):
+        facts = family_facts_for(spec, values, asm)
+        if facts is not None and symbolic_tv_agreement(spec, op, lay, facts, coverage=False):
+            return done("proved", f"symbolic: one proof for every {text}")
+    if len(allowed) > FAMILY_INSTANCES:
+        return done("unknown", "instantiation", reason=f"{len(allowed)} allowed values of {where}, past the "
+                    f"{FAMILY_INSTANCES} a family claim instantiates, and no symbolic proof held")
+    for inst in allowed:
+        v = agrees(lay if isinstance(lay, Layout) or not isinstance(layout, str) else layout, spec_name, operand,
+                   library, **extra, **fixed, **inst)
+        if v.status != "proved":
+            if v.counterexample is not None:
+                v.counterexample.assignment = dict(inst)
+            v.claim, v.method = claim, f"instantiation: {v.method} at {', '.join(f'{k}={x}' for k, x in inst.items())}"
+            v.elapsed = time.perf_counter() - t0
+            return v
+    return done("proved", f"instantiation: each of the {len(allowed)} allowed values ({text}), {METHOD}")
+
+
+def _product_count(values: dict) -> int:
+    n = 1
+    for v in values.values():
+        n *= len(v)
+    return n
+
+
+def family_facts_for(spec: Spec, values: dict, asm):
+    """Assumptions for the symbolic proof: each open parameter in its allowed set (a finite set, or the
+    progression the family declares when every value of it is allowed), with the user's other facts."""
+    facts = family_facts(spec, [k for k in values if sorted(values[k]) == sorted(spec.params[k])])
+    if facts is None:
+        return None
+    for k, v in values.items():
+        if sorted(v) != sorted(spec.params[k]):
+            facts.add(f"{k} in {{{','.join(map(str, v))}}}")
+    return facts if asm is None else facts.merged(asm)
 
 
 def _operand(spec: Spec, operand: str | None) -> str:

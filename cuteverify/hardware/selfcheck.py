@@ -13,16 +13,29 @@ import re
 from ..core.swizzle import Swizzle
 from ..errors import NotAdmissibleError, SpecError, SpecInconsistent
 from ..prover.verdict import Counterexample
+from . import family as _family
 from . import formula as _fm
+from .family import family_facts, symbolic_tv_agreement, values_text
 from .intlayout import IntLayout, int_layout
 from .loader import line_of
 from .spec import THREAD_VARS, Spec, operand_formulas
-from .tables import (element_of, expected_values, hw_elements, hw_indices, plain_spec_layout, spec_int_layout,
-                     spec_layout)
+from .tables import (
+    element_of,
+    expected_values,
+    hw_elements,
+    hw_indices,
+    plain_spec_layout,
+    spec_int_layout,
+    spec_layout,
+)
 
-__all__ = ["self_check", "compare_tv", "parse_swizzle", "tv_disagreement", "offset_disagreement"]
+__all__ = ["self_check", "compare_tv", "parse_swizzle", "tv_disagreement", "offset_disagreement", "METHODS",
+           "check_method", "family_facts", "symbolic_tv_agreement"]
 
 _CHECKED: dict = {}
+
+# How each family's TV operands were checked (spec name -> text), for ``spec check`` and the tests.
+METHODS: dict = {}
 
 
 def _element_text(operand: str, axes: tuple, el) -> str:
@@ -192,13 +205,16 @@ def _check_tv_spec(spec: Spec) -> list:
         problems.append(("thr_id", f"ThrID has size {thr.size}, declared threads {spec.threads}"))
     elif len(set(thr.values())) != thr.size:
         problems.append(("thr_id", "ThrID is not injective"))
-    for params in _distinct_instances(spec):
+    proved = _family_proofs(spec)
+    for params in _distinct_instances(spec) if len(proved) < len(spec.operands) else ():
         if spec.kind == "mma":
             dims = spec.shape_mnk(**params)
             if any(d <= 0 for d in dims):
                 problems.append(("shape_mnk", f"non-positive shape {dims} for {params}"))
                 break
         for op in spec.operands:
+            if op in proved:
+                continue
             reason = _operand_problem(spec, op, params)
             if reason:
                 p = "".join(f" {k}={v}" for k, v in params.items())
@@ -206,6 +222,40 @@ def _check_tv_spec(spec: Spec) -> list:
         if problems:
             break
     return problems
+
+
+def _family_proofs(spec: Spec) -> set:
+    """The operands of a family proved for every parameter value at once (``symbolic_tv_agreement`` on the
+    spec's own layout, its parameters as symbols); the others are checked instance by instance. Records in
+    ``METHODS`` which it was."""
+    read = _params_read(spec)
+    if spec.kind != "mma" or not read:
+        return set()
+    asm = family_facts(spec, read)
+    proved = set()
+    if asm is not None:
+        for op in spec.operands:
+            try:
+                lay = spec_layout(spec, op, ())
+            except SpecError:
+                continue
+            if symbolic_tv_agreement(spec, op, lay, asm):
+                proved.add(op)
+    n = len(_distinct_instances(spec))
+    where = ", ".join(f"{k} in {values_text(spec.params[k])}" for k in sorted(read))
+    if len(proved) == len(spec.operands):
+        METHODS[spec.name] = f"one symbolic proof per operand for every {where}"
+    elif proved:
+        METHODS[spec.name] = (f"operands {', '.join(sorted(proved))}: one symbolic proof for every {where}; "
+                              f"the others: {n} instances checked")
+    else:
+        METHODS[spec.name] = f"{n} instances checked ({where})"
+    return proved
+
+
+def check_method(spec: Spec) -> str | None:
+    """How ``self_check`` checked a family's TV operands (None for a single instruction or before a check)."""
+    return METHODS.get(spec.name)
 
 
 # --------------------------------------------------------------------------------------- smem atoms
@@ -360,5 +410,6 @@ def _line_for(spec: Spec, where: str) -> int | None:
 
 
 def clear_cache() -> None:
-    """Forget memoised operand checks (tests re-run the whole self-check from scratch)."""
+    """Forget memoised operand checks and family proofs (tests re-run the whole self-check from scratch)."""
     _CHECKED.clear()
+    _family.clear_cache()
