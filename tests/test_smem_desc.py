@@ -245,7 +245,7 @@ def test_encoding_round_trip_and_umma_fields():
 
 
 def test_base_offset_shifts_the_swizzle_rows():
-    # the PTX reading (not on silicon): a pattern starting 3 rows (384 bytes) into a 1024-byte repeat
+    # a pattern starting 3 rows (384 bytes) into a 1024-byte repeat (the silicon records: below)
     d0 = SmemDescriptor("sm_90", bits=16, mn=8, start=384, sbo=1024, layout_type="B128")
     d3 = SmemDescriptor("sm_90", bits=16, mn=8, start=384, sbo=1024, layout_type="B128", base_offset=3)
     assert d3.address(0, 0) == 384 and d3.address(1, 8) == 384 + 128 + 16 ^ 16  # row 1 of the pattern
@@ -280,3 +280,39 @@ def test_cli_exit_codes():
     r = run(desc_cmd, ["--smem", K_SW128, "--dtype", "f16", "--address", "A", "-a", "A % 1024 == 0",
                        "-a", "A < 2**17"])
     assert r.exit_code == 0, r.output
+
+
+# ------------------------------------------------------------------ the base offset on silicon (H200)
+
+BASE_EVIDENCE = ROOT / "specs/evidence/sm90/wgmma_desc_base_offset.jsonl.gz"
+
+
+def _base_configs():
+    with gzip.open(BASE_EVIDENCE, "rt") as f:
+        lines = [json.loads(x) for x in f]
+    groups = collections.defaultdict(dict)
+    for r in lines[1:]:
+        key = (r["smem_layout"], r["trans_a"], r["swizzle_mode"], r["desc_lbo"], r["desc_sbo"], r["start_offset"],
+               r["base_offset"])
+        groups[key][(r["row"], r["col"])] = r["smem_offset"]
+    return lines[0]["meta"], groups
+
+
+BASE_META, BASE_CONFIGS = _base_configs()
+
+
+def test_base_offset_evidence_is_the_h200_run():
+    assert BASE_META["gpu"] == "NVIDIA H200" and len(BASE_CONFIGS) == 12
+    assert all(len(v) == 1024 for v in BASE_CONFIGS.values())
+    # the base offset changes what is read: start +384 with base offset 0 and 3 read different bytes
+    a = BASE_CONFIGS[("K_SW128", 0, 1, 16, 1024, 384, 0)]
+    b = BASE_CONFIGS[("K_SW128", 0, 1, 16, 1024, 384, 3)]
+    assert a != b
+
+
+@pytest.mark.parametrize("key", sorted(BASE_CONFIGS), ids=lambda k: f"{k[0]}-start{k[5]}-base{k[6]}")
+def test_base_offset_model_agrees_with_every_silicon_record(key):
+    _, trans, mode, lbo, sbo, start, base = key
+    d = SmemDescriptor("sm_90", major="MN" if trans else "K", bits=16, mn=64, k=16, start=start, lbo=lbo, sbo=sbo,
+                       layout_type=mode, base_offset=base)
+    assert d.read_map() == BASE_CONFIGS[key]
