@@ -2,6 +2,7 @@
 
     cuteverify tma --dtype bf16 --shape "(K,M)" --stride "(1,K)" --box "(64,128)" --swizzle 128B -a "K % 8 == 0"
     cuteverify tma --gmem "(M,K):(K,1)" --smem "S<3,3,3> o 0 o (128,64):(64,1)" --dtype bf16 --multicast 2
+    cuteverify tma --gmem "(M,K):(1,M)" --smem GMMA_MN_SW128 --tile "(128,64)" --dtype f16 -a "M % 8 == 0"
 
 Shape, stride and box in elements, innermost first, as cuTensorMapEncodeTiled takes them; or derived from a
 CuTe copy (``--gmem`` and ``--smem``) the way make_tma_copy derives them, with CUTLASS's checks added.
@@ -14,6 +15,8 @@ import sys
 
 import click
 
+from cuteverify.core.parse import parse_tuple
+from cuteverify.hardware.smem_desc_rules import smem_layout
 from cuteverify.hardware.tma import TmaDescriptor
 from cuteverify.hardware.tma_copy import from_copy
 
@@ -32,7 +35,9 @@ from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assump
 @click.option("--oob-fill", default="NONE", show_default=True, help="NONE or NAN_REQUEST_ZERO_FMA.")
 @click.option("--address", default=None, help="Global address (bytes; an expression) to check its alignment.")
 @click.option("--gmem", default=None, help="Derive from a copy: the gmem layout, e.g. \"(M,K):(K,1)\".", callback=text_input)
-@click.option("--smem", default=None, help="Derive from a copy: the smem tile layout (with its swizzle).", callback=text_input)
+@click.option("--smem", default=None, callback=text_input,
+              help="Derive from a copy: the smem tile layout (with its swizzle) or a smem atom name.")
+@click.option("--tile", default=None, help="With --smem: tile the layout / atom to this shape first: \"(128,64)\".")
 @click.option("--multicast", type=int, default=1, show_default=True, help="CTAs a multicast copy spans.")
 @click.option("--smem-align", type=int, default=None, help="Byte alignment of the smem buffer to check.")
 @click.option("--arch", default="sm_90", show_default=True, type=click.Choice(["sm_90", "sm_100"]))
@@ -40,7 +45,7 @@ from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assump
 @json_option
 @guarded
 def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_promotion, oob_fill, address,
-            gmem, smem, multicast, smem_align, arch, assume, as_json):
+            gmem, smem, tile, multicast, smem_align, arch, assume, as_json):
     """Does cuTensorMapEncodeTiled accept this descriptor for every value of the symbols? Prints every rule
     (ok / FAIL / ??) and, on a failure, the rule and the smallest violating assignment.
 
@@ -53,6 +58,7 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
     if gmem is not None or smem is not None:
         if gmem is None or smem is None:
             raise click.UsageError("--gmem and --smem go together")
+        smem = smem_layout(smem, dtype, parse_tuple(tile, "--tile") if tile else None)
         desc, verdict = from_copy(gmem, smem, dtype, multicast=multicast, smem_address_align=smem_align,
                                   assume=asm, arch=arch)
     else:

@@ -94,3 +94,27 @@ def test_box_input_errors_and_fallbacks():
     # a padded tile keeps the tile's extents as the box (no landing proof): the span rule decides
     desc, v = from_copy("(M,K):(K,1)", "(64,64):(72,1)", "bf16", assume=ASSUME)
     assert desc.box == (64, 64) and "box_lands" not in [r.claim.split(":")[0] for r in v.rules]
+
+
+def test_cutlass_hopper_tutorial_tiles():
+    # examples/cute/tutorial/hopper/wgmma_sm90.cu: sA = tile_to_shape(GMMA::Layout_MN_SW128_Atom<half_t>, (128,64)),
+    # TMA from the MN-major gmem A (M,K):(1,M); the K-major variant with Layout_K_SW128_Atom
+    mn = tile_to_shape(parse("S<3,3,3> o 0 o (64,8):(1,64)"), (128, 64))
+    desc, v = from_copy("(M,K):(1,M)", mn, "f16", assume=["M % 8 == 0", "M <= 2**20", "K <= 2**20"])
+    assert v.proved, v
+    assert desc.box == (64, 8) and v.fields["box_copies"] == 16 and desc.swizzle == 3
+    k = tile_to_shape(parse("S<3,3,3> o 0 o (8,64):(64,1)"), (128, 64))
+    desc, v = from_copy("(M,K):(K,1)", k, "f16", assume=ASSUME)
+    assert v.proved and desc.box == (64, 128) and v.fields["box_copies"] == 1
+
+
+def test_cli_derived_from_an_atom_name():
+    from click.testing import CliRunner
+
+    from cuteverify.cli.tma_cmd import tma_cmd
+    r = CliRunner().invoke(tma_cmd, ["--gmem", "(M,K):(1,M)", "--smem", "GMMA_MN_SW128", "--tile", "(128,64)",
+                                     "--dtype", "f16", "-a", "M % 8 == 0", "-a", "M <= 2**20", "-a", "K <= 2**20"])
+    assert r.exit_code == 0, r.output
+    assert "box_lands" in r.output
+    r = CliRunner().invoke(tma_cmd, ["--gmem", "(M,K):(1,M)", "--smem", "GMMA_MN_SW512", "--dtype", "f16"])
+    assert r.exit_code == 2
