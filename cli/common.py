@@ -158,8 +158,9 @@ def _verdict_lines(v):
     cex = str(v.counterexample) if v.counterexample is not None else None
     if cex is not None:
         yield f"  counterexample: {cex}"
-    if v.reason and v.reason != cex:  # a witness that is its own reason is said once
-        yield f"  reason: {v.reason}"
+    reason = _without_witness(v.reason, cex)
+    if reason:
+        yield f"  reason: {reason}"
     if v.obligations:
         yield "  under obligations:"
         yield from (f"    - {o}" for o in v.obligations)
@@ -168,6 +169,20 @@ def _verdict_lines(v):
         yield from (f"    - {o}" for o in v.discharged)
     method = f"{v.method}, " if v.method else ""
     yield f"  time: {method}{v.elapsed * 1e3:.1f} ms"
+
+
+def _without_witness(reason, cex):
+    """A verdict's reason as printed under its ``counterexample:`` line: a witness is said once. A reason that is
+    the witness is dropped, and a clause ``RULE: witness`` of it (a rule list such as the TMA driver's) keeps only
+    its rule's name."""
+    if not reason or cex is None:
+        return reason
+    clauses = []
+    for c in str(reason).split("; "):
+        if c == cex:
+            continue
+        clauses.append(c[:-len(cex) - 2] if c.endswith(": " + cex) else c)
+    return "; ".join(clauses)
 
 
 def report(v, as_json: bool, extra: dict | None = None):

@@ -222,7 +222,9 @@ def check_rules(rules, assumptions, claim: str, fields=None) -> RuleVerdict:
     unknown = [v for _, v in enforced if v.status == "unknown"]
     if refuted:
         status, cex = "refuted", refuted[0].counterexample
-        reason = "; ".join(f"{v.claim.split(':', 1)[0]}: {v.counterexample}" for v in refuted)
+        # each broken rule's witness is on its own FAIL line and the first is the counterexample: the reason
+        # names the rules, it does not repeat the witnesses
+        reason = "broken: " + ", ".join(v.claim.split(":", 1)[0] for v in refuted)
     elif unknown:
         status, cex = "unknown", None
         reason = "; ".join(f"{v.claim.split(':', 1)[0]}: {v.reason}" for v in unknown)
