@@ -1,9 +1,13 @@
 """The cheap symbolic decisions behind the decision interface (docs/model.md section 5.3).
 
 A decision is ``True`` only when it holds for every assignment that satisfies the assumptions, ``False``
-only when it fails for every such assignment, and ``None`` otherwise. Methods, cheapest first: sympy's sign
-and zero facts on polynomials; re-parametrising symbols by what the assumptions imply (``128 | M`` gives
-``M = 128*m``, ``K >= 64`` gives ``K = 64 + k``); exhaustive evaluation over finite sets; a small Z3 query.
+only when it fails for every such assignment, and ``None`` otherwise. Methods, cheapest first: sign and zero
+tests on polynomials (exact arithmetic, ``symbolic.poly``; sympy only for what is no polynomial);
+re-parametrising symbols by what the assumptions imply (``128 | M`` gives ``M = 128*m``, ``K >= 64`` gives
+``K = 64 + k``, ``K in {8,16}`` gives ``K = 8 + k``); the facts themselves up to a constant factor; a few
+small admissible assignments (true at one and false at another: undecided, no Z3 query); exhaustive
+evaluation over finite sets; a small Z3 query (``smt.DECISION`` rlimit). Answers are cached per question
+and content of the facts.
 """
 from __future__ import annotations
 
