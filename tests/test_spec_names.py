@@ -157,9 +157,9 @@ def test_concrete_names_fix_family_parameters():
     spec, p = resolve_instance("SM90_64x136x32_F32E4M3E5M2_SS_TN", library=lib)  # fp8, an N of gmma_ext.hpp
     assert spec.name == "SM90_64xNx32_F32E4M3E5M2_SS_TN" and p == {"N": 136}
     spec, p = resolve_instance("SM90::GMMA::SPARSE::GMMA_64x256x32_F32F16F16_RS", library=lib)
-    assert spec.name == "SM90_SPARSE_64xNx32_F32F16F16_RS" and p == {"N": 256} and ".sp." in spec.ptx
-    spec, p = resolve_instance("SM90_64x96x64_S32S8S8_SS_TN_SATURATE_SPARSE", library=lib)  # the alias form
-    assert spec.name == "SM90_SPARSE_64xNx64_S32S8S8_SS_TN_SATURATE" and p == {"N": 96}
+    assert spec.name == "SM90_64xNx32_F32F16F16_RS_SPARSE" and p == {"N": 256} and ".sp." in spec.ptx
+    spec, p = resolve_instance("SM90_SPARSE_64x96x64_S32S8S8_SS_TN_SATURATE", library=lib)  # the alias form
+    assert spec.name == "SM90_64xNx64_S32S8S8_SS_TN_SATURATE_SPARSE" and p == {"N": 96}
     spec, p = resolve_instance("SM120_16x8x32_TN_VS<float_e4m3_t, float_e2m1_t, float, float_ue8m0_t, 32>",
                                library=lib)
     assert spec.name.startswith("SM120_16x8x32_TN_VS<float_e4m3_t, float_e2m1_t,") and p == {"VS": 32}
@@ -181,7 +181,7 @@ def test_out_of_range_instances_are_refused():
     ("SM75_16x8x8_F16F16F16F16_TN", "SM80_16x8x8_F16F16F16F16_TN"),  # no SM75 f16-accumulator struct exists
     ("SM100_MMA_F16BF6_SS", "SM100_MMA_F16BF16_SS"),
     ("SM100_TMEM_LAOD_32dp32b4x", "SM100_TMEM_LOAD_32dp32bRx"),
-    ("SM90::GMMA::SPARSE::GMMA_64x64x32_F16F16F16_SSS", "SM90_SPARSE_64xNx32_F16F16F16_SS"),
+    ("SM90::GMMA::SPARSE::GMMA_64x64x32_F16F16F16_SSS", "SM90_64xNx32_F16F16F16_SS_SPARSE"),
     ("SM120_16x8x32_TN<float_e2m1_t, float_e3m2_t, flaot>", "SM120_16x8x32_TN<float_e2m1_t, float_e3m2_t, float>"),
     ("SM80_16x8x32_S32S4S4S32_TN_SATURATED", "SM80_16x8x32_S32S4S4S32_TN_SATURATE"),
 ])
@@ -207,7 +207,7 @@ def test_cli_list_filters_by_arch_and_kind():
     assert r.exit_code == 0, r.output
     got = {row["name"] for row in json.loads(r.output)}
     want = {n for n in lib if lib[n].kind == "mma" and lib[n].arch in ("sm_90", "sm_90a")}
-    assert got == want and "SM90_SPARSE_64xNx32_F16F16F16_SS" in got and "SM90_U32x4_STSM_N" not in got
+    assert got == want and "SM90_64xNx32_F16F16F16_SS_SPARSE" in got and "SM90_U32x4_STSM_N" not in got
     r = _cli("spec", "list", "--arch", "sm_120a", "--json")
     assert len(json.loads(r.output)) == 2 * 77
 

@@ -97,20 +97,20 @@ def test_every_sparse_struct_is_its_family_instance(lib):
 
 
 def test_brief_and_concrete_spellings(lib):
-    s, p = resolve_instance("SM90_64x128x32_F32BF16BF16_SS_SPARSE", library=lib)  # alias form
-    assert s.name == "SM90_SPARSE_64xNx32_F32BF16BF16_SS" and p == {"N": 128}
+    s, p = resolve_instance("SM90_64x128x32_F32BF16BF16_SS_SPARSE", library=lib)  # the family's own spelling
+    assert s.name == "SM90_64xNx32_F32BF16BF16_SS_SPARSE" and p == {"N": 128}
     s, p = resolve_instance("cute::SM90::GMMA::SPARSE::GMMA_64x200x64_F32E4M3E5M2_RS_TN", library=lib)
-    assert s.name == "SM90_SPARSE_64xNx64_F32E4M3E5M2_RS_TN" and p == {"N": 200}
+    assert s.name == "SM90_64xNx64_F32E4M3E5M2_RS_TN_SPARSE" and p == {"N": 200}
     assert s.ptx == "wgmma.mma_async.sp.sync.aligned.m64n{N}k64.f32.e4m3.e5m2"
 
 
 @pytest.mark.parametrize("name, operand, bad, where, hardware", [
     # A (RS, 16-bit): the K+16 block (stride 1024) written as 512
-    ("SM90_SPARSE_64xNx32_F16F16F16_RS", "A", "((4,8,4),(4,2,2)):((256,1,16),(64,8,512))", (0, 8), (0, 16)),
+    ("SM90_64xNx32_F16F16F16_RS_SPARSE", "A", "((4,8,4),(4,2,2)):((256,1,16),(64,8,512))", (0, 8), (0, 16)),
     # E (16-bit): the selector lane pair given stride 1 instead of 0: lane 2 would hold row 1
-    ("SM90_SPARSE_64xNx32_F16F16F16_SS", "E", "((2,2,8,4),(16,2)):((1024,1,1,16),(64,8))", (2, 0), (0, 0)),
+    ("SM90_64xNx32_F16F16F16_SS_SPARSE", "E", "((2,2,8,4),(16,2)):((1024,1,1,16),(64,8))", (2, 0), (0, 0)),
     # E (8-bit): the K half of lanes 4g+2, 4g+3 (stride 2048) written as 1024
-    ("SM90_SPARSE_64xNx64_S32S8S8_SS_TN", "E", "((2,2,8,4),32):((8,1024,1,16),64)", (2, 0), (0, 32)),
+    ("SM90_64xNx64_S32S8S8_SS_TN_SPARSE", "E", "((2,2,8,4),32):((8,1024,1,16),64)", (2, 0), (0, 32)),
 ])
 def test_wrong_layouts_are_refuted_with_thread_value_and_element(lib, name, operand, bad, where, hardware):
     good = lib[name].layout_text(operand, N=64)
