@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from cuteverify.cli.main import main
 from cuteverify.errors import SpecError, UnknownSpec
 from cuteverify.hardware import default_library
 from cuteverify.hardware.library import family_name, resolve_instance
@@ -194,10 +196,6 @@ def test_misspellings_get_close_suggestions(typo, want):
 # ------------------------------------------------------------------------------------ the command line
 
 def _cli(*args):
-    from click.testing import CliRunner
-
-    from cuteverify.cli.main import main
-
     return CliRunner().invoke(main, list(args))
 
 
