@@ -19,8 +19,16 @@ from cuteverify.core.parse import parse_tuple
 from cuteverify.hardware.smem_desc_rules import smem_layout
 from cuteverify.hardware.tma import TmaDescriptor
 from cuteverify.hardware.tma_copy import from_copy
+from cuteverify.hardware.tma_im2col import TmaIm2colDescriptor
 
-from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assumptions, text_input
+from .common import (
+    EXIT_FOR,
+    assume_option,
+    guarded,
+    json_option,
+    shared_assumptions,
+    text_input,
+)
 
 
 @click.command("tma")
@@ -40,12 +48,16 @@ from .common import EXIT_FOR, assume_option, guarded, json_option, shared_assump
 @click.option("--tile", default=None, help="With --smem: tile the layout / atom to this shape first: \"(128,64)\".")
 @click.option("--multicast", type=int, default=1, show_default=True, help="CTAs a multicast copy spans.")
 @click.option("--smem-align", type=int, default=None, help="Byte alignment of the smem buffer to check.")
+@click.option("--im2col", "im2col", default=None, metavar="CHANNELS,PIXELS",
+              help="Im2col mode: channelsPerPixel,pixelsPerColumn (then --lower / --upper, no --box).")
+@click.option("--lower", default=None, help="Im2col: pixelBoxLowerCorner, innermost spatial dim first: \"(-1,-1)\".")
+@click.option("--upper", default=None, help="Im2col: pixelBoxUpperCorner: \"(-1,-1)\".")
 @click.option("--arch", default="sm_90", show_default=True, type=click.Choice(["sm_90", "sm_100"]))
 @assume_option
 @json_option
 @guarded
 def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_promotion, oob_fill, address,
-            gmem, smem, tile, multicast, smem_align, arch, assume, as_json):
+            gmem, smem, tile, multicast, smem_align, im2col, lower, upper, arch, assume, as_json):
     """Does cuTensorMapEncodeTiled accept this descriptor for every value of the symbols? Prints every rule
     (ok / FAIL / ??) and, on a failure, the rule and the smallest violating assignment.
 
@@ -61,6 +73,17 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
         smem = smem_layout(smem, dtype, parse_tuple(tile, "--tile") if tile else None)
         desc, verdict = from_copy(gmem, smem, dtype, multicast=multicast, smem_address_align=smem_align,
                                   assume=asm, arch=arch)
+    elif im2col is not None:
+        if shape is None:
+            raise click.UsageError("--im2col needs --shape (and --stride, --lower, --upper)")
+        parts = [p for p in im2col.split(",") if p.strip()]
+        if len(parts) != 2:
+            raise click.UsageError("--im2col CHANNELS,PIXELS")
+        desc = TmaIm2colDescriptor(dtype, shape, stride, lower or (), upper or (), parts[0], parts[1],
+                                   element_strides, interleave=interleave, swizzle=swizzle,
+                                   l2_promotion=l2_promotion, oob_fill=oob_fill, address=address, assume=asm,
+                                   arch=arch)
+        verdict = desc.check()
     else:
         if shape is None:
             raise click.UsageError("give --shape (and --stride, --box), or --gmem and --smem")

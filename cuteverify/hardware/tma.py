@@ -201,7 +201,7 @@ class TmaDescriptor:
 
     def __repr__(self):
         f = self.fields()
-        return "TmaDescriptor(" + ", ".join(f"{k}={v}" for k, v in f.items() if v is not None) + ")"
+        return type(self).__name__ + "(" + ", ".join(f"{k}={v}" for k, v in f.items() if v is not None) + ")"
 
     def rules(self) -> list[Rule]:
         """Every rule, named (the names are stable: tests, the CLI's --json and manifests use them)."""
