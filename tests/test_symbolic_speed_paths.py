@@ -244,6 +244,7 @@ def _flat(t):
     (["M in {8,16,24}"], ("eq", "K*M", "1")),
     (["2 | N"], ("divides", "K*N", "K")),
     (["pow2(M)", "M != 1"], ("divides", "M**2", "M")),
+    (["2 | M", "M >= 4"], ("divides", "2*M", "M**2")),  # M = 2*q + 4: exact division, not a monomial test
 ])
 def test_decisions_from_stated_facts_agree_with_enumeration(facts, question):
     """Facts read up to a constant factor, a finite set's least value, ``0 < b < a``, pow2 as 1-or-even: each

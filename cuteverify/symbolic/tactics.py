@@ -45,9 +45,7 @@ def _decide(kind, a, b, assumptions):
     pa, pb = poly.to_poly(a), poly.to_poly(b)
     if pa is not None and pb is not None:
         # exact polynomial arithmetic first: it decides most questions in microseconds where sympy takes
-        # milliseconds; the same re-parametrisations as the sympy path, as polynomial substitutions.
-        # sympy's sign facts decide nothing on a polynomial that these tests leave open (they are the same
-        # tests, done slower), so the sympy path is skipped for polynomials
+        # milliseconds; the same re-parametrisations as the sympy path, as polynomial substitutions
         r = _poly_direct(kind, pa, pb)
         if r is not None:
             return r
@@ -58,7 +56,13 @@ def _decide(kind, a, b, assumptions):
             r = _stated(kind, pa, pb, assumptions)
             if r is not None:
                 return r
-    else:
+    seen = _sampled(kind, a, b, pa, pb, assumptions) if assumptions else set()
+    if seen == {True, False}:
+        return None  # true at one admissible assignment, false at another: nothing decides it
+    if pa is None or pb is None or kind == "divides":
+        # not polynomials, or divisibility of polynomials: sympy's exact division (``cancel``) decides what
+        # the monomial test cannot (``2*q + 4 | (2*q + 4)**2``); sign and zero questions on polynomials
+        # skip it (it would repeat the tests above)
         r = _direct(kind, a, b)
         if r is not None:
             return r
@@ -70,9 +74,6 @@ def _decide(kind, a, b, assumptions):
                 if r is not None:
                     return r
     if assumptions:
-        seen = _sampled(kind, a, b, pa, pb, assumptions)
-        if seen == {True, False}:
-            return None  # true at one admissible assignment, false at another: nothing decides it
         r = _finite(kind, a, b, assumptions)
         if r is not None:
             return r
