@@ -147,6 +147,7 @@ def test_spec_list_show_check():
     assert d["operands"]["C"]["layout"] == "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))"
     r = run("spec", "check")
     assert r.exit_code == 0 and "OK" in r.output
+    assert "proved for every parameter value by one symbolic proof per operand" in r.output  # says which
 
 
 def test_spec_check_reports_a_broken_spec(tmp_path):

@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 
 from cuteverify import hardware
-from cuteverify.errors import SpecInconsistent
-from cuteverify.errors import SpecError
+from cuteverify.errors import SpecError, SpecInconsistent
 from cuteverify.hardware import family, selfcheck
-from cuteverify.hardware.tables import spec_layout
 from cuteverify.hardware.library import load_file
+from cuteverify.hardware.tables import spec_layout
 
 _SS = "SM90_64xNx16_F32BF16BF16_SS"
 _C = "((4,8,4),(2,2,N/8)):((128,1,16),(64,8,512))"
@@ -20,7 +19,10 @@ _C = "((4,8,4),(2,2,N/8)):((128,1,16),(64,8,512))"
 
 @pytest.fixture(scope="module")
 def lib():
-    return hardware.default_library()
+    out = hardware.default_library()
+    for name in (_SS, "SM90_64xNx16_F16F16F16_RS", "SM90_64xNx8_F32TF32TF32_SS_TN", "SM100_MMA_F16BF16_SS"):
+        selfcheck.self_check(out[name], symbolic=True)
+    return out
 
 
 def _instances_agree(spec, operand):
@@ -105,11 +107,11 @@ def test_a_family_proof_agrees_with_every_instance(layout, col, first_bad):
     selfcheck.clear_cache()
     if bad:
         with pytest.raises(SpecInconsistent) as e:
-            selfcheck.self_check(spec)
+            selfcheck.self_check(spec, symbolic=True)
         assert f"N={bad[0]}" in str(e.value)
         assert "instances checked" in selfcheck.check_method(spec)
     else:
-        selfcheck.self_check(spec)
+        selfcheck.self_check(spec, symbolic=True)
         assert selfcheck.check_method(spec).startswith("one symbolic proof per operand")
 
 
@@ -142,6 +144,12 @@ def test_agrees_with_a_symbolic_family_parameter(layout, assume, status, how, va
     else:
         n = v.counterexample.assignment["N"]
         assert brute[n] == "refuted" and all(brute[m] == "proved" for m in values if m < n), (n, brute)
+
+
+def test_a_plain_load_checks_instances_and_says_so(lib):
+    spec = _family()
+    selfcheck.self_check(spec)
+    assert selfcheck.check_method(spec) == "32 instances checked (N in 8..256 step 8)"
 
 
 def test_agrees_says_when_no_family_value_is_allowed():

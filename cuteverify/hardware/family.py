@@ -77,7 +77,7 @@ def symbolic_tv_agreement(spec: Spec, operand: str, layout, asm, coverage: bool 
     if key not in _PROVED:
         try:
             _PROVED[key] = _symbolic_tv(spec, operand, layout, asm, coverage)
-        except (CuteVerifyError, _NotLinear, TypeError, ValueError, ZeroDivisionError):
+        except (CuteVerifyError, KeyError, TypeError, ValueError, ZeroDivisionError):
             _PROVED[key] = False
     return _PROVED[key]
 

@@ -198,14 +198,14 @@ def _distinct_instances(spec: Spec) -> list:
     return out
 
 
-def _check_tv_spec(spec: Spec) -> list:
+def _check_tv_spec(spec: Spec, symbolic: bool) -> list:
     problems = []
     thr = int_layout(spec_layout(spec, "thr_id", ()), "thr_id")
     if thr.size != spec.threads:
         problems.append(("thr_id", f"ThrID has size {thr.size}, declared threads {spec.threads}"))
     elif len(set(thr.values())) != thr.size:
         problems.append(("thr_id", "ThrID is not injective"))
-    proved = _family_proofs(spec)
+    proved = _family_proofs(spec, symbolic)
     for params in _distinct_instances(spec) if len(proved) < len(spec.operands) else ():
         if spec.kind == "mma":
             dims = spec.shape_mnk(**params)
@@ -224,14 +224,14 @@ def _check_tv_spec(spec: Spec) -> list:
     return problems
 
 
-def _family_proofs(spec: Spec) -> set:
-    """The operands of a family proved for every parameter value at once (``symbolic_tv_agreement`` on the
-    spec's own layout, its parameters as symbols); the others are checked instance by instance. Records in
-    ``METHODS`` which it was."""
+def _family_proofs(spec: Spec, symbolic: bool) -> set:
+    """With ``symbolic``, the operands of a family proved for every parameter value at once
+    (``symbolic_tv_agreement`` on the spec's own layout, its parameters as symbols); the others are checked
+    instance by instance. Records in ``METHODS`` which it was."""
     read = _params_read(spec)
-    if spec.kind != "mma" or not read:
+    if not read:
         return set()
-    asm = family_facts(spec, read)
+    asm = family_facts(spec, read) if symbolic and spec.kind == "mma" else None
     proved = set()
     if asm is not None:
         for op in spec.operands:
@@ -376,8 +376,17 @@ def _check_swizzle(spec: Spec) -> list:
 
 # ------------------------------------------------------------------------------------------ the check
 
-def self_check(spec: Spec) -> None:
+# Whether self_check proves families symbolically by default (``cuteverify spec check`` turns it on; a plain
+# library load checks every instance, which costs less for the shipped library).
+FAMILY_PROOFS = False
+
+
+def self_check(spec: Spec, symbolic: bool | None = None) -> None:
     """Check a spec's internal consistency; raise :class:`SpecInconsistent` (with the operand's line) if not.
+
+    A family (``params``) is checked at every value of its parameters: with ``symbolic`` (default
+    ``FAMILY_PROOFS``) by one symbolic proof per operand where it goes through (``family.py``), the rest
+    instance by instance; :func:`check_method` says which.
 
     * ``mma`` / ``copy``: for every family instance and operand, at every (thread, value) the CuTe layout
       equals the PTX formula converted to the same index; the thread mode has the declared size; ThrID has
@@ -391,7 +400,7 @@ def self_check(spec: Spec) -> None:
     Malformed text met on the way (a layout that does not parse) is a :class:`SpecError` of kind ``input``.
     """
     if spec.kind in ("mma", "copy"):
-        problems = _check_tv_spec(spec)
+        problems = _check_tv_spec(spec, FAMILY_PROOFS if symbolic is None else symbolic)
     elif spec.kind == "smem_atom":
         problems = _check_smem_atom(spec)
     else:
