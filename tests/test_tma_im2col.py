@@ -1,6 +1,6 @@
 """Im2col TMA descriptors (cuteverify.hardware.tma_im2col, cuTensorMapEncodeIm2col's documented rules): each
 rule's boundary both ways, concrete and symbolic (the smallest violating value of a missing bound), and the CLI.
-Documentation only: no driver verdicts were recorded for im2col."""
+The H200 driver's verdicts: tests/test_tma_im2col_driver.py."""
 import pytest
 from click.testing import CliRunner
 from cuteverify.cli.tma_cmd import tma_cmd

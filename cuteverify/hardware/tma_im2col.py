@@ -1,6 +1,11 @@
-"""TMA im2col descriptors: the rules of ``cuTensorMapEncodeIm2col`` (cuda.h, CUDA 13.0), each a named condition
-decided for every value of the symbolic sizes (issue 16, the stretch goal; documentation only: no silicon
-verdicts were recorded for im2col).
+"""TMA im2col descriptors: the rules of ``cuTensorMapEncodeIm2col`` (cuda.h, CUDA 13.0, and the H200's driver),
+each a named condition decided for every value of the symbolic sizes (issue 16, the stretch goal).
+
+The model agrees with the H200 driver (580.159.04) on all 599 parameter sets of
+specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl (tests/test_tma_im2col_driver.py). Beyond the
+documentation the driver also refuses (and the model follows it): channelsPerPixel x element size not a
+multiple of 16 bytes (``channels_bytes``), and a box (channels x pixels x element size) over 228 KiB
+(``box_bytes``: 233472 bytes accepted, 233728 refused, as in the tiled mode).
 
 Fields as the driver takes them, innermost first: ``shape`` (globalDim: C, W, H, D, N for rank 5; C, W, N for
 rank 3), ``stride`` (elements, as ``TmaDescriptor``), ``lower`` / ``upper`` (pixelBoxLowerCorner /
@@ -17,7 +22,10 @@ there; the box rules are replaced by:
   the bottom/right/back);
 * ``channels_per_pixel``: 1..256 (128 exactly for the 16U4/16U6_ALIGN16B packed types);
 * ``pixels_per_column``: 1..1024;
-* ``swizzle_span``: with interleave NONE, channels x element size at most the swizzle span.
+* ``swizzle_span``: with interleave NONE, channels x element size at most the swizzle span;
+* ``channels_bytes`` and ``box_bytes`` (sm_90), from the driver's behaviour (above).
+
+``corner_count`` is the interface's (the driver reads rank - 2 offsets whatever the caller passed).
 """
 from __future__ import annotations
 
@@ -26,13 +34,14 @@ from ..symbolic.conditions import Condition as C
 from ..symbolic.expr import normalize
 from .rules import Rule, check_rules, value_at
 from .tma import TmaDescriptor, _tuple
-from .tma_rules import SWIZZLE_SPAN, _address, _dims, _element_strides, _enums, _strides
+from .tma_rules import MAX_BOX_BYTES_SM90, SWIZZLE_SPAN, _address, _dims, _element_strides, _enums, _strides
 
 __all__ = ["CORNER_RANGE", "TmaIm2colDescriptor"]
 
 #: rank -> (lowest, highest) corner offset
 CORNER_RANGE = {3: (-32768, 32767), 4: (-128, 127), 5: (-16, 15)}
 _DOC = "cuda.h: cuTensorMapEncodeIm2col"
+_OBSERVED = "H200 driver 580.159.04 (specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl)"
 _PACKED_A16 = (14, 15)
 
 
@@ -70,7 +79,7 @@ class TmaIm2colDescriptor(TmaDescriptor):
         out.append(Rule("corner_count", f"{max(n, 0)} offsets in each corner (one per spatial dimension)",
                         [(len(d.lower) == n, lambda _: f"the lower corner has {len(d.lower)} offsets, not {n}"),
                          (len(d.upper) == n, lambda _: f"the upper corner has {len(d.upper)} offsets, not {n}")],
-                        source=_DOC))
+                        source="cuTensorMapEncodeIm2col's interface"))
         lo, hi = CORNER_RANGE.get(d.rank, (0, -1))
         clauses = []
         for name, corner in (("lower", d.lower), ("upper", d.upper)):
@@ -95,6 +104,16 @@ class TmaIm2colDescriptor(TmaDescriptor):
         if d.dtype in _PACKED_A16:
             cc.append((C("eq", ch, 128), lambda v: f"channelsPerPixel is {value_at(ch, v)}, not 128"))
         out.append(Rule("channels_per_pixel", "channelsPerPixel in 1..256", cc, source=_DOC))
+        if d.bits is not None:
+            cbits = normalize(ch * d.bits)
+            out.append(Rule("channels_bytes", "channelsPerPixel x element size a multiple of 16 bytes",
+                            [(C("divides", 128, cbits), lambda v: f"channelsPerPixel x element size is "
+                              f"{value_at(cbits, v)} bits, not a multiple of 16 bytes")], source=_OBSERVED))
+            if d.arch == "sm_90":
+                tot = normalize(ch * px * d.bits)
+                out.append(Rule("box_bytes", f"channels x pixels x element size fit in {MAX_BOX_BYTES_SM90} bytes",
+                                [(C("le", tot, MAX_BOX_BYTES_SM90 * 8), lambda v: f"the box loads "
+                                  f"{value_at(tot, v)} bits > {MAX_BOX_BYTES_SM90} bytes")], source=_OBSERVED))
         out.append(Rule("pixels_per_column", "pixelsPerColumn in 1..1024",
                         [(C("le", 1, px), lambda v: f"pixelsPerColumn is {value_at(px, v)}, not >= 1"),
                          (C("le", px, 1024), lambda v: f"pixelsPerColumn is {value_at(px, v)} > 1024")], source=_DOC))
