@@ -13,7 +13,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.core.piecewise import PiecewiseLayout
-from cuteverify.symbolic import Assumptions, parse_expr
+from cuteverify.symbolic import Assumptions, decide, parse_expr
 
 T = cv.parse
 
@@ -214,3 +214,15 @@ def test_subs_prints_as_the_concrete_operation_on_generated_layouts(seed):
                 assert str(S) == str(C), (name, text, facts, values, S, C)
                 hits += 1
     assert hits >= 25, hits
+
+
+@pytest.mark.parametrize("facts", [["8 < M", "M <= 32"], ["M % 4 == 0", "8 < M"], ["4 <= M", "M < 64"]])
+def test_a_bound_decides_no_divisibility(facts):
+    """A case split adds bounds (``8 < M``) to the facts; a bound read as a divisibility fact would drop an
+    obligation (``8 | M``) and claim a result at M = 12. Checked against the admissible values."""
+    M = parse_expr("M")
+    asm = Assumptions(facts)
+    with decide.context(asm):
+        got = decide.divides(8, M)
+    truth = {m % 8 == 0 for m in range(1, 200) if asm.holds({"M": m})}
+    assert got is None or truth == {got}, (facts, got, truth)

@@ -132,6 +132,8 @@ def _stated(kind, pa, pb, assumptions):
     ``M != 128``; ``128 < M`` under ``M != 128`` once ``128 <= M`` is decided). A fact ``fa REL fb`` is read
     as ``f = fb - fa`` with ``f == 0`` / ``!= 0`` / ``> 0`` / ``>= 0``; ``d = lam*f`` with a constant ``lam``
     carries the sign fact to ``d``."""
+    if kind == "divides":  # a sign fact says nothing about divisibility (8 < M does not make 8 | M)
+        return None
     d = poly.add(pb, pa, -1)  # eq: zero iff b - a is; lt / le: b - a > 0 / >= 0
     if not d:
         return None
