@@ -79,12 +79,12 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from . import hardware
 from . import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from .checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
 from .core.parse import as_assumptions
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
+from . import manifest_cache
 from .manifest_claims import KINDS, claim_text, read_args, verdict_for
 from .manifest_expr import LayoutExprError, environment, evaluate, evaluate_value, is_layout, shared_assumptions
 from .manifest_yaml import ManifestError, YamlRefusal, compose
@@ -95,6 +95,8 @@ __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim
            "KINDS", "verdict_for"]
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+# a manifest that builds atoms or checks agreement needs the spec library: taken from the cache (manifest_cache)
+_NAMES_SPECS = re.compile(r"\bagrees\b|\bmake_\w+\s*\(")
 
 
 # ----------------------------------------------------------------------------------- YAML with marks
@@ -130,8 +132,13 @@ def _schema_path():
 
 
 @functools.lru_cache(maxsize=1)
+def _schema_text() -> str:
+    return _schema_path().read_text()
+
+
+@functools.lru_cache(maxsize=1)
 def schema() -> dict:
-    return json.loads(_schema_path().read_text())
+    return json.loads(_schema_text())
 
 
 @functools.lru_cache(maxsize=1)
@@ -153,10 +160,10 @@ def _validate(doc, marks, file):
     try:
         v = _validator()
     except ImportError:  # jsonschema missing: the structural checks below still run
-        return
+        return False
     errors = sorted(v.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
-        return
+        return True
     e = errors[-1]  # the deepest error is the most specific
     path = list(e.absolute_path)
     if e.validator == "oneOf" and isinstance(e.instance, dict) and path and isinstance(path[-1], int):
@@ -365,18 +372,27 @@ class _Kernel:
         return out
 
 
-def load_text(text: str, file: str = "<manifest>") -> list:
+def load_text(text: str, file: str = "<manifest>", remember: bool = False) -> list:
     """Parse and check a manifest's text; return its claims (:class:`Claim`) in file order.
 
     Admissible: YAML that satisfies the manifest schema, whose layout texts and assumptions parse, whose names
     resolve within their kernel and whose layouts use only declared symbols. Anything else raises
-    ``ManifestError`` with the file, line and column of the offending node."""
+    ``ManifestError`` with the file, line and column of the offending node. ``remember``: skip the JSON-schema
+    validation of a text that passed it before and remember one that passes (``manifest_cache``; ``load``
+    does this for files)."""
     doc, marks = _compose(text, file)
     if doc is None:
         raise ManifestError("empty manifest (expected a mapping with 'kernels')", file, 1, 1)
     if not isinstance(doc, dict):
         raise ManifestError("a manifest is a mapping with 'kernels'", file, *_where(marks, ()))
-    _validate(doc, marks, file)
+    if not (remember and manifest_cache.known_valid(_schema_text(), text)):
+        if _validate(doc, marks, file) and remember:
+            manifest_cache.remember_valid(_schema_text(), text)
+    if _NAMES_SPECS.search(text):
+        try:
+            manifest_cache.default_library()
+        except CuteVerifyError:  # a broken spec library: the claims and builders that need it report it
+            pass
     kernels = doc.get("kernels")
     if not isinstance(kernels, dict) or not kernels:  # also checked without jsonschema
         raise ManifestError("'kernels' must be a non-empty mapping", file, *_where(marks, ("kernels",)))
@@ -398,7 +414,7 @@ def load(path) -> list:
         raise ManifestError(f"cannot read manifest: {e.strerror or e}", p) from None
     except UnicodeDecodeError as e:
         raise ManifestError(f"not UTF-8 text: {e}", p) from None
-    return load_text(text, p)
+    return load_text(text, p, remember=True)
 
 
 def load_all(paths) -> tuple:
@@ -489,7 +505,7 @@ def run(claims: list, jobs: int = 1, progress=None) -> list:
         from concurrent.futures import ProcessPoolExecutor
         if any(c.kind == "agrees" for c in claims):
             try:  # load and self-check the spec library once; forked workers inherit it
-                hardware.default_library()
+                manifest_cache.default_library()
             except Exception:  # noqa: BLE001 - the workers report it per claim
                 pass
         try:

@@ -23,7 +23,7 @@ LAYERS = [
     # the atom layer builds tiled MMAs and copies from the spec library's atoms, so it sits above it
     ("cuteverify.atoms",),
     ("cuteverify.analysis",),
-    ("cuteverify.manifest", "cuteverify.manifest_yaml", "cuteverify.manifest_expr", "cuteverify.manifest_claims", "cuteverify.checked", "cuteverify.messages", "cuteverify.report", "cuteverify.testing",
+    ("cuteverify.manifest", "cuteverify.manifest_yaml", "cuteverify.manifest_expr", "cuteverify.manifest_claims", "cuteverify.manifest_cache", "cuteverify.checked", "cuteverify.messages", "cuteverify.report", "cuteverify.testing",
      "cuteverify.pytest_plugin", "cuteverify.draw", "cuteverify.cli"),
 ]
 # function-local imports of project modules that are there on purpose: (module, imported module) -> why

@@ -78,6 +78,13 @@ def default_library() -> Library:
     return _DEFAULT[0]
 
 
+def install_default(lib: Library) -> Library:
+    """Make ``lib`` the process's default library: for a front end that loaded and self-checked the default
+    sources itself (``cuteverify.manifest_cache`` reads them from a cache keyed by the spec files and the code)."""
+    _DEFAULT[:] = [lib]
+    return lib
+
+
 def reload() -> Library:
     """Forget the cached default library (after changing the search path) and load it again."""
     _DEFAULT.clear()
