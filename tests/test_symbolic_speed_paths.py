@@ -296,3 +296,34 @@ def test_unit_split_verdicts_agree_with_enumeration(text, facts, query):
             assert onto(values), values
             checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_questions_about_the_facts_themselves_agree_with_enumeration(seed):
+    """Each fact ``a REL b`` (and its scaled and swapped forms) asked as eq / lt / le: the facts are read up
+    to a constant factor, so every sign combination is exercised; enumeration over M = 1..300 agrees."""
+    rng = random.Random(seed)
+    ops = {"eq": lambda x, y: x == y, "lt": lambda x, y: x < y, "le": lambda x, y: x <= y}
+    rels = {"<=": lambda x, y: x <= y, ">=": lambda x, y: x >= y, "<": lambda x, y: x < y,
+            ">": lambda x, y: x > y, "!=": lambda x, y: x != y, "==": lambda x, y: x == y}
+    M = parse_expr("M")
+    for _ in range(30):
+        facts = []
+        for _ in range(rng.randint(1, 2)):
+            facts.append((rng.choice(list(rels)), rng.choice([2, 4, 8, 64])))
+        texts = [f"M {r} {c}" for r, c in facts] + ([f"{rng.choice([2, 4])} | M"] if rng.random() < 0.4 else [])
+        admissible = [m for m in range(1, 301) if all(rels[r](m, c) for r, c in facts)
+                      and all(m % int(t.split(" | ")[0]) == 0 for t in texts if " | " in t)]
+        if not admissible:
+            continue
+        r, c = facts[0]
+        k = rng.choice([1, 2, 3])
+        for kind in ops:
+            for a, b in ((k * M, k * c), (k * c, k * M), (M / k, sympy.Rational(c, k))):
+                with decide.context(Assumptions(texts)):
+                    got = getattr(decide, kind)(a, b)
+                if got is None:
+                    continue
+                for m in admissible:
+                    x, y = (sympy.sympify(e).subs(M, m) for e in (a, b))  # exact rationals
+                    assert bool(ops[kind](x, y)) is got, (texts, kind, a, b, m)

@@ -144,19 +144,17 @@ def _stated(kind, pa, pb, assumptions):
             continue
         if fkind == "eq":
             return kind != "lt"  # d == 0: eq and le hold, lt does not
-        nonzero = True  # ne, lt: f != 0, so d != 0
-        if kind == "eq":
-            return False
-        if fkind == "lt" and lam > 0:
-            return True
-        if fkind == "lt" and lam < 0:
-            return False
-        if fkind == "le":
+        if fkind in ("ne", "lt"):
+            nonzero = True  # f != 0, so d != 0
+            if kind == "eq":
+                return False
+        if fkind == "lt":  # f > 0: d > 0 or d < 0 by the sign of lam
+            return lam > 0
+        if fkind == "le":  # f >= 0: d >= 0 (lam > 0) or d <= 0 (lam < 0); nothing about d != 0
             if lam < 0 and kind == "lt":
                 return False
             if lam > 0 and kind == "le":
                 return True
-            nonzero = False  # f >= 0 says nothing about d != 0
     if nonzero and kind == "lt":  # a <= b and a != b
         return True if _poly_direct("le", pa, pb) is True or \
             _poly_subs_direct("le", pa, pb, assumptions) is True else None
@@ -291,5 +289,7 @@ def _finite(kind, a, b, assumptions: Assumptions):
     if not cases:
         return None
     cond = Condition(kind, a, b)
-    seen = {bool(cond.holds(values)) for values in cases}
-    return seen.pop() if len(seen) == 1 else None
+    seen = {cond.holds(values) for values in cases}
+    # None: a side is no integer there (``M/3`` at M = 1), which ``holds`` does not evaluate; never read
+    # as False
+    return seen.pop() if len(seen) == 1 and None not in seen else None
