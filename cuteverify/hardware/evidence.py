@@ -20,17 +20,21 @@ def _jsonl(path, key):
     """Yield the records of a ``.jsonl`` / ``.jsonl.gz`` probe file that carry ``instr`` and ``key``."""
     p = Path(path)
     opener = gzip.open if p.suffix == ".gz" else open
-    with opener(p, "rt") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SpecError(f"not a JSON line ({e.msg})", str(p), n) from None
-            if "instr" in d and key in d:
-                yield d
+    n = 0
+    with opener(p, "rt", encoding="utf-8") as f:
+        try:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    d = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise SpecError(f"not a JSON line ({e.msg})", str(p), n) from None
+                if isinstance(d, dict) and "instr" in d and key in d:
+                    yield d
+        except UnicodeDecodeError:
+            raise SpecError("not UTF-8 text", str(p), n + 1) from None
 
 
 def records(path):

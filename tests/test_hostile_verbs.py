@@ -1,0 +1,216 @@
+"""More hostile input for the verbs tests/test_hostile.py's layout matrix reaches least (loops, fold, spec list /
+show / draw / check / validate-hw, check's options, tma's options, tiled-mma, desc, algebra's bare names) and
+for the Python API (cv.agrees as the front ends run it, long parse errors). The cases run in test_hostile.py's
+child, under its time and memory limits, and are checked there; this module holds them and checks that every
+verb of ``cuteverify --help`` has cases.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import pathlib
+import tempfile
+
+# files the cases read: written by the child (make_files) before it runs them, at a path both processes know
+FILES = pathlib.Path(tempfile.gettempdir()) / f"cuteverify-hostile-{os.getuid()}"
+TN = "SM80_16x8x16_F32BF16BF16F32_TN"
+FAMILY = "SM90_64xNx16_F32BF16BF16_SS"
+TV_A = "((4,8),(2,2,2)):((32,1),(16,8,128))"
+NEST = "for i in range(4): A[i]"
+DEEP = "(" * 1000 + "4" + ")" * 1000
+
+_OK_MANIFEST = "version: 1\nkernels:\n  k:\n    claims:\n      - bijective: '(4,8):(1,4)'\n"
+
+
+def make_files():
+    FILES.mkdir(exist_ok=True)
+    texts = {
+        "ok.cute.yaml": _OK_MANIFEST, "bad_yaml.yaml": "garbage: [\n", "bad_spec.yaml": "specs:\n  - name: X\n    kind: mma\n",
+        "empty.yaml": "", "no_records.jsonl": '{"x": 1}\n', "not_json.jsonl": "not json\n", "empty.jsonl": "",
+        "bad.jsonl.gz": "garbage", "numbers.jsonl": "3\n[1]\n", "nest.txt": NEST + "\n", "einsum.txt": "ij,jk->ik\n",
+    }
+    for name, text in texts.items():
+        (FILES / name).write_text(text)
+    (FILES / "binary.jsonl").write_bytes(b"\x00\x01\xff\xfe")
+    with gzip.open(FILES / "truncated.jsonl.gz", "wb") as f:
+        f.write(b'{"instr": "x", "thread": 0')
+
+
+def _f(name):
+    return str(FILES / name)
+
+
+def _loops():
+    bad = ["for i in range(0,10,0): A[i]", "for (int m = 2; m <= 50; m += 0) A[m];",
+           "for (int m = 2; m <= 50; m -= 1) A[m];", "for i in range(4): A[i/2]",
+           "for i in range(4): for i in range(4): A[i]", "for i in range(4): A[1.5*i]", "for i in range(4): B",
+           "for i in range(4) A[i]", "for i in range(4): A[i", "for \u00e9 in range(4): A[\u00e9]", "for (;;) A[m];",
+           "for i in range(4): A[i][i]", "for i in range(4): A[i, i]", "for i in range(4): A[B[i]]", "",
+           "for", "A[i]", "for i in range(4): for j in range(i): A[i+j]", "for i in range(4): A[i*i]",
+           "for i in range((((4): A[i]", "for i in range(4): A[" + "(" * 500 + "i" + ")" * 500 + "]",
+           "for i in range(4): " * 300 + "A[i]", "@/nonexistent/nest"]
+    out = [(["loops", t], None, {2}) for t in bad]
+    big = ["for i in range(10**18): A[i]", "for i in range(" + "9" * 60 + "): A[i]",
+           "".join(f"for i{k} in range(2): " for k in range(40)) + "A[" + "+".join(f"i{k}" for k in range(40)) + "]",
+           "for i in range(M): for j in range(N): A[i*N + j]", "for i in range(M): A[i*M]",
+           "for i in range(65536): for j in range(65536): A[i*65536 + j]"]
+    out += [(["loops", t], None, {0, 1, 3}) for t in big]
+    out += [(["loops", "-"], NEST, {0}), (["loops", "@" + _f("nest.txt")], None, {0}), (["loops", "-"], "", {2})]
+    return out
+
+
+def _fold():
+    E = "ij,jk->ik"
+    bad = [[E, "--shape", "A=abc", "--shape", "B=3,4"], [E, "--shape", "A=2,3", "--shape", "B=4,4"],
+           [E, "--shape", "A=2", "--shape", "B=3,4"], [E, "--shape", "A=0,3", "--shape", "B=3,4"],
+           [E, "--shape", "A=-2,3", "--shape", "B=3,4"], ["ii,jk->ik", "--shape", "A=2,2", "--shape", "B=2,4"],
+           ["ij,jk->iz", "--shape", "A=2,3", "--shape", "B=3,4"], ["ij,jk,kl->il", "--shape", "A=2,3"],
+           [E, "--shape", "Z=2,3"], [E, "--shape", "A=2,3", "--shape", "B=3,4", "--stride", "A=x,1"],
+           [E, "--shape", "A=2,3", "--shape", "B=3,4", "--stride", "A=1"], [E, "--layout", "A=((("],
+           [E, "--layout", "A=(2,3,4):(12,4,1)", "--shape", "B=3,4"],
+           [E, "--shape", "A=2,3", "--shape", "B=3,4", "--shape", "C=2,5"],
+           [E, "--shape", "A=2,3", "--shape", "B=3,4", "--shape", "A=2,3"], [E, "--shape", "A="],
+           [E, "--shape", "=2,3"], [E, "--layout", "A=S<3,3,3> o 0 o (2,3):(3,1)", "--shape", "B=3,4"],
+           ["i->i", "--shape", "A=4"], ["abcdefghijklmnopqrstuvwxyz,abcdefghijklmnopqrstuvwxyz->"], [""],
+           ["->"], ["ij,jk->ik" + "k" * 500], ["@/nonexistent/einsum"], [E]]
+    out = [(["fold"] + a, None, {2}) for a in bad]
+    big = [[E, "--shape", "A=" + "9" * 21 + ",3", "--shape", "B=3,4"],
+           [E, "--shape", "A=65536,65536", "--shape", "B=65536,65536"],
+           [E, "--shape", "A=2,3", "--shape", "B=3,4", "--stride", "A=" + "9" * 23 + ",1"],
+           [E, "--layout", "A=(M,3):(3,1)", "--shape", "B=3,4"], [",->"]]  # ',->': scalars, a 1x1x1 GEMM
+    out += [(["fold"] + a, None, {0, 2}) for a in big]
+    out += [(["fold", "-", "--shape", "A=2,3", "--shape", "B=3,4"], "ij,jk->ik\n", {0}),
+            (["fold", "@" + _f("einsum.txt"), "--shape", "A=2,3", "--shape", "B=3,4"], None, {0})]
+    return out
+
+
+def _spec():
+    out = [(["spec", "list", "zzz"], None, {0}), (["spec", "list", "--kind", "bad"], None, {2}),
+           (["spec", "list", "--arch", "sm_\x00"], None, {0, 2})]
+    for args in (["show", ""], ["show", "NOPE_SPEC"], ["show", FAMILY, "--param", "N=abc"],
+                 ["show", FAMILY, "--param", "N=7"], ["show", FAMILY, "--param", "N"], ["show", FAMILY, "--param", "=3"],
+                 ["show", FAMILY, "--param", "N=" + "9" * 30], ["show", TN, "--param", "Q=3"],
+                 ["draw", "NOPE"], ["draw", FAMILY], ["draw", FAMILY, "-p", "N=3"], ["draw", FAMILY, "-p", "N=abc"],
+                 ["draw", TN, "-o", "/nonexistent/dir/x.svg"], ["draw", TN, "-o", _f("x.png")],
+                 ["draw", TN, "--format", "pdf"], ["check", "/nonexistent/specs"], ["check", _f("bad_yaml.yaml")],
+                 ["check", _f("bad_spec.yaml")], ["check", _f("empty.yaml")], ["validate-hw"],
+                 ["validate-hw", "/nonexistent.jsonl"], ["validate-hw", _f("no_records.jsonl")],
+                 ["validate-hw", _f("not_json.jsonl")], ["validate-hw", _f("empty.jsonl")],
+                 ["validate-hw", _f("bad.jsonl.gz")], ["validate-hw", _f("binary.jsonl")],
+                 ["validate-hw", _f("truncated.jsonl.gz")], ["validate-hw", _f("numbers.jsonl")], ["nosuchsub"]):
+        out.append((["spec"] + args, None, {2}))
+    return out
+
+
+def _check():
+    ok = _f("ok.cute.yaml")
+    out = [(["check", ok, "-j", j], None, {2}) for j in ("0", "-1", "abc")]
+    out += [(["check", ok, "--junit-xml", "/nonexistent/dir/x.xml"], None, {2}),
+            (["check", ok, "--html", "/nonexistent/dir/x.html"], None, {2}), (["check", ok, "--html", str(FILES)], None, {2}),
+            (["check"], None, {2}), (["check", str(FILES)], None, {2}), (["check", ok, ok], None, {0}),
+            (["check", ok, "--html", _f("r.html"), "--junit-xml", _f("r.xml")], None, {0})]
+    return out
+
+
+def _tma():
+    T = ["tma", "--dtype", "bf16"]
+    S = T + ["--shape", "(64,64)"]
+    bad = [S + ["--stride", "(1,1.5)"], S + ["--element-strides", "(abc)"], S + ["--address", "abc$"],
+           S + ["--interleave", "BAD"], S + ["--l2-promotion", "BAD"], S + ["--oob-fill", "BAD"],
+           S + ["--multicast", "abc"], S + ["--arch", "sm_70"], S + ["--swizzle", ""], S + ["--box", "((("],
+           S + ["--gmem", "(64,64):(64,1)"], T, ["tma", "--dtype", "-16", "--shape", "(64,64)"],
+           ["tma", "--dtype", "0", "--shape", "(64,64)"], ["tma", "--shape", "(64,64)"],
+           T + ["--gmem", "(M,K):(K,1)", "--smem", "(((("], T + ["--shape", DEEP],
+           T + ["--shape", "(K,M)", "-a", "K >= 5", "-a", "K <= 3"], T + ["--shape", "(64,64)", "-a", "garbage"]]
+    out = [(a, None, {2}) for a in bad]
+    # verdicts, not malformed arguments: a negative stride or dimension breaks the driver's rules
+    out += [(S[:-1] + ["(64,64)", "--stride", "(1,-64)"], None, {1}), (T + ["--shape", "(-64,64)"], None, {1, 2}),
+            (T + ["--shape", "(18446744073709551617,64)"], None, {1, 2}),
+            (T + ["--shape", "(64,64,64,64,64,64)"], None, {1, 2}), (T + ["--shape", "()"], None, {1, 2}),
+            (S + ["--element-strides", "(0,1)"], None, {1, 2}),
+            (T + ["--gmem", "(4,8):(1,4)", "--smem", "(65536,65536):(65536,1)"], None, {1, 2})]
+    return out
+
+
+def _algebra():
+    return [(["algebra", "A"], None, {2}), (["algebra", "M*N"], None, {2}), (["algebra", "A", "-s", "B"], None, {2}),
+            (["algebra", " A "], None, {2}), (["algebra", "M*N", "-s", "M,N"], None, {0}),
+            (["algebra", "M", "-a", "M % 8 == 0"], None, {0}), (["algebra", "A", "--let", "A=(4,8):(1,4)"], None, {0})]
+
+
+def _tiled_mma():
+    out = [(["tiled-mma", a], None, {2}) for a in ("NOPE", "", FAMILY, "(4,8):(1,4)")]
+    for extra in (["--atom-layout", "((("], ["--atom-layout", "(0,1,1)"], ["--atom-layout", "(-2,1,1)"],
+                  ["--permutation", "(7,32,16)"], ["--draw", "/nonexistent/dir/x.svg"], ["--param", "N=abc"],
+                  ["--operand", "Z"], ["--atom-layout", DEEP]):
+        out.append((["tiled-mma", TN] + extra, None, {2}))
+    out.append((["tiled-mma", TN, "--atom-layout", "(65536,65536,1)"], None, {0, 2}))
+    return out
+
+
+def _desc():
+    D = ["desc", "--smem", "(64,64):(64,1)", "-d"]
+    bad = [["desc", "--smem", "((((", "-d", "bf16"], D + ["nope"], ["desc", "--smem", "NOPE_ATOM", "-d", "bf16"],
+           D + ["bf16", "--tile", "(0,0)"], D + ["bf16", "--mn", "0"], D + ["bf16", "--mn-block", "-1"],
+           D + ["bf16", "--address", "x$"], D + ["-16"], ["desc", "-d", "bf16"], D + ["bf16", "--arch", "sm_70"],
+           ["desc", "--smem", "(M,64):(64,1)", "-d", "bf16", "-a", "M >= 5", "-a", "M <= 3"],
+           ["desc", "--smem", DEEP, "-d", "bf16"]]
+    return [(a, None, {2}) for a in bad]
+
+
+GROUPS = {"loops": _loops, "fold": _fold, "spec": _spec, "check": _check, "tma": _tma, "algebra": _algebra,
+          "tiled-mma": _tiled_mma, "desc": _desc}
+
+
+def verb_cases():
+    """(name, args, stdin, allowed exit codes) for the verbs the CLI has (a verb another change removes drops out)."""
+    from cuteverify.cli.main import COMMANDS
+    out = []
+    for verb, make in GROUPS.items():
+        if verb not in COMMANDS:
+            continue
+        for k, (args, stdin, codes) in enumerate(make()):
+            out.append((f"verb-{verb}-{k}", args, stdin, codes))
+    return out
+
+
+def _long_parse_error():
+    import cuteverify as cv
+    try:
+        cv.parse("(4,8):(1,4) " + "x" * 100000)
+    except cv.ParseError as e:
+        assert len(str(e)) < 400 and "^" in str(e), len(str(e))
+        raise
+
+
+def api_cases():
+    """(name, thunk, expected) as test_hostile._api_cases."""
+    import cuteverify as cv
+    return [
+        ("agrees_mismatch", lambda: cv.agrees("(32,4):(1,32)", TN, "A"), "input"),
+        ("agrees_mismatch_layout", lambda: cv.agrees(cv.parse("(32,4):(1,32)"), TN, "A"), "input"),
+        ("agrees_negative_dtype", lambda: cv.agrees(TV_A, TN, "A", dtype=-16), "input"),
+        ("agrees_missing_param", lambda: cv.agrees(TV_A, FAMILY, "A"), "input"),
+        ("agrees_text_hint", lambda: _hinted(cv), "ok"),
+        ("long_parse_error", _long_parse_error, "input"),
+        ("loops_bad", lambda: cv.loops.parse_loop_nest("for i in range(0,4,0): A[i]"), "input"),
+        ("loops_not_text", lambda: cv.loops.parse_loop_nest("for i in range(4) A[i]"), "input"),
+    ]
+
+
+def _hinted(cv):
+    v = cv.agrees("S<3,4,3> o 0 o (8,64):(64,1)", "GMMA_K_SW128", dtype="bf16")
+    assert v.status == "refuted" and "bytes and elements" in (v.reason or ""), v
+    return v
+
+
+def test_every_verb_has_hostile_cases():
+    """Every command of ``cuteverify --help`` gets at least 10 hostile cases (here or in test_hostile.py)."""
+    import test_hostile
+    from cuteverify.cli.main import COMMANDS
+    counts = {}
+    for _, args, _, _ in test_hostile.cli_cases():
+        counts[args[0]] = counts.get(args[0], 0) + 1
+    counts["check"] = counts.get("check", 0) + len(test_hostile.manifest_cli_cases())
+    thin = {v: counts.get(v, 0) for v in COMMANDS if counts.get(v, 0) < 10}
+    assert not thin, thin
