@@ -172,3 +172,22 @@ def test_agrees_tiled_fast_path_matches_brute_force(name, alay, perm):
             if not same:
                 c = v.counterexample
                 assert "thread" in str(c), c
+
+
+def test_partitions_of_swizzled_smem():
+    """partition_A / partition_S of a swizzled Sw o off o L are Sw(off + partition of L) at every coordinate
+    (evaluated by brute force over the swizzle), and fragments are the plain layout's (registers are not
+    swizzled); an SS operand's fragment is the descriptor view of the plain partition."""
+    sA = cv.algebra.tile_to_shape(cv.parse("S<3,3,3> o 0 o (8,64):(64,1)"), (128, 64))
+    plain, sw = sA.outer, sA.inner
+    for name, alay in (("SM90_64x64x16_F16F16F16_SS", (2, 1, 1)), ("SM80_16x8x16_F16F16F16F16_TN", (2, 2, 1))):
+        t = at.make_tiled_mma(name, alay)
+        copy = None if name.endswith("SS") else at.make_tiled_copy_A(at.make_copy_atom("SM75_U32x4_LDSM_N", "f16"), t)
+        for tid in (0, 37, t.size - 1):
+            p, q = t.get_slice(tid).partition_A(sA), t.get_slice(tid).partition_A(plain)
+            assert p.shape == q.shape
+            assert p.values() == [sw(sA.offset + q.offset + v) for v in q.layout.values()]
+            assert t.get_slice(tid).partition_fragment_A(sA) == t.get_slice(tid).partition_fragment_A(plain)
+            if copy is not None:
+                ps, qs = copy.get_slice(tid).partition_S(sA), copy.get_slice(tid).partition_S(plain)
+                assert ps.values() == [sw(qs.offset + v) for v in qs.layout.values()]

@@ -20,6 +20,7 @@ from ..algebra import (
     upcast,
 )
 from ..core.layout import Layout, size
+from ..core.swizzle import ComposedLayout
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
 from ._util import (
@@ -33,7 +34,7 @@ from ._util import (
     zipped_divide_keep,
 )
 from .names import resolve_spec, universal_copy_bits
-from .partition import Partitioned
+from .partition import Partitioned, through_swizzle
 
 __all__ = [
     "CopyAtom",
@@ -250,7 +251,10 @@ class ThrCopy:
         self.tiled_copy, self.thr_idx = tiled, thr_idx
 
     def _partition(self, side, layout) -> Partitioned:
-        lay = _as_layout(layout, "partition")
+        lay = layout if isinstance(layout, ComposedLayout) else _as_layout(layout, "partition")
+        return through_swizzle(lay, lambda plain: self._partition_plain(side, plain))
+
+    def _partition_plain(self, side, lay) -> Partitioned:
         frg = self.tiled_copy.tidfrg(side, lay)
         r = len(lay) if type(lay.shape) is tuple else 1
         sub, off = slice_offset(frg, (self.thr_idx, None, tuple([None] * r) if r > 1 else None))

@@ -18,6 +18,7 @@ from ..algebra import (
 )
 from ..core.layout import Layout, make_layout, size
 from ..core.parse import parse
+from ..core.swizzle import ComposedLayout
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
 from ._util import (
@@ -31,7 +32,7 @@ from ._util import (
     zipped_divide_keep,
 )
 from .names import resolve_spec
-from .partition import Partitioned, fragment_like
+from .partition import Partitioned, fragment_like, through_swizzle
 
 __all__ = ["MmaAtom", "ThrMma", "TiledMma", "make_mma_atom", "make_tiled_mma"]
 
@@ -263,7 +264,10 @@ class ThrMma:
         """CuTe's ``partition_A/B/C``: the thread's values of a tensor with ``layout`` over the operand's
         coordinates, ``(FrgV, Rest0, Rest1, ...)``, with the offset of the thread's coordinate.
         Post-condition: ``result(v, r...) == layout(thrfrg(layout)((thread coords), (v, (r...))))``."""
-        layout = layout if isinstance(layout, Layout) else as_tile_item(layout, "partition")
+        layout = layout if isinstance(layout, (Layout, ComposedLayout)) else as_tile_item(layout, "partition")
+        return through_swizzle(layout, lambda plain: self._partition_plain(operand, plain))
+
+    def _partition_plain(self, operand: str, layout: Layout) -> Partitioned:
         thr = self.tiled_mma.thrfrg(operand, layout)
         v, (m, n, k) = self.thr_vmnk[0], self.thr_vmnk[1:]
         coord = {"A": (m, k), "B": (n, k), "C": (m, n)}[operand]
@@ -291,11 +295,12 @@ class ThrMma:
         Admissibility (descriptor view): the partition's strides divide into 128-bit units."""
         part = self.partition(operand, layout)
         if operand == "C":
-            return Layout(part.layout.shape)
+            return Layout(part.shape)
         tm = self.tiled_mma
         if tm.operand_source(operand) == "smem_desc":
             bits = dtype_bits(tm.spec.data.get("dtypes", {}).get(operand.lower(), "b16"))
-            units = upcast(part.layout, 128 // bits) if bits < 128 else part.layout
+            lay = part.layout.outer if isinstance(part.layout, ComposedLayout) else part.layout  # the descriptor
+            units = upcast(lay, 128 // bits) if bits < 128 else lay                            # encodes the swizzle
             return make_layout(Layout(1, 0), *[mode(units, i) for i in range(1, len(units))])
         return fragment_like(part.layout)
 

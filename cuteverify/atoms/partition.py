@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..algebra import tiled_product
 from ..core.layout import Layout, make_layout
+from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten, unflatten
 from ..errors import NotAdmissibleError
 from ._util import (
@@ -18,7 +19,7 @@ from ._util import (
     zipped_divide_keep,
 )
 
-__all__ = ["Partitioned", "fragment_like", "local_partition", "local_tile"]
+__all__ = ["Partitioned", "fragment_like", "local_partition", "local_tile", "through_swizzle"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,23 @@ class Partitioned:
 
     def __str__(self):
         return f"{self.offset} + {self.layout}" if self.offset != 0 else str(self.layout)
+
+
+def through_swizzle(layout, part):
+    """``part`` (a plain layout -> :class:`Partitioned`) applied to a swizzled ``Sw o off o L`` as CuTe applies a
+    partition to a composed layout: to ``L``, the swizzle and offsets kept outside, ``Sw o (off + o) o P`` for
+    ``part(L) = o + P``. Exact, since every partition only composes ``L`` on the right and slices it
+    (``Sw(off + L(f(c))) = Sw(off + o + P(c))``). A plain layout is passed to ``part`` as is.
+    Admissible for a composed layout whose outer layout is plain and whose offsets are integers."""
+    if isinstance(layout, ComposedLayout):
+        if not isinstance(layout.outer, Layout):
+            raise NotAdmissibleError("partition", "a doubly composed layout cannot be partitioned", str(layout))
+        p = part(layout.outer)
+        if type(p.offset) is not int:
+            raise NotAdmissibleError("partition", "a swizzled layout's partition needs an integer offset",
+                                     str(layout))
+        return Partitioned(ComposedLayout(layout.inner, layout.offset + p.offset, p.layout), 0)
+    return part(layout)
 
 
 def _as_layout(x, what):
@@ -141,7 +159,10 @@ def _col_major_keep_zeros(shape, stride):
 def fragment_like(layout: Layout) -> Layout:
     """CuTe's ``make_fragment_like(layout)``: a compact register layout of the same shape; mode 0 column-major
     with stride-0 leaves kept, the other modes ordered like ``layout``'s strides, placed after mode 0
-    (``tiled_product``). A rank-1 layout gets ``make_layout(shape)``. Admissible for integer strides."""
+    (``tiled_product``). A rank-1 layout gets ``make_layout(shape)``. Admissible for integer strides; a swizzled
+    ``Sw o off o L`` gets ``L``'s fragment (registers are not swizzled), as CuTe's ``layout_b()``."""
+    if isinstance(layout, ComposedLayout):
+        layout = layout.outer
     if not all(type(d) is int for d in flatten(layout.stride)) or not all(type(s) is int
                                                                          for s in flatten(layout.shape)):
         raise NotAdmissibleError("make_fragment_like", "needs a concrete layout with integer strides",
