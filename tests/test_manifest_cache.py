@@ -34,11 +34,14 @@ def test_self_check_failure_writes_nothing(fresh, monkeypatch):
     assert not list(fresh.glob("library-*")) and not library._DEFAULT
 
 
-def test_cached_library_equals_the_loaded_one(fresh):
+def test_cached_library_equals_the_loaded_one(fresh, monkeypatch):
+    checked = []
+    monkeypatch.setattr(mc, "self_check", checked.append)  # every spec goes through it before the write
     direct = library.load(check=False)
     first = mc.default_library()  # loads, self-checks, writes the cache
     files = list(fresh.glob("library-*.pickle"))
     assert len(files) == 1 and library.default_library() is first
+    assert sorted(s.name for s in checked) == sorted(first)
     library._DEFAULT.clear()
     second = mc.default_library()  # from the cache
     assert second is not first and library.default_library() is second
