@@ -2,10 +2,10 @@
 one resource-limit policy.
 
 Translates polynomial sympy terms and the assumptions into Z3 integer arithmetic. Every solver comes from
-``solver(budget)`` with a deterministic ``rlimit``: ``DECISION`` for the algebra's cheap yes/no questions
-(``decide``: is the condition or its negation impossible?), ``SYMBOLIC_QUERY`` for the prover's queries
-about symbolic layouts and ``QUERY`` for those about concrete ones (collisions, preimages, differences:
-larger formulas, asked once per claim).
+``solver(budget)`` with a deterministic ``rlimit``: ``QUESTION`` for the algebra's cheap yes/no questions
+(``decide``: is the condition or its negation impossible?), ``DECISION`` for a set of facts,
+``SYMBOLIC_QUERY`` for the prover's queries about symbolic layouts and ``QUERY`` for those about concrete
+ones (collisions, preimages, differences: larger formulas, asked once per claim).
 """
 from __future__ import annotations
 
@@ -14,19 +14,21 @@ import itertools
 from ..errors import Unsupported, Untranslatable
 from .lazy import sympy, z3
 
-# Budgets in Z3's deterministic resource units (about 1-3 million a second on the bench machine): a
-# decision the algebra asks is answered within 200 thousand in every benchmark case (bench/symbolic.py
-# --random), so 500 thousand bounds an undecidable one to a fraction of a second; a symbolic claim's
-# query (nonlinear in the symbols) gets 1.5 million, which keeps a claim Z3 cannot settle under 2 s; a
-# concrete layout's query (linear or bit-vector) keeps the large budget.
-DECISION = 500_000
+# Budgets in Z3's deterministic resource units (about 1-3 million a second on the bench machine): one
+# question the algebra asks (``decide``) is answered within 200 thousand in every benchmark case (bench/
+# symbolic.py --random), so ``QUESTION`` = 500 thousand bounds an undecidable one to a fraction of a second;
+# ``DECISION`` is the budget of a whole set of facts (``satisfiable``) and the base other layers scale
+# (hardware/family.py); a symbolic claim's query (nonlinear in the symbols) gets 1.5 million, which keeps
+# a claim Z3 cannot settle under 2 s; a concrete layout's query (linear or bit-vector) keeps the large one.
+QUESTION = 500_000
+DECISION = 2_000_000
 SYMBOLIC_QUERY = 1_500_000
 QUERY = 20_000_000
 QUERY_TIMEOUT_MS = 20_000  # a wall-clock backstop only: the rlimit is what makes answers reproducible
 
 
 def solver(rlimit=QUERY, timeout_ms=None):
-    """A fresh Z3 solver under ``rlimit`` (``DECISION`` or ``QUERY``) and, where given, a timeout."""
+    """A fresh Z3 solver under ``rlimit`` (one of the budgets above) and, where given, a timeout."""
     s = z3.Solver()
     s.set("rlimit", rlimit)
     if timeout_ms is not None:
@@ -147,7 +149,7 @@ def decide(kind, a, b, assumptions, skip=()):
         return None
 
     def unsat(extra):
-        s = solver(DECISION)
+        s = solver(QUESTION)
         s.add(*facts)
         s.add(extra)
         return s.check() == z3.unsat
