@@ -226,3 +226,13 @@ def test_a_bound_decides_no_divisibility(facts):
         got = decide.divides(8, M)
     truth = {m % 8 == 0 for m in range(1, 200) if asm.holds({"M": m})}
     assert got is None or truth == {got}, (facts, got, truth)
+
+
+def test_a_cotarget_given_as_text_is_a_size():
+    M = parse_expr("M")
+    assert str(cv.complement(T("(4,8):(1,8)"), "64")) == str(cv.complement(T("(4,8):(1,8)"), 64))
+    A = T("(M,8):(1,2*M)")
+    assert str(cv.complement(A, "16*M")) == str(cv.complement(A, 16 * M))
+    assert str(cv.complement(T("2:1"), "(3,4)")) == str(cv.complement(T("2:1"), (3, 4)))
+    with pytest.raises(cv.CuteVerifyError):
+        cv.complement(T("(4,8):(1,8)"), "(4,8):(8,1)")

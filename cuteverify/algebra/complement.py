@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..core.kernels import coalesce_flat_ints
-from ..core.layout import Layout, cosize
+from ..core.layout import Layout, compact_col_major, cosize
 from ..core.strides import F2
 from ..core.tuples import flatten, product, transform
 from ..errors import NotAdmissibleError
@@ -43,6 +43,8 @@ def complement(layout, cotarget=None):
     if type(layout) is not Layout and hasattr(layout, "outer"):
         raise NotAdmissibleError("complement", "a swizzled layout has no complement of its own image (CuTe "
                                  "takes the complement of the inner layout); take it of the inner layout")
+    if isinstance(cotarget, Layout) or hasattr(cotarget, "outer"):
+        cotarget = _size_of_text(cotarget)
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None and (cotarget is None or type(cotarget) is int):
         s, d = _complement_ints(lv[0], lv[1], cotarget)
@@ -67,6 +69,17 @@ def complement(layout, cotarget=None):
     _positive(product(cotarget) if type(cotarget) is tuple else cotarget)
     merged = _split_unit_modes(fs, fd, cotarget)
     return merged if merged is not None else _complement_symbolic(fs, fd, cotarget)
+
+
+def _size_of_text(t):
+    """A cotarget given as text (``"64"``, ``"16*M"``, ``"(4,8)"``) reaches here parsed as a layout (the
+    operation wrapper reads every string argument as one): a rank-1 or shape-like layout with compact
+    strides names its shape; any other layout is no size."""
+    if type(t) is Layout and t.stride == compact_col_major(t.shape) or \
+            type(t) is Layout and type(t.shape) is not tuple and t.stride == 1:
+        return t.shape
+    raise NotAdmissibleError("complement", f"the cotarget must be a size (an integer or an integer expression) "
+                             f"or a shape, got the layout {t}")
 
 
 #: At most this many modes of unknown size are split on (each split runs the construction twice).
