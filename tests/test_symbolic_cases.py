@@ -236,3 +236,14 @@ def test_a_cotarget_given_as_text_is_a_size():
     assert str(cv.complement(T("2:1"), "(3,4)")) == str(cv.complement(T("2:1"), (3, 4)))
     with pytest.raises(cv.CuteVerifyError):
         cv.complement(T("(4,8):(1,8)"), "(4,8):(8,1)")
+
+
+def test_a_piecewise_layout_prints_each_piece_with_where_it_is_valid():
+    R = _compose_48(T("(M,N):(N,1)", assume=Assumptions(["M % 4 == 0", "N % 8 == 0"])))
+    text = str(R)
+    for p in R:
+        assert " and ".join(map(str, p.conditions)) in text
+        for o in p.obligations:
+            assert o.canonical or o.text() in text
+    with pytest.raises(cv.CuteVerifyError):
+        R.values()

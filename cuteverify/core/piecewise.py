@@ -56,12 +56,23 @@ class PiecewiseLayout(Piecewise):
             raise p.value
         return p.value.subs(values)
 
+    def values(self):
+        raise UndecidedError(f"{self} has no single list of values: its cases differ; instantiate it "
+                             "(subs) or ask a claim about it (decided per piece)")
+
+    def __call__(self, *crd):
+        raise UndecidedError(f"{self} has no single value at {crd}: its cases differ; instantiate it (subs) "
+                             "or ask a claim about it (decided per piece)")
+
     def layouts(self):
         """The pieces' layouts (errors left out)."""
         return [p.value for p in self.pieces if not isinstance(p.value, CuteVerifyError)]
 
     def __str__(self):
-        return "piecewise(" + "; ".join(f"where {' and '.join(map(str, p.conditions))}: {p.value}"
+        def valid(p):  # a piece's result holds where its (not printed-form-only) obligations do
+            obs = [o.text() for o in p.obligations if not getattr(o, "canonical", False)]
+            return f" (valid where {', '.join(obs)})" if obs else ""
+        return "piecewise(" + "; ".join(f"where {' and '.join(map(str, p.conditions))}: {p.value}{valid(p)}"
                                        for p in self.pieces) + ")"
 
     __repr__ = __str__
