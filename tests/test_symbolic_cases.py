@@ -247,3 +247,23 @@ def test_a_piecewise_layout_prints_each_piece_with_where_it_is_valid():
             assert o.canonical or o.text() in text
     with pytest.raises(cv.CuteVerifyError):
         R.values()
+
+
+def test_equality_of_piecewise_layouts_is_decided_per_pair_of_pieces():
+    facts = ["M % 4 == 0", "N % 8 == 0"]
+    R = _compose_48(T("(M,N):(N,1)", assume=Assumptions(facts)))
+    same = cv.are_equal(R, _compose_48(T("(M,N):(N,1)", assume=Assumptions(facts))))
+    assert same.status == "proved", same
+    # the large-M piece is (4,8):(8N,N); equality with it fails where M is small: the witness must be real
+    other = T("(4,8):(8*N,N)", assume=Assumptions(facts))
+    w = cv.are_equal(R, other)
+    assert w.status == "refuted", w
+    a = w.counterexample.assignment
+    assert brute_values(R.subs(**a)) != brute_values(other.subs(**a)), (a, w)
+    # and where M >= 32 they do agree, per instantiation
+    big = _compose_48(T("(M,N):(N,1)", assume=Assumptions(facts + ["M >= 32", "M % 32 == 0"])))
+    v = cv.are_equal(big, T("(4,8):(8*N,N)", assume=Assumptions(facts + ["M >= 32", "M % 32 == 0"])))
+    assert v.status == "proved", v
+    for m in (32, 64, 96):
+        for n in (8, 16):
+            assert brute_values(big.subs(M=m, N=n)) == brute_values(T(f"(4,8):({8 * n},{n})"))

@@ -15,7 +15,7 @@ from ..core.layout import Layout, cosize, make_layout
 from ..core.parse import as_assumptions, check_assumption_names, parse
 from ..core.strides import F2
 from ..core.tuples import flatten, product
-from ..errors import CuteVerifyError, NotAdmissibleError, Unsupported
+from ..errors import ContradictoryAssumptions, CuteVerifyError, NotAdmissibleError, Unsupported
 from ..symbolic import decide, parse_expr
 from ..symbolic.lazy import sympy
 from . import exact, recheck, structural, z3query
@@ -346,9 +346,25 @@ def is_bijective(layout, *, assume=None) -> Verdict:
 
 def are_equal(a, b, *, assume=None) -> Verdict:
     """The same function on ``[0, size)``; layouts of different sizes are refuted (the sizes are the
-    witness)."""
+    witness). A ``decide.Piecewise`` side is decided per piece; with two piecewise sides, per pair of pieces,
+    where a pair whose cases exclude each other holds vacuously (its domain is empty)."""
+    if isinstance(a, decide.Piecewise):
+        return _per_piece(lambda L: _equal_in_case(L, b, assume), a, f"{a} == {b}")
+    if isinstance(b, decide.Piecewise):
+        return _per_piece(lambda L: _equal_in_case(a, L, assume), b, f"{a} == {b}")
     A, B = coerce(a, assume), coerce(b, assume)
     return run(f"{A} == {B}", [A, B], Equal())
+
+
+def _equal_in_case(a, b, assume) -> Verdict:
+    """``are_equal`` inside one piece's case; the user's own facts were found consistent when they were read,
+    so a contradiction here comes from two cases that exclude each other: no assignment reaches the pair."""
+    try:
+        return are_equal(a, b, assume=assume)
+    except ContradictoryAssumptions:
+        if isinstance(a, decide.Piecewise) or isinstance(b, decide.Piecewise) or assume is not None:
+            raise
+        return Verdict("proved", claim=f"{a} == {b}", method="empty case (the two cases exclude each other)")
 
 
 def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
