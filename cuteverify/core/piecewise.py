@@ -1,5 +1,5 @@
 """A piecewise (guarded) symbolic layout: the result of an operation that split into cases (docs/model.md
-section 5.3).
+section 5.5).
 
 ``PiecewiseLayout`` is a ``decide.Piecewise`` whose piece values are layouts (or the ``CuteVerifyError`` the
 operation raised in that case). Its pieces' conditions are disjoint and cover every assignment the

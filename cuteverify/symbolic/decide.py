@@ -204,7 +204,7 @@ class Piece:
 class Piecewise:
     """A guarded result: its pieces' conditions are disjoint and together cover every assignment the
     assumptions allow (``split`` builds them from a condition and its negation); a claim about it holds
-    where it holds for every piece (docs/model.md section 5.3)."""
+    where it holds for every piece (docs/model.md section 5.5)."""
 
     __slots__ = ("pieces",)
 
