@@ -95,7 +95,7 @@ __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim
            "KINDS", "verdict_for"]
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-# a manifest that builds atoms or checks agreement needs the spec library: taken from the cache (manifest_cache)
+# a manifest that builds atoms or checks agreement needs the spec library (loaded once, checked per spec used)
 _NAMES_SPECS = re.compile(r"\bagrees\b|\bmake_\w+\s*\(")
 
 
@@ -504,7 +504,7 @@ def run(claims: list, jobs: int = 1, progress=None) -> list:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
         if any(c.kind == "agrees" for c in claims):
-            try:  # load and self-check the spec library once; forked workers inherit it
+            try:  # load the spec library once; forked workers inherit it
                 manifest_cache.default_library()
             except Exception:  # noqa: BLE001 - the workers report it per claim
                 pass

@@ -31,7 +31,7 @@ def _family_patterns(lib_id: int):
     lib = default_library()
     out = []
     for name in lib:
-        spec = lib[name]
+        spec = lib.peek(name)  # a name index reads metadata; the spec used is checked when it is handed out
         if not spec.is_family:
             continue
         parts = name.split("_")

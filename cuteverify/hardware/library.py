@@ -10,7 +10,7 @@ from ..errors import FormulaError, SpecError, UnknownSpec
 from . import formula as _fm
 from . import tables
 from .dtypes import dtype_bits
-from .loader import line_of, read_spec_document, spec_sources
+from .loader import line_of, read_spec_document, shipped_dir, spec_sources
 from .selfcheck import self_check
 from .spec import TV_VARS, Library, Spec, operand_formulas
 
@@ -18,11 +18,13 @@ __all__ = ["load_file", "load", "default_library", "reload", "get", "names", "re
            "family_name"]
 
 
-def load_file(text: str, file: str) -> list:
+def load_file(text: str, file: str, validate: bool = True) -> list:
     """Parse one spec file's text into :class:`Spec` objects (schema + formulas; no self-check).
 
-    Raises :class:`SpecError` (kind ``input``) naming ``file`` and the line for anything malformed."""
-    doc = read_spec_document(text, file)
+    Raises :class:`SpecError` (kind ``input``) naming ``file`` and the line for anything malformed.
+    ``validate=False`` skips the JSON-schema pass and defers parsing the formulas to the self-check (shipped
+    files under a lazy load, see :func:`load`)."""
+    doc = read_spec_document(text, file, validate)
     try:
         helpers = _fm.resolve_helpers(doc.get("helpers") or {}, TV_VARS)
     except FormulaError as e:
@@ -31,24 +33,28 @@ def load_file(text: str, file: str) -> list:
     specs = []
     for name, data in doc["specs"].items():
         spec = Spec(name, data, file, line_of(doc["specs"], name), helpers)
-        for op in spec.operands:
+        for op in spec.operands if validate else ():  # a trusted file's formulas parse at the self-check
             if spec.kind != "swizzle" or op == "swizzle":
                 operand_formulas(spec, op)
         specs.append(spec)
     return specs
 
 
-def load(paths=None, *, shipped: bool | None = None, check: bool = True) -> Library:
+def load(paths=None, *, shipped: bool | None = None, check: bool | str = True) -> Library:
     """Load spec files and return a :class:`Library`.
 
     ``paths=None`` loads the shipped library plus :data:`SEARCH_PATH` and ``$CUTEVERIFY_SPEC_PATH``
     (directories of ``*.yaml``, or files).  With explicit ``paths`` only those are read unless
-    ``shipped=True``.  ``check`` runs :func:`self_check` on every spec.  Raises :class:`SpecError` for a file
+    ``shipped=True``.  ``check`` runs :func:`self_check` on every spec; ``check="lazy"`` runs it on each spec
+the first time the library hands it out (``Library.__getitem__``).  Raises :class:`SpecError` for a file
     that cannot be read or is malformed (kind ``input``), :class:`SpecInconsistent` for a spec whose self-check
     fails (kind ``refuted``).
     """
     specs: dict = {}
     files = []
+    # a lazy load trusts the shipped files' schema (an eager load, as `spec check` and the tests make,
+    # validates them); a user's file is always validated
+    shipped_root = str(shipped_dir()) if check == "lazy" else None
     for src in spec_sources(paths, shipped):
         name = str(src)
         try:
@@ -56,12 +62,15 @@ def load(paths=None, *, shipped: bool | None = None, check: bool = True) -> Libr
         except OSError as e:
             raise SpecError(f"cannot read spec file: {e}", name) from None
         files.append(name)
-        for spec in load_file(text, name):
+        trusted = shipped_root is not None and name.startswith(shipped_root)
+        for spec in load_file(text, name, validate=not trusted):
             if spec.name in specs:
                 other = specs[spec.name]
                 raise SpecError(f"duplicate spec name (also at {other.file}:{other.line})", name, spec.line,
                                 spec.name)
             specs[spec.name] = spec
+    if check == "lazy":
+        return Library(specs, files, checker=self_check)
     if check:
         for spec in specs.values():
             self_check(spec)
@@ -72,15 +81,16 @@ _DEFAULT: list = []
 
 
 def default_library() -> Library:
-    """The shipped + search-path library, loaded and self-checked once per process."""
+    """The shipped + search-path library, loaded once per process; each spec is self-checked the first time
+    it is used (``spec check`` checks them all)."""
     if not _DEFAULT:
-        _DEFAULT.append(load())
+        _DEFAULT.append(load(check="lazy"))
     return _DEFAULT[0]
 
 
 def install_default(lib: Library) -> Library:
-    """Make ``lib`` the process's default library: for a front end that loaded and self-checked the default
-    sources itself (``cuteverify.manifest_cache`` reads them from a cache keyed by the spec files and the code)."""
+    """Make ``lib`` the process's default library (a test or front end that loaded the default sources
+    itself, checked eagerly or lazily)."""
     _DEFAULT[:] = [lib]
     return lib
 
@@ -127,10 +137,10 @@ def resolve(name: str, dtype=None, library: Library | None = None) -> Spec:
         if dtype is None:
             raise SpecError(f"{name}: a short smem-atom name needs dtype= (e.g. dtype='bf16')")
         major, sw, eb = m.group(1).upper(), m.group(2).upper(), dtype_bits(dtype)
-        for s in lib.values():
-            d = s.data
+        for n in lib:
+            d, s = lib.peek(n).data, lib.peek(n)
             if s.kind == "smem_atom" and d["major"] == major and d["swizzle"] == sw and d["element_bits"] == eb:
-                return s
+                return lib[n]
         raise SpecError(f"{name}: no GMMA::Layout_{major}_{sw}_Atom for {eb}-bit elements")
     m = _TMA_SHORT.match(name.strip())
     if m:
@@ -233,7 +243,7 @@ def _specialisation(name: str, lib: Library):
         cm = _TEMPLATE.match(cand) if cand.startswith(head + "<") else None
         if not cm or cm.group(1) != head:
             continue
-        spec = lib[cand]
+        spec = lib.peek(cand)
         cargs = [a.strip() for a, _ in split_top(cm.group(2), ",", ALL)]
         if len(cargs) != len(args):
             continue
@@ -244,7 +254,7 @@ def _specialisation(name: str, lib: Library):
             elif mine != theirs:
                 break
         else:
-            return spec, params
+            return lib[cand], params  # handed out checked
     return None
 
 

@@ -406,17 +406,32 @@ def operand_formulas(spec: Spec, operand: str) -> dict:
 # --------------------------------------------------------------------------------------------- library
 
 class Library(Mapping):
-    """Specs by name (a read-only mapping), with the files they came from."""
+    """Specs by name (a read-only mapping), with the files they came from.
 
-    def __init__(self, specs: dict, files: list):
+    ``checker`` (the self-check) runs on a spec the first time it is handed out, so that a process pays only
+    for the specs it uses while no spec reaches a decision unchecked; :meth:`peek` reads a spec's metadata
+    (name, kind, arch, evidence) without checking it, for listings."""
+
+    def __init__(self, specs: dict, files: list, checker=None):
         self._specs = specs
         self.files = files
+        self._checker = checker
+        self._checked: set = set()
         self._aliases = {}
         for s in specs.values():
             for a in s.data.get("aliases", []) or []:
                 self._aliases[a] = s.name
 
     def __getitem__(self, name: str) -> Spec:
+        spec = self._specs[self._aliases.get(name, name)]
+        checker = getattr(self, "_checker", None)
+        if checker is not None and spec.name not in self._checked:
+            checker(spec)  # SpecInconsistent propagates, and the spec stays unchecked
+            self._checked.add(spec.name)
+        return spec
+
+    def peek(self, name: str) -> Spec:
+        """The spec called ``name`` (or an alias) without running its self-check: for metadata only."""
         return self._specs[self._aliases.get(name, name)]
 
     def __iter__(self):
