@@ -61,7 +61,11 @@ def parse_permutation(text):
         elif not p:
             fail(f"--permutation {text!r}: an empty entry")
         else:
-            out.append(parse(p, source="--permutation"))
+            lay = parse(p, source="--permutation")
+            if lay.free_symbols():  # CuTe's permutation tiles are static: a name here is no tile
+                fail(f"--permutation {text!r}: entry {p!r} is not a tile (`_`, a positive extent or a layout of "
+                     "integers, e.g. (8,2,2):(1,16,8))")
+            out.append(lay)
     if len(out) > 3:
         fail(f"--permutation {text!r} has {len(out)} entries, at most 3 (M, N, K)")
     return tuple(out)

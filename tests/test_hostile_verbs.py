@@ -142,7 +142,8 @@ def _tiled_mma():
     out = [(["tiled-mma", a], None, {2}) for a in ("NOPE", "", FAMILY, "(4,8):(1,4)")]
     for extra in (["--atom-layout", "((("], ["--atom-layout", "(0,1,1)"], ["--atom-layout", "(-2,1,1)"],
                   ["--permutation", "(7,32,16)"], ["--draw", "/nonexistent/dir/x.svg"], ["--param", "N=abc"],
-                  ["--operand", "Z"], ["--atom-layout", DEEP]):
+                  ["--operand", "Z"], ["--atom-layout", DEEP], ["--permutation", "abc"],
+                  ["--permutation", "(32,M,16)"], ["--permutation", "(32,(M,2):(1,M),16)"]):
         out.append((["tiled-mma", TN] + extra, None, {2}))
     out.append((["tiled-mma", TN, "--atom-layout", "(65536,65536,1)"], None, {0, 2}))
     return out
@@ -193,9 +194,15 @@ def api_cases():
         ("agrees_missing_param", lambda: cv.agrees(TV_A, FAMILY, "A"), "input"),
         ("agrees_text_hint", lambda: _hinted(cv), "ok"),
         ("long_parse_error", _long_parse_error, "input"),
+        ("tiled_mma_symbolic_permutation", lambda: _tiled_symbolic(), "undecided"),
         ("loops_bad", lambda: cv.loops.parse_loop_nest("for i in range(0,4,0): A[i]"), "input"),
         ("loops_not_text", lambda: cv.loops.parse_loop_nest("for i in range(4) A[i]"), "input"),
     ]
+
+
+def _tiled_symbolic():
+    from cuteverify.atoms import make_tiled_mma
+    return make_tiled_mma(TN, (1, 1, 1), ("abc", None, None)).tv_layout_tiled("A")
 
 
 def _hinted(cv):

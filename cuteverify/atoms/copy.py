@@ -9,7 +9,7 @@ source and destination sides of the atom.
 """
 from __future__ import annotations
 
-from ..algebra import (
+from ._alg import (
     coalesce,
     composition,
     filter,

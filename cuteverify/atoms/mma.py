@@ -8,7 +8,7 @@ An atom's TV layouts come from the spec library: A ``(thr, val) -> m + M*k``, B 
 """
 from __future__ import annotations
 
-from ..algebra import (
+from ._alg import (
     complement,
     composition,
     logical_divide,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..algebra import tiled_product
+from ._alg import tiled_product
 from ..core.layout import Layout, make_layout
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten, unflatten
