@@ -12,10 +12,9 @@ from click.testing import CliRunner
 
 import cuteverify as cv
 from cuteverify.cli.main import main
-from cuteverify.core.parse import parse
 from cuteverify.hardware import default_library
-from cuteverify.hardware.intlayout import int_layout
 from cuteverify.hardware.library import resolve_instance
+from cutlass_text import cpp_layout, same_tv_function
 
 cutlass_library = pytest.importorskip("cutlass_library")
 CUTE = Path(cutlass_library.__file__).parent / "source" / "include" / "cute"
@@ -24,20 +23,6 @@ CUTE = Path(cutlass_library.__file__).parent / "source" / "include" / "cute"
 @pytest.fixture(scope="module")
 def lib():
     return default_library()
-
-
-def _cpp_layout(text: str) -> str:
-    """``Layout<Shape<_32,_1024>, Stride<_0,_1>>`` as CuTe notation ``(32,1024):(0,1)`` (static ints only)."""
-    t = re.sub(r"\s+", "", text)
-    t = re.sub(r"_(\d+)", r"\1", t)[len("Layout<"):-1]
-    depth = 0
-    for j, ch in enumerate(t):
-        depth += (ch == "<") - (ch == ">")
-        if ch == "," and depth == 0:
-            shape, stride = t[:j], t[j + 1:]
-            break
-    conv = lambda x: x.replace("Shape<", "(").replace("Stride<", "(").replace(">", ")")  # noqa: E731
-    return f"{conv(shape)}:{conv(stride)}"
 
 
 def _tmem_traits() -> dict:
@@ -50,18 +35,11 @@ def _tmem_traits() -> dict:
         for key in ("SrcLayout", "DstLayout"):
             v = re.search(rf"using {key}\s*=\s*(.*?);", body, re.S).group(1).strip()
             ref = re.match(r"typename Copy_Traits<(\w+)>::(\w+)", v)
-            got[key] = ("ref", ref.group(1), ref.group(2)) if ref else _cpp_layout(v)
+            got[key] = ("ref", ref.group(1), ref.group(2)) if ref else cpp_layout(v)
         (refs if any(isinstance(v, tuple) for v in got.values()) else out)[name] = got
     for name, got in refs.items():
         out[name] = {k: out[v[1]][v[2]] if isinstance(v, tuple) else v for k, v in got.items()}
     return out
-
-
-def _same_function(a: str, b: str) -> bool:
-    """Two (thread, value) layouts are the same function: L(t, v) = T[t] + V[v] with T[0] = V[0] = 0, so equal
-    per-mode offset tables are equal functions and conversely."""
-    la, lb = int_layout(parse(a), "a"), int_layout(parse(b), "b")
-    return la.rank == lb.rank == 2 and la.modes == lb.modes
 
 
 def test_every_tmem_struct_equals_its_family_instance(lib):
@@ -71,7 +49,7 @@ def test_every_tmem_struct_equals_its_family_instance(lib):
         spec, params = resolve_instance(name, library=lib)
         for op, key in (("src", "SrcLayout"), ("dst", "DstLayout")):
             mine = spec.layout_text(op, **params)
-            assert _same_function(mine, t[key]), f"{name} {op}: spec {mine}, CUTLASS {t[key]}"
+            assert same_tv_function(mine, t[key]), f"{name} {op}: spec {mine}, CUTLASS {t[key]}"
 
 
 def test_umma_traits_have_the_two_layout_forms_the_specs_use(lib):
@@ -92,7 +70,7 @@ def test_umma_traits_have_the_two_layout_forms_the_specs_use(lib):
         k = s.data["shape_mnk"][2]
         form = two if s.threads == 2 else one
         for op in "ABC":
-            want = _cpp_layout(re.sub(r"Int<([^<>]+)>", r"\1", form[op].replace("Int<K>", f"_{k}")))
+            want = cpp_layout(re.sub(r"Int<([^<>]+)>", r"\1", form[op].replace("Int<K>", f"_{k}")))
             assert s.data["operands"][op]["layout"] == want, (n, op)
 
 

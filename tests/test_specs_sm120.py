@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 import cuteverify as cv
-from cuteverify.core.parse import parse
 from cuteverify.errors import SpecError
 from cuteverify.hardware import default_library, load
-from cuteverify.hardware.intlayout import int_layout
 from cuteverify.hardware.library import resolve_instance
+from cutlass_text import cpp_layout, same_tv_function
 
 cutlass_library = pytest.importorskip("cutlass_library")
 CUTE = Path(cutlass_library.__file__).parent / "source" / "include" / "cute"
@@ -24,27 +23,6 @@ SPECS = Path(__file__).resolve().parent.parent / "specs"
 @pytest.fixture(scope="module")
 def lib():
     return default_library()
-
-
-def _cpp_layout(text: str) -> str:
-    """``Layout<Shape<Shape<_4,_8>,_64>, Stride<Stride<_0,_1>,_8>>`` as CuTe notation (static ints only)."""
-    t = re.sub(r"//[^\n]*", "", text)
-    t = re.sub(r"\s+", "", t)
-    t = re.sub(r"_(\d+)", r"\1", t)[len("Layout<"):-1]
-    depth = 0
-    for j, ch in enumerate(t):
-        depth += (ch == "<") - (ch == ">")
-        if ch == "," and depth == 0:
-            shape, stride = t[:j], t[j + 1:]
-            break
-    conv = lambda x: x.replace("Shape<", "(").replace("Stride<", "(").replace(">", ")")  # noqa: E731
-    return f"{conv(shape)}:{conv(stride)}"
-
-
-def _same_function(a: str, b: str) -> bool:
-    """Equal per-mode offset tables of two rank-2 (thread, value) layouts: the same function."""
-    la, lb = int_layout(parse(a), "a"), int_layout(parse(b), "b")
-    return la.rank == lb.rank == 2 and la.modes == lb.modes
 
 
 def _traits_body(text: str, head: str) -> str:
@@ -58,14 +36,14 @@ def _layouts(body: str, aliases: dict) -> dict:
     out = {}
     for m in re.finditer(r"using (\w+Layout)\s*=\s*([^;]*);", body, re.S):
         v = m.group(2).strip()
-        out[m.group(1)] = _cpp_layout(v) if v.startswith("Layout<") else aliases[v]
+        out[m.group(1)] = cpp_layout(v) if v.startswith("Layout<") else aliases[v]
     return out
 
 
 def _cutlass_layouts() -> dict:
     """The (T, V) layouts CUTLASS's traits give each SM120 struct family, read off the shipped headers."""
     t80 = (CUTE / "atom" / "mma_traits_sm80.hpp").read_text()
-    row = _cpp_layout(re.search(r"using SM80_16x8_Row\s*=\s*(Layout<.*?>);", t80, re.S).group(1))
+    row = cpp_layout(re.search(r"using SM80_16x8_Row\s*=\s*(Layout<.*?>);", t80, re.S).group(1))
     named = {"SM80_16x8_Row": row}
     k32 = _layouts(_traits_body(t80, "struct MMA_Traits<SM80_16x8x32_S32S8S8S32_TN>"), named)
     k32 = {"A": k32["ALayout"], "B": k32["BLayout"], "C": k32["CLayout"]}
@@ -78,7 +56,7 @@ def _cutlass_layouts() -> dict:
     # mma_traits_sm120.hpp: the dense struct inherits SM80_16x8x32_S32S8S8S32_TN, the VS one its underlying traits
     assert "MMA_Traits<SM120_16x8x32_TN<a_type, b_type, c_type>>\n     : MMA_Traits<SM80_16x8x32_S32S8S8S32_TN>" in t120
     ts = (CUTE / "atom" / "mma_traits_sm120_sparse.hpp").read_text()
-    named_sp = {"SM120_16x8_Row": _cpp_layout(re.search(r"using SM120_16x8_Row\s*=\s*(Layout<.*?>);", ts, re.S).group(1))}
+    named_sp = {"SM120_16x8_Row": cpp_layout(re.search(r"using SM120_16x8_Row\s*=\s*(Layout<.*?>);", ts, re.S).group(1))}
     sp64 = _layouts(_traits_body(ts, "struct MMA_Traits<SM120::SPARSE::SM120_SPARSE_16x8x64_TN<"), named_sp)
     sp128 = _layouts(_traits_body(ts, "struct MMA_Traits<SM120::BLOCKSCALED::SPARSE::SM120_SPARSE_16x8x128_TN_VS"),
                      named_sp)
@@ -122,7 +100,7 @@ def test_layouts_equal_cutlass_traits(lib):
         fam = want[n.split("<")[0]]
         assert set(s.operands) == set(fam), n
         for op, text in fam.items():
-            assert _same_function(s.data["operands"][op]["layout"], text), (n, op, text)
+            assert same_tv_function(s.data["operands"][op]["layout"], text), (n, op, text)
 
 
 def test_formulas_agree_with_layouts_for_every_instance(lib):

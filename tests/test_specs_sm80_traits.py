@@ -16,6 +16,7 @@ from cuteverify.core.parse import parse
 from cuteverify.errors import CuteVerifyError
 from cuteverify.hardware import default_library
 from cuteverify.hardware.intlayout import int_layout
+from cutlass_text import cpp_layout
 
 cutlass_library = pytest.importorskip("cutlass_library")
 TRAITS = Path(cutlass_library.__file__).parent / "source" / "include" / "cute" / "atom" / "mma_traits_sm80.hpp"
@@ -31,17 +32,7 @@ def lib():
 
 
 def _cpp(text: str) -> str:
-    t = re.sub(r"\s+", "", re.sub(r"//[^\n]*", "", text))
-    t = re.sub(r"_(\d+)", r"\1", t)[len("Layout<"):-1]
-    depth = 0
-    for j, ch in enumerate(t):
-        depth += (ch == "<") - (ch == ">")
-        if ch == "," and depth == 0:
-            shape, stride = t[:j], t[j + 1:]
-            break
-    conv = lambda x: x.replace("Shape<", "(").replace("Stride<", "(").replace(">", ")")  # noqa: E731
-    one = lambda x: re.sub(r"\((\d+)\)", r"\1", x)  # noqa: E731 - Shape<_8> is the mode 8, not a 1-tuple
-    return f"{one(conv(shape))}:{one(conv(stride))}"
+    return cpp_layout(text, unwrap=True)
 
 
 @functools.cache

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 import cuteverify as cv
-from cuteverify.core.parse import parse
 from cuteverify.hardware import default_library
-from cuteverify.hardware.intlayout import int_layout
 from cuteverify.hardware.library import resolve_instance
+from cutlass_text import cpp_layout, same_tv_function
 
 cutlass_library = pytest.importorskip("cutlass_library")
 ATOM = Path(cutlass_library.__file__).parent / "source" / "include" / "cute" / "atom"
@@ -38,15 +37,7 @@ def _cpp(text: str, named: dict) -> str:
         return f"((4,8,4),(2,2,{int(m.group(1)) // 8})):((128,1,16),(64,8,512))"
     if t in named:
         return named[t]
-    t = re.sub(r"_(\d+)", r"\1", t)[len("Layout<"):-1]
-    depth = 0
-    for j, ch in enumerate(t):
-        depth += (ch == "<") - (ch == ">")
-        if ch == "," and depth == 0:
-            shape, stride = t[:j], t[j + 1:]
-            break
-    conv = lambda x: x.replace("Shape<", "(").replace("Stride<", "(").replace(">", ")")  # noqa: E731
-    return f"{conv(shape)}:{conv(stride)}"
+    return cpp_layout(t)
 
 
 def _named_layouts() -> dict:
@@ -73,12 +64,6 @@ def _sparse_traits() -> dict:
 
 
 @functools.cache
-def _same_function(a: str, b: str) -> bool:
-    """Equal per-mode offset tables of two rank-2 (thread, value) layouts: the same function."""
-    la, lb = int_layout(parse(a), "a"), int_layout(parse(b), "b")
-    return la.rank == lb.rank == 2 and la.modes == lb.modes
-
-
 def test_every_sparse_struct_is_its_family_instance(lib):
     traits = _sparse_traits()
     assert len(traits) == 320 + 736  # base header + _ext
@@ -91,7 +76,7 @@ def test_every_sparse_struct_is_its_family_instance(lib):
         assert spec.shape_mnk(**params) == (64, n, k), name
         for op, want in layouts.items():
             mine = spec.layout_text(op, **params)
-            assert _same_function(mine, want), f"{name} {op}: spec {mine}, CUTLASS {want}"
+            assert same_tv_function(mine, want), f"{name} {op}: spec {mine}, CUTLASS {want}"
     assert len(families) == 40
     assert sum(len(lib[f].instances()) for f in families) == len(traits)  # no instance CUTLASS lacks
 
