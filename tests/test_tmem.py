@@ -149,8 +149,12 @@ def test_alloc_rules_proved_refuted_unknown():
     assert v.refuted and v.rule("alloc_ncols_pow2").counterexample.assignment == {"n": 96}
     v = tmem.check_alloc(n, Assumptions(["pow2(n)", "n >= 32"]))
     assert v.refuted and v.rule("alloc_ncols_range").counterexample.assignment == {"n": 1024}
-    # powers of two are modelled up to 2**62 only: no violation found is not a proof
-    assert tmem.check_alloc(n, Assumptions(["pow2(n)", "n >= 32", "n <= 512"])).status == "unknown"
+    # a bounded pow2 symbol is a finite set: enumerated, and the method says which values
+    v = tmem.check_alloc(n, Assumptions(["pow2(n)", "n >= 32", "n <= 512"]))
+    assert v.proved and "n in {32,64,128,256,512}" in v.method
+    v = tmem.check_alloc(n, Assumptions(["pow2(n)", "16 <= n", "n <= 512"]))
+    assert v.refuted and v.counterexample.assignment == {"n": 16}
+    assert v.rule("alloc_ncols_range").refuted and v.rule("alloc_ncols_pow2").proved
     assert tmem.check_alloc(256, live=256).proved
     assert tmem.check_alloc(256, live=384).rule("alloc_capacity").refuted
     assert tmem.check_alloc(128, relinquished=True).rule("alloc_after_relinquish").refuted

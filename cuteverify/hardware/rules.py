@@ -130,7 +130,7 @@ def _violation(cond: Condition, assumptions):
     the assumptions and violating ``cond``; ``({}, True)`` when none exists and that is certain;
     ``(None, reason)`` when the search cannot tell."""
     names = sorted(s.name for s in cond.symbols())
-    pool = finite_assignments(names, assumptions, _FINITE_LIMIT) if assumptions is not None else None
+    pool = finite_assignments(names, assumptions, _FINITE_LIMIT, exact=True) if assumptions is not None else None
     if pool is not None:
         for values in sorted(pool, key=lambda v: tuple(v[n] for n in names)):
             if cond.holds(values) is False:
@@ -160,13 +160,49 @@ def _violation(cond: Condition, assumptions):
     return values, True
 
 
+def _enumerated(names, pool) -> str:
+    """How an enumeration covered ``names``: ``enumeration of n in {32,64,128,256,512}``."""
+    parts = []
+    for n in names:
+        vals = sorted({v[n] for v in pool})
+        if len(vals) <= 8:
+            parts.append(f"{n} in {{{','.join(map(str, vals))}}}")
+        else:
+            parts.append(f"{n} in {{{','.join(map(str, vals[:3]))},...,{vals[-1]}}} ({len(vals)} values)")
+    return "enumeration of " + ", ".join(parts)
+
+
+def _by_enumeration(cond, names, assumptions):
+    """``(status, assignment, how)`` when the clause's symbols (and every symbol the facts tie to them) have
+    finite domains: every admissible assignment evaluated, the smallest violating one reported; None when
+    they have none, none is admissible, or a side is no integer at one of them (the other methods decide)."""
+    pool = finite_assignments(names, assumptions, _FINITE_LIMIT, exact=True)
+    if not pool:
+        return None
+    order = sorted(pool, key=lambda v: tuple(v[n] for n in names))
+    results = [cond.holds(values) for values in order]
+    if None in results:
+        return None
+    how = _enumerated(names, pool)
+    for values, h in zip(order, results):
+        if h is False:
+            return "refuted", values, how
+    return "proved", None, how
+
+
 def decide_clause(cond, assumptions):
     """``(status, assignment, reason)`` for one clause: ``proved`` / ``refuted`` (with the assignment,
-    re-checked) / ``unknown`` (with the reason)."""
+    re-checked) / ``unknown`` (with the reason). A clause over symbols with finite domains (finite sets,
+    bounds, bounded pow2 symbols: ``pow2(n), 32 <= n <= 512`` is {32,...,512}) is decided by evaluating it
+    at every admissible assignment; ``reason`` then says which values were enumerated."""
     if isinstance(cond, bool):
         return ("proved", None, "") if cond else ("refuted", {}, "")
     if not cond.symbols():
         return ("proved", None, "") if cond.holds({}) else ("refuted", {}, "")
+    if assumptions is not None:
+        got = _by_enumeration(cond, sorted(s.name for s in cond.symbols()), assumptions)
+        if got is not None:
+            return got
     with decide.context(assumptions):
         answer = _ask(cond)
     if answer is True:
@@ -189,25 +225,34 @@ def _assignment_text(values):
 
 
 def check_rule(rule: Rule, assumptions) -> Verdict:
-    """One rule's Verdict: its first refuted clause, else its first unknown clause, else proved."""
+    """One rule's Verdict: its first refuted clause, else its first unknown clause, else proved. The method
+    names the enumerations that decided clauses (``hardware rules (enumeration of n in {32,...})``)."""
     t0 = time.perf_counter()
     claim = f"{rule.name}: {rule.text}"
     unknown = None
+    hows = []
     for cond, explain in rule.clauses:
         status, values, reason = decide_clause(cond, assumptions)
+        if reason.startswith("enumeration of ") and reason not in hows:
+            hows.append(reason)
         if status == "refuted":
             names = {s.name for s in cond.symbols()} if not isinstance(cond, bool) else set()
             values = {k: v for k, v in values.items() if k in names} or values
             asg = _assignment_text(values)
             note = (f"{asg}: " if asg else "") + explain(values)
             cex = RuleViolation("rule", assignment=values, note=note, detail={"rule": rule.name})
-            return Verdict("refuted", claim=claim, method=METHOD, counterexample=cex, reason=note,
+            return Verdict("refuted", claim=claim, method=_method(hows[-1:]), counterexample=cex, reason=note,
                            elapsed=time.perf_counter() - t0)
         if status == "unknown" and unknown is None:
             unknown = f"{cond}: {reason}"
     if unknown is not None:
-        return Verdict("unknown", claim=claim, method=METHOD, reason=unknown, elapsed=time.perf_counter() - t0)
-    return Verdict("proved", claim=claim, method=METHOD, elapsed=time.perf_counter() - t0)
+        return Verdict("unknown", claim=claim, method=_method(hows), reason=unknown,
+                       elapsed=time.perf_counter() - t0)
+    return Verdict("proved", claim=claim, method=_method(hows), elapsed=time.perf_counter() - t0)
+
+
+def _method(hows) -> str:
+    return f"{METHOD} ({'; '.join(hows)})" if hows else METHOD
 
 
 def check_rules(rules, assumptions, claim: str, fields=None) -> RuleVerdict:
@@ -230,5 +275,10 @@ def check_rules(rules, assumptions, claim: str, fields=None) -> RuleVerdict:
         reason = "; ".join(f"{v.claim.split(':', 1)[0]}: {v.reason}" for v in unknown)
     else:
         status, cex, reason = "proved", None, None
-    return RuleVerdict(status, rules=results, warnings=warnings, fields=fields, claim=claim, method=METHOD,
+    hows = []
+    for v in results:
+        how = v.method[len(METHOD) + 2:-1] if v.method != METHOD else None
+        if how and how not in hows:
+            hows.append(how)
+    return RuleVerdict(status, rules=results, warnings=warnings, fields=fields, claim=claim, method=_method(hows),
                        counterexample=cex, reason=reason, elapsed=time.perf_counter() - t0)

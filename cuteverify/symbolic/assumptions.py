@@ -308,17 +308,25 @@ def bounds(assumptions: "Assumptions", name: str):
 def domain(assumptions: "Assumptions", name: str, limit: int = 4096):
     """The finite set of values ``name`` can take, or None: its finite set, or (a bounded symbol is a finite
     set) ``lo..hi`` from its bounds when there are at most ``limit`` of them, less the values that break its
-    pow2 or integer-divisibility facts. A superset of the admissible values: callers still check ``holds``."""
+    pow2 or integer-divisibility facts. A bounded pow2 symbol is the powers of two in ``lo..hi`` (``pow2(n),
+    32 <= n <= 512`` is {32, 64, 128, 256, 512}), however wide the range, at most ``limit`` of them. A
+    superset of the admissible values: callers still check ``holds``."""
     pool = assumptions.finite.get(name)
     if pool is not None:
         return pool
     lo, hi = bounds(assumptions, name)
-    if hi is None or hi - lo + 1 > limit:
+    pow2 = name in assumptions.pow2
+    if hi is None or (not pow2 and hi - lo + 1 > limit):
         return None
     divs = [_int(c.a) for c in assumptions.conditions if c.kind == "divides" and _int(c.a) is not None
             and isinstance(c.b, sympy.Symbol) and c.b.name == name and _int(c.a) > 0]
-    pow2 = name in assumptions.pow2
-    return tuple(v for v in range(lo, hi + 1) if all(v % d == 0 for d in divs) and not (pow2 and v & (v - 1)))
+    if pow2:
+        # the powers of two in lo..hi: hi.bit_length() of them at most, never the whole range
+        cands = [1 << e for e in range(max(hi, 0).bit_length()) if lo <= 1 << e <= hi]
+        if len(cands) > limit:
+            return None
+        return tuple(v for v in cands if all(v % d == 0 for d in divs))
+    return tuple(v for v in range(lo, hi + 1) if all(v % d == 0 for d in divs))
 
 
 def bounded_names(assumptions: "Assumptions", names) -> list[str]:
@@ -326,9 +334,49 @@ def bounded_names(assumptions: "Assumptions", names) -> list[str]:
     return [n for n in names if n not in assumptions.finite and domain(assumptions, n) is not None]
 
 
-def finite_assignments(names, assumptions: "Assumptions", limit: int):
+def linked_names(assumptions: "Assumptions", names) -> list[str]:
+    """``names`` and every symbol a chain of facts ties to them (``n == 2*m`` ties ``m`` to ``n``), sorted:
+    the symbols whose facts decide which values of ``names`` are admissible."""
+    out = set(names)
+    conds = [{s.name for s in c.symbols()} for c in assumptions.conditions]
+    grew = True
+    while grew:
+        grew = False
+        for syms in conds:
+            if syms & out and not syms <= out:
+                out |= syms
+                grew = True
+    return sorted(out)
+
+
+def finite_assignments(names, assumptions: "Assumptions", limit: int, exact: bool = False):
     """Every assignment of ``names`` (each in a finite set of ``assumptions``, or bounded: ``domain``) that
-    satisfies them, or ``None`` when a name has no finite domain or there are more than ``limit`` candidates."""
+    satisfies them, or ``None`` when a name has no finite domain or there are more than ``limit`` candidates.
+
+    The symbols facts tie to ``names`` (:func:`linked_names`) are enumerated with them when they have
+    finite domains too, and the admissible assignments projected onto ``names``: then every fact filters
+    the candidates and the result is exactly the admissible values of ``names``. When a tied symbol has no
+    finite domain (or the product passes ``limit``) the facts over it are not judged and the result is a
+    superset (sound for "for every admissible assignment" questions); ``exact=True`` answers None instead
+    (an existential question, a counterexample, needs every value it returns to be admissible)."""
+    names = list(names)
+    linked = linked_names(assumptions, names)
+    if len(linked) > len(names):
+        full = _enumerate(linked, assumptions, limit)
+        if full is not None:
+            out, seen = [], set()
+            for values in full:
+                key = tuple(values[n] for n in names)
+                if key not in seen:
+                    seen.add(key)
+                    out.append({n: values[n] for n in names})
+            return out
+        if exact:
+            return None
+    return _enumerate(names, assumptions, limit)
+
+
+def _enumerate(names, assumptions, limit):
     pools = []
     total = 1
     for n in names:
