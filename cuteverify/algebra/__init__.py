@@ -21,9 +21,9 @@ from .divide import (
 )
 from .inverse import left_inverse, max_common_layout, max_common_vector, right_inverse
 from .recast import downcast, recast, upcast
-from .tile import tile_to_shape
+from .tile import tile_to_mma_shape, tile_to_shape
 
 __all__ = ["coalesce", "filter", "filter_zeros", "complement", "composition", "logical_divide", "zipped_divide",
            "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product",
            "blocked_product", "raked_product", "right_inverse", "left_inverse", "max_common_layout",
-           "max_common_vector", "upcast", "downcast", "recast", "tile_to_shape"]
+           "max_common_vector", "upcast", "downcast", "recast", "tile_to_shape", "tile_to_mma_shape"]

@@ -1,4 +1,4 @@
-"""``tile_to_shape`` (slicing is part of the core: ``core.layout.slice_and_offset``)."""
+"""``tile_to_shape`` and ``tile_to_mma_shape`` (slicing is part of the core: ``core.layout.slice_and_offset``)."""
 from __future__ import annotations
 
 from ..core.layout import Layout, compact_col_major, make_layout, size
@@ -7,7 +7,8 @@ from ..errors import NotAdmissibleError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import exact_div, operation
-from .divide import _append, blocked_product
+from .coalesce import coalesce
+from .divide import _append, blocked_product, tiled_divide
 
 
 @operation(swizzle_through=True)
@@ -48,4 +49,31 @@ def _ordered_strides(shape, order):
     return tuple(strides)
 
 
-__all__ = ["tile_to_shape"]
+def tile_to_mma_shape(atom, mma_tile_shape, order=None):
+    """A shared-memory layout for an MMA's operand tile, as CUTLASS's ``UMMA::tile_to_mma_shape`` builds it
+    (cute/atom/mma_traits_sm100.hpp) and CuTe DSL prints it.
+
+    ``mma_tile_shape`` is ``((MMA_M, MMA_K), M_MMAs, K_MMAs, rest...)`` (what ``partition_shape_A`` gives,
+    often with a stage count appended). Definition: tile ``atom`` to ``((MMA_M, M_MMAs), (MMA_K, K_MMAs),
+    rest...)`` with ``tile_to_shape`` (``order`` over those modes, column-major by default), divide by
+    ``(size(MMA_M), size(MMA_K))`` with ``tiled_divide``, and coalesce to the profile of ``mma_tile_shape``
+    (CuTe DSL's last step; C++ stops before it, the same function).
+    Admissibility: ``mma_tile_shape`` has rank >= 3 with a rank-2 first mode, and the atom divides each
+    merged mode (``tile_to_shape``'s condition). Valid for plain and composed (swizzled) atoms with integer
+    strides: every step is. Post-condition: the result has the profile of ``mma_tile_shape``, and its first
+    mode restricted to the atom's extent equals the atom.
+    """
+    if type(mma_tile_shape) is not tuple or len(mma_tile_shape) < 3 or type(mma_tile_shape[0]) is not tuple \
+            or len(mma_tile_shape[0]) != 2:
+        raise NotAdmissibleError("tile_to_mma_shape", f"the MMA tile shape must be ((MMA_M, MMA_K), M_MMAs, "
+                                 f"K_MMAs, ...), got {mma_tile_shape}")
+    mma = mma_tile_shape[0]
+    mn_shape = tuple(zip(mma, mma_tile_shape[1:3])) + tuple(mma_tile_shape[3:])
+    if order is not None and (type(order) is not tuple or len(order) != len(mn_shape)):
+        raise NotAdmissibleError("tile_to_mma_shape", f"the order needs one entry per mode of {mn_shape} (rank "
+                                 f"of the MMA tile shape minus 1), got {order}")
+    tiled = tile_to_shape(atom, mn_shape, order)
+    return coalesce(tiled_divide(tiled, tuple(product(m) for m in mma)), mma_tile_shape)
+
+
+__all__ = ["tile_to_shape", "tile_to_mma_shape"]
