@@ -10,6 +10,7 @@ import click
 from cuteverify.errors import SpecError, exit_code
 from cuteverify import hardware
 from cuteverify.hardware import evidence, selfcheck
+from cuteverify.hardware.blackwell_check import check_blackwell
 from cuteverify.hardware.library import resolve_instance
 from cuteverify.hardware.selfcheck import check_method
 
@@ -99,10 +100,13 @@ def _check_given(spec, params: dict) -> None:
 @json_option
 @guarded
 def spec_check(paths, as_json):
-    """Load and self-check the spec library (plus PATHS: extra spec files or directories).
+    """Load and self-check the spec library (plus PATHS: extra spec files or directories), then the Blackwell
+    modules that are no specs: CUTLASS's TMEM accumulator atoms against the PTX data paths (A-G, every N)
+    and the block-scaled scale-factor atoms against their formula.
 
     \b
-    Exit codes: 0 every spec is consistent, 1 a self-check failed, 2 a file could not be loaded."""
+    Exit codes: 0 every spec and module is consistent, 1 a self-check or module check failed, 2 a file
+    could not be loaded."""
     t0 = time.perf_counter()
     before, selfcheck.FAMILY_PROOFS = selfcheck.FAMILY_PROOFS, True  # families: one symbolic proof per operand
     try:
@@ -121,13 +125,30 @@ def spec_check(paths, as_json):
     # how each family was checked: one symbolic proof for all its parameters, or instance by instance
     families = {n: check_method(lib[n]) for n in lib if check_method(lib[n])}
     whole = sum(m.startswith("one symbolic proof") for m in families.values())
+    bw = check_blackwell()  # the Blackwell modules that are no specs: TMEM data paths, scale-factor atoms
+    code = EXIT_OK if bw["ok"] else EXIT_REFUTED
     if as_json:
-        click.echo(json.dumps({"ok": True, "specs": len(lib), "files": lib.files, "elapsed": dt, "exit_code": 0,
-                               "families": families}))
-    else:
-        click.echo(style("OK", "proved") + f": {len(lib)} specs in {len(lib.files)} files self-checked "
-                   f"({dt:.2f} s); of {len(families)} families, {whole} proved for every parameter value by "
-                   f"one symbolic proof per operand, the others (or their other operands) instance by instance")
+        click.echo(json.dumps({"ok": bw["ok"], "specs": len(lib), "files": lib.files, "elapsed": dt,
+                               "exit_code": code, "families": families, "blackwell": bw}))
+        sys.exit(code)
+    click.echo(style("OK", "proved") + f": {len(lib)} specs in {len(lib.files)} files self-checked "
+               f"({dt:.2f} s); of {len(families)} families, {whole} proved for every parameter value by "
+               f"one symbolic proof per operand, the others (or their other operands) instance by instance")
+    click.echo(_blackwell_line(bw))
+    for group in ("tmem_datapaths", "sf_atoms"):
+        for case in bw[group]["refuted"] + bw[group]["unknown"]:
+            click.echo(style("  FAILED", "refuted") + f": {case['claim']}: {case['reason']}")
+    sys.exit(code)
+
+
+def _blackwell_line(bw) -> str:
+    dp, sf = bw["tmem_datapaths"], bw["sf_atoms"]
+    ok = bw["ok"]
+    text = (f": Blackwell modules: {dp['proved']} of {dp['checked']} TMEM data-path atoms (data paths A-G, "
+            f"every N) and {sf['proved']} of {sf['checked']} scale-factor atoms (sm100/sm103, SFVec 16/32, "
+            f"K/MN-major) agree with their PTX formulas, every coordinate enumerated ({bw['elapsed']:.2f} s; "
+            f"evidence: {bw['evidence']})")
+    return style("OK", "proved") + text if ok else style("FAILED", "refuted") + text
 
 
 def _validation_line(name, r):

@@ -63,6 +63,7 @@ __all__ = [
     "cutlass_atom",
     "datapath",
     "datapath_address",
+    "datapath_ns",
     "datapath_rows",
     "element_view",
     "warp_access_rule",
@@ -115,6 +116,23 @@ def _check_n(name: str, N: int) -> None:
     split = {"B": 2, "E": 2, "G": 4}.get(name, 1)
     if type(N) is not int or N <= 0 or N % (8 * split):
         raise SpecError(f"data path {name}: N must be a positive multiple of {8 * split}, got {N!r}")
+
+
+#: tcgen05.mma's largest N
+N_MAX = 256
+
+
+def datapath_ns(name: str) -> range:
+    """The N that ``spec check`` checks data path ``name`` for: every N up to :data:`N_MAX` the placement
+    admits (a multiple of 8; of 16 for B and E, of 32 for G, whose N/2 or N/4 columns per half or quarter
+    are then whole 8-column groups), a superset of the N tcgen05.mma allows with that data path."""
+    split = {"B": 2, "E": 2, "G": 4}.get(_name(name), 1)
+    return range(8 * split, N_MAX + 1, 8 * split)
+
+
+def _name(name):
+    _entry(name)
+    return str(name).upper()
 
 
 def datapath_address(name: str, m: int, n: int, N: int) -> tuple:
