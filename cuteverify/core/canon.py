@@ -16,7 +16,7 @@ size-1 mode's stride, for example).
 """
 from __future__ import annotations
 
-from ..errors import CuteVerifyError, Unsupported
+from ..errors import CuteVerifyError, NotAdmissibleError, Unsupported
 from ..symbolic import normalize, symbol
 
 
@@ -47,6 +47,24 @@ def unit_strides(old_shape, new_shape, stride, units):
             and any(old_shape == u for u in units):
         return 0
     return stride
+
+
+def subs_values(values: dict, present=None) -> dict:
+    """The values of a substitution, each checked: symbols are positive integers (docs/model.md section 5.2),
+    so a value is an ``int`` (a sympy integer is read as one), positive for every symbol in ``present`` (the
+    layout's own symbols; a value for a symbol the layout lacks, such as a spec's 0/1 flag parameter, changes
+    nothing and need only be an integer). Anything else (0 or a negative for a symbol of the layout, a float, a
+    bool, text or an expression in other symbols) is a ``NotAdmissibleError`` naming the symbol and the value."""
+    out = {}
+    for k, v in values.items():
+        name = getattr(k, "name", k)
+        if type(v) is not int and not isinstance(v, bool) and getattr(v, "is_Integer", False):
+            v = int(v)
+        if type(v) is not int or (v <= 0 and (present is None or name in present)):
+            raise NotAdmissibleError("subs", f"symbol {name} must be given a positive integer (symbols are "
+                                     f"positive integers), got {v!r}")
+        out[name] = v
+    return out
 
 
 # --- re-running the operation --------------------------------------------------------------------------------

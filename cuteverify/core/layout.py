@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import NotAdmissibleError
 from ..symbolic import normalize, symbol
 from ..symbolic.decide import eq, lt
-from .canon import replayed, unit_sizes, unit_strides
+from .canon import replayed, subs_values, unit_sizes, unit_strides
 from .coords import compact_row_major, crd2crd, crd2idx, idx2crd  # re-exported
 from .format import format_layout, format_tuple
 from .strides import F2, ScaledBasis
@@ -195,8 +195,9 @@ class Layout:
         return vals
 
     def subs(self, values=None, **kw):
-        """Instantiate symbols: ``L.subs(M=256)``; fully concrete entries become ints."""
-        values = dict(values or {}, **kw)
+        """Instantiate symbols: ``L.subs(M=256)``; fully concrete entries become ints. Each value must be a
+        positive integer (symbols are positive integers), else ``NotAdmissibleError`` naming the symbol."""
+        values = subs_values(dict(values or {}, **kw), {s.name for s in self.free_symbols()})
         m = {symbol(k): v for k, v in values.items()}
 
         def sub(x):
