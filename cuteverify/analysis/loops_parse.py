@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.scan import split_top
+from ..core.scan import split_top, unbalanced
 from ..errors import CuteVerifyError, ParseError
 from ..symbolic import decide, normalize, parse_expr, symbol
 from ..symbolic.lazy import sympy
@@ -203,8 +203,32 @@ def parse_loop_nest(text: str) -> LoopNest:
     mfor = re.search(r"\bfor\b", rest)
     if mfor:
         p.err(p.pos + mfor.start(), "a perfectly nested loop nest (no loop after the body's first access)")
+    _check_rest(p)
     index = normalize(index + base_offset) if base_offset else index
     return _check_nest(LoopNest(tuple(loops), index, array), text)
+
+
+# what may follow the access: an assignment to it (``= e(m)``, ``+= 1``) up to the end of the statement
+_ASSIGN = re.compile(r"\s*(?:<<|>>|[-+*/%&|^])?=(?!=)")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _check_rest(p: _Parser):
+    """The text after the access is the rest of its statement, never ignored: nothing (separators, closing
+    braces and comments aside) or an assignment whose brackets balance; else a ParseError at the column."""
+    start = p.pos
+    p.skip()
+    if p.pos >= len(p.text):
+        return
+    p.pos = start
+    m = _ASSIGN.match(p.text, start)
+    if m is None:
+        p.skip()
+        p.err(p.pos, "the end of the loop body after the access (or an assignment to it, '= ...')")
+    tail = _COMMENT.sub(lambda c: " " * len(c.group()), p.text[m.end():])
+    bad = unbalanced(tail, "([")
+    if bad is not None:
+        p.err(m.end() + bad[0], bad[1])
 
 
 def _py_header(p: _Parser, at: int) -> Loop:
