@@ -15,17 +15,31 @@ import sys
 import click
 
 from cuteverify.core.parse import parse_tuple
+from cuteverify.core.tuples import flatten
 from cuteverify.hardware.smem_desc_rules import from_layout, smem_layout
 
 from .common import (
     EXIT_FOR,
     assume_option,
+    fail,
     guarded,
     json_option,
     shared_assumptions,
     show,
     text_input,
 )
+
+
+def parse_tile_option(text, what="--tile"):
+    """``--tile "(128,64)"``: a shape of positive extents, integers or symbols (None when not given); a zero, a
+    negative or a fraction is an input error naming the option. Shared with ``tma``."""
+    if text is None:
+        return None
+    t = parse_tuple(text, what)
+    bad = [x for x in flatten(t) if (type(x) is int or getattr(x, "is_number", False)) and not (int(x) == x and x > 0)]
+    if bad:
+        fail(f"{what} {text!r}: a tile shape has positive extents, got {bad[0]}")
+    return t
 
 
 @click.command("desc")
@@ -54,7 +68,7 @@ def desc_cmd(smem, dtype, tile, tile_order, arch, major, mn, k, mn_block, k_bloc
     Exit codes: 0 every rule holds, 1 refuted, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    layout = smem_layout(smem, dtype, parse_tuple(tile, "--tile") if tile else None,
+    layout = smem_layout(smem, dtype, parse_tile_option(tile),
                          parse_tuple(tile_order, "--tile-order") if tile_order else None)
     desc, verdict = from_layout(layout, dtype, arch, major=major, mn=mn, k=k, mn_block=mn_block,
                                 k_block=k_block, address=address, assume=asm)

@@ -49,6 +49,10 @@ def _layouts(items):
         if not eq:
             fail(f"--layout expects NAME=LAYOUT, got {item!r}")
         k = k.strip().upper()
+        if k not in ("A", "B", "C"):
+            fail(f"--layout: operand name must be A, B or C, got {k!r}")
+        if k in out:
+            fail(f"--layout: operand {k} given twice")
         out[k] = parse(v, source=f"--layout {k}")
     return out
 
