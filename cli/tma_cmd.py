@@ -15,15 +15,16 @@ import sys
 
 import click
 
-from cuteverify.core.parse import parse_tuple
 from cuteverify.hardware.smem_desc_rules import smem_layout
 from cuteverify.hardware.tma import TmaDescriptor
-from cuteverify.hardware.tma_copy import from_copy
+from cuteverify.hardware.tma_copy import check_copy_options, from_copy
 from cuteverify.hardware.tma_im2col import TmaIm2colDescriptor
 
+from .desc_cmd import parse_tile_option
 from .common import (
     EXIT_FOR,
     assume_option,
+    check_names,
     guarded,
     json_option,
     shared_assumptions,
@@ -33,10 +34,10 @@ from .common import (
 
 @click.command("tma")
 @click.option("--dtype", "-d", required=True, help="Element type (bf16, f16, f32, e4m3, FLOAT16, ...).")
-@click.option("--shape", default=None, help="Global dims in elements, innermost first: \"(K,M)\".")
-@click.option("--stride", default=None, help="Global strides in elements, innermost first (default packed).")
-@click.option("--box", default=None, help="Box dims in elements, innermost first (default the shape).")
-@click.option("--element-strides", default=None, help="Element strides (default all 1).")
+@click.option("--shape", default=None, callback=text_input, help="Global dims in elements, innermost first: \"(K,M)\".")
+@click.option("--stride", default=None, callback=text_input, help="Global strides in elements, innermost first (default packed).")
+@click.option("--box", default=None, callback=text_input, help="Box dims in elements, innermost first (default the shape).")
+@click.option("--element-strides", default=None, callback=text_input, help="Element strides (default all 1).")
 @click.option("--swizzle", default="NONE", show_default=True, help="NONE, 32B, 64B, 128B, 128B_ATOM_32B, ...")
 @click.option("--interleave", default="NONE", show_default=True, help="NONE, 16B, 32B.")
 @click.option("--l2-promotion", default="NONE", show_default=True, help="NONE, L2_64B, L2_128B, L2_256B.")
@@ -67,10 +68,11 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
     asm = shared_assumptions(assume)
     if asm is not None:
         asm.check_consistent()
+    check_copy_options(multicast, smem_align)
     if gmem is not None or smem is not None:
         if gmem is None or smem is None:
             raise click.UsageError("--gmem and --smem go together")
-        smem = smem_layout(smem, dtype, parse_tuple(tile, "--tile") if tile else None)
+        smem = smem_layout(smem, dtype, parse_tile_option(tile))
         desc, verdict = from_copy(gmem, smem, dtype, multicast=multicast, smem_address_align=smem_align,
                                   assume=asm, arch=arch)
     elif im2col is not None:
@@ -90,5 +92,8 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
         desc = TmaDescriptor(dtype, shape, stride, box, element_strides, interleave=interleave, swizzle=swizzle,
                              l2_promotion=l2_promotion, oob_fill=oob_fill, address=address, assume=asm, arch=arch)
         verdict = desc.check()
+    named = [desc.address, *desc.shape, *desc.stride, *desc.box, *desc.element_strides]
+    check_names(asm, [x for x in named if x is not None] + [x for x in (gmem, smem) if hasattr(x, "shape")],
+                "the descriptor")
     click.echo(json.dumps(verdict.to_dict()) if as_json else str(verdict))
     sys.exit(EXIT_FOR[verdict.status])

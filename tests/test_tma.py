@@ -220,3 +220,21 @@ def test_agrees_refuses_a_box_over_256_rows():
         cv.agrees("(512,64):(64,1)", "CU_TENSOR_MAP_SWIZZLE_128B", dtype="f16")
     assert e.value.kind == "input"
     assert cv.agrees("S<3,3,3> o 0 o (256,64):(64,1)", "CU_TENSOR_MAP_SWIZZLE_128B", dtype="f16").proved
+
+
+@pytest.mark.parametrize("kw", [dict(multicast=0), dict(multicast=-1), dict(multicast=True), dict(multicast=2.0),
+                                dict(smem_address_align=0), dict(smem_address_align=3), dict(smem_address_align=-8)])
+def test_copy_options_that_mean_nothing_are_input_errors(kw):
+    """A multicast over no CTAs, or an alignment that is not a power of two, is refused before any rule runs."""
+    from cuteverify.errors import TmaError
+    from cuteverify.hardware.tma_copy import from_copy
+    with pytest.raises(TmaError) as e:
+        from_copy("(M,K):(1,M)", "(64,64):(1,64)", "bf16", **kw)
+    assert e.value.kind == "input" and ("multicast" in str(e.value) or "alignment" in str(e.value))
+
+
+@pytest.mark.parametrize("address", [-16, "-16", "1/2", 2.5, True])
+def test_address_must_be_a_non_negative_integer(address):
+    from cuteverify.errors import TmaError
+    with pytest.raises(TmaError, match="address"):
+        T("bf16", (64, 64), address=address)

@@ -144,6 +144,10 @@ class TmaDescriptor:
         self.l2_promotion = enum_value(L2_PROMOTIONS, l2_promotion, "L2 promotion", _ALIASES)
         self.oob_fill = enum_value(OOB_FILLS, oob_fill, "OOB fill", _ALIASES)
         self.address = parse_expr(address) if isinstance(address, str) else address
+        a = self.address
+        if a is not None and (isinstance(a, (bool, float)) or (
+                (type(a) is int or getattr(a, "is_number", False)) and not (int(a) == a and a >= 0))):
+            raise TmaError(f"address {address!r}: a global address is a non-negative integer (bytes)")
         self.assumptions = assume if isinstance(assume, Assumptions) or assume is None else \
             Assumptions([assume] if isinstance(assume, str) else assume)
         if self.assumptions:  # from a contradiction every rule would hold

@@ -144,6 +144,16 @@ def copy_rules(gmem, smem, elem_bits, box=(), multicast=1, smem_address_align=No
     return rules, mode, byte
 
 
+def check_copy_options(multicast=1, smem_address_align=None):
+    """The copy's own options, refused as :class:`TmaError` unless meaningful: ``multicast`` a positive number of
+    CTAs, ``smem_address_align`` (bytes) a positive power of two."""
+    if type(multicast) is not int or multicast < 1:
+        raise TmaError(f"multicast {multicast!r}: the number of CTAs a multicast copy spans is a positive integer")
+    if smem_address_align is not None and (type(smem_address_align) is not int or smem_address_align < 1
+                                           or smem_address_align & (smem_address_align - 1)):
+        raise TmaError(f"smem alignment {smem_address_align!r}: an alignment in bytes is a positive power of two")
+
+
 def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume=None, arch="sm_90"):
     """The descriptor ``make_tma_copy`` builds for copying a smem tile ``smem`` of the gmem tensor ``gmem``
     (both CuTe layouts or text, same rank, modes in the same order), and the verdict of all its rules.
@@ -154,6 +164,7 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     have the same rank (else :class:`TmaError`). Post-condition: ``(descriptor, RuleVerdict)`` where the
     verdict covers the driver's rules and CUTLASS's (``swizzle_mode``, ``majorness``, ``multicast``,
     ``smem_alignment``)."""
+    check_copy_options(multicast, smem_address_align)
     assumptions = as_assumptions(assume)
     gmem = parse(gmem, assumptions) if isinstance(gmem, str) else gmem
     smem = parse(smem) if isinstance(smem, str) else smem
