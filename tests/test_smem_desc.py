@@ -316,3 +316,19 @@ def test_base_offset_model_agrees_with_every_silicon_record(key):
     d = SmemDescriptor("sm_90", major="MN" if trans else "K", bits=16, mn=64, k=16, start=start, lbo=lbo, sbo=sbo,
                        layout_type=mode, base_offset=base)
     assert d.read_map() == BASE_CONFIGS[key]
+
+
+def test_a_block_past_the_largest_mma_is_refuted_before_enumeration():
+    """A 65536-row tile with the default block (the whole MN extent) is refuted by ``mn_max`` at once; the block
+    evaluators refuse, naming the limit, a block past MAX_BLOCK_ELEMENTS; a 256-row block is still read."""
+    from cuteverify.errors import TmaError
+    from cuteverify.hardware.smem_desc_rules import MAX_BLOCK_ELEMENTS, block_function
+    big = "(65536,65536):(65536,1)"
+    d, v = gmma_desc(big, "bf16")
+    assert d is None and v.refuted and v.rule("mn_max").refuted and v.rule("k_size").proved
+    _, v = gmma_desc(big, "bf16", k=100000)
+    assert v.refuted and v.rule("k_size").refuted
+    with pytest.raises(TmaError, match=str(MAX_BLOCK_ELEMENTS)):
+        block_function(big, "bf16", 65536, 16)
+    _, v = gmma_desc("S<3,3,3> o 0 o (256,64):(64,1)", "bf16", mn=256)
+    assert v.rule("mn_max").proved and v.rule("reads_layout").proved, v

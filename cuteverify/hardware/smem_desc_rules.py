@@ -112,9 +112,24 @@ class _Block:
         return self.swz(u) if self.swz is not None else u
 
 
+#: The largest MMA block extent along MN (wgmma's N and tcgen05.mma's M and N are at most 256): a block past
+#: it is refuted by the ``mn_max`` rule before any enumeration, so no procedure here visits more than
+#: ``MAX_BLOCK_MN * 256 // 8`` (8192) elements of a block.
+MAX_BLOCK_MN = 256
+MAX_BLOCK_ELEMENTS = MAX_BLOCK_MN * 256 // 8
+
+
+def _within_budget(mn, k):
+    """Refuse, naming the limit, a block the evaluation would enumerate past :data:`MAX_BLOCK_ELEMENTS`."""
+    if type(mn) is int and type(k) is int and mn * k > MAX_BLOCK_ELEMENTS:
+        raise TmaError(f"a {mn}x{k} block has {mn * k} elements, past the limit of {MAX_BLOCK_ELEMENTS} "
+                       f"(the largest MMA block: MN <= {MAX_BLOCK_MN}, K = 256 bits)")
+
+
 def block_function(smem, dtype, mn, k, mn_block=0, k_block=0):
     """``{(i, j): element offset}`` of the layout on one block (the value of ``smem`` at
     ``(mn_block*mn + i, k_block*k + j)``): the function a descriptor must read."""
+    _within_budget(mn, k)
     b = _Block(parse(smem) if isinstance(smem, str) else smem, dtype_bits(dtype))
     x0, y0 = mn_block * mn, k_block * k
     return {(i, j): b.f(x0 + i, y0 + j) for j in range(k) for i in range(mn)}
@@ -221,6 +236,7 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
     bits, so the answer holds at every address aligned to the swizzle's repeat (``pattern_alignment``).
     Post-condition: proved, or refuted with a ``disagree`` counterexample naming the element, the smem
     coordinate, the descriptor's address and the layout's."""
+    _within_budget(desc.mn, desc.k)
     blk = _Block(parse(smem) if isinstance(smem, str) else smem, desc.bits)
     eb = desc.bits // 8
     address = parse_expr(address, "address") if isinstance(address, str) else normalize(address)
@@ -303,7 +319,11 @@ def from_layout(smem, dtype, arch="sm_90", *, major=None, mn=None, k=None, mn_bl
     rules.append(Rule("block_inside", "the block lies inside the tile",
                       [(inside, lambda _: f"block ({mn_block}, {k_block}) of {mn}x{k} leaves the {blk.extent} "
                         "tile")], source=src))
-    if not (mn <= blk.extent[0] and k <= blk.extent[1]):
+    rules.append(Rule("mn_max", f"the block's MN is at most {MAX_BLOCK_MN} (the largest wgmma / tcgen05.mma "
+                      "extent along M or N)", [(mn <= MAX_BLOCK_MN, lambda _: f"mn = {mn}; give the MMA's --mn")],
+                      source=_PTX))
+    if not (mn <= blk.extent[0] and k <= blk.extent[1]) or mn > MAX_BLOCK_MN or k * bits > 256:
+        # nothing to read, or a block no MMA has: decided by the rules above, before any enumeration
         return None, check_rules(rules, assumptions, f"{src} accepts {smem}", fields={})
     # fields from block (0, 0), as make_gmma_desc reads tensor<0>
     mn_l, k_l = canonical_levels(major, type_name, bits)
