@@ -7,7 +7,7 @@ import pytest
 import cuteverify as cv
 from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms.agree import agrees_tiled
-from cuteverify.errors import SpecError
+from cuteverify.errors import NotAdmissibleError, SpecError
 from cuteverify.hardware import default_library
 
 TN = "SM80_16x8x16_F32F16F16F32_TN"
@@ -117,8 +117,9 @@ def test_wrong_atom_layout_is_refuted():
     # (1,4,1) puts the second atom along N where (2,2,1) puts it along M: thread 0's value 4 is elsewhere
     assert v.status == "refuted" and (c.thread, c.value) == (0, 4) and c.user == (16, 0) and c.hardware == (0, 16)
     # shapes that cannot agree: 64 threads (two atoms) against 128
-    v = agrees_tiled(make_tiled_mma(TN, (2, 1, 1)).tv_layout_A_tiled, good, "A")
-    assert v.status == "refuted" and v.counterexample.kind == "mismatch" and "64 threads" in v.reason
+    with pytest.raises(NotAdmissibleError, match="64 threads") as e:
+        agrees_tiled(make_tiled_mma(TN, (2, 1, 1)).tv_layout_A_tiled, good, "A")
+    assert e.value.kind == "input"
 
 
 def test_wgmma_two_warpgroups_and_fa2_tiles():

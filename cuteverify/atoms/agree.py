@@ -42,8 +42,9 @@ def agrees_tiled(layout, tiled_mma, operand: str, *, atom_layout_mnk=(1, 1, 1), 
     formula), ``(g0, g1)`` the thread's atom coordinates in the operand's modes, ``G`` the atom counts, ``S``
     the atom extents, ``P`` the permutation tiles and ``T`` the tile extents.
     Admissibility: a concrete layout and an MMA operand (A, B or C). Returns proved (equal at every
-    (thread, value)), refuted with a counterexample naming atom, thread, value and both elements as
-    (row, col), re-checked on the layout, or refuted with kind ``mismatch`` when the shapes differ."""
+    (thread, value)), or refuted with a counterexample naming atom, thread, value and both elements as
+    (row, col), re-checked on the layout. A layout whose shape (threads x values, rank) cannot be the tiled
+    MMA's is a ``NotAdmissibleError`` (an input error, as ``cuteverify agrees`` reports it), never a refutation."""
     t0 = time.perf_counter()
     if operand not in _OPERAND_MODES:
         raise NotAdmissibleError("agrees_tiled", f"operand must be A, B or C, got {operand!r}")
@@ -62,8 +63,9 @@ def agrees_tiled(layout, tiled_mma, operand: str, *, atom_layout_mnk=(1, 1, 1), 
     if reason is None and (user.mode_size(0), user.mode_size(1)) != want["shape"]:
         reason = (f"the layout is {user.mode_size(0)} threads x {user.mode_size(1)} values, the tiled MMA's "
                   f"{operand} is {want['shape'][0]} threads x {want['shape'][1]} values")
-    if reason is not None:
-        return done("refuted", counterexample=Counterexample("mismatch", note=reason), reason=reason)
+    if reason is not None:  # two different things compared: a malformed claim, as the CLI and manifests say
+        raise NotAdmissibleError("agrees_tiled", f"the layout cannot be compared with {tm!r} operand {operand}: "
+                                 f"{reason}")
     np = _numpy()
     if isinstance(lay, Layout) and all(type(d) is int for d in flatten(lay.stride)):
         if _agrees_by_groups(lay, want, np):
