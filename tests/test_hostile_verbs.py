@@ -28,6 +28,7 @@ def make_files():
         "ok.cute.yaml": _OK_MANIFEST, "bad_yaml.yaml": "garbage: [\n", "bad_spec.yaml": "specs:\n  - name: X\n    kind: mma\n",
         "empty.yaml": "", "no_records.jsonl": '{"x": 1}\n', "not_json.jsonl": "not json\n", "empty.jsonl": "",
         "bad.jsonl.gz": "garbage", "numbers.jsonl": "3\n[1]\n", "nest.txt": NEST + "\n", "einsum.txt": "ij,jk->ik\n",
+        "tma_shape.txt": "(64,64)\n",
     }
     for name, text in texts.items():
         (FILES / name).write_text(text)
@@ -48,13 +49,17 @@ def _loops():
            "for i in range(4): A[i][i]", "for i in range(4): A[i, i]", "for i in range(4): A[B[i]]", "",
            "for", "A[i]", "for i in range(4): for j in range(i): A[i+j]", "for i in range(4): A[i*i]",
            "for i in range((((4): A[i]", "for i in range(4): A[" + "(" * 500 + "i" + ")" * 500 + "]",
-           "for i in range(4): " * 300 + "A[i]", "@/nonexistent/nest"]
+           "for i in range(4): " * 300 + "A[i]", "@/nonexistent/nest", "for i in range(4): A[i]]",
+           "for i in range(4): A[i] x", "for i in range(4): A[i] == 2", "for i in range(4): A[i] = f(i))",
+           "for (int m = 0; m < 8; ++m) { A[m] = e(m[); }"]
     out = [(["loops", t], None, {2}) for t in bad]
     big = ["for i in range(10**18): A[i]", "for i in range(" + "9" * 60 + "): A[i]",
            "".join(f"for i{k} in range(2): " for k in range(40)) + "A[" + "+".join(f"i{k}" for k in range(40)) + "]",
            "for i in range(M): for j in range(N): A[i*N + j]", "for i in range(M): A[i*M]",
            "for i in range(65536): for j in range(65536): A[i*65536 + j]"]
     out += [(["loops", t], None, {0, 1, 3}) for t in big]
+    out += [(["loops", t], None, {0}) for t in ("for i in range(4): A[i] = f(i);", "for i in range(4): A[i] += 1 // ]",
+                                                 "for (int m = 0; m < 8; ++m) { A[m] = e(m); }")]
     out += [(["loops", "-"], NEST, {0}), (["loops", "@" + _f("nest.txt")], None, {0}), (["loops", "-"], "", {2})]
     return out
 
@@ -72,7 +77,10 @@ def _fold():
            [E, "--shape", "A=2,3", "--shape", "B=3,4", "--shape", "A=2,3"], [E, "--shape", "A="],
            [E, "--shape", "=2,3"], [E, "--layout", "A=S<3,3,3> o 0 o (2,3):(3,1)", "--shape", "B=3,4"],
            ["i->i", "--shape", "A=4"], ["abcdefghijklmnopqrstuvwxyz,abcdefghijklmnopqrstuvwxyz->"], [""],
-           ["->"], ["ij,jk->ik" + "k" * 500], ["@/nonexistent/einsum"], [E]]
+           ["->"], ["ij,jk->ik" + "k" * 500], ["@/nonexistent/einsum"], [E],
+           [E, "--layout", "A=(2,3):(3,1)", "--layout", "A=(2,3):(1,2)", "--shape", "B=3,4"],
+           [E, "--layout", "A=(2,3):(3,1)", "--layout", "a=(2,3):(1,2)", "--shape", "B=3,4"],
+           [E, "--layout", "Z=(2,3):(3,1)", "--shape", "B=3,4"]]
     out = [(["fold"] + a, None, {2}) for a in bad]
     big = [[E, "--shape", "A=" + "9" * 21 + ",3", "--shape", "B=3,4"],
            [E, "--shape", "A=65536,65536", "--shape", "B=65536,65536"],
@@ -121,8 +129,14 @@ def _tma():
            S + ["--gmem", "(64,64):(64,1)"], T, ["tma", "--dtype", "-16", "--shape", "(64,64)"],
            ["tma", "--dtype", "0", "--shape", "(64,64)"], ["tma", "--shape", "(64,64)"],
            T + ["--gmem", "(M,K):(K,1)", "--smem", "(((("], T + ["--shape", DEEP],
-           T + ["--shape", "(K,M)", "-a", "K >= 5", "-a", "K <= 3"], T + ["--shape", "(64,64)", "-a", "garbage"]]
+           T + ["--shape", "(K,M)", "-a", "K >= 5", "-a", "K <= 3"], T + ["--shape", "(64,64)", "-a", "garbage"],
+           S + ["--multicast", "0"], S + ["--multicast", "-1"], S + ["--smem-align", "0"], S + ["--smem-align", "3"],
+           S + ["--address", "-16"], S + ["--address", "1/2"], S + ["-a", "Q >= 3"], T + ["--shape", "@/nonexistent/x"],
+           T + ["--gmem", "(M,K):(1,M)", "--smem", "(64,64):(1,64)", "--multicast", "0"],
+           T + ["--gmem", "(M,K):(1,M)", "--smem", "(64,64):(1,64)", "-a", "Z % 8 == 0"]]
     out = [(a, None, {2}) for a in bad]
+    out += [(T + ["--shape", "@" + _f("tma_shape.txt"), "--box", "-"], "(64,64)\n", {0}),
+            (S + ["--address", "A*16", "-a", "A >= 1"], None, {0})]
     # verdicts, not malformed arguments: a negative stride or dimension breaks the driver's rules
     out += [(S[:-1] + ["(64,64)", "--stride", "(1,-64)"], None, {1}), (T + ["--shape", "(-64,64)"], None, {1, 2}),
             (T + ["--shape", "(18446744073709551617,64)"], None, {1, 2}),
@@ -155,8 +169,12 @@ def _desc():
            D + ["bf16", "--tile", "(0,0)"], D + ["bf16", "--mn", "0"], D + ["bf16", "--mn-block", "-1"],
            D + ["bf16", "--address", "x$"], D + ["-16"], ["desc", "-d", "bf16"], D + ["bf16", "--arch", "sm_70"],
            ["desc", "--smem", "(M,64):(64,1)", "-d", "bf16", "-a", "M >= 5", "-a", "M <= 3"],
-           ["desc", "--smem", DEEP, "-d", "bf16"]]
-    return [(a, None, {2}) for a in bad]
+           ["desc", "--smem", DEEP, "-d", "bf16"], D + ["bf16", "--tile", "(-1,64)"], D + ["bf16", "--tile", "(1/2,64)"],
+           ["tma", "--dtype", "bf16", "--gmem", "(M,K):(1,M)", "--smem", "GMMA_MN_SW128", "--tile", "(0,64)"]]
+    big = [["desc", "--smem", "(65536,65536):(65536,1)", "-d", "bf16"],
+           ["desc", "--smem", "S<3,3,3> o 0 o (65536,65536):(65536,1)", "-d", "bf16", "--mn", "64", "--k", "100000"],
+           ["desc", "--smem", "(65536,65536):(65536,1)", "-d", "bf16", "--mn", "256", "--mn-block", "255"]]
+    return [(a, None, {2}) for a in bad] + [(a, None, {1, 2}) for a in big]
 
 
 GROUPS = {"loops": _loops, "fold": _fold, "spec": _spec, "check": _check, "tma": _tma, "algebra": _algebra,
@@ -194,10 +212,33 @@ def api_cases():
         ("agrees_missing_param", lambda: cv.agrees(TV_A, FAMILY, "A"), "input"),
         ("agrees_text_hint", lambda: _hinted(cv), "ok"),
         ("long_parse_error", _long_parse_error, "input"),
+        ("agrees_tiled_thread_count", lambda: cv.agrees_tiled(_tiled_a(2), TN, "A", atom_layout_mnk=(2, 2, 1)),
+         "input"),
+        ("agrees_tiled_rank", lambda: cv.agrees_tiled("(4,8,2):(1,4,32)", TN, "A"), "input"),
+        ("agrees_tiled_ok", lambda: _proved(cv.agrees_tiled(_tiled_a(4), TN, "A", atom_layout_mnk=(2, 2, 1))), "ok"),
         ("tiled_mma_symbolic_permutation", lambda: _tiled_symbolic(), "undecided"),
+        *((f"subs_not_positive[{i}]", (lambda v=v: cv.parse("(M,4):(1,M)").subs(M=v)), "input")
+          for i, v in enumerate((0, -3, "abc", "N", 1.5, True, None))),
+        ("subs_positive", lambda: _subs_ok(cv), "ok"),
         ("loops_bad", lambda: cv.loops.parse_loop_nest("for i in range(0,4,0): A[i]"), "input"),
         ("loops_not_text", lambda: cv.loops.parse_loop_nest("for i in range(4) A[i]"), "input"),
     ]
+
+
+def _subs_ok(cv):
+    L = cv.parse("(M,4):(1,M)").subs(M=3)
+    assert [L(i) for i in range(12)] == [(i % 3) + 3 * (i // 3) for i in range(12)], L
+    return L
+
+
+def _tiled_a(atoms):
+    from cuteverify.atoms import make_tiled_mma
+    return make_tiled_mma(TN, (atoms, 1, 1) if atoms == 2 else (2, 2, 1)).tv_layout_A_tiled
+
+
+def _proved(v):
+    assert v.proved, v
+    return v
 
 
 def _tiled_symbolic():
@@ -221,3 +262,19 @@ def test_every_verb_has_hostile_cases():
     counts["check"] = counts.get("check", 0) + len(test_hostile.manifest_cli_cases())
     thin = {v: counts.get(v, 0) for v in COMMANDS if counts.get(v, 0) < 10}
     assert not thin, thin
+
+
+def test_errors_name_the_option():
+    """An input error names the option it is about (not an operation deeper down)."""
+    from click.testing import CliRunner
+
+    from cuteverify.cli.main import main
+    E = "ij,jk->ik"
+    for args, name in ((["desc", "--smem", "(64,64):(64,1)", "-d", "bf16", "--tile", "(0,0)"], "--tile"),
+                       (["fold", E, "--layout", "A=(2,3):(3,1)", "--layout", "A=(2,3):(1,2)", "--shape", "B=3,4"],
+                        "--layout"),
+                       (["tiled-mma", TN, "--permutation", "abc"], "--permutation"),
+                       (["tma", "--dtype", "bf16", "--shape", "(64,64)", "--multicast", "0"], "multicast"),
+                       (["loops", "for i in range(4): A[i]]"], "column 24")):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2 and name in r.output, (args, r.output)
