@@ -155,3 +155,62 @@ def test_a_plain_load_checks_instances_and_says_so(lib):
 def test_agrees_says_when_no_family_value_is_allowed():
     with pytest.raises(SpecError):
         hardware.agrees(_C, _SS, "C", assume=["N % 512 == 0"])
+
+
+# --- UMMA 2x1SM: parameter quotients (M//2) and ThrID composed into the query --------------------------
+
+def test_umma_2x1sm_family_is_proved_for_m_and_n():
+    spec = hardware.default_library()["SM100_MMA_TF32_2x1SM_SS"]
+    selfcheck.clear_cache()
+    selfcheck.self_check(spec, symbolic=True)
+    method = selfcheck.check_method(spec)
+    assert method.startswith("one symbolic proof per operand") and "M in {128,256}" in method, method
+    for op in spec.operands:
+        assert all(v is None for v in _instances_agree(spec, op).values()), op
+
+
+_PAIR = """version: 1
+specs:
+  TEST_PAIR:
+    kind: mma
+    arch: sm_100a
+    ptx: "test"
+    dtypes: {{a: tf32, b: tf32, c: f32, d: f32}}
+    shape_mnk: [{m}, N, 8]
+    threads: {threads}
+    thr_id: "{thr}"
+    params:
+      {mparam}N: {{range: [16, 256, 16]}}
+    operands:
+      A: {{layout: "({threads},({m},8)):(0,(1,{m}))", broadcast: all, row: "i % {m}", col: "i // {m}"}}
+      B: {{layout: "({threads},(N,8)):(0,(1,N))", broadcast: all, row: "i // N", col: "i % N"}}
+      C: {{layout: "{layout}", row: "{row}", col: "{col}"}}
+    source:
+      cutlass: "test"
+      ptx: "test"
+"""
+# the 2x1SM accumulator: CTA c of the pair holds rows c*M/2 ..; ThrID the identity
+_PAIR_2SM = dict(m="M", threads=2, thr="2:1", mparam="M: {values: [128, 256]}\n      ",
+                 layout="(2,(M/2,N)):(M/2,(1,M))", row="thread*(M//2) + i % (M//2)", col="i // (M//2)")
+# four threads whose ThrID transposes a 2x2 grid: logical thread t0 + 2*t1 is physical thread 2*t0 + t1
+_PAIR_THR = dict(m=4, threads=4, thr="(2,2):(2,1)", mparam="", layout="((2,2),N):((2,1),4)", row="tid",
+                 col="i")
+
+
+@pytest.mark.parametrize("base,change,first_bad", [
+    (_PAIR_2SM, {}, None),
+    (_PAIR_2SM, {"col": "i // (M//2) + (i // (M//2)) // 255"}, 256),   # wrong only at the largest N
+    (_PAIR_2SM, {"row": "thread*(M//4) + i % (M//2)"}, 16),          # the pair's row offset halved
+    (_PAIR_2SM, {"layout": "(2,(M/2,N)):(M/2,(1,M+1))"}, 16),
+    (_PAIR_THR, {}, None),
+    (_PAIR_THR, {"col": "i + i // 250"}, 256),                          # wrong only at the largest N
+    (_PAIR_THR, {"row": "thread"}, 16),                                 # ThrID ignored: wrong everywhere
+    (_PAIR_THR, {"layout": "((2,2),N):((1,2),4)"}, 16),                  # the identity where ThrID is not
+])
+def test_a_pair_family_proof_agrees_with_every_instance(base, change, first_bad):
+    (spec,) = load_file(_PAIR.format(**dict(base, **change)), "<test>")
+    asm = family.family_facts(spec, set(spec.params))
+    proved = family.symbolic_tv_agreement(spec, "C", spec_layout(spec, "C", ()), asm)
+    bad = sorted(dict(p)["N"] for p, r in _instances_agree(spec, "C").items() if r is not None)
+    assert (bad[0] if bad else None) == first_bad, bad
+    assert proved == (not bad), (proved, bad)  # sound, and complete here

@@ -111,27 +111,49 @@ def _symbolic_tv(spec, operand, layout, asm, coverage):
             return False
     t, tval = tr.digits(ts, td)
     i, val = tr.digits(vs, vd)
-    thr = spec_int_layout(spec, "thr_id", {}).values()
-    if thr != list(range(len(thr))):
-        raise _NotLinear("ThrID is not the identity")
-    tid = t
+    tid = _thr_id(tr, spec, t)
     lane, warp = tr.mod(tid, 32), tr.div(tid, 32)
     env = {"thread": t, "tid": tid, "lane": lane, "warp": warp, "i": i}
     env.update({p: symbol(p) for p in spec.params})
     fs = operand_formulas(spec, operand)
-    r, c = tr.term(fs["row"].tree, env), tr.term(fs["col"].tree, env)
+    with decide.context(asm):  # parameter-only quotients fold exactly where the facts make them exact
+        r, c = tr.term(fs["row"].tree, env), tr.term(fs["col"].tree, env)
     idx = {"col": r + R * c, "row_b": c + C * r}.get(order, r * C + c)
     z = {}
 
-    def zt(x):  # every term is a polynomial with integer coefficients (denominators cleared on the way)
-        return smt.to_z3(x, z)
+    def zc(kind, a, b):  # the one bridge, denominators cleared (``M/2*q <= a`` is ``M*q <= 2*a``)
+        return smt.condition_to_z3(kind, a, b, z)
     s = smt.solver(_RLIMIT)
-    s.add(*[zt(cd.a) <= zt(cd.b) if cd.kind == "le" else zt(cd.a) < zt(cd.b) for cd in tr.side])
+    s.add(*[zc(cd.kind, cd.a, cd.b) for cd in tr.side])
     s.add(*smt.assumption_constraints(asm, z))
     s.add(*smt.positivity(z))
-    zr, zc = zt(r), zt(c)
-    s.add(z3.Or(zr < 0, zt(R) <= zr, zc < 0, zt(C) <= zc, zt(tval + val) != zt(idx)))
+    s.add(z3.Or(z3.Not(zc("le", 0, r)), z3.Not(zc("lt", r, R)), z3.Not(zc("le", 0, c)), z3.Not(zc("lt", c, C)),
+                z3.Not(zc("eq", tval + val, idx))))
     return smt.check(s) == "unsat"
+
+
+def _thr_id(tr, spec, t):
+    """The physical thread ``ThrID(t)`` of the logical thread term ``t`` (``0 <= t < threads``): ThrID's
+    colex digits of ``t``, each an exact quotient/remainder term, times ThrID's strides (SM70's
+    ``(4,2):(1,16)`` sends logical thread 4 to lane 16). The identity (``128:1``, ``2:1``, ``1:0``) is ``t``
+    itself. ThrID is a plain integer layout without parameters (anything else: no family proof)."""
+    thr = spec_int_layout(spec, "thr_id", {})
+    if thr.size != spec.threads or thr.swizzle is not None or thr.base:
+        raise _NotLinear("ThrID does not have the atom's threads")
+    if thr.values() == list(range(thr.size)):
+        return t
+    lay = spec.thr_id()
+    if type(lay) is not Layout:
+        raise _NotLinear("ThrID is not a plain layout")
+    shapes, strides = leaves(lay)
+    if any(type(x) is not int for x in tuple(shapes) + tuple(strides)):
+        raise _NotLinear("ThrID is not a plain integer layout")
+    tid, pre = 0, 1
+    for sh, st in zip(shapes, strides):
+        if sh != 1:
+            tid += tr.mod(tr.div(t, pre), sh) * st
+        pre *= sh
+    return tid
 
 
 def _covers(layout, node, n, mult, asm) -> bool:
@@ -177,8 +199,12 @@ class _Terms:
     def div(self, a, b):
         if type(b) is int and b == 1:
             return a
-        if type(b) is not int and sympy.fraction(sympy.together(b))[1] != 1:
-            raise _NotLinear("a divisor with a denominator")
+        if type(b) is not int:
+            den = sympy.fraction(sympy.together(b))[1]
+            if not (den.is_Integer and int(den) > 0):  # M/2 is fine: the side conditions are cleared by 2
+                raise _NotLinear("a divisor with a denominator")
+        if _params_only(a) and _params_only(b) and decide.divides(b, a) is True:
+            return a / b  # M // 2 under 2 | M: the exact quotient, so ``i % (M//2)`` has a parameter divisor
         q = self.fresh()
         self.side += [Condition("le", b * q, a), Condition("lt", a, b * q + b)]
         return q
@@ -225,6 +251,13 @@ class _Terms:
         if type(a) is int and type(b) is int:
             return _fm.compile_formula(_fm.Formula("<const>", node, frozenset()), ())()
         raise _NotLinear(op.__name__)
+
+
+def _params_only(x) -> bool:
+    """A term over family parameters only (no thread/value digits or quotient unknowns ``_q``)."""
+    if type(x) is int:
+        return True
+    return isinstance(x, sympy.Basic) and all(not s.name.startswith("_") for s in x.free_symbols)
 
 
 def _positive_param(b) -> bool:
