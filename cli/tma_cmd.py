@@ -92,7 +92,9 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
         desc = TmaDescriptor(dtype, shape, stride, box, element_strides, interleave=interleave, swizzle=swizzle,
                              l2_promotion=l2_promotion, oob_fill=oob_fill, address=address, assume=asm, arch=arch)
         verdict = desc.check()
-    named = [desc.address, *desc.shape, *desc.stride, *desc.box, *desc.element_strides]
+    named = [desc.address, *desc.shape, *desc.stride, *desc.box, *desc.element_strides,
+             getattr(desc, "channels", None), getattr(desc, "pixels", None), *getattr(desc, "lower", ()),
+             *getattr(desc, "upper", ())]
     check_names(asm, [x for x in named if x is not None] + [x for x in (gmem, smem) if hasattr(x, "shape")],
                 "the descriptor")
     click.echo(json.dumps(verdict.to_dict()) if as_json else str(verdict))

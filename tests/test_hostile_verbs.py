@@ -136,7 +136,9 @@ def _tma():
            T + ["--gmem", "(M,K):(1,M)", "--smem", "(64,64):(1,64)", "-a", "Z % 8 == 0"]]
     out = [(a, None, {2}) for a in bad]
     out += [(T + ["--shape", "@" + _f("tma_shape.txt"), "--box", "-"], "(64,64)\n", {0}),
-            (S + ["--address", "A*16", "-a", "A >= 1"], None, {0})]
+            (S + ["--address", "A*16", "-a", "A >= 1"], None, {0}),
+            (T + ["--shape", "(64,W,H,N)", "--im2col", "P,8", "--lower", "(-1,-1)", "--upper", "(0,0)", "-a",
+                  "P % 8 == 0"], None, {0, 1, 3})]
     # verdicts, not malformed arguments: a negative stride or dimension breaks the driver's rules
     out += [(S[:-1] + ["(64,64)", "--stride", "(1,-64)"], None, {1}), (T + ["--shape", "(-64,64)"], None, {1, 2}),
             (T + ["--shape", "(18446744073709551617,64)"], None, {1, 2}),
