@@ -14,7 +14,9 @@ an expression in symbols; default 0).
 
 Rules (each refutation names the rule; ``check_rules`` decides the symbolic ones for every value):
 ``element_bits``, ``swizzle_mode`` (a layout type exists for the swizzle), ``major_types`` (wgmma reads
-MN-major only for 16-bit types), ``k_size`` (k = 256 bits), ``mn_size``, ``block_inside``, the canonical
+MN-major only for 16-bit types), ``k_size`` (k = 256 bits), ``mn_size``, ``block_inside``, ``mn_max`` (the
+block's MN is at most 256, the largest MMA extent: past it, or past 256 bits of K, nothing is enumerated, so
+every evaluation here stays within ``MAX_BLOCK_ELEMENTS`` = 8192 elements), the canonical
 digits ``chunk_contiguous`` / ``core_rows`` / ``swizzle_row`` / ``k_chunk`` / ``sbo_uniform`` /
 ``lbo_uniform`` (each digit of the canonical form steps by its stride everywhere in block (0, 0)),
 ``field_alignment`` and ``field_range`` (start, LBO, SBO multiples of 16 and < 2**18), ``pattern_alignment``
@@ -320,7 +322,7 @@ def from_layout(smem, dtype, arch="sm_90", *, major=None, mn=None, k=None, mn_bl
                       [(inside, lambda _: f"block ({mn_block}, {k_block}) of {mn}x{k} leaves the {blk.extent} "
                         "tile")], source=src))
     rules.append(Rule("mn_max", f"the block's MN is at most {MAX_BLOCK_MN} (the largest wgmma / tcgen05.mma "
-                      "extent along M or N)", [(mn <= MAX_BLOCK_MN, lambda _: f"mn = {mn}; give the MMA's --mn")],
+                      "extent along M or N)", [(mn <= MAX_BLOCK_MN, lambda _: f"mn = {mn} elements; give the MMA's block extent (mn)")],
                       source=_PTX))
     if not (mn <= blk.extent[0] and k <= blk.extent[1]) or mn > MAX_BLOCK_MN or k * bits > 256:
         # nothing to read, or a block no MMA has: decided by the rules above, before any enumeration
