@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 import cuteverify as cv
-from cli.tma_cmd import tma_cmd
+from cuteverify.cli.tma_cmd import tma_cmd
 from cuteverify.errors import TmaError
 from cuteverify.hardware.tma import TmaDescriptor as T
 from cuteverify.hardware.tma_copy import from_copy, merge_box_modes, smem_alignment, tma_swizzle_mode
