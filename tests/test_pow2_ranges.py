@@ -9,6 +9,7 @@ import pytest
 
 from cuteverify.errors import ContradictoryAssumptions
 from cuteverify.hardware.rules import Rule, check_rules
+from cuteverify.symbolic import decide
 from cuteverify.symbolic.assumptions import Assumptions, domain, finite_assignments
 from cuteverify.symbolic.conditions import Condition
 from cuteverify.symbolic.expr import symbol
@@ -133,3 +134,29 @@ def test_rule_verdicts_equal_brute_force(seed):
         assert not bad, (texts, str(cond))
     elif v.status == "refuted":
         assert bad and v.counterexample.assignment == {"n": bad[0]}, (texts, str(cond), bad[:3])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_decisions_over_bounded_pow2_symbols_equal_brute_force(seed):
+    """The decision interface (``decide.divides`` / ``decide.le``) under random facts on a pow2 symbol:
+    True exactly when every admissible value satisfies the question, False exactly when none does, None when
+    both happen (a bounded pow2 symbol is enumerated, so nothing is left undecided)."""
+    rng = random.Random(3000 + seed)
+    texts, tests = _random_facts(rng, ["n"])
+    if "pow2(n)" not in texts:
+        texts.append("pow2(n)")
+        tests.append(lambda v: _pow2(v["n"]))
+    asm = Assumptions(texts)
+    admissible = sorted(x for (x,) in _brute(["n"], tests, ["n"]))
+    if not admissible:
+        return
+    n = symbol("n")
+    d, c = rng.choice([32, 96, 512, 1024]), rng.choice([16, 64, 200, 512])
+    for question, ok in ((lambda: decide.divides(n, d), lambda x: d % x == 0),
+                         (lambda: decide.le(n, c), lambda x: x <= c),
+                         (lambda: decide.divides(16, n), lambda x: x % 16 == 0)):
+        with decide.context(asm):
+            got = question()
+        truth = {ok(x) for x in admissible}
+        # true at one admissible value and false at another: undecided, correctly
+        assert got is (truth.pop() if len(truth) == 1 else None), (texts, got, truth)
