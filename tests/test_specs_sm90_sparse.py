@@ -4,7 +4,6 @@ the headers, named layouts expanded); the self-check proved them against the PTX
 stride off) is refuted with the thread, value and element."""
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
@@ -63,7 +62,6 @@ def _sparse_traits() -> dict:
     return out
 
 
-@functools.cache
 def test_every_sparse_struct_is_its_family_instance(lib):
     traits = _sparse_traits()
     assert len(traits) == 320 + 736  # base header + _ext
