@@ -46,7 +46,6 @@ ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
     "make_layout_tv", "local_tile", "local_partition", "fragment_like")}
 #: parameters of the atom functions that take a spec or dtype name as a bare identifier
 NAME_PARAMS = frozenset({"atom", "op", "dtype"})
-MAX_DEPTH = algebra_expr.MAX_DEPTH
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
@@ -153,12 +152,7 @@ def evaluate(text: str, env: dict, assume=None, symbols=None, names=None):
     if _IDENT.fullmatch(bare) and bare not in env and not (symbols is not None and bare in symbols):
         raise LayoutExprError(f"{bare!r} is not a layout of this kernel (its layouts: "
                               f"{', '.join(names or env) or 'none'}) nor a declared symbol")
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += ch in "(<["
-        depth -= ch in ")>]"
-        if depth > MAX_DEPTH:
-            raise ParseError(text, i + 1, f"at most {MAX_DEPTH} levels of nesting", "layout expression")
+    algebra_expr.check_depth(text, "layout expression")
     return _Eval(text, env, assume, symbols, names).term(0, len(text))
 
 

@@ -70,13 +70,15 @@ def parse_let(items) -> dict:
 MAX_DEPTH = 200  # brackets deep; evaluation recurses once per call, and no real expression nests this far
 
 
-def _check_depth(text):
+def check_depth(text, what="expression"):
+    """Refuse ``text`` nested past ``MAX_DEPTH`` brackets (``(``, ``<``, ``[``) with a ParseError at the column,
+    before any evaluation recurses into it."""
     depth = 0
     for i, ch in enumerate(text):
-        depth += ch in "(<"
-        depth -= ch in ")>"
+        depth += ch in "(<["
+        depth -= ch in ")>]"
         if depth > MAX_DEPTH:
-            raise ParseError(text, i + 1, f"at most {MAX_DEPTH} levels of nesting", "expression")
+            raise ParseError(text, i + 1, f"at most {MAX_DEPTH} levels of nesting", what)
 
 
 def evaluate(text: str, bindings: dict | None = None, assume=None):
@@ -88,7 +90,7 @@ def evaluate(text: str, bindings: dict | None = None, assume=None):
     the expression or its bindings. Returns a Layout, an int, an expression or a tuple; malformed text raises
     ``ParseError`` at its column, an inadmissible operation its own ``CuteVerifyError``."""
     bindings = dict(bindings or {})
-    _check_depth(text)
+    check_depth(text)
     funcs = _functions()
     if assume is not None and not hasattr(assume, "conditions"):
         # one Assumptions object shared by every literal and binding of the expression; its names are
