@@ -16,21 +16,9 @@ import zlib
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from cuteverify.cli.main import main
+from test_report import MANIFEST  # the same five claims the HTML report test renders
 
-MANIFEST = """version: 1
-kernels:
-  k:
-    layouts: {A: "(4,4):(1,2)", B: "(4,8):(1,4)", C: "(4,8):(1,5)"}
-    claims:
-      - injective: A
-      - equal: [B, C]
-      - bijective: B
-      - surjective: {layout: A, codomain: 100}
-      - injective: "(2,2):(1,1)"
-        expect: refuted
-"""
 WIDTH, HEIGHT = 1000, 1600
 
 
