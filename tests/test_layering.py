@@ -18,11 +18,15 @@ LAYERS = [
     ("cuteverify.symbolic",),
     ("cuteverify.core",),
     ("cuteverify.algebra",),
+    # F2 linear layouts: CuTe layouts in, Triton's LinearLayout model out; no prover needed (ranks decide)
+    ("cuteverify.linear",),
     ("cuteverify.prover",),
     ("cuteverify.hardware",),
     # the atom layer builds tiled MMAs and copies from the spec library's atoms, so it sits above it
     ("cuteverify.atoms",),
     ("cuteverify.analysis",),
+    # Triton's layouts and smem-layout synthesis use the analyses (bank conflicts, vector widths)
+    ("cuteverify.triton", "cuteverify.synth"),
     ("cuteverify.manifest", "cuteverify.manifest_yaml", "cuteverify.manifest_expr", "cuteverify.manifest_claims", "cuteverify.manifest_cache", "cuteverify.checked", "cuteverify.messages", "cuteverify.report", "cuteverify.testing",
      "cuteverify.pytest_plugin", "cuteverify.draw", "cuteverify.cli"),
 ]
