@@ -3,5 +3,13 @@ each bit of an input sends to a basis vector of the named output dimensions, and
 bases of its set bits), the F2 linear algebra it needs (ranks, spans, inverses) and the conversions between
 CuTe layouts and linear layouts.
 
+Modules: ``f2`` (rank, echelon basis, span membership, solve, inverse, kernel on bit-mask ints), ``layout``
+(``LinearLayout`` with Triton's constructors and operations), ``compare`` (``equal_function``,
+``same_ownership``: exact by rank computations), ``cute`` (``to_linear_layout``, ``from_linear_layout``).
+
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``.
 """
+from .compare import Comparison, equal_function, same_ownership
+from .layout import LinearLayout
+
+__all__ = ["Comparison", "LinearLayout", "equal_function", "same_ownership"]
