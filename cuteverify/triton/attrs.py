@@ -1,0 +1,635 @@
+"""Triton's TTGIR layout attributes read as text (docs/model.md section 12).
+
+Accepted (Triton's ``TritonGPUAttrDefs.td`` syntax, under the ``#ttg.`` prefix or the older ``#triton_gpu.``):
+``blocked``, ``nvidia_mma`` (older name ``mma``), ``dot_op`` (parent given inline or by alias), ``nvmma_shared``,
+``swizzled_shared`` (and the older ``shared`` with ``hasLeadingOffset = false``), ``linear``. The CTA fields
+``CTAsPerCGA`` / ``CTASplitNum`` / ``CTAOrder`` are read wherever Triton prints them. A whole TTGIR module gives
+its alias lines (``#blocked = #ttg.blocked<...>``) and its tensor types (``tensor<128x64xf16, #blocked>``,
+``!ttg.memdesc<...>``) with shape, element type and layout.
+
+Brackets are split with the project's one scanner (:mod:`cuteverify.core.scan`). Malformed text is a
+:class:`~cuteverify.errors.ParseError` naming the column and what was expected; an attribute this package
+does not model (``amd_mfma``, ``slice``, ...) is an :class:`UnsupportedAttribute` naming it. The attributes
+are plain frozen records: reading one checks field names, types and ranks, not Triton's verifier rules that
+depend on a tensor shape (those are :mod:`.convert`'s).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..core.scan import ALL, matching, split_top, unbalanced
+from ..errors import ParseError
+
+__all__ = [
+    "SUPPORTED",
+    "UNSUPPORTED",
+    "Blocked",
+    "CtaLayout",
+    "DotOperand",
+    "LinearAttr",
+    "NvidiaMma",
+    "NvmmaShared",
+    "SwizzledShared",
+    "TensorType",
+    "TtgirModule",
+    "UnsupportedAttribute",
+    "parse_attr",
+    "parse_module",
+    "parse_shape",
+    "parse_tensor_type",
+]
+
+SUPPORTED = ("blocked", "nvidia_mma", "dot_op", "nvmma_shared", "swizzled_shared", "linear")
+#: attributes of Triton's dialects this package refuses by name (no conversion is modelled for them)
+UNSUPPORTED = ("amd_mfma", "amd_wmma", "slice", "shared_linear", "padded_shared", "amd_rotating_shared",
+               "shared_memory", "nvidia_mma_v1", "sparse_dot_meta", "tensor_memory_encoding",
+               "tensor_memory_scales_encoding", "partitioned_shared", "cta_layout")
+_PREFIXES = ("ttg.", "triton_gpu.")
+_SOURCE = "TTGIR attribute"
+_NAME = re.compile(r"#([A-Za-z_][\w.$-]*)")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_INT = re.compile(r"-?\d+")
+MAX_INT = 1 << 30  # larger field values are refused before any arithmetic on them
+
+
+class UnsupportedAttribute(ParseError):
+    """A layout attribute that is well formed but not modelled here (``#ttg.amd_mfma``, ``#ttg.slice``, a
+    ``hasLeadingOffset`` shared layout, another dialect's attribute): an input error naming it."""
+
+    def __init__(self, text: str, column: int, name: str, why: str = "", source: str = _SOURCE):
+        self.name = name
+        reason = why or "it is not modelled"
+        super().__init__(text, column, f"one of the layouts {', '.join(SUPPORTED)}; #{name} is refused: "
+                                       f"{reason}", source)
+
+
+# ------------------------------------------------------------------------------------------ the records
+
+@dataclass(frozen=True)
+class CtaLayout:
+    """How a tensor is split over the CTAs of a cluster (Triton's ``CTALayoutAttr``): ``CTAsPerCGA``,
+    ``CTASplitNum``, ``CTAOrder``. ``single`` when every count is 1 (one CTA holds the whole tensor)."""
+
+    ctas_per_cga: tuple
+    cta_split_num: tuple
+    cta_order: tuple
+
+    @classmethod
+    def default(cls, rank: int) -> CtaLayout:
+        return cls((1,) * rank, (1,) * rank, tuple(range(rank - 1, -1, -1)))
+
+    @property
+    def single(self) -> bool:
+        return all(c == 1 for c in self.ctas_per_cga) and all(c == 1 for c in self.cta_split_num)
+
+    def fields(self) -> str:
+        if self.single:
+            return ""
+        return (f", CTAsPerCGA = {_lst(self.ctas_per_cga)}, CTASplitNum = {_lst(self.cta_split_num)}, "
+                f"CTAOrder = {_lst(self.cta_order)}")
+
+
+def _lst(xs) -> str:
+    return "[" + ", ".join(_lst(x) if isinstance(x, tuple) else str(x) for x in xs) + "]"
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """``#ttg.blocked``: each thread holds ``sizePerThread`` contiguous elements, ``threadsPerWarp`` and
+    ``warpsPerCTA`` tile them, dims taken in ``order`` (fastest first)."""
+
+    size_per_thread: tuple
+    threads_per_warp: tuple
+    warps_per_cta: tuple
+    order: tuple
+    cta: CtaLayout
+    kind = "blocked"
+    shared = False
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def text(self) -> str:
+        return (f"#ttg.blocked<{{sizePerThread = {_lst(self.size_per_thread)}, threadsPerWarp = "
+                f"{_lst(self.threads_per_warp)}, warpsPerCTA = {_lst(self.warps_per_cta)}, order = "
+                f"{_lst(self.order)}{self.cta.fields()}}}>")
+
+
+@dataclass(frozen=True)
+class NvidiaMma:
+    """``#ttg.nvidia_mma``: the accumulator of ``mma.sync`` (version 2, instrShape ``[16, 8]``) or of wgmma
+    (version 3, instrShape ``[16, N, K]``), repeated over ``warpsPerCTA``."""
+
+    version_major: int
+    version_minor: int
+    warps_per_cta: tuple
+    instr_shape: tuple
+    cta: CtaLayout
+    kind = "nvidia_mma"
+    shared = False
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    def text(self) -> str:
+        return (f"#ttg.nvidia_mma<{{versionMajor = {self.version_major}, versionMinor = {self.version_minor}, "
+                f"warpsPerCTA = {_lst(self.warps_per_cta)}{self.cta.fields()}, instrShape = "
+                f"{_lst(self.instr_shape)}}}>")
+
+
+@dataclass(frozen=True)
+class DotOperand:
+    """``#ttg.dot_op``: operand A (``opIdx = 0``) or B (``opIdx = 1``) of a dot whose result has layout
+    ``parent``; ``kWidth`` consecutive K elements per thread and register group."""
+
+    op_idx: int
+    parent: object
+    k_width: int
+    kind = "dot_op"
+    shared = False
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank
+
+    def text(self) -> str:
+        return f"#ttg.dot_op<{{opIdx = {self.op_idx}, parent = {self.parent.text()}, kWidth = {self.k_width}}}>"
+
+
+@dataclass(frozen=True)
+class NvmmaShared:
+    """``#ttg.nvmma_shared``: the shared layout wgmma / tcgen05 descriptors read: 8-row atoms of
+    ``swizzlingByteWidth`` bytes (0, 32, 64 or 128), K-contiguous unless ``transposed``."""
+
+    swizzling_byte_width: int
+    transposed: bool
+    element_bit_width: int
+    fp4_padded: bool
+    cta: CtaLayout
+    kind = "nvmma_shared"
+    shared = True
+
+    @property
+    def rank(self) -> int:
+        return len(self.cta.cta_order) or 2
+
+    def text(self) -> str:
+        fp4 = ", fp4Padded = true" if self.fp4_padded else ""
+        return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.swizzling_byte_width}, transposed = "
+                f"{str(self.transposed).lower()}, elementBitWidth = {self.element_bit_width}{fp4}"
+                f"{self.cta.fields()}}}>")
+
+
+@dataclass(frozen=True)
+class SwizzledShared:
+    """``#ttg.swizzled_shared``: rows of the two fastest dims of ``order`` XOR-swizzled by
+    ``vec * ((row / perPhase) % maxPhase)``."""
+
+    vec: int
+    per_phase: int
+    max_phase: int
+    order: tuple
+    cta: CtaLayout
+    kind = "swizzled_shared"
+    shared = True
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def text(self) -> str:
+        return (f"#ttg.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, maxPhase = "
+                f"{self.max_phase}, order = {_lst(self.order)}{self.cta.fields()}}}>")
+
+
+@dataclass(frozen=True)
+class LinearAttr:
+    """``#ttg.linear``: a linear layout given by its bases, ``((in dim, ((v0, v1, ...), ...)), ...)`` for
+    the in dims register, lane, warp, block (out dims dim0, dim1, ...)."""
+
+    bases: tuple
+    kind = "linear"
+    shared = False
+
+    @property
+    def rank(self) -> int:
+        for _, bs in self.bases:
+            if bs:
+                return len(bs[0])
+        return 0
+
+    def text(self) -> str:
+        return "#ttg.linear<{" + ", ".join(f"{n} = {_lst(bs)}" for n, bs in self.bases) + "}>"
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A ``tensor<...>`` or ``!ttg.memdesc<...>`` type: ``shape`` (ints), ``dtype`` (MLIR's name, ``f16``),
+    ``layout`` (a record above, or None when the type names none), ``kind`` (``tensor`` / ``memdesc``),
+    ``line`` (1-based, in a module) and ``text`` (as written)."""
+
+    shape: tuple
+    dtype: str
+    layout: object
+    kind: str = "tensor"
+    line: int = 0
+    text: str = ""
+
+
+# ------------------------------------------------------------------------------------------ the reader
+
+@dataclass(frozen=True)
+class _V:
+    value: object
+    pos: int
+
+
+class _Reader:
+    """One attribute text (``text``) read with absolute positions, aliases looked up in ``aliases`` (name ->
+    a record, or a callable giving one)."""
+
+    def __init__(self, text: str, source: str, aliases=None):
+        self.text, self.source, self.aliases = text, source, aliases or {}
+
+    def error(self, pos: int, expected: str):
+        raise ParseError(self.text, pos + 1, expected, self.source)
+
+    def skip(self, i: int, end: int) -> int:
+        while i < end and self.text[i].isspace():
+            i += 1
+        return i
+
+    def strip(self, start: int, end: int):
+        start = self.skip(start, end)
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        return start, end
+
+    # -- values ------------------------------------------------------------------------------------------
+    def attr(self, start: int, end: int):
+        start, end = self.strip(start, end)
+        t = self.text
+        m = _NAME.match(t, start, end)
+        if not m:
+            self.error(start, "a layout attribute such as #ttg.blocked<{...}> or an alias such as #blocked")
+        name, i = m.group(1), self.skip(m.end(), end)
+        if i >= end or t[i] != "<":
+            if i < end:
+                self.error(i, "the end of the attribute (or '<' after a dialect attribute's name)")
+            return self.alias(name, start)
+        close = matching(t, i, ALL)
+        if close < 0 or close >= end:
+            bad = unbalanced(t[i:end], ALL)
+            self.error(i + bad[0] if bad else end, bad[1] if bad else "a closing '>'")
+        j = self.skip(close + 1, end)
+        if j < end:
+            self.error(j, "the end of the attribute")
+        kind = None
+        for p in _PREFIXES:
+            if name.startswith(p):
+                kind = name[len(p):]
+        if kind is None:
+            raise UnsupportedAttribute(t, start + 1, name, "not a layout of Triton's GPU dialect (#ttg.)",
+                                       self.source)
+        kind = {"mma": "nvidia_mma"}.get(kind, kind)
+        if kind == "shared":
+            return self.legacy_shared(i + 1, close, start, name)
+        if kind not in SUPPORTED:
+            raise UnsupportedAttribute(t, start + 1, name, "" if kind in UNSUPPORTED else "unknown attribute",
+                                       self.source)
+        fields = self.fields(i + 1, close)
+        return getattr(self, "make_" + kind)(fields, t.rfind("}", i, close))
+
+    def alias(self, name: str, pos: int):
+        if name not in self.aliases:
+            known = ", ".join("#" + n for n in sorted(self.aliases)) or "none"
+            self.error(pos, f"a defined alias (defined: {known}), not #{name}")
+        a = self.aliases[name]
+        return a() if callable(a) else a
+
+    def fields(self, start: int, end: int) -> dict:
+        """``{ key = value, ... }`` between ``start`` and ``end``: ``{key: (_V, key position)}``."""
+        start, end = self.strip(start, end)
+        t = self.text
+        if start >= end or t[start] != "{":
+            self.error(start, "'{' opening the attribute's fields")
+        close = matching(t, start, ALL)
+        if close < 0 or close >= end:
+            self.error(end, "a '}' closing the attribute's fields")
+        j = self.skip(close + 1, end)
+        if j < end:
+            self.error(j, "'>' after the fields' closing '}'")
+        out = {}
+        pieces = split_top(t, ",", ALL, start + 1, close)
+        if len(pieces) == 1 and not pieces[0][0].strip():
+            return out
+        for piece, off in pieces:
+            a, b = self.strip(off, off + len(piece))
+            if a >= b:
+                self.error(a, "a field 'name = value'")
+            parts = split_top(t, "=", ALL, a, b)
+            if len(parts) != 2:
+                self.error(a if len(parts) < 2 else parts[2][1] - 1, "one 'name = value' per field")
+            (k, koff), (v, voff) = parts
+            ka, kb = self.strip(koff, koff + len(k))
+            if not _IDENT.fullmatch(t, ka, kb):
+                self.error(ka, "a field name")
+            key = t[ka:kb]
+            if key in out:
+                self.error(ka, f"each field once ({key} is given twice)")
+            out[key] = (self.value(voff, voff + len(v)), ka)
+        return out
+
+    def value(self, start: int, end: int) -> _V:
+        start, end = self.strip(start, end)
+        t = self.text
+        if start >= end:
+            self.error(start, "a value")
+        c = t[start]
+        if c == "[":
+            close = matching(t, start, ALL)
+            if close != end - 1:
+                self.error(close + 1 if 0 <= close < end - 1 else end, "a ']' closing the list")
+            items = split_top(t, ",", ALL, start + 1, close)
+            if len(items) == 1 and not items[0][0].strip():
+                return _V([], start)
+            return _V([self.value(o, o + len(p)) for p, o in items], start)
+        if c == "#":
+            return _V(self.attr(start, end), start)
+        word = t[start:end]
+        if word in ("true", "false"):
+            return _V(word == "true", start)
+        m = _INT.fullmatch(word.split(":")[0].strip()) if ":" in word else _INT.fullmatch(word)
+        if m:
+            n = int(m.group(0))
+            if abs(n) > MAX_INT:
+                self.error(start, f"an integer of at most {MAX_INT}")
+            return _V(n, start)
+        self.error(start, "an integer, true / false, a list [...] or an attribute #...")
+
+    # -- field access --------------------------------------------------------------------------------------
+    def take(self, fields, allowed, close):
+        for k, (_, kpos) in fields.items():
+            if k not in allowed:
+                self.error(kpos, f"one of the fields {', '.join(allowed)} (not {k})")
+
+    def need(self, fields, key, close):
+        if key not in fields:
+            self.error(close, f"the field {key}")
+        return fields[key][0]
+
+    def int_of(self, v: _V, what: str, lo=0, choices=None) -> int:
+        if type(v.value) is not int:
+            self.error(v.pos, f"an integer for {what}")
+        if v.value < lo or (choices and v.value not in choices):
+            self.error(v.pos, f"{what} in {list(choices)}" if choices else f"{what} >= {lo}")
+        return v.value
+
+    def bool_of(self, v: _V, what: str) -> bool:
+        if type(v.value) is not bool:
+            self.error(v.pos, f"true or false for {what}")
+        return v.value
+
+    def ints(self, v: _V, what: str, rank=None, lo=1) -> tuple:
+        if not isinstance(v.value, list):
+            self.error(v.pos, f"a list of integers for {what}")
+        out = tuple(self.int_of(x, f"each entry of {what}", lo) for x in v.value)
+        if rank is not None and len(out) != rank:
+            self.error(v.pos, f"{rank} entries in {what} (as many as the layout's rank), not {len(out)}")
+        return out
+
+    def order_of(self, v: _V, what: str, rank=None) -> tuple:
+        out = self.ints(v, what, rank, lo=0)
+        if sorted(out) != list(range(len(out))):
+            self.error(v.pos, f"a permutation of 0..{len(out) - 1} for {what}")
+        return out
+
+    def cta(self, fields, rank, close) -> CtaLayout:
+        got = [k for k in ("CTAsPerCGA", "CTASplitNum", "CTAOrder") if k in fields]
+        if not got:
+            return CtaLayout.default(rank)
+        for k in ("CTAsPerCGA", "CTASplitNum", "CTAOrder"):
+            self.need(fields, k, close)
+        c = CtaLayout(self.ints(fields["CTAsPerCGA"][0], "CTAsPerCGA", rank),
+                      self.ints(fields["CTASplitNum"][0], "CTASplitNum", rank),
+                      self.order_of(fields["CTAOrder"][0], "CTAOrder", rank))
+        for n, s, v in zip(c.ctas_per_cga, c.cta_split_num, fields["CTASplitNum"][0].value):
+            if n % s:
+                self.error(v.pos, f"a CTASplitNum entry that divides CTAsPerCGA ({s} does not divide {n})")
+        return c
+
+    # -- the attributes --------------------------------------------------------------------------------------
+    _CTA = ("CTAsPerCGA", "CTASplitNum", "CTAOrder")
+
+    def make_blocked(self, f, close):
+        self.take(f, ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order") + self._CTA, close)
+        order = self.order_of(self.need(f, "order", close), "order")
+        r = len(order)
+        return Blocked(self.ints(self.need(f, "sizePerThread", close), "sizePerThread", r),
+                       self.ints(self.need(f, "threadsPerWarp", close), "threadsPerWarp", r),
+                       self.ints(self.need(f, "warpsPerCTA", close), "warpsPerCTA", r), order,
+                       self.cta(f, r, close))
+
+    def make_nvidia_mma(self, f, close):
+        self.take(f, ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape") + self._CTA, close)
+        major = self.int_of(self.need(f, "versionMajor", close), "versionMajor", choices=(1, 2, 3))
+        minor = self.int_of(f["versionMinor"][0], "versionMinor") if "versionMinor" in f else 0
+        warps = self.ints(self.need(f, "warpsPerCTA", close), "warpsPerCTA")
+        r = len(warps)
+        if "instrShape" in f:
+            instr = self.ints(f["instrShape"][0], "instrShape")
+        elif major == 2:  # Triton's mma v2 tile when the text leaves it out (the m16n8 of mma.sync)
+            instr = (1,) * (r - 2) + (16, 8)
+        else:
+            self.error(close, "the field instrShape (an mma v3 layout has no default instruction shape)")
+        return NvidiaMma(major, minor, warps, instr, self.cta(f, r, close))
+
+    def make_dot_op(self, f, close):
+        self.take(f, ("opIdx", "parent", "kWidth"), close)
+        op = self.int_of(self.need(f, "opIdx", close), "opIdx", choices=(0, 1))
+        pv = self.need(f, "parent", close)
+        if not isinstance(pv.value, (Blocked, NvidiaMma, LinearAttr, SwizzledShared, NvmmaShared, DotOperand)):
+            self.error(pv.pos, "a parent layout attribute (#mma or #ttg.nvidia_mma<...>)")
+        kw = self.int_of(f["kWidth"][0], "kWidth") if "kWidth" in f else 0
+        return DotOperand(op, pv.value, kw)
+
+    def make_nvmma_shared(self, f, close):
+        self.take(f, ("swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded", "rank") + self._CTA,
+                  close)
+        sw = self.int_of(self.need(f, "swizzlingByteWidth", close), "swizzlingByteWidth", choices=(0, 32, 64, 128))
+        tr = self.bool_of(f["transposed"][0], "transposed") if "transposed" in f else False
+        eb = self.int_of(self.need(f, "elementBitWidth", close), "elementBitWidth", choices=(4, 8, 16, 32, 64))
+        fp4 = self.bool_of(f["fp4Padded"][0], "fp4Padded") if "fp4Padded" in f else False
+        r = len(f["CTAOrder"][0].value) if "CTAOrder" in f and isinstance(f["CTAOrder"][0].value, list) else 2
+        return NvmmaShared(sw, tr, eb, fp4, self.cta(f, r, close))
+
+    def make_swizzled_shared(self, f, close):
+        self.take(f, ("vec", "perPhase", "maxPhase", "order") + self._CTA, close)
+        order = self.order_of(self.need(f, "order", close), "order")
+        return SwizzledShared(self.int_of(self.need(f, "vec", close), "vec", 1),
+                              self.int_of(self.need(f, "perPhase", close), "perPhase", 1),
+                              self.int_of(self.need(f, "maxPhase", close), "maxPhase", 1), order,
+                              self.cta(f, len(order), close))
+
+    def legacy_shared(self, start, close, at, name):
+        f = self.fields(start, close)
+        close = self.text.rfind("}", start, close)
+        if "hasLeadingOffset" in f and self.bool_of(f["hasLeadingOffset"][0], "hasLeadingOffset"):
+            raise UnsupportedAttribute(self.text, at + 1, name, "hasLeadingOffset = true is the older form of "
+                                       "nvmma_shared, whose tile depends on the element type: write "
+                                       "#ttg.nvmma_shared<{...}>", self.source)
+        f.pop("hasLeadingOffset", None)
+        return self.make_swizzled_shared(f, close)
+
+    def make_linear(self, f, close):
+        self.take(f, ("register", "lane", "warp", "block"), close)
+        rank, bases = None, []
+        for dim in ("register", "lane", "warp", "block"):
+            v = f.get(dim, (_V([], close), close))[0]
+            if not isinstance(v.value, list):
+                self.error(v.pos, f"a list of bases for {dim}")
+            row = []
+            for b in v.value:
+                vec = self.ints(b, f"a basis of {dim}", rank, lo=0)
+                rank = len(vec) if rank is None else rank
+                row.append(vec)
+            bases.append((dim, tuple(row)))
+        return LinearAttr(tuple(bases))
+
+
+# --------------------------------------------------------------------------------------------- entry points
+
+def parse_attr(text: str, aliases=None, source: str = _SOURCE):
+    """The record of one layout attribute's text (``#ttg.blocked<{...}>``, or ``#name`` given in ``aliases``,
+    a dict name -> record). ParseError / UnsupportedAttribute with the column otherwise."""
+    if not isinstance(text, str):
+        raise ParseError(str(text), 1, "a layout attribute as text", source)
+    return _Reader(text, source, aliases).attr(0, len(text))
+
+
+def parse_shape(text: str, source: str = "shape") -> tuple:
+    """``128x64`` (also ``128,64`` or ``[128, 64]``) -> ``(128, 64)``: positive integers."""
+    t = str(text).strip()
+    if t.startswith("[") and t.endswith("]"):
+        t = " " + t[1:-1] + " "
+    seps = re.split(r"[x,]", t)
+    out, pos = [], 0
+    for s in seps:
+        k = s.strip()
+        col = pos + (len(s) - len(s.lstrip())) + 1
+        if not re.fullmatch(r"\d+", k) or int(k) == 0 or len(k) > 9:
+            raise ParseError(str(text), col, "positive integer extents such as 128x64", source)
+        out.append(int(k))
+        pos += len(s) + 1
+    return tuple(out)
+
+
+_TYPE_HEAD = re.compile(r"(?<![\w.!])(tensor|!ttg\.memdesc|!triton_gpu\.memdesc)<")
+_DIMS = re.compile(r"[0-9?]+x")
+
+
+def _tensor_at(text: str, m, source: str, aliases, line: int = 0) -> TensorType:
+    start = m.end() - 1
+    close = matching(text, start, ALL)
+    if close < 0:
+        bad = unbalanced(text[start:], ALL)
+        raise ParseError(text, start + (bad[0] if bad else 0) + 1, bad[1] if bad else "a closing '>'", source)
+    pieces = split_top(text, ",", ALL, start + 1, close)
+    head, hoff = pieces[0]
+    h = head.strip()
+    hpos = hoff + len(head) - len(head.lstrip())
+    dims = []
+    i = 0
+    while True:
+        d = _DIMS.match(h, i)
+        if not d:
+            break
+        k = d.group(0)[:-1]
+        if k == "?" or not k.isdigit() or int(k) == 0 or len(k) > 9:
+            raise ParseError(text, hpos + i + 1, "a static positive extent (no '?')", source)
+        dims.append(int(k))
+        i = d.end()
+    dtype = h[i:].strip()
+    if not dims or not re.fullmatch(r"[A-Za-z]\w*", dtype):
+        raise ParseError(text, hpos + i + 1, "extents and an element type such as 128x64xf16", source)
+    layout = None
+    if len(pieces) > 1:
+        lt, loff = pieces[1]
+        layout = _Reader(text, source, aliases).attr(loff, loff + len(lt))
+    kind = "tensor" if m.group(1) == "tensor" else "memdesc"
+    return TensorType(tuple(dims), dtype, layout, kind, line, text[m.start():close + 1])
+
+
+def parse_tensor_type(text: str, aliases=None, source: str = "tensor type") -> TensorType:
+    """``tensor<128x64xf16, #blocked>`` or ``!ttg.memdesc<64x64xf16, #shared, #smem>``."""
+    t = str(text)
+    m = _TYPE_HEAD.match(t, len(t) - len(t.lstrip()))
+    if not m:
+        raise ParseError(t, 1, "a tensor type such as tensor<128x64xf16, #blocked>", source)
+    out = _tensor_at(t, m, source, aliases)
+    end = t.find(out.text) + len(out.text)
+    if t[end:].strip():
+        raise ParseError(t, end + 1 + len(t[end:]) - len(t[end:].lstrip()), "the end of the tensor type", source)
+    return out
+
+
+_ALIAS_LINE = re.compile(r"^\s*#([A-Za-z_][\w$.-]*)\s*=\s*(#.*?)\s*$")
+
+
+class TtgirModule:
+    """A TTGIR text's alias lines and tensor types. ``attr(name)`` reads the alias ``#name`` (aliases are read
+    when first used, so an unmodelled one elsewhere in the file is no error); ``tensors`` lists every
+    ``tensor<...>`` / ``memdesc<...>`` type whose layout is modelled, ``skipped`` the others as
+    ``(line, text, reason)``."""
+
+    def __init__(self, text: str, source: str = "<ttgir>"):
+        self.source = source
+        self._raw, self._done, self._busy = {}, {}, set()
+        self.tensors, self.skipped = [], []
+        lines = str(text).splitlines()
+        for no, line in enumerate(lines, 1):
+            m = _ALIAS_LINE.match(line)
+            if m:
+                if m.group(1) in self._raw:
+                    raise ParseError(line, m.start(1), f"each alias defined once (#{m.group(1)} is defined "
+                                     f"again)", f"{source}:{no}")
+                self._raw[m.group(1)] = (no, line, m.start(2))
+        self.aliases = {n: (lambda n=n: self.attr(n)) for n in self._raw}
+        for no, line in enumerate(lines, 1):
+            if _ALIAS_LINE.match(line):
+                continue
+            for m in _TYPE_HEAD.finditer(line):
+                try:
+                    self.tensors.append(_tensor_at(line, m, f"{source}:{no}", self.aliases, no))
+                except ParseError as e:
+                    self.skipped.append((no, line.strip(), str(e).splitlines()[0]))
+
+    def names(self) -> list:
+        return list(self._raw)
+
+    def attr(self, name: str):
+        name = name.lstrip("#")
+        if name in self._done:
+            return self._done[name]
+        if name not in self._raw:
+            known = ", ".join("#" + n for n in self._raw) or "none"
+            raise ParseError(name, 1, f"an alias the module defines ({known})", self.source)
+        if name in self._busy:
+            no, line, at = self._raw[name]
+            raise ParseError(line, at + 1, f"an alias that does not refer to itself (#{name})",
+                             f"{self.source}:{no}")
+        self._busy.add(name)
+        try:
+            no, line, at = self._raw[name]
+            self._done[name] = _Reader(line, f"{self.source}:{no}", self.aliases).attr(at, len(line))
+        finally:
+            self._busy.discard(name)
+        return self._done[name]
+
+
+def parse_module(text: str, source: str = "<ttgir>") -> TtgirModule:
+    """A TTGIR module's aliases and tensor types (see :class:`TtgirModule`)."""
+    return TtgirModule(text, source)
