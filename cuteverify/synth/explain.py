@@ -1,0 +1,135 @@
+"""Why a user's shared-memory layout conflicts, and the smallest change that helps (docs/model.md 13.5).
+
+``explain_smem_layout(layout, tile, dtype, writes, reads, require)``: for each thread access, the exact degree
+on the user's layout (``analysis.banks.bank_conflicts``) and, when it conflicts, the witness (two threads,
+their elements, byte addresses and the bank) and the nearest candidate of the searched space
+(``synth.space``) that is legal for the problem and makes that access conflict-free without making any
+access worse than on the user's layout; or, when no candidate removes the conflict, the least degree that
+access reaches over the legal candidates (so no change within the space removes it).
+
+Distance (stated, smaller first): the fraction of the tile's elements whose offset the change moves (0: the
+same function), then the candidate's simplicity. When the user's layout is itself a point of the space, the
+change is also given as the parameters that differ (swizzle ``(B,M,S)``, atom, major-ness, tile order, pad).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis.banks_model import layout_values
+from .access import SynthError
+from .result import access_proofs, consumer_proofs
+from .search import make_problem, score_space
+from .space import enumerate_space
+
+__all__ = ["Explanation", "explain_smem_layout"]
+
+
+class Fix:
+    """The nearest helpful candidate for one access: ``candidate``, ``distance`` (fraction of elements moved),
+    ``degrees`` (every thread access on it), ``changes`` (parameter differences, when the user's layout is a
+    point of the space)."""
+
+    def __init__(self, cand, distance, degrees, changes):
+        self.candidate, self.distance, self.degrees, self.changes = cand, distance, degrees, changes
+
+    @property
+    def layout(self):
+        return self.candidate.layout
+
+    def __str__(self):
+        ch = f" (change {', '.join(self.changes)})" if self.changes else ""
+        return (f"{self.candidate.describe()}{ch}: moves {self.distance:.1%} of the elements; degrees "
+                f"{self.degrees}")
+
+
+class AccessExplanation:
+    """``name``, ``verdict`` (``BankVerdict``), ``vector`` (``VectorVerdict``), ``degree``, ``conflict``
+    (the ``BankConflict`` witness or None), ``fix`` (a :class:`Fix` or None), ``min_degree`` (the least degree
+    of this access over the legal candidates)."""
+
+    def __init__(self, name, verdict, vector, fix, min_degree):
+        self.name, self.verdict, self.vector, self.fix, self.min_degree = name, verdict, vector, fix, min_degree
+        self.degree = verdict.degree
+        self.conflict = verdict.counterexample
+
+    def __str__(self):
+        if self.degree == 1:
+            return f"{self.name}: conflict-free, {self.vector.width}-byte vectors"
+        s = f"{self.name}: {self.degree}-way conflict: {self.conflict}"
+        if self.fix is not None:
+            return s + f"\n    nearest fix: {self.fix}"
+        return s + (f"\n    no layout of the searched space removes it: the least degree is {self.min_degree}"
+                    if self.min_degree is not None else "\n    no legal layout in the searched space")
+
+
+class Explanation:
+    """The answer of :func:`explain_smem_layout`: ``layout``, ``accesses`` (``AccessExplanation``),
+    ``consumers`` (``[(name, Verdict)]``), ``in_space`` (the candidate equal to the layout, or None)."""
+
+    def __init__(self, layout, accesses, consumers, in_space):
+        self.layout, self.accesses, self.consumers, self.in_space = layout, accesses, consumers, in_space
+
+    @property
+    def conflicting(self):
+        return [a for a in self.accesses if a.degree > 1]
+
+    def __str__(self):
+        lines = [f"smem layout {self.layout}"]
+        if self.in_space is not None:
+            lines.append(f"  = {self.in_space.describe()}")
+        lines += ["  " + str(a).replace("\n", "\n  ") for a in self.accesses]
+        lines += [f"  {w}: {'legal' if v.proved else 'ILLEGAL: ' + str(v.reason)}" for w, v in self.consumers]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def _changes(a, b):
+    out = []
+    if a.swizzle != b.swizzle:
+        out.append(f"swizzle {a.swizzle or 'none'} -> {b.swizzle or 'none'}")
+    if a.atom != b.atom:
+        out.append(f"atom {a.atom} -> {b.atom}")
+    if a.major != b.major:
+        out.append(f"major {a.major} -> {b.major}")
+    if a.order != b.order:
+        out.append(f"tile order {a.order} -> {b.order}")
+    if a.pad != b.pad:
+        out.append(f"pad {a.pad} -> {b.pad}")
+    return out
+
+
+def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require=(), allow_padding=False,
+                        swizzles=None) -> Explanation:
+    """For ``layout`` (a cuteverify layout of ``tile``), each access's degree, witness and nearest fix (module
+    docstring). Accesses and requirements as for ``synthesize_smem_layout``."""
+    prob = make_problem(tile, dtype, writes, reads, require)
+    user = layout_values(layout)
+    if user.shape[0] != prob.n:
+        raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {tile} has {prob.n}")
+    proofs = access_proofs(layout, prob)
+    cons = consumer_proofs(layout, prob)
+    cands = enumerate_space(prob.tile, prob.bits, allow_padding, swizzles)
+    scores, _, _ = score_space(prob, cands, prune=False)
+    tables = {c.index: layout_values(c.layout) for c in cands}
+    in_space = next((c for c in cands if np.array_equal(tables[c.index], user)), None)
+    user_deg = [bv.degree for _, bv, _ in proofs]
+    legal = [s for s in scores if s.legal and s.same_as is None]
+    out = []
+    for i, (a, bv, vv) in enumerate(proofs):
+        fix, mind = None, (min(s.degrees[i] for s in legal) if legal else None)
+        if bv.degree > 1:
+            best = None
+            for s in legal:
+                if s.degrees[i] != 1 or any(d > u for d, u in zip(s.degrees, user_deg)):
+                    continue
+                c = cands[s.cand]
+                dist = float(np.mean(tables[c.index] != user))
+                key = (dist, c.simplicity())
+                if best is None or key < best[0]:
+                    best = (key, c, s)
+            if best is not None:
+                (dist, _), c, s = best
+                fix = Fix(c, dist, list(s.degrees), _changes(in_space, c) if in_space is not None else [])
+        out.append(AccessExplanation(a.name, bv, vv, fix, mind))
+    return Explanation(layout, out, cons, in_space)

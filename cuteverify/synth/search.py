@@ -1,0 +1,272 @@
+"""Scoring the searched space and finding its optimum (docs/model.md section 13.2).
+
+Every candidate of ``space.enumerate_space`` is, exactly:
+
+* bijective onto the tile's storage ``[0, MN*K)`` (padded: one-to-one into its cosize), from its offset table;
+* legal for every access of fixed width (each thread's values form aligned contiguous vectors of that width,
+  the vector model of ``analysis.banks``) and for every required consumer: ``tma`` (the swizzle is TMA's NONE /
+  32B / 64B / 128B, the box ``hardware.tma_box`` derives has an inner extent of a multiple of 16 bytes within
+  the swizzle span and dimensions <= 256, and each box lands where the layout puts its elements), ``gmma`` /
+  ``umma`` (``hardware.smem_desc_rules.from_layout`` proves a wgmma / tcgen05 descriptor reads every
+  256-bit K block of the tile, with the operand's major-ness when an access names it);
+* scored on every thread access: the exact conflict degree and the vector width, by the model of
+  ``analysis.banks`` (``banks_model._degree`` / ``_widest`` / ``_vector_problem`` on the offset table, which
+  is what ``bank_conflicts`` and ``max_vector_width`` compute; the winner's and runner-up's numbers are
+  re-derived through those two functions and must agree).
+
+Objective (lexicographic, smaller first): legal; the worst conflict degree over the accesses; their sum; the
+narrowest vector width (wider first); then simplicity (padding, swizzle bits, a GMMA atom first, atom size,
+column-major order, enumeration order). ``score_space(prune=True)`` skips work that cannot change the two best
+legal candidates, recording for each skipped candidate the bound that excludes it: a partial score
+(``(worst so far, sum so far + 1 per access left)``) already above the runner-up's, or a full score at or above
+the runner-up's (legality then never matters). ``prune=False`` scores the whole space.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis.banks_model import (
+    _degree,
+    _lanes_per_phase,
+    _vector_problem,
+    _widest,
+    access_offsets,
+    layout_values,
+)
+from ..core.swizzle import ComposedLayout
+from ..errors import CuteVerifyError
+from ..hardware.dtypes import dtype_bits
+from ..hardware.smem_desc_rules import from_layout
+from ..hardware.tma_box import prove_landing, smem_box
+from ..hardware.tma_copy import tma_swizzle_mode
+from .access import CONSUMERS, SynthError, normalize_accesses
+
+__all__ = ["Problem", "Score", "consumer_legality", "make_problem", "objective_text", "score_space"]
+
+OBJECTIVE = ("legal for every required consumer and fixed-width access; then minimize the worst conflict degree; "
+             "then the sum of the degrees; then maximize the narrowest vector width; then the simplest (least "
+             "padding, fewest swizzle bits, a GMMA atom, smallest atom, column-major order)")
+
+
+def objective_text():
+    return OBJECTIVE
+
+
+class Problem:
+    """A normalized problem: ``tile``, ``dtype``, ``bits``, ``eb`` (bytes), ``accesses`` (``Access``),
+    ``consumers``: ``[(kind, major)]`` from ``require`` and the consumer accesses; ``threads``: the thread
+    accesses with their tile-index tables ``idx`` (threads x values)."""
+
+    def __init__(self, tile, dtype, bits, accesses, require):
+        self.tile, self.dtype, self.bits, self.eb = tile, dtype, bits, bits // 8
+        self.accesses = accesses
+        self.n = tile[0] * tile[1]
+        cons = {}
+        for a in accesses:
+            if not a.threads:
+                cons.setdefault(a.kind, set()).add(a.major)
+        for r in require:
+            cons.setdefault(r, set())
+        self.consumers = []
+        for kind in sorted(cons):
+            majors = {m for m in cons[kind] if m} or {None}
+            if len(majors) > 1:
+                raise SynthError(f"the {kind} consumers need both K- and MN-major layouts; one layout is one")
+            self.consumers.append((kind, majors.pop()))
+        self.threads = [a for a in accesses if a.threads]
+        self.idx = [access_offsets(None, a.tv)[0] for a in self.threads]
+
+
+def _tile(tile):
+    if (not isinstance(tile, (tuple, list)) or len(tile) != 2
+            or not all(type(x) is int and x > 0 and x & (x - 1) == 0 for x in tile)):
+        raise SynthError(f"tile {tile!r}: two powers of two (MN, K), e.g. (128, 64)")
+    return tuple(tile)
+
+
+def make_problem(tile, dtype, writes=(), reads=(), require=()):
+    """The normalized :class:`~cuteverify.synth.search.Problem` (tile, dtype, accesses, consumers)."""
+    tile = _tile(tile)
+    try:
+        bits = dtype_bits(dtype)
+    except CuteVerifyError as e:
+        raise SynthError(f"dtype: {e}") from None
+    if bits not in (8, 16, 32, 64):
+        raise SynthError(f"dtype {dtype!r}: 8-, 16-, 32- or 64-bit elements")
+    req = [require] if isinstance(require, str) else list(require or ())
+    for r in req:
+        if r not in CONSUMERS:
+            raise SynthError(f"require {r!r}: one of {', '.join(CONSUMERS)}")
+    return Problem(tile, dtype, bits, normalize_accesses(writes, reads, tile, dtype), req)
+
+
+class Score:
+    """One candidate's row of the ``scores`` table: ``cand`` (its index), ``legal`` (True, False or None =
+    not needed), ``why`` (why illegal), ``degrees`` / ``widths`` (per thread access; None where not
+    computed), ``key`` (the objective, when complete), ``pruned`` / ``bound`` (the bound argument),
+    ``same_as`` (the index of an earlier candidate with the same offset table)."""
+
+    __slots__ = ("bound", "cand", "degrees", "key", "legal", "lower", "pruned", "same_as", "why", "widths")
+
+    def __init__(self, cand):
+        self.cand, self.legal, self.why = cand, None, None
+        self.degrees, self.widths, self.key = [], [], None
+        self.pruned, self.bound, self.same_as, self.lower = False, None, None, None
+
+    @property
+    def worst(self):
+        return max(self.degrees, default=1)
+
+    def to_dict(self):
+        return {"candidate": self.cand, "legal": self.legal, "why": self.why, "degrees": self.degrees,
+                "widths": self.widths, "key": list(self.key[:3]) if self.key else None, "pruned": self.pruned,
+                "bound": self.bound, "same_as": self.same_as}
+
+
+def _objective(degrees, widths, cand):
+    return (max(degrees, default=1), sum(degrees), -min(widths, default=16)) + cand.simplicity()
+
+
+def consumer_legality(layout, problem, kind, major):
+    """``(legal, reason)`` of ``layout`` for a consumer (module docstring)."""
+    if kind == "tma":
+        return _tma_legal(layout, problem)
+    return _mma_legal(layout, problem, "sm_90" if kind == "gmma" else "sm_100", major)
+
+
+def _tma_legal(layout, problem):
+    swz = layout.inner if isinstance(layout, ComposedLayout) else None
+    mode, byte, why = tma_swizzle_mode(swz, problem.bits)
+    if mode not in (0, 1, 2, 3):
+        return False, f"tma: {why or f'swizzle mode {mode} is none of NONE, 32B, 64B, 128B'}"
+    try:
+        box = smem_box(layout)
+    except CuteVerifyError as e:
+        return False, f"tma: {e}"
+    inner = box.dims[0][1] * problem.eb
+    span = {0: None, 1: 32, 2: 64, 3: 128}[mode]
+    if inner % 16:
+        return False, f"tma: the box's inner extent is {inner} bytes, not a multiple of 16"
+    if span is not None and inner > span:
+        return False, f"tma: the box's inner extent is {inner} bytes, past the {span}-byte swizzle span"
+    if any(e > 256 for _, e in box.dims):
+        return False, f"tma: a box dimension exceeds 256 elements ({box.dims})"
+    v = prove_landing(layout, box, byte if mode else None, problem.bits)
+    return (True, None) if v.proved else (False, f"tma: {v.reason}")
+
+
+def _mma_legal(layout, problem, arch, major):
+    what = "gmma" if arch == "sm_90" else "umma"
+    if problem.bits not in (8, 16, 32):
+        return False, f"{what}: {problem.bits}-bit elements"
+    M, K = problem.tile
+    k = 256 // problem.bits
+    if K % k:
+        return False, f"{what}: K = {K} is not a multiple of the {k}-element (256-bit) MMA K block"
+    mn = M if M <= 256 else (256 if M % 256 == 0 else 64)
+    if M % mn:
+        return False, f"{what}: MN = {M} is not a multiple of 64"
+    for kb in range(K // k):
+        for mb in range(M // mn):
+            try:
+                _, v = from_layout(layout, problem.dtype, arch, major=major, mn=mn, mn_block=mb, k_block=kb)
+            except CuteVerifyError as e:
+                return False, f"{what}: {e}"
+            if not v.proved:
+                return False, f"{what} (block mn {mb}, k {kb}): {v.reason}"
+    return True, None
+
+
+def access_numbers(problem, i, sv):
+    """``(legal, why, width, degree_fn)`` of thread access ``i`` on the offset table ``sv``: the vector width
+    (fixed, or the widest) and a function computing the exact degree."""
+    a, idx = problem.threads[i], problem.idx[i]
+    off = sv[idx]
+    eb = problem.eb
+    if a.vector_bytes is None:
+        vb = 16 if a.phases == "ldmatrix" else _widest(off, eb)[0]
+    else:
+        vb = a.vector_bytes
+    if vb < eb:
+        return False, f"{a.name}: {vb}-byte vectors are narrower than the element", vb, None
+    p = _vector_problem(off, eb, vb, 16)
+    if p is not None:
+        return False, f"{a.name}: {vb}-byte vectors: thread {p[0]}: {p[1]}", vb, None
+    lanes = _lanes_per_phase(vb, a.phases)
+    merge = a.phases is None and vb in (8, 16)
+    return True, None, vb, lambda: _degree(idx, off, eb, vb, lanes, 0, merge)[0]
+
+
+def _bijective(sv, n, padded):
+    if padded:
+        return len(np.unique(sv)) == n and sv.min() >= 0
+    return bool(np.array_equal(np.sort(sv), np.arange(n, dtype=sv.dtype)))
+
+
+def score_space(problem, cands, prune=True):
+    """The ``scores`` table (one :class:`Score` per candidate) and the indices of the best and runner-up
+    legal candidates (None when there are fewer)."""
+    scores, seen, tables = [], {}, {}
+    top = []  # up to two (key, index) of complete legal candidates, best first
+
+    def cutoff():
+        return top[1][0] if (prune and len(top) == 2) else None
+
+    for c in cands:
+        s = Score(c.index)
+        scores.append(s)
+        sv = layout_values(c.layout)
+        h = sv.tobytes()
+        if h in seen:
+            j = seen[h]
+            o = scores[j]
+            s.same_as, s.legal, s.why = j, o.legal, o.why
+            s.degrees, s.widths = list(o.degrees), list(o.widths)
+            s.bound = f"the same function as candidate {j} (equal offset tables), one point of the space"
+            continue
+        seen[h] = c.index
+        tables[c.index] = sv
+        if not _bijective(sv, problem.n, c.family == "padded"):
+            s.legal, s.why = False, "not bijective onto the tile's storage"
+            continue
+        fns = []
+        for i in range(len(problem.threads)):
+            ok, why, vb, fn = access_numbers(problem, i, sv)
+            s.widths.append(vb)
+            if not ok:
+                s.legal, s.why = False, why
+                break
+            fns.append(fn)
+        if s.legal is False:
+            continue
+        cut, nacc = cutoff(), len(fns)
+        for i, fn in enumerate(fns):
+            s.degrees.append(fn())
+            if cut is not None:
+                lower = (max(s.degrees), sum(s.degrees) + (nacc - i - 1))
+                if lower > cut[:2]:
+                    s.pruned, s.lower = True, lower
+                    s.bound = (f"after {i + 1} of {nacc} accesses its (worst, sum) is at least {lower}, above the "
+                               f"runner-up's {cut[:2]}")
+                    break
+        if s.pruned:
+            continue
+        s.key = _objective(s.degrees, s.widths, c)
+        cut = cutoff()
+        if cut is not None and s.key >= cut:
+            s.pruned, s.lower = True, s.key
+            s.bound = f"its complete score {s.key[:3]} is not below the runner-up's {cut[:3]}; legality is moot"
+            continue
+        s.legal, s.why = True, None
+        for kind, major in problem.consumers:
+            ok, why = consumer_legality(c.layout, problem, kind, major)
+            if not ok:
+                s.legal, s.why = False, why
+                break
+        if s.legal:
+            top.append((s.key, c.index))
+            top.sort()
+            del top[2:]
+    best = top[0][1] if top else None
+    second = top[1][1] if len(top) > 1 else None
+    return scores, best, second
