@@ -1,0 +1,379 @@
+"""TTGIR layout attributes -> linear layouts, as Triton's compiler computes them (docs/model.md section 12).
+
+Follows ``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp`` and ``lib/Tools/LayoutUtils.cpp`` of
+triton-lang/triton (the revision with ``NVMMASharedEncodingAttr`` and ``SwizzledSharedEncodingAttr``), step by
+step, with the operations of :class:`cuteverify.linear.LinearLayout` (Triton's ``operator*``,
+``transposeOuts``): a register layout has in dims ``register, lane, warp, block`` and a shared layout
+``offset, block``; out dims are ``dim0, dim1, ...`` (``dim0`` the tensor's first index).
+
+Admissible: tensor extents that are powers of two, a rank the attribute allows, and the per-attribute rules
+Triton asserts (an nvmma_shared tensor at least one 8-row swizzle atom, mma tiles of whole instruction
+shapes). Anything else is a :class:`TritonLayoutError` (an input error) naming the attribute and the rule,
+never an assertion. Multi-CTA fields (``CTAsPerCGA`` ...) are modelled as Triton does (``makeCgaLayout``):
+the ``block`` in dim then has bases.
+
+Post-condition (checked by the tests against Triton's own unit-test expectations): the bases are exactly
+Triton's, in Triton's order, out dims ``dim0..`` with sizes the tensor's extents.
+"""
+from __future__ import annotations
+
+from ..errors import CuteVerifyError
+from ..linear import LinearLayout
+from .attrs import (
+    Blocked,
+    CtaLayout,
+    DotOperand,
+    LinearAttr,
+    NvidiaMma,
+    NvmmaShared,
+    SwizzledShared,
+)
+
+__all__ = ["TritonLayoutError", "dim_names", "ensure_not_larger", "ensure_not_smaller", "to_linear"]
+
+
+class TritonLayoutError(CuteVerifyError, ValueError):
+    """A layout attribute that has no linear layout for the given tensor shape (a rule Triton asserts, or a
+    combination this package does not model): an input error naming the attribute and the rule."""
+
+    kind = "input"
+
+
+def _pow2(n) -> bool:
+    return type(n) is int and n > 0 and n & (n - 1) == 0
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def dim_names(rank: int) -> list:
+    """Triton's ``standardOutDimNames``: ``["dim0", "dim1", ...]``."""
+    return [f"dim{i}" for i in range(rank)]
+
+
+def _make(bases, outs) -> LinearLayout:
+    """Triton's ``LinearLayout(bases, outDimNames)``: each out dim's size is the power of two just above its
+    largest basis value (``llvm::NextPowerOf2``; 1 for a dim with no non-zero value)."""
+    bases = [(n, [tuple(b) for b in bs]) for n, bs in (bases.items() if isinstance(bases, dict) else bases)]
+    sizes = [1] * len(outs)
+    for _, bs in bases:
+        for b in bs:
+            for i, v in enumerate(b):
+                sizes[i] = max(sizes[i], 1 << v.bit_length())
+    return LinearLayout(bases, list(zip(outs, sizes)))
+
+
+def _identity_nd(in_dim: str, shape, order) -> LinearLayout:
+    """Triton's ``identityStandardND``: the identity of ``prod(shape)`` elements reshaped to ``shape``, the
+    dims taken fastest first in ``order`` (out dims in that order)."""
+    names = dim_names(len(shape))
+    out = LinearLayout.empty()
+    for d in order:
+        out = out * LinearLayout.identity_1d(shape[d], in_dim, names[d])
+    return out
+
+
+def ensure_not_larger(lay: LinearLayout, shape: dict, broadcast_registers: bool = True) -> LinearLayout:
+    """Triton's ``ensureLayoutNotLargerThan``: for each out dim larger than ``shape[dim]``, set its largest
+    basis values to 0 (largest first, in dims in order on ties) until the dim fits: the dropped bits then
+    broadcast (several inputs hold the same element). Valid for layouts whose bases are 0 or powers of two in
+    each out dim (every distributed attribute's)."""
+    bases = {n: [list(b) for b in bs] for n, bs in lay.bases.items()}
+    outs = lay.out_dim_names
+    for j, o in enumerate(outs):
+        actual, want = lay.out_dim_size(o), shape[o]
+        if actual <= want:
+            continue
+        cands = [(b[j], k, n, i) for k, (n, bs) in enumerate(bases.items()) for i, b in enumerate(bs) if b[j]]
+        # largest value first; Triton's llvm::sort is not stable, ties (equal bases) keep dim and bit order
+        cands.sort(key=lambda c: (-c[0], c[1], c[3]))
+        for _, _, n, i in cands:
+            if actual <= want:
+                break
+            bases[n][i][j] = 0
+            actual >>= 1
+    if not broadcast_registers:
+        raise TritonLayoutError("ensure_not_larger: only the broadcasting form is modelled")
+    return _make(bases, outs)
+
+
+def ensure_not_smaller(lay: LinearLayout, shape: dict) -> LinearLayout:
+    """Triton's ``ensureLayoutNotSmallerThan``: for each out dim (in the layout's out-dim order) smaller than
+    ``shape[dim]``, more bits of the first in dim (``register`` / ``offset``) repeat the layout along it."""
+    first = lay.in_dim_names[0]
+    out = lay
+    for o in lay.out_dim_names:
+        actual, want = lay.out_dim_size(o), shape[o]
+        if actual < want:
+            out = out * LinearLayout.identity_1d(want // actual, first, o)
+    return out
+
+
+def _cga(cta, rank: int) -> LinearLayout:
+    """Triton's ``makeCgaLayout``: block id -> tensor index (``CTASplitNum`` distinct pieces per dim, the rest
+    of ``CTAsPerCGA`` broadcast), dims in ``CTAOrder``."""
+    names = dim_names(rank)
+    out = LinearLayout.empty()
+    for d in cta.cta_order:
+        split, ctas = cta.cta_split_num[d], cta.ctas_per_cga[d]
+        out = out * LinearLayout.identity_1d(split, "block", names[d]) * \
+            LinearLayout.zeros_1d(ctas // split, "block", names[d])
+    return out.transpose_outs(names)
+
+
+def _combine(cta_lay: LinearLayout, cta, shape) -> LinearLayout:
+    """Triton's ``combineCtaCgaWithShape``: fit the block layout and then the CTA layout to the tensor shape
+    (repeat along the first in dim when smaller, broadcast when larger) and join them."""
+    rank = len(shape)
+    names = dim_names(rank)
+    labeled = dict(zip(names, shape))
+    cga = ensure_not_larger(_cga(cta, rank), labeled).transpose_outs(cta_lay.out_dim_names)
+    cta_shape = {d: max(1, labeled[d] // cga.out_dim_size(d)) for d in cta_lay.out_dim_names}
+    cta_lay = ensure_not_smaller(cta_lay, cta_shape)
+    cta_lay = ensure_not_larger(cta_lay, cta_shape)
+    out = (cta_lay * cga).transpose_outs(names)
+    for d in names:
+        if out.out_dim_size(d) != labeled[d]:  # Triton asserts this; a failure is a bug here, not user input
+            raise AssertionError(f"combineCtaCgaWithShape: {d} has size {out.out_dim_size(d)}, not {labeled[d]}")
+    return out
+
+
+def _matrix_order(rank: int, row_major: bool) -> list:
+    """Triton's ``getMatrixOrder``: ``[rank-1, ..., 0]``, the first two swapped when not row-major."""
+    order = list(range(rank - 1, -1, -1))
+    if not row_major and rank >= 2:
+        order[0], order[1] = order[1], order[0]
+    return order
+
+
+def _dot_order(op_idx: int, rank: int) -> list:
+    """Triton's ``getOrderForDotOperand(opIdx, rank, kContig=true)``: K fastest."""
+    return _matrix_order(rank, not op_idx)  # Triton: rowMajor = (opIdx != kContig), kContig = true
+
+
+def _bad(attr, why: str):
+    raise TritonLayoutError(f"{attr.text()}: {why}")
+
+
+# ------------------------------------------------------------------------------------------ distributed
+
+def _blocked(a: Blocked, shape) -> LinearLayout:
+    cta = _identity_nd("register", a.size_per_thread, a.order) * \
+        _identity_nd("lane", a.threads_per_warp, a.order) * _identity_nd("warp", a.warps_per_cta, a.order)
+    return _combine(cta, a.cta, shape)
+
+
+def _mma_tile(tile, k_width: int, order, rep_order) -> LinearLayout:
+    """Triton's ``nvidiaMmaTile``: kWidth registers and 4 lanes along the inner dim, 8 lanes along the outer,
+    then registers repeating along the outer and the inner dim; out dims in ``rep_order``."""
+    rank = len(rep_order)
+    names = dim_names(rank)
+    inner, outer = order[0], order[1]
+    m, n = tile[outer], tile[inner]
+    lay = _identity_nd("register", [1] * rank, rep_order)
+    for size, ind, d in ((k_width, "register", inner), (4, "lane", inner), (8, "lane", outer),
+                         (m // 8, "register", outer), (n // (k_width * 4), "register", inner)):
+        lay = lay * LinearLayout.identity_1d(size, ind, names[d])
+    return lay
+
+
+def _check_mma(a: NvidiaMma, rank: int):
+    if a.version_major not in (2, 3):
+        _bad(a, f"versionMajor {a.version_major} is not modelled (2: mma.sync, 3: wgmma)")
+    if len(a.warps_per_cta) != rank:
+        _bad(a, f"warpsPerCTA has {len(a.warps_per_cta)} entries for a rank-{rank} tensor")
+    if any(not _pow2(w) for w in a.warps_per_cta):
+        _bad(a, "every warpsPerCTA entry must be a power of two")
+    if a.version_major == 2:
+        if len(a.instr_shape) != rank or tuple(a.instr_shape[-2:]) != (16, 8) or any(x != 1 for x in
+                                                                                    a.instr_shape[:-2]):
+            _bad(a, "an mma v2 layout has instrShape [16, 8] (with leading 1s for a batch dim)")
+    else:
+        if rank != 2:
+            _bad(a, "an mma v3 (wgmma) layout is modelled for rank-2 tensors only")
+        if len(a.instr_shape) != 3 or a.instr_shape[0] != 16 or not _pow2(a.instr_shape[1]) or \
+                a.instr_shape[1] < 8 or a.instr_shape[1] > 256:
+            _bad(a, "an mma v3 layout has instrShape [16, N, K] with N a power of two in 8..256 (the "
+                    "power-of-two N that have a linear layout)")
+
+
+def _nvidia_mma(a: NvidiaMma, shape) -> LinearLayout:
+    rank = len(shape)
+    _check_mma(a, rank)
+    tile = list(a.instr_shape) if a.version_major == 2 else [a.instr_shape[0], a.instr_shape[1]]
+    rep = _matrix_order(rank, True)
+    cta = _mma_tile(tile, 2, _matrix_order(rank, True), rep)
+    warps = _identity_nd("warp", a.warps_per_cta, _matrix_order(rank, a.version_major != 3))
+    cta = cta * warps.transpose_outs(cta.out_dim_names)
+    return _combine(cta, a.cta, shape)
+
+
+def _broadcast_dot(shape, order, k_dim: int, in_dim: str) -> LinearLayout:
+    """Triton's ``broadcastedDotOperandLayout``: ``in_dim`` spread over ``shape`` in ``order``, every bit
+    along the K dim sent to 0 (each warp / lane of the other operand's dim needs the whole K slice)."""
+    names = dim_names(len(shape))
+    out = LinearLayout.empty()
+    for d in order:
+        f = LinearLayout.zeros_1d if d == k_dim else LinearLayout.identity_1d
+        out = out * f(shape[d], in_dim, names[d])
+    return out
+
+
+def _nvidia_dot(a: DotOperand, shape) -> LinearLayout:
+    mma, rank = a.parent, len(shape)
+    _check_mma(mma, rank)
+    kw, is_a = a.k_width, a.op_idx == 0
+    if not _pow2(kw):
+        _bad(a, "kWidth must be a power of two >= 1 for an nvidia_mma parent")
+    if not is_a and mma.version_major == 3:
+        _bad(a, "opIdx = 1 with an mma v3 parent: wgmma reads B from shared memory (no register layout)")
+    tile = [1] * rank
+    if is_a:
+        tile[rank - 2], tile[rank - 1] = 16, kw * 8
+    else:
+        tile[rank - 2], tile[rank - 1] = kw * 8, 8
+    order = _dot_order(a.op_idx, rank)
+    cta = _mma_tile(tile, kw, order, order)
+    k_dim = rank - 1 if is_a else rank - 2
+    warps = _broadcast_dot(mma.warps_per_cta, _matrix_order(rank, mma.version_major != 3), k_dim, "warp")
+    cta = cta * warps.transpose_outs(cta.out_dim_names)
+    return _combine(cta, mma.cta, shape)
+
+
+def _fma_dot(a: DotOperand, shape) -> LinearLayout:
+    """Triton's ``fmaDotToLinearLayout`` (a dot operand of a blocked parent: FMA dots)."""
+    b, rank = a.parent, len(shape)
+    if b.rank != rank:
+        _bad(a, f"the parent has rank {b.rank}, the tensor {rank}")
+    k_dim = rank - 1 if a.op_idx == 0 else rank - 2
+    size = list(b.size_per_thread)
+    size[k_dim] = shape[k_dim]
+    rep = [dim_names(rank)[d] for d in b.order]
+    regs = _identity_nd("register", size, b.order).transpose_outs(rep)
+    lanes = _broadcast_dot(b.threads_per_warp, b.order, k_dim, "lane").transpose_outs(rep)
+    warps = _broadcast_dot(b.warps_per_cta, b.order, k_dim, "warp").transpose_outs(rep)
+    return _combine(regs * lanes * warps, b.cta, shape)
+
+
+def _dot(a: DotOperand, shape) -> LinearLayout:
+    if isinstance(a.parent, NvidiaMma):
+        return _nvidia_dot(a, shape)
+    if isinstance(a.parent, Blocked):
+        return _fma_dot(a, shape)
+    _bad(a, f"a dot_op of a {a.parent.kind} parent is not modelled (nvidia_mma and blocked are)")
+
+
+def _linear(a: LinearAttr, shape) -> LinearLayout:
+    rank = len(shape)
+    names = dim_names(rank)
+    for n, bs in a.bases:
+        for b in bs:
+            if len(b) != rank:
+                _bad(a, f"a basis of {n} has {len(b)} entries for a rank-{rank} tensor")
+            for v, s, d in zip(b, shape, names):
+                if v >= s:
+                    _bad(a, f"a basis of {n} ({list(b)}) has {d} = {v}, outside the tensor's extent {s}")
+    lay = LinearLayout(list(a.bases), list(zip(names, shape)))
+    if not lay.is_surjective():
+        _bad(a, f"the bases do not reach every element of a {'x'.join(map(str, shape))} tensor (Triton "
+                "requires a surjective layout)")
+    return lay
+
+
+# ------------------------------------------------------------------------------------------ shared
+
+def _swizzled(a: SwizzledShared, shape) -> LinearLayout:
+    rank = len(shape)
+    names = dim_names(rank)
+    if rank == 1:
+        return _combine(LinearLayout.identity_1d(shape[0], "offset", "dim0"), a.cta, shape)
+    col, row = a.order[0], a.order[1]
+    ncols, nrows = shape[col], shape[row]
+    bases = [(0, 1 << i) for i in range(_log2(ncols))]
+    for i in range(_log2(nrows)):
+        r = 1 << i
+        bases.append((r, (a.vec * ((r // a.per_phase) % a.max_phase)) % ncols))
+    cta = _make({"offset": bases}, [names[row], names[col]])
+    for d in a.order[2:]:
+        cta = cta * LinearLayout.identity_1d(shape[d], "offset", names[d])
+    return _combine(cta, a.cta, shape)
+
+
+def _cta_of(a: NvmmaShared, rank: int):
+    # the attribute does not carry a rank: a single-CTA one fits any tensor
+    return CtaLayout.default(rank) if a.cta.single else a.cta
+
+
+_PHASES = {32: (4, 2), 64: (2, 4), 128: (1, 8)}
+
+
+def _nvmma_shared(a: NvmmaShared, shape) -> LinearLayout:
+    rank = len(shape)
+    if rank == 1:
+        return _combine(LinearLayout.identity_1d(shape[0], "offset", "dim0"), _cta_of(a, 1), shape)
+    if rank != 2:
+        _bad(a, "nvmma_shared is modelled for rank-1 and rank-2 tensors")
+    if a.swizzling_byte_width not in _PHASES:
+        _bad(a, "swizzlingByteWidth = 0 is not modelled (this Triton revision's conversion has no rule for "
+                "an unswizzled nvmma layout; later revisions tile it by TMA boxes)")
+    eb, width = a.element_bit_width, a.swizzling_byte_width
+    per_phase, max_phase = _PHASES[width]
+    vec = 128 // eb
+    col, row = (0, 1) if a.transposed else (1, 0)
+    tile_rows, tile_cols = 8, 8 * width // eb
+    packing = 2 if a.fp4_padded else 1
+    if shape[col] * packing < tile_cols or shape[row] < tile_rows:
+        _bad(a, f"the tensor must be at least one swizzle atom of {tile_rows} x {tile_cols // packing} "
+                f"elements (rows x contiguous), got {shape[row]} x {shape[col]}")
+
+    def packed(c):
+        return c // 16 * 8 + c % 8 if a.fp4_padded else c
+
+    bases = [(0, packed(1 << i)) for i in range(_log2(tile_cols))]
+    for i in range(_log2(tile_rows)):
+        r = 1 << i
+        bases.append((r, packed(vec * ((r // per_phase) % max_phase))))
+    names = dim_names(rank)
+    cta = _make({"offset": bases}, [names[row], names[col]])
+    return _combine(cta, _cta_of(a, rank), shape)
+
+
+_CONVERT = {"blocked": _blocked, "nvidia_mma": _nvidia_mma, "dot_op": _dot, "linear": _linear,
+            "swizzled_shared": _swizzled, "nvmma_shared": _nvmma_shared}
+
+
+def to_linear(attr, shape) -> LinearLayout:
+    """The linear layout Triton's ``toLinearLayout(shape, attr)`` gives (``attr`` a record of
+    :mod:`.attrs`, ``shape`` the tensor's extents). Register layouts: in dims ``register, lane, warp, block``
+    -> ``dim0..``; shared layouts: ``offset, block`` -> ``dim0..``. TritonLayoutError when inadmissible."""
+    shape = tuple(shape)
+    if not shape or any(not _pow2(s) for s in shape):
+        raise TritonLayoutError(f"tensor shape {'x'.join(map(str, shape)) or '()'}: every extent must be a power "
+                                "of two (Triton's tensors are)")
+    if max(shape) > 1 << 20 or len(shape) > 6:
+        raise TritonLayoutError(f"tensor shape {'x'.join(map(str, shape))}: larger than this package models "
+                                "(extents up to 2^20, rank up to 6)")
+    kind = getattr(attr, "kind", None)
+    if kind not in _CONVERT:
+        raise TritonLayoutError(f"{attr!r} is not a layout attribute record of cuteverify.triton.attrs")
+    rank = attr.rank
+    if kind != "nvmma_shared" and kind != "linear" and rank != len(shape):
+        raise TritonLayoutError(f"{attr.text()} has rank {rank}, the tensor "
+                                f"{'x'.join(map(str, shape))} rank {len(shape)}")
+    if kind == "nvmma_shared" and not attr.cta.single and len(attr.cta.cta_order) != len(shape):
+        raise TritonLayoutError(f"{attr.text()}: the CTA fields have rank {len(attr.cta.cta_order)}, the "
+                                f"tensor {len(shape)}")
+    cta = getattr(attr, "cta", None) or getattr(getattr(attr, "parent", None), "cta", None)
+    if cta is not None:
+        for f in (cta.ctas_per_cga, cta.cta_split_num):
+            if any(not _pow2(x) for x in f):
+                raise TritonLayoutError(f"{attr.text()}: CTAsPerCGA and CTASplitNum entries must be powers of two")
+    for name in ("size_per_thread", "threads_per_warp", "warps_per_cta"):
+        vals = getattr(attr, name, ())
+        if any(not _pow2(x) for x in vals):
+            raise TritonLayoutError(f"{attr.text()}: every {name} entry must be a power of two")
+    if kind == "swizzled_shared" and not all(_pow2(x) for x in (attr.vec, attr.per_phase, attr.max_phase)):
+        raise TritonLayoutError(f"{attr.text()}: vec, perPhase and maxPhase must be powers of two for a linear "
+                                "layout")
+    return _CONVERT[kind](attr, shape)
