@@ -19,10 +19,18 @@ from .space import _GMMA_T, cpp_type
 __all__ = ["cpp", "dsl"]
 
 
+# the static integers CuTe names ``_N`` (cute/numeric/integral_constant.hpp); others are ``Int<N>``
+_NAMED = set(range(11)) | {12, 16, 24, 384, 768} | set(range(32, 257, 8)) | {1 << k for k in range(9, 20)}
+
+
+def _cpp_int(n):
+    return f"_{n}" if n in _NAMED else f"Int<{n}>"
+
+
 def _cpp_tuple(kind, t):
     if isinstance(t, tuple):
         return f"{kind}<" + ",".join(_cpp_tuple(kind, x) for x in t) + ">"
-    return f"_{t}"
+    return _cpp_int(t)
 
 
 def _cpp_layout(lay):
@@ -35,7 +43,7 @@ def _step(order):
 
 def cpp(cand, tile, dtype, bits):
     """The C++ expression (``using namespace cute``) of ``cand`` over ``tile``."""
-    shape = f"Shape<_{tile[0]},_{tile[1]}>{{}}"
+    shape = f"Shape<{_cpp_int(tile[0])},{_cpp_int(tile[1])}>{{}}"
     if cand.family == "padded":
         return _cpp_layout(cand.layout)
     if cand.gmma:
