@@ -4,8 +4,9 @@
 on the user's layout (``analysis.banks.bank_conflicts``) and, when it conflicts, the witness (two threads,
 their elements, byte addresses and the bank) and the nearest candidate of the searched space
 (``synth.space``) that is legal for the problem and makes that access conflict-free without making any
-access worse than on the user's layout; or, when no candidate removes the conflict, the least degree that
-access reaches over the legal candidates (so no change within the space removes it).
+other access worse than on the user's layout; or, when no such candidate exists, the least degree that
+access reaches over those candidates (so no change within the space removes it) and the nearest candidate
+reaching it, when that is below the user's degree.
 
 Distance (stated, smaller first): the fraction of the tile's elements whose offset the change moves (0: the
 same function), then the candidate's simplicity. When the user's layout is itself a point of the space, the
@@ -27,10 +28,12 @@ __all__ = ["Explanation", "explain_smem_layout"]
 class Fix:
     """The nearest helpful candidate for one access: ``candidate``, ``distance`` (fraction of elements moved),
     ``degrees`` (every thread access on it), ``changes`` (parameter differences, when the user's layout is a
-    point of the space)."""
+    point of the space), ``removes`` (True: the access becomes conflict-free; False: only the least degree
+    within the space is reached)."""
 
-    def __init__(self, cand, distance, degrees, changes):
+    def __init__(self, cand, distance, degrees, changes, removes=True):
         self.candidate, self.distance, self.degrees, self.changes = cand, distance, degrees, changes
+        self.removes = removes
 
     @property
     def layout(self):
@@ -45,7 +48,8 @@ class Fix:
 class AccessExplanation:
     """``name``, ``verdict`` (``BankVerdict``), ``vector`` (``VectorVerdict``), ``degree``, ``conflict``
     (the ``BankConflict`` witness or None), ``fix`` (a :class:`Fix` or None), ``min_degree`` (the least degree
-    of this access over the legal candidates)."""
+    of this access over the legal candidates that keep every other access no worse than on the user's
+    layout; None when there is none)."""
 
     def __init__(self, name, verdict, vector, fix, min_degree):
         self.name, self.verdict, self.vector, self.fix, self.min_degree = name, verdict, vector, fix, min_degree
@@ -56,10 +60,12 @@ class AccessExplanation:
         if self.degree == 1:
             return f"{self.name}: conflict-free, {self.vector.width}-byte vectors"
         s = f"{self.name}: {self.degree}-way conflict: {self.conflict}"
-        if self.fix is not None:
+        if self.fix is not None and self.fix.removes:
             return s + f"\n    nearest fix: {self.fix}"
-        return s + (f"\n    no layout of the searched space removes it: the least degree is {self.min_degree}"
-                    if self.min_degree is not None else "\n    no legal layout in the searched space")
+        s += (f"\n    no layout of the searched space removes it (keeping the other accesses no worse): the least "
+              f"degree is {self.min_degree}" if self.min_degree is not None else
+              "\n    no legal layout of the searched space keeps the other accesses no worse")
+        return s + (f"\n    nearest layout reaching it: {self.fix}" if self.fix is not None else "")
 
 
 class Explanation:
@@ -117,19 +123,21 @@ def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require
     legal = [s for s in scores if s.legal and s.same_as is None]
     out = []
     for i, (a, bv, vv) in enumerate(proofs):
-        fix, mind = None, (min(s.degrees[i] for s in legal) if legal else None)
-        if bv.degree > 1:
+        # the candidates that keep every other access at most as bad as on the user's layout
+        eligible = [s for s in legal if all(d <= u for j, (d, u) in enumerate(zip(s.degrees, user_deg)) if j != i)]
+        mind = min((s.degrees[i] for s in eligible), default=None)
+        fix = None
+        if bv.degree > 1 and mind is not None and mind < bv.degree:
             best = None
-            for s in legal:
-                if s.degrees[i] != 1 or any(d > u for d, u in zip(s.degrees, user_deg)):
+            for s in eligible:
+                if s.degrees[i] != mind:
                     continue
                 c = cands[s.cand]
-                dist = float(np.mean(tables[c.index] != user))
-                key = (dist, c.simplicity())
+                key = (float(np.mean(tables[c.index] != user)), c.simplicity())
                 if best is None or key < best[0]:
                     best = (key, c, s)
-            if best is not None:
-                (dist, _), c, s = best
-                fix = Fix(c, dist, list(s.degrees), _changes(in_space, c) if in_space is not None else [])
+            (dist, _), c, s = best
+            fix = Fix(c, dist, list(s.degrees), _changes(in_space, c) if in_space is not None else [],
+                      removes=mind == 1)
         out.append(AccessExplanation(a.name, bv, vv, fix, mind))
     return Explanation(layout, out, cons, in_space)

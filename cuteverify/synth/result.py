@@ -69,8 +69,10 @@ def optimality(scores, best, cands):
         if s.pruned:
             if second is None or s.lower is None:
                 return _bad(s, "pruned with no runner-up to bound it")
-            if tuple(s.lower) < tuple(second[:len(s.lower)]):
-                return _bad(s, f"pruned although its bound {s.lower} is below the runner-up's {second[:3]}")
+            lower = tuple(s.lower)
+            # a partial bound (worst, sum) must be strictly above the runner-up's: a tie could still win on width
+            if (lower <= tuple(second[:2])) if len(lower) == 2 else (lower < tuple(second)):
+                return _bad(s, f"pruned although its bound {lower[:3]} does not exceed the runner-up's {second[:3]}")
             continue
         if s.key is None or s.legal is not True:
             return _bad(s, "neither scored, pruned nor illegal")
