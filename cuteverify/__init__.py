@@ -2,8 +2,8 @@
 
 ``import cuteverify as cv``; ``cv.parse("(4,8):(1,4)")``; the layout algebra under CuTe's names
 (``cv.composition``, ``cv.complement``, ``cv.logical_divide``, ...). The packages, bottom to top (imports
-point down only; docs/model.md section 1): ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``,
-``hardware``, ``analysis``, then the front ends ``manifest``, ``testing``, ``pytest_plugin``, ``draw``, ``cli``.
+point down only; docs/model.md section 1): ``errors``, ``symbolic``, ``core``, ``algebra``, ``linear``,
+``prover``, ``hardware``, ``atoms``, ``analysis``, ``triton`` and ``synth``, then the front ends ``manifest``, ``testing``, ``pytest_plugin``, ``draw``, ``cli``.
 """
 from .algebra import *  # noqa: F401,F403
 from .core.interop import parse, to_layout
@@ -39,6 +39,8 @@ _LAZY = {
          "make_tiled_copy_tv", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy_S",
          "make_tiled_copy_D", "local_tile", "local_partition", "agrees_tiled", "covers", "compatible_tv"),
         "cuteverify.atoms"),
+    "synth": "cuteverify.synth", "synthesize_smem_layout": "cuteverify.synth",
+    "explain_smem_layout": "cuteverify.synth",
 }
 
 
