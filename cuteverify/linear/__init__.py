@@ -10,6 +10,8 @@ Modules: ``f2`` (rank, echelon basis, span membership, solve, inverse, kernel on
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``.
 """
 from .compare import Comparison, equal_function, same_ownership
+from .cute import from_linear_layout, layout_bases, to_linear_layout
 from .layout import LinearLayout
 
-__all__ = ["Comparison", "LinearLayout", "equal_function", "same_ownership"]
+__all__ = ["Comparison", "LinearLayout", "equal_function", "from_linear_layout", "layout_bases", "same_ownership",
+           "to_linear_layout"]
