@@ -1,4 +1,4 @@
-"""Reading TTGIR layout attributes, tensor types and modules (cuteverify.triton.attrs)."""
+"""Reading TTGIR layout attributes (cuteverify.triton.attrs), tensor types and modules (cuteverify.triton.ttgir)."""
 from __future__ import annotations
 
 import pytest
@@ -14,10 +14,9 @@ from cuteverify.triton.attrs import (
     SwizzledShared,
     UnsupportedAttribute,
     parse_attr,
-    parse_module,
     parse_shape,
-    parse_tensor_type,
 )
+from cuteverify.triton.ttgir import parse_module, parse_tensor_type
 
 GOOD = [
     ("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
