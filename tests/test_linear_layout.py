@@ -272,3 +272,43 @@ def test_same_ownership_refuses_unknown_dims():
     a = LL({"register": [(1,)], "foo": [(2,)]}, {"dim0": 4})
     with pytest.raises(CuteVerifyError, match="neither a thread dim"):
         same_ownership(a, a)
+
+
+def test_inferred_sizes_concat_resize_and_zero_bases():
+    # the header's example: L(in1=1) = (1, 0), L(in1=2) = (5, 1), L(in1=4) = (2, 2) infers out sizes 8 and 4
+    ll = LL.with_inferred_sizes({"in1": [(1, 0), (5, 1), (2, 2)]}, ["out1", "out2"], require_surjective=False)
+    assert ll.out_dims == [("out1", 8), ("out2", 4)]
+    with pytest.raises(CuteVerifyError, match="not surjective"):
+        LL.with_inferred_sizes({"in1": [(1, 0), (5, 1), (2, 2)]}, ["out1", "out2"])
+    a, b = LL.identity_1d(4, "i", "o"), LL.zeros_1d(2, "j", "o", 4)
+    c = a.concat_ins(b)
+    assert all(ev(c, p) == ev(a, {"i": p["i"]}) for p in points(c))
+    d = a.concat_outs(LL.strided_1d(4, 2, "i", "p"))
+    assert all(ev(d, {"i": x}) == (x, 2 * x) for x in range(4))
+    r = a.resize_in_dim("i", 16)
+    assert all(ev(r, {"i": x}) == (x % 4,) for x in range(16))
+    assert r.remove_zero_bases_along_dim("i") == a
+    with pytest.raises(CuteVerifyError):
+        a.concat_ins(a)
+
+
+def test_num_consecutive_in_out():
+    rng = random.Random(41)
+    for _ in range(100):
+        a = rand_ll(rng, ins=("register", "lane"), outs=("x", "y"), max_bits=3)
+        # brute force: the largest V (power of two) with L(a*V + v) == L(a*V) + (v, 0, ...) for all a, v < V
+        best = 1
+        size = a.in_dim_size("register")
+        for V in (1 << k for k in range(size.bit_length())):
+            if V > size:
+                break
+            ok = all(ev(a, dict(p, register=(p["register"] // V) * V + v)) ==
+                     tuple(x + (v if k == 0 else 0) for k, x in enumerate(ev(a, dict(p, register=(p["register"] // V) * V))))
+                     for p in points(a) for v in range(V))
+            if ok:
+                best = V
+        assert a.num_consecutive_in_out() <= best  # Triton's count is a safe under-estimate
+    ll = LL({"register": [(1, 0), (2, 0), (0, 1)], "lane": [(4, 0)]}, {"x": 8, "y": 2})
+    assert ll.num_consecutive_in_out() == 4
+    ll = LL({"register": [(1, 0), (2, 0), (0, 1)], "lane": [(2, 1)]}, {"x": 8, "y": 2})
+    assert ll.num_consecutive_in_out() == 2

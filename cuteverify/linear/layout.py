@@ -473,3 +473,76 @@ class LinearLayout:
 
     def sublayout_is_zero(self, in_dims, out_dims) -> bool:
         return all(not any(b) for bs in self.sublayout(in_dims, out_dims).bases.values() for b in bs)
+
+    # -- more of Triton's operations --
+    @classmethod
+    def with_inferred_sizes(cls, bases, out_dim_names, require_surjective=True) -> LinearLayout:
+        """Triton's ``LinearLayout(bases, outDimNames)``: each out dim's size is the smallest power of two above
+        every basis value in it (1 when all are 0); with ``require_surjective`` a non-surjective result is
+        refused (NotAdmissibleError), as Triton asserts."""
+        names = list(out_dim_names)
+        sizes = [1] * len(names)
+        for _, bs in _pairs(bases, "bases"):
+            for b in bs:
+                b = (b,) if type(b) is int else tuple(b)
+                for k, v in enumerate(b[:len(names)]):
+                    if type(v) is int and v > 0:
+                        sizes[k] = max(sizes[k], 1 << v.bit_length())
+        out = cls(bases, list(zip(names, sizes)))
+        if require_surjective and not out.is_surjective():
+            raise NotAdmissibleError("LinearLayout", f"the layout is not surjective (rank {out.rank()} < "
+                                     f"{out.total_out_bits} output bits)")
+        return out
+
+    def concat_ins(self, other: LinearLayout) -> LinearLayout:
+        """Triton's ``concatIns``: the same out dims and sizes, disjoint in dims; this layout's in dims first."""
+        if self._outs != other._outs:
+            raise NotAdmissibleError("LinearLayout.concat_ins", f"the out dims differ ({self.out_dims} and "
+                                     f"{other.out_dims})")
+        if set(self.in_dim_names) & set(other.in_dim_names):
+            raise NotAdmissibleError("LinearLayout.concat_ins", "the in dims overlap")
+        return LinearLayout(list(self._bases) + list(other._bases), self._outs)
+
+    def concat_outs(self, other: LinearLayout) -> LinearLayout:
+        """Triton's ``concatOuts``: the same in dims and sizes, disjoint out dims; this layout's out dims first."""
+        if self.in_dims != other.in_dims:
+            raise NotAdmissibleError("LinearLayout.concat_outs", f"the in dims differ ({self.in_dims} and "
+                                     f"{other.in_dims})")
+        if set(self.out_dim_names) & set(other.out_dim_names):
+            raise NotAdmissibleError("LinearLayout.concat_outs", "the out dims overlap")
+        return LinearLayout([(n, [a + b for a, b in zip(bs, other._in(n))]) for n, bs in self._bases],
+                            list(self._outs) + list(other._outs))
+
+    def resize_in_dim(self, name, size) -> LinearLayout:
+        """Triton's ``resize``: in dim ``name`` grown to ``size`` (a power of two, not smaller) by zero bases,
+        so the new bits broadcast."""
+        bs = self._in(name)
+        if not f2.is_power_of_two(size) or size < (1 << len(bs)):
+            raise NotAdmissibleError("LinearLayout.resize_in_dim", f"{size!r} is not a power of two at least "
+                                     f"{1 << len(bs)}")
+        zero = (0,) * len(self._outs)
+        return LinearLayout([(n, list(b) + [zero] * (f2.log2(size) - len(b)) if n == name else b)
+                             for n, b in self._bases], self._outs)
+
+    def remove_zero_bases_along_dim(self, name) -> LinearLayout:
+        """Triton's ``removeZeroBasesAlongDim``: in dim ``name`` without its zero bases."""
+        self._in(name)
+        return LinearLayout([(n, [x for x in b if any(x)] if n == name else b) for n, b in self._bases], self._outs)
+
+    def num_consecutive_in_out(self) -> int:
+        """Triton's ``getNumConsecutiveInOut``: the largest ``V`` such that ``V`` consecutive values of the first
+        in dim land on ``V`` consecutive values of the first out dim (the leading identity bases of the first in
+        dim, cut where another basis touches those low bits of the first out dim)."""
+        if not self._bases or not self._outs:
+            return 1
+        first = self._bases[0][1]
+        k = 0
+        while k < len(first) and first[k][0] == 1 << k and not any(first[k][1:]):
+            k += 1
+        other = 0
+        for j, (_, bs) in enumerate(self._bases):
+            for i, b in enumerate(bs):
+                if j or i >= k:
+                    other |= b[0]
+        tz = (other & -other).bit_length() - 1 if other else 31
+        return 1 << min(k, tz)
