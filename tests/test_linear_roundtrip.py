@@ -349,3 +349,16 @@ def test_from_linear_layout_f2_fallback_and_tv_names():
     vals = cute_values(back, idx)[0]
     want = ll_values(ll, ["lane", "register"], [4, 4], idx)
     assert np.array_equal(vals, want[0] + 4 * want[1])
+
+
+def test_from_linear_layout_bad_input():
+    with pytest.raises(CuteVerifyError, match="no input"):
+        from_linear_layout(LinearLayout.empty())
+    with pytest.raises(CuteVerifyError, match="unknown form"):
+        from_linear_layout(LinearLayout.identity_1d(4, "i", "o"), form="bad")
+    with pytest.raises(CuteVerifyError, match="expected a LinearLayout"):
+        from_linear_layout("(4,4):(1,4)")
+    with pytest.raises(CuteVerifyError, match="nested coordinate stride"):
+        to_linear_layout("(4,4):(1@0,1@0@1)")
+    with pytest.raises(CuteVerifyError, match="two top-level modes"):
+        to_linear_layout("(4,4,4):(1,4,16)", tile=(4, 16))

@@ -382,6 +382,9 @@ def from_linear_layout(ll: LinearLayout, *, form=None):
             form = "tv"
         else:
             form = "plain"
+    if (form == "plain" and not ins) or (form == "shared" and not ll.out_dims):
+        raise NotAdmissibleError("from_linear_layout", f"the linear layout has no input (in dims {ins}): no "
+                                 "CuTe layout of its form")
     if form == "shared":
         lay = ll.sublayout([n for n in ins if n != "block"], ll.out_dim_names) if "block" in ins else ll
         if not lay.is_invertible():
