@@ -250,10 +250,8 @@ def test_nvmma_shared_is_the_gmma_K_major_atom_tiled(sw, eb, rows, cols_atoms):
     v = prove_triton_equals(nvmma(sw, False, eb), (rows, cols), S)
     assert v.proved, v
     _offsets_agree(nvmma(sw, False, eb), (rows, cols), S, True)
-    # refuting side: the same tiling with a swizzle of another width
-    other = 64 if sw != 64 else 128
-    bad = tile_to_shape(parse(resolve(f"GMMA_K_SW{other}", dtype=DTYPES[eb]).data["layout"]),
-                        (max(rows, 8), max(cols, 8 * other // eb))) if False else _other_swizzle(S)
+    # refuting side: the same tiling under a swizzle shifted by one bit
+    bad = _other_swizzle(S)
     r = prove_triton_equals(nvmma(sw, False, eb), (rows, cols), bad)
     _recheck_shared(r, nvmma(sw, False, eb), (rows, cols), bad)
 
@@ -352,3 +350,21 @@ def test_triton_against_triton():
         a, b = (triton_layout(x, (16, 16))[2] for x in (mma2((1, 1)), other))
         sets = [{lay.apply({"lane": ln, "register": r}) for r in range(8)} for lay in (a, b) for ln in range(32)]
         assert (sets[:32] == sets[32:]) == want
+
+
+def test_a_cute_layout_that_is_not_f2_linear_is_compared_by_enumeration():
+    mma = mma2((1, 1))
+    L = parse("((4,8),(2,2)):((32,1),(16,7))")  # value stride 7 carries into the thread bits: not linear
+    for exact in (False, True):
+        v = prove_triton_equals(mma, (16, 8), L, exact=exact)
+        assert v.refuted and "enumeration" in v.method
+        recheck(v, mma, (16, 8), L, (16, 8))
+    # padded smem (row pitch 65) is no bijection onto [0, 64*64): refuted at the first row's end
+    sh = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>"
+    v = prove_triton_equals(sh, (64, 64), "(64,64):(65,1)")
+    assert v.refuted and v.counterexample.detail["offset"] == 64 and v.counterexample.detail["triton"] == (1, 0)
+    assert parse("(64,64):(65,1)")((1, 0)) == 65
+    # a size-1 mode (any stride) has no bit: the layout is still F2-linear and proves
+    assert prove_triton_equals(sh, (8, 8), "(8,(8,1)):(8,(1,3))").proved
+    with pytest.raises(TritonLayoutError, match="outside"):
+        prove_triton_equals(mma, (16, 8), "((4,8),(2,2)):((32,1),(16,200))")

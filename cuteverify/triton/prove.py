@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import time
 
-from ..core.layout import Layout
+from ..core.layout import Layout, size
 from ..core.parse import parse
 from ..core.swizzle import ComposedLayout
-from ..errors import CuteVerifyError
+from ..errors import CuteVerifyError, NotAdmissibleError
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout
 from ..prover.verdict import Counterexample, Verdict
 from .attrs import DotOperand, parse_attr, parse_shape
@@ -102,21 +102,28 @@ def _tv_side(L, tile, shape, transpose: bool, what: str) -> _Side:
             if "tiled" in what or "atom" in what else ""
         raise TritonLayoutError(f"shapes differ: the Triton tensor is {_txt(shape)}, {what} covers "
                                 f"{_txt(tile)}{' (its (n, k) read as (k, n))' if transpose else ''}{hint}")
-    ll = to_linear_layout(L, tile=tile)
-    if transpose:
-        ll = _swap(ll)
     M = tile[0]
-    threads = ll.in_dim_size("lane") * ll.in_dim_size("warp")
+    T, V = size(L.shape[0]), size(L.shape[1])
+    try:
+        ll = to_linear_layout(L, tile=tile)
+    except NotAdmissibleError as e:
+        # not F2-linear (or out of the tile): compared by enumeration when small, see _prove_enumerated
+        ll, why = None, str(e)
+    else:
+        why = None
+        if transpose:
+            ll = _swap(ll)
+    lanes = ll.in_dim_size("lane") if ll is not None else min(T, 32)
 
     def element(inp):
         if inp.get("block", 0):
             return (0, 0)  # a CuTe TV layout has no block: a block bit is Triton's alone
-        t = inp.get("lane", 0) + ll.in_dim_size("lane") * inp.get("warp", 0)
+        t = inp.get("lane", 0) + lanes * inp.get("warp", 0)
         i = L((t, inp.get("register", 0)))
         m, n = i % M, i // M
         return (n, m) if transpose else (m, n)
-    side = _Side(ll, what, element, ll.in_dim_size("register"))
-    side.threads = threads
+    side = _Side(ll, what, element, V)
+    side.threads, side.lanes, side.nonlinear, side.layout, side.tile = T, lanes, why, L, tile
     return side
 
 
@@ -178,7 +185,8 @@ def _registers(ll: LinearLayout):
 
 def _cex_function(ll, side, witness, what):
     """The first input where the functions differ, re-checked on both originals."""
-    inp = {d: 0 for d in ("register",) + THREAD_DIMS if ll.has_in_dim(d) or side.ll.has_in_dim(d)}
+    inp = {d: 0 for d in ("register",) + THREAD_DIMS
+           if ll.has_in_dim(d) or (side.ll is not None and side.ll.has_in_dim(d))}
     inp.update(witness["input"])
     mine = ll.apply({k: v for k, v in inp.items() if ll.has_in_dim(k)})
     theirs = side.element(inp)
@@ -257,6 +265,8 @@ def prove_triton_equals(attr_or_text, shape, other, *, exact=False, operand=None
     if attr.shared:
         return _prove_shared(attr, shape, ll, other, aliases, t0)
     side = _other_side(other, attr, shape, operand, tile, transpose, aliases)
+    if side.ll is None:
+        return _prove_enumerated(attr, shape, ll, side, exact, t0)
     if getattr(side.ll, "in_dim_names", None) and "offset" in side.ll.in_dim_names:
         raise TritonLayoutError(f"{attr.text()} is a register layout, {side.what} a shared one")
     _check_threads(ll, side, f"{attr.text()} on {_txt(shape)}")
@@ -291,6 +301,56 @@ def prove_triton_equals(attr_or_text, shape, other, *, exact=False, operand=None
     return done("refuted", METHOD_OWN, counterexample=cex)
 
 
+ENUMERATION_BUDGET = 1 << 16  # (thread, value) pairs of a layout that is not F2-linear, listed one by one
+
+
+def _prove_enumerated(attr, shape, ll, side, exact, t0) -> Verdict:
+    """The other side is a CuTe TV layout that is not F2-linear (its bases carry): compare by listing every
+    thread's elements (within ENUMERATION_BUDGET; unknown beyond). Exact: the same element at every (thread,
+    register); ownership: the same element set per thread."""
+    method = "enumeration (the CuTe layout is not F2-linear: " + side.nonlinear.split(": ", 1)[-1] + ")"
+    claim = f"{attr.text()} on {_txt(shape)} {'is the same function as' if exact else 'has the ownership of'} " \
+            f"{side.what}"
+
+    def done(status, **kw):
+        return Verdict(status, claim=claim, method=method, elapsed=time.perf_counter() - t0, **kw)
+    threads = _lanes(ll) * (ll.in_dim_size("warp") if ll.has_in_dim("warp") else 1) * \
+        (ll.in_dim_size("block") if ll.has_in_dim("block") else 1)
+    if threads != side.threads:
+        raise TritonLayoutError(f"thread counts differ: {attr.text()} on {_txt(shape)} has {threads} threads, "
+                                f"{side.what} {side.threads}")
+    if side.threads * max(side.registers, _registers(ll)) > ENUMERATION_BUDGET:
+        return done("unknown", reason=f"{side.nonlinear}; too large to enumerate ({side.threads} threads x "
+                                      f"{side.registers} values > {ENUMERATION_BUDGET})")
+    if _lanes(ll) != side.lanes:
+        raise TritonLayoutError(f"warp sizes differ: Triton's layout has {_lanes(ll)} lanes, {side.what} "
+                                f"{side.lanes}")
+    M, N = side.tile
+    for t in range(side.threads):
+        for v in range(side.registers):
+            i = side.layout((t, v))
+            if not 0 <= i < M * N:
+                raise TritonLayoutError(f"{side.what} maps thread {t} value {v} to index {i}, outside its "
+                                        f"{M}x{N} tile")
+    if exact and _registers(ll) != side.registers:
+        why = f"register counts differ: Triton's layout has {_registers(ll)}, {side.what} {side.registers}"
+        return done("refuted", counterexample=Counterexample("mismatch", note=why), reason=why)
+    for t in range(side.threads):
+        inp = {"lane": t % _lanes(ll), "warp": t // _lanes(ll)}
+        mine = [ll.apply({**{k: x for k, x in inp.items() if ll.has_in_dim(k)},
+                          **({"register": r} if ll.has_in_dim("register") else {})}) for r in range(_registers(ll))]
+        theirs = [tuple(side.element({**inp, "register": r})) for r in range(side.registers)]
+        if exact:
+            for r, (a, b) in enumerate(zip(mine, theirs)):
+                if a != b:
+                    return done("refuted", counterexample=_cex_function(
+                        ll, side, {"input": {**inp, "register": r}}, claim))
+        elif set(mine) != set(theirs):
+            return done("refuted", counterexample=_cex_ownership(ll, side, {"thread": inp}))
+    return done("proved", reason="every (thread, register) holds the same element" if exact else
+                "every thread holds the same set of elements")
+
+
 def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
     """Shared layouts: offset -> element, always the same function. ``other`` a CuTe smem layout ``(m, n) ->
     offset`` (its inverse is compared), another shared attribute, or a LinearLayout with an ``offset`` dim."""
@@ -312,7 +372,11 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
         if sizes != tuple(shape):
             raise TritonLayoutError(f"shapes differ: the Triton tensor is {_txt(shape)}, the CuTe smem layout {S} "
                                     f"covers {_txt(sizes)}")
-        theirs, what = to_linear_layout(S, tile=tuple(shape), shared=True), f"the CuTe smem layout {S}"
+        what = f"the CuTe smem layout {S}"
+        try:
+            theirs = to_linear_layout(S, tile=tuple(shape), shared=True)
+        except NotAdmissibleError as e:  # not an F2 bijection onto [0, M*N) (padding, carries): enumerate
+            return _shared_enumerated(attr, shape, ll, S, what, str(e), t0)
     claim = f"{attr.text()} on {_txt(shape)} stores each element at the offset {what} does"
 
     def done(status, **kw):
@@ -342,6 +406,35 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
     note = f"offset {o}: Triton's layout stores element {a} there, {what} stores {b}{where}"
     return done("refuted", counterexample=Counterexample("disagree", coords=(o,), values=(a, b), note=note,
                                                           detail={"offset": o, "triton": a, "other": b}))
+
+
+def _shared_enumerated(attr, shape, ll, S, what, why, t0) -> Verdict:
+    """A CuTe smem layout that is not an F2 bijection onto ``[0, M*N)``: list every element's offset (within
+    ENUMERATION_BUDGET). Triton's shared layouts are bijections onto ``[0, M*N)``, so the first offset whose
+    element CuTe stores elsewhere refutes."""
+    method = "enumeration (the CuTe layout is not an F2 bijection: " + why.split(": ", 1)[-1] + ")"
+    claim = f"{attr.text()} on {_txt(shape)} stores each element at the offset {what} does"
+
+    def done(status, **kw):
+        return Verdict(status, claim=claim, method=method, elapsed=time.perf_counter() - t0, **kw)
+    total = ll.in_dim_size("offset")
+    if total > ENUMERATION_BUDGET:
+        return done("unknown", reason=f"{why}; too large to enumerate ({total} offsets > {ENUMERATION_BUDGET})")
+    mine = ll.sublayout(["offset"], ll.out_dim_names)
+    where = {}
+    for o in range(total):
+        e = mine.apply({"offset": o})
+        where.setdefault(S(e), e)
+    for o in range(total):
+        e = mine.apply({"offset": o})
+        got = S(e)
+        if got != o:
+            b = where.get(o)
+            note = (f"offset {o}: Triton's layout stores element {e} there, {what} stores it at offset {got}" +
+                    (f" and stores {b} at offset {o}" if b is not None else f" and no element at offset {o}"))
+            return done("refuted", counterexample=Counterexample(
+                "disagree", coords=(o,), values=(e, b), note=note, detail={"offset": o, "triton": e, "other": b}))
+    return done("proved", reason="every offset holds the same element")
 
 
 def _size_of(s) -> int:
