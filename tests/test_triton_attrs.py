@@ -161,3 +161,19 @@ def test_alias_cycle_is_an_error():
                      "#b = #ttg.dot_op<{opIdx = 0, parent = #a, kWidth = 2}>\n")
     with pytest.raises(ParseError, match="refer to itself"):
         m.attr("a")
+
+
+def test_hostile_nesting_and_sizes_are_input_errors():
+    deep = "#ttg.dot_op<{opIdx = 0, parent = " * 40 + "#x" + ", kWidth = 2}>" * 40
+    with pytest.raises(ParseError, match="nested"):
+        parse_attr(deep)
+    with pytest.raises(ParseError, match="nested"):
+        parse_attr("#ttg.linear<{register = " + "[" * 40 + "]" * 40 + "}>")
+    with pytest.raises(ParseError, match="at most"):
+        parse_attr("#ttg.swizzled_shared<{vec = 99999999999999999999, perPhase = 1, maxPhase = 1, order = [0]}>")
+    with pytest.raises(ParseError):
+        parse_attr("#ttg.blocked<{sizePerThread = [1, 4]]]], order = [0]}>")
+    for junk in ("", "#", "#ttg.blocked", "#ttg.blocked<", "#ttg.blocked<>", "#ttg.blocked<{}", "#ttg.blocked<{,}>",
+                 "#ttg.blocked<{a}>", "#ttg.blocked<{a = }>", "#ttg.blocked<{= 1}>", "\x00", 42):
+        with pytest.raises(ParseError):
+            parse_attr(junk)

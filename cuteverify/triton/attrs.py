@@ -47,6 +47,7 @@ _NAME = re.compile(r"#([A-Za-z_][\w.$-]*)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _INT = re.compile(r"-?\d+")
 MAX_INT = 1 << 30  # larger field values are refused before any arithmetic on them
+MAX_DEPTH = 16  # nested lists / parent attributes; deeper text is refused before Python's recursion limit
 
 
 class UnsupportedAttribute(ParseError):
@@ -235,6 +236,7 @@ class AttrReader:
 
     def __init__(self, text: str, source: str, aliases=None):
         self.text, self.source, self.aliases = text, source, aliases or {}
+        self.depth = 0
 
     def error(self, pos: int, expected: str):
         raise ParseError(self.text, pos + 1, expected, self.source)
@@ -327,7 +329,16 @@ class AttrReader:
 
     def value(self, start: int, end: int) -> _V:
         start, end = self.strip(start, end)
+        self.depth += 1
+        try:
+            return self._value(start, end)
+        finally:
+            self.depth -= 1
+
+    def _value(self, start: int, end: int) -> _V:
         t = self.text
+        if self.depth > MAX_DEPTH:
+            self.error(start, f"at most {MAX_DEPTH} nested lists and parent attributes")
         if start >= end:
             self.error(start, "a value")
         c = t[start]
