@@ -93,6 +93,8 @@ def main():
                 ok = ok and values(back, t) == values(L, t)
                 stats[f"{form} evaluated at every point"] += ok
             stats[f"{form} round-tripped" if ok else f"{form} MISMATCH"] += 1
+            if form == "shared":
+                stats["shared printed back as the atom's own text"] += str(back) == text
     dt = time.perf_counter() - t0
     print(f"layouts in the spec library (instances x operands, smem atoms): {total}")
     print(f"distinct (layout, tile): {len(layouts)}, power-of-two shaped: {stats['pow2']}")
