@@ -37,13 +37,17 @@ def access_proofs(layout, problem):
     return out
 
 
-def consumer_proofs(layout, problem):
+def consumer_proofs(layout, problem, checked=False):
+    """``[(name, Verdict)]`` of every consumer of ``problem`` on ``layout`` (``search.consumer_legality``:
+    the TMA swizzle mode, box and landing; the descriptor rules on every K block). ``checked``: the search
+    already decided every consumer legal for this very layout (the same check, not repeated)."""
     out = []
     for kind, major in problem.consumers:
-        ok, why = consumer_legality(layout, problem, kind, major)
+        ok, why = (True, None) if checked else consumer_legality(layout, problem, kind, major)
         what = kind + (f" ({major}-major)" if major else "")
         out.append((what, Verdict("proved" if ok else "refuted", claim=f"{layout} is legal for {what}",
-                                  method="hardware rules on the whole tile", reason=why)))
+                                  method="hardware rules on the whole tile" + (" (decided in the search)"
+                                                                                if checked else ""), reason=why)))
     return out
 
 
@@ -120,7 +124,7 @@ class Synthesis:
             if a.vector_bytes is not None and not vv.proved:
                 raise InternalDisagreement(f"synthesis scored {a.name} legal at {a.vector_bytes} bytes, "
                                            f"max_vector_width refutes it on {lay}")
-        cons = consumer_proofs(lay, prob)
+        cons = consumer_proofs(lay, prob, checked=s.legal is True)
         for what, v in cons:
             if not v.proved:
                 raise InternalDisagreement(f"synthesis found {lay} legal for {what}, the check refutes it")

@@ -19,7 +19,8 @@ narrowest vector width (wider first); then simplicity (padding, swizzle bits, a 
 column-major order, enumeration order). ``score_space(prune=True)`` skips work that cannot change the two best
 legal candidates, recording for each skipped candidate the bound that excludes it: a partial score
 (``(worst so far, sum so far + 1 per access left)``) already above the runner-up's, or a full score at or above
-the runner-up's (legality then never matters). ``prune=False`` scores the whole space.
+the runner-up's (legality then never matters); descriptor consumers are checked last, in objective order
+(``score_space``). ``prune=False`` scores and checks the whole space.
 """
 from __future__ import annotations
 
@@ -203,14 +204,39 @@ def _bijective(sv, n, padded):
     return bool(np.array_equal(np.sort(sv), np.arange(n, dtype=sv.dtype)))
 
 
+def _check(problem, c, s, consumers):
+    s.legal, s.why = True, None
+    for kind, major in consumers:
+        ok, why = consumer_legality(c.layout, problem, kind, major)
+        if not ok:
+            s.legal, s.why = False, why
+            return
+
+
+def _admit(top, s):
+    if s.legal:
+        top.append((s.key, s.cand))
+        top.sort()
+        del top[2:]
+
+
 def score_space(problem, cands, prune=True):
     """The ``scores`` table (one :class:`Score` per candidate) and the indices of the best and runner-up
-    legal candidates (None when there are fewer)."""
-    scores, seen, tables = [], {}, {}
+    legal candidates (None when there are fewer).
+
+    With ``prune`` and a descriptor consumer (gmma / umma, whose check enumerates every K block), the search
+    runs in two passes: every candidate's accesses are scored first (TMA legality too, a numpy check), then the
+    candidates are visited in objective order and the descriptor is checked only until two legal ones are
+    found; every later candidate's complete score is at or above the runner-up's."""
+    scores, seen = [], {}
     top = []  # up to two (key, index) of complete legal candidates, best first
+    costly = [(k, m) for k, m in problem.consumers if k in ("gmma", "umma")] if prune else []
+    cheap = [(k, m) for k, m in problem.consumers if (k, m) not in costly]
+    cheap.sort(key=lambda km: km[0] != "tma")  # the TMA check is the fastest
+    pending = []
 
     def cutoff():
-        return top[1][0] if (prune and len(top) == 2) else None
+        return top[1][0] if (prune and not costly and len(top) == 2) else None
 
     for c in cands:
         s = Score(c.index)
@@ -225,7 +251,6 @@ def score_space(problem, cands, prune=True):
             s.bound = f"the same function as candidate {j} (equal offset tables), one point of the space"
             continue
         seen[h] = c.index
-        tables[c.index] = sv
         if not _bijective(sv, problem.n, c.family == "padded"):
             s.legal, s.why = False, "not bijective onto the tile's storage"
             continue
@@ -254,19 +279,25 @@ def score_space(problem, cands, prune=True):
         s.key = _objective(s.degrees, s.widths, c)
         cut = cutoff()
         if cut is not None and s.key >= cut:
-            s.pruned, s.lower = True, s.key
-            s.bound = f"its complete score {s.key[:3]} is not below the runner-up's {cut[:3]}; legality is moot"
+            _moot(s, cut)
             continue
-        s.legal, s.why = True, None
-        for kind, major in problem.consumers:
-            ok, why = consumer_legality(c.layout, problem, kind, major)
-            if not ok:
-                s.legal, s.why = False, why
-                break
-        if s.legal:
-            top.append((s.key, c.index))
-            top.sort()
-            del top[2:]
+        _check(problem, c, s, cheap)
+        if s.legal and costly:
+            s.legal = None
+            pending.append(s)
+            continue
+        _admit(top, s)
+    for s in sorted(pending, key=lambda x: x.key):
+        if len(top) == 2 and s.key >= top[1][0]:
+            _moot(s, top[1][0])
+            continue
+        _check(problem, cands[s.cand], s, costly)
+        _admit(top, s)
     best = top[0][1] if top else None
     second = top[1][1] if len(top) > 1 else None
     return scores, best, second
+
+
+def _moot(s, cut):
+    s.pruned, s.lower, s.legal = True, s.key, None
+    s.bound = f"its complete score {s.key[:3]} is not below the runner-up's {cut[:3]}; legality is moot"

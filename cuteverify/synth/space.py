@@ -124,7 +124,7 @@ def _generic_atoms(tile, eb):
     for major in ("K", "MN"):
         cont_max = K_ if major == "K" else M_
         other_max = M_ if major == "K" else K_
-        for cont in _pow2(max(1, 16 // eb), cont_max):  # unswizzled bases, rows of 16 bytes and up
+        for cont in reversed(_pow2(max(1, 16 // eb), cont_max)):  # unswizzled, widest rows first, 16 B and up
             shape = (1, cont) if major == "K" else (cont, 1)
             base = Layout(shape, (cont, 1)) if major == "K" else Layout(shape, (1, cont))
             out.append(("plain", None, shape, major, base))
