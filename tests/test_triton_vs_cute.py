@@ -368,3 +368,20 @@ def test_a_cute_layout_that_is_not_f2_linear_is_compared_by_enumeration():
     assert prove_triton_equals(sh, (8, 8), "(8,(8,1)):(8,(1,3))").proved
     with pytest.raises(TritonLayoutError, match="outside"):
         prove_triton_equals(mma, (16, 8), "((4,8),(2,2)):((32,1),(16,200))")
+
+
+def test_against_hardware_specs():
+    # the spec library's PTX-checked layouts, not the atom layer: SM80 C and the wgmma family at N = 128
+    assert prove_triton_equals(mma2((1, 1)), (16, 8), resolve("SM80_16x8x16_F32F16F16F32_TN"), operand="C",
+                               exact=True).proved
+    fam = resolve("SM90_64xNx16_F32BF16BF16_SS")
+    assert prove_triton_equals(mma3(128), (64, 128), fam, operand="C", params={"N": 128}, exact=True).proved
+    # instrShape N = 64 on a 64x128 tensor repeats N by registers after the instruction's: the same function as
+    # one N = 128 instruction's accumulator
+    assert prove_triton_equals(mma3(64), (64, 128), fam, operand="C", params={"N": 128}, exact=True).proved
+    # warps [2, 2] on 64x128 is another layout (two warps along M, rows 32-63 by registers): refuted, re-checked
+    # on the spec's own layout
+    v = prove_triton_equals(mma3(64, (2, 2)), (64, 128), fam, operand="C", params={"N": 128})
+    recheck(v, mma3(64, (2, 2)), (64, 128), fam.layout("C", N=128), (64, 128))
+    with pytest.raises(TritonLayoutError, match="operand"):
+        prove_triton_equals(mma3(128), (64, 128), fam, params={"N": 128})

@@ -91,6 +91,16 @@ def _operand_layout(other, operand):
     return other.tv_layout(operand), tuple(mnk[i] for i in modes)
 
 
+def _spec_layout(spec, operand, params):
+    """A hardware spec's TV layout of ``operand`` and its tile (``params`` fix a family's parameters)."""
+    if operand not in ("A", "B", "C"):
+        raise TritonLayoutError(f"a hardware spec needs operand='A', 'B' or 'C', got {operand!r}")
+    p = spec.check_params(dict(params or {}))
+    mnk = spec.shape_mnk(**p)
+    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
+    return spec.layout(operand, **p), tuple(mnk[i] for i in modes)
+
+
 def _tv_side(L, tile, shape, transpose: bool, what: str) -> _Side:
     if not (isinstance(L, (Layout, ComposedLayout))):
         raise TritonLayoutError(f"the other side must be a CuTe layout, an MMA atom / tiled MMA, a Triton attribute "
@@ -127,7 +137,7 @@ def _tv_side(L, tile, shape, transpose: bool, what: str) -> _Side:
     return side
 
 
-def _other_side(other, attr, shape, operand, tile, transpose, aliases) -> _Side:
+def _other_side(other, attr, shape, operand, tile, transpose, aliases, params=None) -> _Side:
     if isinstance(other, LinearLayout):
         return _linear_side(other, "the linear layout")
     if isinstance(other, str) and other.lstrip().startswith("#"):
@@ -137,6 +147,9 @@ def _other_side(other, attr, shape, operand, tile, transpose, aliases) -> _Side:
         return _linear_side(to_linear(other, shape), other.text())
     is_b = isinstance(attr, DotOperand) and attr.op_idx == 1
     tr = is_b if transpose is None else bool(transpose)
+    if getattr(other, "kind", None) == "mma" and callable(getattr(other, "check_params", None)):
+        L, t = _spec_layout(other, operand, params)
+        return _tv_side(L, t, shape, tr, f"the spec {other.name}'s {operand} layout {L}")
     if hasattr(other, "tv_layout"):
         L, t = _operand_layout(other, operand)
         kind = "the tiled MMA's" if hasattr(other, "tv_layout_tiled") else "the MMA atom's"
@@ -246,12 +259,13 @@ def _register_hint(ll, side) -> str:
 
 
 def prove_triton_equals(attr_or_text, shape, other, *, exact=False, operand=None, tile=None, transpose=None,
-                        aliases=None) -> Verdict:
+                        aliases=None, params=None) -> Verdict:
     """Prove the Triton layout ``attr_or_text`` (record or TTGIR text) on the tensor ``shape`` equal to ``other``.
 
     ``other``: a CuTe TV layout (Layout, ComposedLayout or text; ``tile`` its ``(M, N)``, default the shape),
     an MMA atom or tiled MMA with ``operand`` (its ``tv_layout`` / ``tv_layout_tiled``; the tiled MMA must cover
-    the tensor: build it with ``permutation_mnk`` = the tensor's extents), a CuTe smem layout ``(m, n) ->
+    the tensor: build it with ``permutation_mnk`` = the tensor's extents), a hardware mma spec with ``operand``
+    (and ``params`` for a family, e.g. ``{"N": 128}``), a CuTe smem layout ``(m, n) ->
     offset`` (when the attribute is a shared one), a Triton attribute (record or text), or a LinearLayout.
     ``exact``: the same function (register order too) instead of the same per-thread element sets.
     ``transpose``: read the CuTe side's coordinates as ``(n, m)`` (default: for dot_op ``opIdx = 1``).
@@ -264,7 +278,7 @@ def prove_triton_equals(attr_or_text, shape, other, *, exact=False, operand=None
     attr, shape, ll = triton_layout(attr_or_text, shape, aliases)
     if attr.shared:
         return _prove_shared(attr, shape, ll, other, aliases, t0)
-    side = _other_side(other, attr, shape, operand, tile, transpose, aliases)
+    side = _other_side(other, attr, shape, operand, tile, transpose, aliases, params)
     if side.ll is None:
         return _prove_enumerated(attr, shape, ll, side, exact, t0)
     if getattr(side.ll, "in_dim_names", None) and "offset" in side.ll.in_dim_names:
