@@ -312,3 +312,29 @@ def test_num_consecutive_in_out():
     assert ll.num_consecutive_in_out() == 4
     ll = LL({"register": [(1, 0), (2, 0), (0, 1)], "lane": [(2, 1)]}, {"x": 8, "y": 2})
     assert ll.num_consecutive_in_out() == 2
+
+
+def test_invert_and_compose_follows_tritons_choice():
+    # Triton's broadcasting heuristic (LinearLayout.cpp): an in dim equal in both layouts maps to itself
+    src = LL({"register": [(1, 0)], "lane": [(2, 0), (0, 1)], "warp": [(0, 0), (0, 0)]}, {"dim0": 4, "dim1": 2})
+    dst = LL({"register": [(2, 0)], "lane": [(1, 0), (0, 1)], "warp": [(0, 0), (0, 0)]}, {"dim0": 4, "dim1": 2})
+    c = src.invert_and_compose(dst)
+    assert c.in_bases("warp") == ((0, 0, 1), (0, 0, 2)) and c.out_dim_names == ["register", "lane", "warp"]
+    assert c.in_bases("register") == ((0, 1, 0),) and c.in_bases("lane") == ((1, 0, 0), (0, 2, 0))
+    # least squares of minimal norm: a free (broadcast) column of the outer layout is never used
+    outer = LL({"offset": [(0,), (1,), (2,)]}, {"dim0": 4})
+    c = LL.identity_1d(4, "d", "dim0").invert_and_compose(outer)
+    assert [c(d=x) for x in range(4)] == [(0,), (2,), (4,), (6,)]
+    rng = random.Random(43)
+    for _ in range(100):
+        a = rand_ll(rng, ins=("register", "lane"), outs=("x",), max_bits=4)
+        o = LL({"register": a.bases["register"], "warp": [tuple(rng.randrange(s) for _, s in a.out_dims)
+                                                         for _ in range(3)], "lane": a.bases["lane"]}, a.out_dims)
+        if not all(x < s for b in a.in_bases("lane") for x, (_, s) in zip(b, o.out_dims)) or not o.is_surjective():
+            continue
+        c = a.invert_and_compose(o)
+        for p in points(a):
+            assert ev(o, dict(zip(c.out_dim_names, ev(c, p)))) == ev(a, p)
+        # the shared dims (same bases) map identically
+        assert c.sublayout(["register"], ["register"]).in_bases("register") == \
+            tuple((1 << i,) for i in range(a.num_bits("register")))

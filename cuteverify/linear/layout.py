@@ -356,26 +356,39 @@ class LinearLayout:
     def invert_and_compose(self, outer: LinearLayout) -> LinearLayout:
         """Triton's ``invertAndCompose``: a layout ``C`` from this layout's in dims to ``outer``'s in dims with
         ``self(x) == outer(C(x))`` for every ``x``. Admissible when both have the same out dims (any order) and
-        the image of this layout lies in ``outer``'s (NotAdmissibleError naming the first basis outside it).
-        When ``outer`` is not injective ``C`` is one such layout (bases solved on ``outer``'s pivot columns;
-        Triton may pick another)."""
+        the image of this layout lies in ``outer``'s (NotAdmissibleError naming the first basis outside it);
+        a smaller out size of either side is widened (Triton asserts equal sizes).
+        Triton's choice among the solutions: an in dim that both layouts have with the same bases maps to
+        itself (identity); the other bases are solved on ``outer``'s remaining columns by its least-squares
+        rule: the unique combination of the pivot columns (each column not a XOR of earlier ones, in dim order),
+        the free columns 0 (so broadcast bits map to 0)."""
         if set(self.out_dim_names) != set(outer.out_dim_names):
             raise NotAdmissibleError("LinearLayout.invert_and_compose", f"the out dims {self.out_dim_names} and "
                                      f"{outer.out_dim_names} differ")
-        o = outer.transpose_outs(self.out_dim_names)
-        for n, s in self._outs:
-            if s > o.out_dim_size(n):
-                o = o._widen(n, s)
-        ocols = o.columns()
+        outs = self.out_dim_names
+        a, b = outer.transpose_outs(outs), self
+        for n, sz in b._outs:
+            if sz > a.out_dim_size(n):
+                a = a._widen(n, sz)
+        for n, sz in a._outs:
+            if sz > b.out_dim_size(n):
+                b = b._widen(n, sz)
+        ident = [d for d in a.in_dim_names if b.has_in_dim(d) and a.sublayout([d], outs) == b.sublayout([d], outs)]
+        ar = a.sublayout([d for d in a.in_dim_names if d not in ident], outs)
+        br = b.sublayout([d for d in b.in_dim_names if d not in ident], outs)
+        acols = ar.columns()
         rows = []
-        for n, bs in self._bases:
-            for i, b in enumerate(bs):
-                x = f2.solve(ocols, o.flat_basis(b))
+        for n, bs in br._bases:
+            for i, v in enumerate(bs):
+                x = f2.solve(acols, ar.flat_basis(v))
                 if x is None:
                     raise NotAdmissibleError("LinearLayout.invert_and_compose", f"basis {i} of in dim {n!r} "
-                                             f"({', '.join(map(str, b))}) is not in the image of the outer layout")
+                                             f"({', '.join(map(str, v))}) is not in the image of the outer layout")
                 rows.append(x)
-        return LinearLayout.from_columns(self.in_dims, outer.in_dims, rows)
+        ret = LinearLayout.from_columns(br.in_dims, ar.in_dims, rows)
+        for d in ident:
+            ret = ret * LinearLayout.identity_1d(a.in_dim_size(d), d, d)
+        return ret.transpose_ins(self.in_dim_names).transpose_outs(outer.in_dim_names)
 
     def _widen(self, name, size) -> LinearLayout:
         return LinearLayout(self.bases, [(n, size if n == name else s) for n, s in self._outs])
