@@ -385,3 +385,14 @@ def test_against_hardware_specs():
     recheck(v, mma3(64, (2, 2)), (64, 128), fam.layout("C", N=128), (64, 128))
     with pytest.raises(TritonLayoutError, match="operand"):
         prove_triton_equals(mma3(128), (64, 128), fam, params={"N": 128})
+
+
+def test_multi_cta_shared_layouts_compare_their_block_bits():
+    one = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>"
+    split = one.replace("}>", ", CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>")
+    bcast = one.replace("}>", ", CTAsPerCGA = [2, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0]}>")
+    assert prove_triton_equals(split, (64, 64), split).proved
+    v = prove_triton_equals(split, (64, 64), bcast)  # same offsets per CTA, other blocks: not the same layout
+    assert not v.proved
+    with pytest.raises(TritonLayoutError):
+        prove_triton_equals(split, (64, 64), "(64,64):(64,1)")

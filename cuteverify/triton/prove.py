@@ -395,6 +395,20 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
 
     def done(status, **kw):
         return Verdict(status, claim=claim, method=METHOD_EXACT, elapsed=time.perf_counter() - t0, **kw)
+    def blocks(lay):
+        return lay.in_dim_size("block") if lay.has_in_dim("block") else 1
+    if S is None and (blocks(ll) > 1 or blocks(theirs) > 1):
+        # several CTAs: the block bits are part of the function, compared with the offsets
+        c = equal_function(ll, theirs)
+        if c:
+            return done("proved", reason="every (block, offset) holds the same element")
+        w = dict(c.witness["input"])
+        note = f"at {w}: Triton's layout gives {c.witness['first']}, {what} {c.witness['second']}"
+        return done("refuted", counterexample=Counterexample("disagree", coords=tuple(w.values()),
+                                                              note=note, detail={"input": w}))
+    if blocks(ll) > 1:
+        raise TritonLayoutError(f"{attr.text()} spreads the tensor over {blocks(ll)} CTAs; a CuTe smem layout "
+                                "is one CTA's")
     mine = ll.sublayout(["offset"], ll.out_dim_names)
     other_ll = theirs.sublayout([n for n in theirs.in_dim_names if n != "block"], theirs.out_dim_names)
     n_other = other_ll.in_dim_size("offset") if other_ll.has_in_dim("offset") else 1
