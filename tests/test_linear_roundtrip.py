@@ -362,3 +362,51 @@ def test_from_linear_layout_bad_input():
         to_linear_layout("(4,4):(1@0,1@0@1)")
     with pytest.raises(CuteVerifyError, match="two top-level modes"):
         to_linear_layout("(4,4,4):(1,4,16)", tile=(4, 16))
+
+
+def _rand_bijective(rng, nbits):
+    while True:
+        cols = [rng.randrange(1 << nbits) for _ in range(nbits)]
+        ok = True
+        span = {0}
+        for c in cols:
+            if c in span:
+                ok = False
+                break
+            span |= {x ^ c for x in span}
+        if ok:
+            return cols
+
+
+def test_random_linear_layouts_round_trip_through_cute():
+    """linear -> CuTe -> linear is the same function, on random shared (bijective), TV and plain layouts; the
+    CuTe side evaluated by the tests' numpy evaluator against the XOR of bases."""
+    rng = random.Random(47)
+    kinds = collections.Counter()
+    for _ in range(150):
+        mb, nb = rng.randint(0, 4), rng.randint(0, 4)
+        M, N = 1 << mb, 1 << nb
+        cols = _rand_bijective(rng, mb + nb)
+        sh = LinearLayout([("offset", [(c & (M - 1), c >> mb) for c in cols])], {"dim0": M, "dim1": N})
+        back = from_linear_layout(sh)
+        kinds[type(back).__name__ + ("/F2" if any(isinstance(d, F2) for d in flatten(
+            back.outer.stride if isinstance(back, ComposedLayout) else back.stride)) else "")] += 1
+        idx = np.arange(M * N, dtype=np.int64)
+        off = cute_values(back, idx)[0]
+        inv = ll_values(sh, ["offset"], [M * N], off)
+        assert np.array_equal(inv[0], idx % M) and np.array_equal(inv[1], idx // M), (sh, back)
+        assert to_linear_layout(back, shared=True) == sh
+
+        regs, lanes, warps = rng.randint(0, 3), rng.randint(0, 5), rng.randint(0, 2)
+        tv = LinearLayout([(n, [(rng.randrange(M), rng.randrange(N)) for _ in range(k)])
+                           for n, k in (("register", regs), ("lane", lanes), ("warp", warps))],
+                          {"dim0": M, "dim1": N})
+        back = from_linear_layout(tv)
+        T, V = 1 << (lanes + warps), 1 << regs
+        idx = np.arange(T * V, dtype=np.int64)
+        got = cute_values(back, idx)[0]
+        want = ll_values(tv, ["lane", "warp", "register"], [1 << lanes, 1 << warps, V], idx)
+        assert np.array_equal(got, want[0] + M * want[1]), (tv, back)
+        if lanes == 5 or warps == 0:  # the thread split is lane = bits 0-4
+            assert to_linear_layout(back, tile=(M, N)) == tv
+    assert kinds["Layout"] and kinds["ComposedLayout"] and kinds["Layout/F2"], kinds
