@@ -410,3 +410,13 @@ def test_random_linear_layouts_round_trip_through_cute():
         if lanes == 5 or warps == 0:  # the thread split is lane = bits 0-4
             assert to_linear_layout(back, tile=(M, N)) == tv
     assert kinds["Layout"] and kinds["ComposedLayout"] and kinds["Layout/F2"], kinds
+
+
+def test_forced_forms_never_drop_an_input():
+    ll = LinearLayout({"register": [(1,)], "lane": [(2,)], "foo": [(4,)]}, {"dim0": 8})
+    with pytest.raises(CuteVerifyError, match="neither register nor a thread dim"):
+        from_linear_layout(ll, form="tv")
+    sh = LinearLayout({"offset": [(1,), (2,)], "block": [(0,)]}, {"dim0": 4})
+    with pytest.raises(CuteVerifyError, match="block must have size 1"):
+        from_linear_layout(sh, form="shared")
+    assert from_linear_layout(ll).shape == (2, 2, 2)  # auto: the plain form, one mode per in dim

@@ -386,6 +386,9 @@ def from_linear_layout(ll: LinearLayout, *, form=None):
         raise NotAdmissibleError("from_linear_layout", f"the linear layout has no input (in dims {ins}): no "
                                  "CuTe layout of its form")
     if form == "shared":
+        if "block" in ins and ll.in_dim_size("block") != 1:
+            raise NotAdmissibleError("from_linear_layout", f"the shared layout has {ll.in_dim_size('block')} "
+                                     "blocks: one CTA's smem layout is written, so block must have size 1")
         lay = ll.sublayout([n for n in ins if n != "block"], ll.out_dim_names) if "block" in ins else ll
         if not lay.is_invertible():
             raise NotAdmissibleError("from_linear_layout", f"the shared layout is not a bijection ({lay.total_in_bits}"
@@ -394,6 +397,10 @@ def from_linear_layout(ll: LinearLayout, *, form=None):
         modes = [[fwd.flat_basis(b) for b in fwd.in_bases(n)] for n in fwd.in_dim_names]
         out = _offset_layout(modes, True)
     elif form == "tv":
+        extra = [n for n in ins if n != "register" and n not in _THREAD_DIMS]
+        if extra:
+            raise NotAdmissibleError("from_linear_layout", f"the in dims {extra} are neither register nor a thread "
+                                     f"dim {list(_THREAD_DIMS)}: no TV layout holds them")
         thread = [ll.flat_basis(b) for n in _THREAD_DIMS if ll.has_in_dim(n) for b in ll.in_bases(n)]
         value = [ll.flat_basis(b) for b in ll.in_bases("register")] if ll.has_in_dim("register") else []
         out = _offset_layout([thread, value], False)
