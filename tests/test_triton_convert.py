@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from cuteverify.linear import from_linear_layout
 from cuteverify.triton.attrs import parse_attr
 from cuteverify.triton.convert import TritonLayoutError, to_linear
 
@@ -252,3 +253,29 @@ def test_blocked_against_its_definition_on_random_layouts():
         got = _ll_owner_sets(lay)
         want = _blocked_owner_sets(spt, tpw, wpc, order, shape)
         assert got == {k: want.get(k, set()) for k in got}, (spt, tpw, wpc, order, shape)
+
+
+@pytest.mark.parametrize("name,text,shape,expected", [f for f in FACTS if len(f[2]) == 2],
+                         ids=[f[0] for f in FACTS if len(f[2]) == 2])
+def test_the_cute_form_shown_is_the_same_function(name, text, shape, expected):
+    """``cuteverify triton show`` prints from_linear_layout of the conversion: read back as CuTe (TV with the
+    tensor as tile, or smem), it is the same function, evaluated at every input by CuTe's own layout."""
+    lay = to_linear(parse_attr(text), shape)
+    if lay.in_dim_size("block") > 1:
+        pytest.skip("a CuTe layout is one CTA's")
+    M = shape[0]
+    rng = random.Random(name)
+    if "offset" in lay.in_dim_names:
+        if not lay.sublayout(["offset"], lay.out_dim_names).is_invertible():
+            pytest.skip("a broadcasting shared layout has no smem form")
+        cute = from_linear_layout(lay)
+        n = lay.in_dim_size("offset")
+        for o in (range(n) if n <= 1 << 12 else rng.sample(range(n), 1 << 12)):
+            assert cute(lay.apply({"offset": o})) == o
+        return
+    cute = from_linear_layout(lay)
+    lanes, warps, regs = (lay.in_dim_size(d) for d in (L, W, R))
+    points = [(t, r) for t in range(lanes * warps) for r in range(regs)]
+    for t, r in (points if len(points) <= 1 << 12 else rng.sample(points, 1 << 12)):
+        i = cute((t, r))
+        assert (i % M, i // M) == lay.apply({L: t % lanes, W: t // lanes, R: r})
