@@ -396,3 +396,17 @@ def test_multi_cta_shared_layouts_compare_their_block_bits():
     assert not v.proved
     with pytest.raises(TritonLayoutError):
         prove_triton_equals(split, (64, 64), "(64,64):(64,1)")
+
+
+@pytest.mark.parametrize("other,words", [
+    ("((4,8),(2,N)):((32,1),(16,8))", "has symbols"),
+    ("(6,8):(1,6)", "thread counts differ"),
+    ("((4,8),(2,2)):((32,1),(16,^8))", "mix F2 and int"),
+    ("((4,8),(2,2)):((32,1),(16,64))", "outside"),
+    (42, "got int"),
+])
+def test_bad_other_sides_are_input_errors(other, words):
+    from cuteverify.errors import CuteVerifyError, exit_code
+    with pytest.raises(CuteVerifyError, match=words) as e:
+        prove_triton_equals(mma2((1, 1)), (16, 8), other)
+    assert exit_code(e.value) == 2

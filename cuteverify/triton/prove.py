@@ -74,9 +74,11 @@ def _linear_side(ll: LinearLayout, what: str) -> _Side:
 
 
 def _as_cute(other):
-    if isinstance(other, str):
-        return parse(other, source="CuTe layout")
-    return other
+    lay = parse(other, source="CuTe layout") if isinstance(other, str) else other
+    if isinstance(lay, (Layout, ComposedLayout)) and not lay.is_concrete:
+        raise TritonLayoutError(f"the CuTe layout {lay} has symbols: a Triton layout is concrete, substitute values "
+                                "first (Layout.subs)")
+    return lay
 
 
 def _operand_layout(other, operand):
