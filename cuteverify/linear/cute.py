@@ -368,7 +368,8 @@ def from_linear_layout(ll: LinearLayout, *, form=None):
         block), register) -> e`` with ``e`` the out dims flattened first-fastest (``m + M*n``): integer strides
         when the flat bases are disjoint, else F2 strides.
       - ``"plain"`` (otherwise): one top-level mode per in dim to the flattened output (one out dim: its value;
-        several: E<i> strides when disjoint per out dim, else the flat index); integer or F2 strides as above.
+        several: E<i> strides when disjoint per out dim, else the flat index); integer strides when disjoint,
+        else (one out dim) ``Swizzle o plain`` when one swizzle factors it, else F2 strides.
     Post-condition: with ``R`` the result, ``R(c) == ll(bits of c)`` for every coordinate ``c`` (each mode's
     index read in binary as its in dims' bits; for ``shared``, ``ll(R(m, n)) == (m, n)``); checked here on the
     bases, which determine both (``R`` is linear by the rule of ``to_linear_layout``)."""
@@ -414,8 +415,8 @@ def from_linear_layout(ll: LinearLayout, *, form=None):
                 out = _coord_layout(per)
                 if out is not None:
                     modes = [[{k: x for k, x in enumerate(b) if x} for b in m] for m in per]
-        if out is None:
-            out = _offset_layout(modes, False)
+        if out is None:  # an offset function, such as a swizzled smem layout: factor a swizzle out when one fits
+            out = _offset_layout(modes, len(ll.out_dims) == 1)
     else:
         raise NotAdmissibleError("from_linear_layout", f"unknown form {form!r} (shared, tv or plain)")
     if _layout_bits(out).modes != modes:
