@@ -38,6 +38,7 @@ COMMANDS = {
     "desc": ("desc_cmd", "desc_cmd", "The wgmma / UMMA smem descriptor of a layout, checked and proved."),
     "tiled-mma": ("tiled_mma_cmd", "tiled_mma_cmd", "A tiled MMA's thread layout, tile and TV layouts."),
     "synthesize": ("synth_cmd", "synthesize_cmd", "The proved-best smem layout for a tile and its accesses."),
+    "triton": ("triton_cmd", "triton_group", "Triton's TTGIR layouts: show, prove equal to CuTe, list a file's types."),
     "why": ("synth_cmd", "why_cmd", "Why an smem layout conflicts, and the nearest layout that does not."),
 }
 

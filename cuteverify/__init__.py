@@ -41,6 +41,10 @@ _LAZY = {
         "cuteverify.atoms"),
     "synth": "cuteverify.synth", "synthesize_smem_layout": "cuteverify.synth",
     "explain_smem_layout": "cuteverify.synth",
+    "linear": "cuteverify.linear", **dict.fromkeys(
+        ("LinearLayout", "to_linear_layout", "from_linear_layout", "equal_function", "same_ownership"),
+        "cuteverify.linear"),
+    "triton": "cuteverify.triton", "prove_triton_equals": "cuteverify.triton",
 }
 
 
