@@ -39,6 +39,14 @@ __all__ = [
 ]
 
 
+def _check_swizzles(swizzles):
+    if swizzles is None:
+        return
+    for sw in swizzles:
+        if not (isinstance(sw, (tuple, list)) and len(sw) == 3 and all(type(x) is int and x >= 0 for x in sw)):
+            raise SynthError(f"swizzles: {sw!r} is not an element-level (B, M, S) of non-negative integers")
+
+
 def synthesize_smem_layout(tile=(128, 64), dtype="bf16", writes=(), reads=(), require=(), allow_padding=False,
                            swizzles=None, prune=True) -> Synthesis:
     """The optimal shared-memory layout of the searched space for the problem (docs/model.md section 13).
@@ -55,6 +63,7 @@ def synthesize_smem_layout(tile=(128, 64), dtype="bf16", writes=(), reads=(), re
     """
     t0 = time.perf_counter()
     prob = make_problem(tile, dtype, writes, reads, require)
+    _check_swizzles(swizzles)
     cands = enumerate_space(prob.tile, prob.bits, allow_padding, swizzles)
     if not cands:
         raise NoLegalLayout(f"the searched space is empty for a {prob.tile} tile with swizzles={swizzles!r}")

@@ -39,6 +39,10 @@ class Fix:
     def layout(self):
         return self.candidate.layout
 
+    def to_dict(self):
+        return {"layout": str(self.layout), "candidate": self.candidate.params(), "distance": self.distance,
+                "degrees": self.degrees, "changes": self.changes, "removes": self.removes}
+
     def __str__(self):
         ch = f" (change {', '.join(self.changes)})" if self.changes else ""
         return (f"{self.candidate.describe()}{ch}: moves {self.distance:.1%} of the elements; degrees "
@@ -55,6 +59,11 @@ class AccessExplanation:
         self.name, self.verdict, self.vector, self.fix, self.min_degree = name, verdict, vector, fix, min_degree
         self.degree = verdict.degree
         self.conflict = verdict.counterexample
+
+    def to_dict(self):
+        return {"access": self.name, "degree": self.degree, "vector_bytes": self.vector.width,
+                "conflict": self.conflict.to_dict() if self.conflict is not None else None,
+                "fix": self.fix.to_dict() if self.fix is not None else None, "min_degree": self.min_degree}
 
     def __str__(self):
         if self.degree == 1:
@@ -78,6 +87,11 @@ class Explanation:
     @property
     def conflicting(self):
         return [a for a in self.accesses if a.degree > 1]
+
+    def to_dict(self):
+        return {"layout": str(self.layout), "in_space": self.in_space.params() if self.in_space else None,
+                "accesses": [a.to_dict() for a in self.accesses],
+                "consumers": [{"consumer": w, "verdict": v.to_dict()} for w, v in self.consumers]}
 
     def __str__(self):
         lines = [f"smem layout {self.layout}"]
@@ -115,6 +129,8 @@ def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require
         raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {tile} has {prob.n}")
     proofs = access_proofs(layout, prob)
     cons = consumer_proofs(layout, prob)
+    if swizzles is not None and not all(isinstance(sw, (tuple, list)) and len(sw) == 3 for sw in swizzles):
+        raise SynthError(f"swizzles: {swizzles!r}: element-level (B, M, S) triples")
     cands = enumerate_space(prob.tile, prob.bits, allow_padding, swizzles)
     scores, _, _ = score_space(prob, cands, prune=False)
     tables = {c.index: layout_values(c.layout) for c in cands}
