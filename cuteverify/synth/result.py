@@ -118,9 +118,10 @@ class Synthesis:
         accs = access_proofs(lay, prob)
         s = self.scores[self.best]
         for i, (a, bv, vv) in enumerate(accs):
-            if bv.degree != s.degrees[i]:
-                raise InternalDisagreement(f"synthesis scored {a.name} at degree {s.degrees[i]}, bank_conflicts "
-                                           f"says {bv.degree} on {lay}")
+            if bv.degree != s.degrees[i] or bv.vector_bytes != s.widths[i]:
+                raise InternalDisagreement(f"synthesis scored {a.name} at degree {s.degrees[i]} with "
+                                           f"{s.widths[i]}-byte vectors, bank_conflicts says {bv.degree} with "
+                                           f"{bv.vector_bytes} on {lay}")
             if a.vector_bytes is not None and not vv.proved:
                 raise InternalDisagreement(f"synthesis scored {a.name} legal at {a.vector_bytes} bytes, "
                                            f"max_vector_width refutes it on {lay}")
@@ -136,7 +137,9 @@ class Synthesis:
 
     @property
     def widths(self):
-        return [vv.width for _, _, vv in self.proofs["accesses"]]
+        """Bytes per thread per instruction of each thread access: its fixed width, or the widest its values
+        allow (``max_vector_width``) for an access of free width."""
+        return [bv.vector_bytes for _, bv, _ in self.proofs["accesses"]]
 
     @property
     def conflict_free(self):
@@ -170,7 +173,8 @@ class Synthesis:
     def to_dict(self):
         return {"layout": str(self.layout), "candidate": self.candidate.params(), "tile": list(self.tile),
                 "dtype": self.dtype, "cpp": self.cpp(), "dsl": self.dsl(),
-                "accesses": [{"access": n, "degree": bv.degree, "vector_bytes": vv.width,
+                "accesses": [{"access": n, "degree": bv.degree, "vector_bytes": bv.vector_bytes,
+                              "widest_vector_bytes": vv.width,
                               "bank": bv.to_dict(), "vector": vv.to_dict()} for n, bv, vv in self.proofs["accesses"]],
                 "consumers": [{"consumer": w, "verdict": v.to_dict()} for w, v in self.proofs["consumers"]],
                 "bijective": self.proofs["bijective"].status, "optimal": self.optimal_within_space().status,
@@ -183,8 +187,9 @@ class Synthesis:
                  f"  {self.candidate.describe()}", f"  C++: {self.cpp()}",
                  f"  bijective: {self.proofs['bijective'].status}"]
         for name, bv, vv in self.proofs["accesses"]:
+            wider = f" (values allow {vv.width})" if vv.width and vv.width > bv.vector_bytes else ""
             lines.append(f"  {name}: {bv.degree}-way{' (conflict-free)' if bv.degree == 1 else ''}, "
-                         f"{vv.width}-byte vectors")
+                         f"{bv.vector_bytes}-byte vectors{wider}")
         for what, v in self.proofs["consumers"]:
             lines.append(f"  {what}: {'legal' if v.proved else 'ILLEGAL'}")
         opt = self.optimal_within_space()
