@@ -56,8 +56,7 @@ def brute_bijective(L, n):
 def _check(r, eb):
     n = r.tile[0] * r.tile[1]
     assert brute_bijective(r.layout, n)
-    for a, d in zip(r.problem.threads, r.degrees):
-        vb = a.vector_bytes or 16
+    for a, d, vb in zip(r.problem.threads, r.degrees, r.widths):
         lanes = 8 if (a.phases == "ldmatrix" or vb == 16) else (16 if vb == 8 else 32)
         assert brute_vectors(r.layout, a.tv, eb, vb)
         assert brute_degree(r.layout, a.tv, eb, vb, lanes) == d
@@ -131,7 +130,7 @@ def test_pruned_equals_full_space():
                {"writes": ["cp_async:128:thr=(32,4):(4,1)"], "reads": ["ldmatrix:B:SM80_16x8x16_F32F16F16F32_TN:2x2x1"]}):
         a = synthesize_smem_layout((128, 64), "f16", **kw)
         b = synthesize_smem_layout((128, 64), "f16", prune=False, **kw)
-        assert a.scores[a.best].key[:3] == b.scores[b.best].key[:3]
+        assert a.scores[a.best].key[:4] == b.scores[b.best].key[:4]
         assert all(a.layout(i) == b.layout(i) for i in range(0, 128 * 64, 7))
 
 
@@ -165,3 +164,53 @@ def test_no_legal_layout_is_refuted():
     with pytest.raises(NoLegalLayout) as e:
         synthesize_smem_layout((64, 64), "f32", reads=["wgmma:A:MN"])
     assert e.value.kind == "refuted"
+
+
+def _coords(tv, M):
+    T, V, tab = _tv_table(tv)
+    return T, V, [[(i % M, i // M) for i in row] for row in tab]
+
+
+@pytest.mark.parametrize("text, along, times", [
+    # ldmatrix through 2x2x1 warps: A is read by both N-warps (B by both M-warps); x2 / x1 take addresses from
+    # lanes 0-15 / 0-7 only, the other lanes repeat them (the spec's source layout), so 2x / 4x more reads
+    (LDSM_A, "k", 2), (LDSM_A + ":x2", "k", 4), (LDSM_A + ":x1", "k", 8), (LDSM_A + ":t", "m", 2),
+    ("ldmatrix:B:SM80_16x8x16_F32F16F16F32_TN:2x2x1:x2", "k", 4),
+    (CP128, "k", 1), ("cp_async:128:thr=(8,16):(1,8):val=(8,1)", "m", 1), ("cp_async:64:thr=(32,4):(4,1)", "k", 1),
+])
+def test_access_text_forms_cover_the_tile_with_rows_of_one_vector(text, along, times):
+    from cuteverify.synth import make_problem
+    M, K = 128, 64
+    p = make_problem((M, K), "f16", reads=[text]) if text.startswith("ldmatrix") else \
+        make_problem((M, K), "f16", writes=[text])
+    (a,) = p.threads
+    vb = a.vector_bytes
+    n = vb // 2
+    T, V, crd = _coords(a.tv, M)
+    count = defaultdict(int)
+    for t in range(T):
+        for v in range(V):
+            count[crd[t][v]] += 1
+        for j in range(0, V, n):  # one vector: consecutive elements along one mode
+            (m0, k0) = crd[t][j]
+            want = [(m0, k0 + d) if along == "k" else (m0 + d, k0) for d in range(n)]
+            assert crd[t][j:j + n] == want, (text, t, j)
+    assert set(count.values()) == {times} and len(count) == M * K
+    assert a.phases == ("ldmatrix" if text.startswith("ldmatrix") else None)
+
+
+def test_objects_as_accesses():
+    from cuteverify.atoms import make_tiled_copy_tv
+    tc = make_tiled_copy_tv("UniversalCopy<uint128_t>", cv.parse("(16,8):(8,1)"), cv.parse("(1,8)"), "f16")
+    a = synthesize_smem_layout((128, 64), "f16", writes=[tc], reads=[LDSM_A])
+    b = synthesize_smem_layout((128, 64), "f16", writes=[CP128], reads=[LDSM_A])
+    assert a.scores[a.best].key == b.scores[b.best].key and a.widths == [16, 16]
+    # a TV layout object (free width) and the same with a fixed 4-byte width: thread (a, b) reads row b,
+    # elements k = 8a .. 8a+7 (index m + 64*k)
+    tv = cv.parse("((8,8),8):((512,1),64)")
+    c = synthesize_smem_layout((64, 64), "f16", reads=[tv, (tv, 4)])
+    assert c.widths[1] == 4 and c.conflict_free
+    _check(c, 2)
+    d = synthesize_smem_layout((64, 64), "f16", reads=[tv])
+    assert d.widths == [16] and d.conflict_free
+    _check(d, 2)

@@ -15,7 +15,7 @@ Every candidate of ``space.enumerate_space`` is, exactly:
   re-derived through those two functions and must agree).
 
 Objective (lexicographic, smaller first): legal; the worst conflict degree over the accesses; their sum; the
-narrowest vector width (wider first); then simplicity (padding, swizzle bits, a GMMA atom first, atom size,
+narrowest vector width (wider first); the sum of the widths (wider first); then simplicity (padding, swizzle bits, a GMMA atom first, atom size,
 column-major order, enumeration order). ``score_space(prune=True)`` skips work that cannot change the two best
 legal candidates, recording for each skipped candidate the bound that excludes it: a partial score
 (``(worst so far, sum so far + 1 per access left)``) already above the runner-up's, or a full score at or above
@@ -45,8 +45,8 @@ from .access import CONSUMERS, SynthError, normalize_accesses
 __all__ = ["Problem", "Score", "consumer_legality", "make_problem", "objective_text", "score_space"]
 
 OBJECTIVE = ("legal for every required consumer and fixed-width access; then minimize the worst conflict degree; "
-             "then the sum of the degrees; then maximize the narrowest vector width; then the simplest (least "
-             "padding, fewest swizzle bits, a GMMA atom, smallest atom, column-major order)")
+             "then the sum of the degrees; then maximize the narrowest vector width, then the sum of the widths; "
+             "then the simplest (least padding, fewest swizzle bits, a GMMA atom, smallest atom, column-major order)")
 
 
 def objective_text():
@@ -120,12 +120,12 @@ class Score:
 
     def to_dict(self):
         return {"candidate": self.cand, "legal": self.legal, "why": self.why, "degrees": self.degrees,
-                "widths": self.widths, "key": list(self.key[:3]) if self.key else None, "pruned": self.pruned,
+                "widths": self.widths, "key": list(self.key[:4]) if self.key else None, "pruned": self.pruned,
                 "bound": self.bound, "same_as": self.same_as}
 
 
 def _objective(degrees, widths, cand):
-    return (max(degrees, default=1), sum(degrees), -min(widths, default=16)) + cand.simplicity()
+    return (max(degrees, default=1), sum(degrees), -min(widths, default=16), -sum(widths)) + cand.simplicity()
 
 
 def consumer_legality(layout, problem, kind, major):
@@ -300,4 +300,4 @@ def score_space(problem, cands, prune=True):
 
 def _moot(s, cut):
     s.pruned, s.lower, s.legal = True, s.key, None
-    s.bound = f"its complete score {s.key[:3]} is not below the runner-up's {cut[:3]}; legality is moot"
+    s.bound = f"its complete score {s.key[:4]} is not below the runner-up's {cut[:4]}; legality is moot"
