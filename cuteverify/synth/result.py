@@ -1,6 +1,7 @@
 """The answer of a synthesis: the layout, its proofs, its code, and why it is optimal (docs/model.md 13.3).
 
 ``Synthesis.proofs`` holds prover ``Verdict``s computed by the public analyses on the returned layout:
+``agreement`` (a GMMA atom's answer: ``hardware.agrees`` with the spec library's atom, else None),
 ``bijective`` (``prover.is_bijective``, or ``is_injective`` for a padded pitch), per thread access a
 ``BankVerdict`` (``analysis.banks.bank_conflicts``) and a ``VectorVerdict`` (``max_vector_width`` with
 ``smem``, ``require`` = the access's fixed width), per consumer a ``Verdict`` of its legality. The numbers the
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 from ..analysis.banks import bank_conflicts, max_vector_width
 from ..errors import CuteVerifyError
+from ..hardware import agrees
 from ..prover import Verdict, is_bijective, is_injective
 from .codegen import cpp, dsl
 from .search import OBJECTIVE, consumer_legality
+from .space import _GMMA_T
 
 __all__ = ["Synthesis", "access_proofs", "optimality"]
 
@@ -98,7 +101,7 @@ class Synthesis:
 
     ``layout``: the smem layout (``Layout`` / ``ComposedLayout``) of the tile; ``candidate``: its point of the
     space (``.params()``); ``proofs``: ``{"bijective": Verdict, "accesses": [(name, BankVerdict,
-    VectorVerdict)], "consumers": [(name, Verdict)]}``; ``scores``: the table of every candidate
+    VectorVerdict)], "consumers": [(name, Verdict)], "agreement": Verdict or None}``; ``scores``: the table of every candidate
     (``search.Score``), ``candidates``; ``runner_up``: the second-best legal candidate or None; ``space``:
     the space in words; ``objective``: the objective in words; ``elapsed``: seconds."""
 
@@ -129,7 +132,14 @@ class Synthesis:
         for what, v in cons:
             if not v.proved:
                 raise InternalDisagreement(f"synthesis found {lay} legal for {what}, the check refutes it")
-        return {"bijective": bij, "accesses": [(a.name, bv, vv) for a, bv, vv in accs], "consumers": cons}
+        agree = None
+        if self.candidate.gmma:  # the answer is CUTLASS's atom tiled: the spec library's agreement proof
+            name = f"GMMA::Layout_{self.candidate.gmma}_Atom<{_GMMA_T[prob.bits]}>"
+            agree = agrees(lay, name)
+            if not agree.proved:
+                raise InternalDisagreement(f"synthesis named {lay} {name}, the spec library refutes it: {agree}")
+        return {"bijective": bij, "accesses": [(a.name, bv, vv) for a, bv, vv in accs], "consumers": cons,
+                "agreement": agree}
 
     @property
     def degrees(self):
@@ -179,7 +189,9 @@ class Synthesis:
                               "widest_vector_bytes": vv.width,
                               "bank": bv.to_dict(), "vector": vv.to_dict()} for n, bv, vv in self.proofs["accesses"]],
                 "consumers": [{"consumer": w, "verdict": v.to_dict()} for w, v in self.proofs["consumers"]],
-                "bijective": self.proofs["bijective"].status, "optimal": self.optimal_within_space().status,
+                "bijective": self.proofs["bijective"].status,
+                "agreement": self.proofs["agreement"].status if self.proofs["agreement"] is not None else None,
+                "optimal": self.optimal_within_space().status,
                 "runner_up": self.loses(), "space": self.space, "objective": self.objective,
                 "candidates": len(self.candidates), "pruned": sum(1 for s in self.scores if s.pruned),
                 "elapsed_s": self.elapsed}
@@ -188,6 +200,8 @@ class Synthesis:
         lines = [f"smem layout for a {self.tile[0]}x{self.tile[1]} {self.dtype} tile: {self.layout}",
                  f"  {self.candidate.describe()}", f"  C++: {self.cpp()}",
                  f"  bijective: {self.proofs['bijective'].status}"]
+        if self.proofs["agreement"] is not None:
+            lines.append(f"  agrees with the spec library's GMMA atom: {self.proofs['agreement'].status}")
         for name, bv, vv in self.proofs["accesses"]:
             wider = f" (values allow {vv.width})" if vv.width and vv.width > bv.vector_bytes else ""
             lines.append(f"  {name}: {bv.degree}-way{' (conflict-free)' if bv.degree == 1 else ''}, "
