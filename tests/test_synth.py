@@ -214,3 +214,25 @@ def test_objects_as_accesses():
     d = synthesize_smem_layout((64, 64), "f16", reads=[tv])
     assert d.widths == [16] and d.conflict_free
     _check(d, 2)
+
+
+def test_optimality_check_refutes_a_tampered_table():
+    r = synthesize_smem_layout((64, 64), "bf16", writes=[CP128], reads=[LDSM_A])
+    assert r.optimal_within_space().proved
+    rows = [s for s in r.scores if s.legal and s.key is not None and s.cand != r.best]
+    assert rows and any(s.pruned for s in r.scores)
+    victim = rows[0]
+    saved = victim.key
+    victim.key = (0,) + saved[1:]  # a legal row that scores better than the answer
+    try:
+        v = r.optimal_within_space()
+        assert v.refuted and f"candidate {victim.cand}" in v.reason
+    finally:
+        victim.key = saved
+    pruned = next(s for s in r.scores if s.pruned)
+    saved = pruned.lower
+    pruned.lower = (1, 1)  # a bound that no longer exceeds the runner-up
+    try:
+        assert r.optimal_within_space().refuted
+    finally:
+        pruned.lower = saved
