@@ -174,8 +174,10 @@ def _coords(tv, M):
 @pytest.mark.parametrize("text, along, times", [
     # ldmatrix through 2x2x1 warps: A is read by both N-warps (B by both M-warps); x2 / x1 take addresses from
     # lanes 0-15 / 0-7 only, the other lanes repeat them (the spec's source layout), so 2x / 4x more reads
+    # (stmatrix through 2x2x1 SM80 accumulators: 4 values per thread, so x2, lanes 16-31 repeat 0-15)
     (LDSM_A, "k", 2), (LDSM_A + ":x2", "k", 4), (LDSM_A + ":x1", "k", 8), (LDSM_A + ":t", "m", 2),
     ("ldmatrix:B:SM80_16x8x16_F32F16F16F32_TN:2x2x1:x2", "k", 4),
+    ("stmatrix:SM80_16x8x16_F32F16F16F32_TN:2x2x1", "k", 2), ("stmatrix:SM80_16x8x16_F32F16F16F32_TN:2x2x1:t", "m", 2),
     (CP128, "k", 1), ("cp_async:128:thr=(8,16):(1,8):val=(8,1)", "m", 1), ("cp_async:64:thr=(32,4):(4,1)", "k", 1),
 ])
 def test_access_text_forms_cover_the_tile_with_rows_of_one_vector(text, along, times):
@@ -196,7 +198,7 @@ def test_access_text_forms_cover_the_tile_with_rows_of_one_vector(text, along, t
             want = [(m0, k0 + d) if along == "k" else (m0 + d, k0) for d in range(n)]
             assert crd[t][j:j + n] == want, (text, t, j)
     assert set(count.values()) == {times} and len(count) == M * K
-    assert a.phases == ("ldmatrix" if text.startswith("ldmatrix") else None)
+    assert a.phases == ("ldmatrix" if text.startswith(("ldmatrix", "stmatrix")) else None)
 
 
 def test_objects_as_accesses():

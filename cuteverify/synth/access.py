@@ -16,6 +16,9 @@ Text forms (what ``cuteverify synthesize`` accepts; ``:`` separates fields, layo
   ``SM75_U32x{1,2,4}_LDSM_N`` (``t``: ``SM75_U16x{2,4,8}_LDSM_T``) over ``make_tiled_mma(atom, (M,N,K))``;
   without ``x..`` the widest of x4, x2, x1 the tiled MMA admits. The smem side is the source. 16-byte rows,
   8-thread phases. E.g. ``ldmatrix:A:SM80_16x8x16_F32F16F16F32_TN:2x2x1``.
+* ``stmatrix:<MMA atom>:<M>x<N>x<K>[:x1|x2|x4][:t]`` -- ``make_tiled_copy_C`` of ``SM90_U32x{1,2,4}_STSM_N``
+  (``t``: ``SM90_U16x{2,4,8}_STSM_T``) over the tiled MMA's accumulator tile ``(M, N)`` (an epilogue or FA3's
+  P written to shared memory); the smem side is the destination. Same phases as ldmatrix.
 * ``cp_async:<32|64|128>:thr=<layout>[:val=<layout>]`` -- ``make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS
   <uint{bits}_t>>, thr, val)``; ``val`` defaults to ``(1, bits / element bits)`` (a vector along K). The
   smem side is the destination. E.g. ``cp_async:128:thr=(16,8):(8,1)``.
@@ -37,6 +40,7 @@ from ..atoms import (
     TiledCopy,
     make_tiled_copy_A,
     make_tiled_copy_B,
+    make_tiled_copy_C,
     make_tiled_copy_tv,
     make_tiled_mma,
 )
@@ -144,6 +148,8 @@ def parse_access(text, role, tile, dtype):
         return Access(name, role, "gmma" if head in ("wgmma", "gmma") else "umma", major=major, operand=op)
     if head == "ldmatrix":
         return _ldmatrix(name, role, rest, tile, dtype)
+    if head == "stmatrix":
+        return _stmatrix(name, role, rest, tile, dtype)
     if head in ("cp_async", "cpasync"):
         return _cp_async(name, role, rest, tile, dtype)
     if head == "tv":
@@ -156,7 +162,8 @@ def parse_access(text, role, tile, dtype):
             _fail(name, "layout", "missing (tv:[<bytes>:]<layout>)")
         L = _layout_text(name, "layout", lay)
         return _threads(name, role, L, width, None, tile)
-    raise SynthError(f"access {name!r}: unknown kind {head!r} (ldmatrix, cp_async, tv, tma, wgmma, umma)")
+    raise SynthError(f"access {name!r}: unknown kind {head!r} (ldmatrix, stmatrix, cp_async, tv, tma, wgmma, "
+                     "umma)")
 
 
 def _ldmatrix(name, role, rest, tile, dtype):
@@ -189,6 +196,36 @@ def _ldmatrix(name, role, rest, tile, dtype):
             last = e
     else:
         _fail(name, "copy atom", f"no ldmatrix atom fits the tiled MMA ({last})")
+    return _from_tiled_copy(name, role, tc, tile, dtype)
+
+
+def _stmatrix(name, role, rest, tile, dtype):
+    pos, _ = _fields(rest)
+    if len(pos) < 2:
+        _fail(name, "fields", "expected stmatrix:<MMA atom>:<M>x<N>x<K>[:x1|x2|x4][:t]")
+    atom, warps = pos[0], _warps(name, pos[1])
+    count, trans = None, False
+    for p in pos[2:]:
+        if p.lower() in ("x1", "x2", "x4"):
+            count = int(p[1])
+        elif p.lower() in ("t", "trans"):
+            trans = True
+        else:
+            _fail(name, "option", f"{p!r}: x1, x2, x4 or t")
+    try:
+        mma = make_tiled_mma(atom, warps)
+    except CuteVerifyError as e:
+        _fail(name, "MMA", str(e))
+    last = None
+    for n in ((count,) if count else (4, 2, 1)):
+        cname = f"SM90_U16x{2 * n}_STSM_T" if trans else f"SM90_U32x{n}_STSM_N"
+        try:
+            tc = make_tiled_copy_C(cname, mma, dtype)
+            break
+        except CuteVerifyError as e:
+            last = e
+    else:
+        _fail(name, "copy atom", f"no stmatrix atom fits the tiled MMA's accumulator ({last})")
     return _from_tiled_copy(name, role, tc, tile, dtype)
 
 
