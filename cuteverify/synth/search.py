@@ -78,6 +78,11 @@ class Problem:
         self.idx = [access_offsets(None, a.tv)[0] for a in self.threads]
 
 
+#: The largest tile synthesized (bytes): 256 KiB exceeds every GPU's shared memory per block (228 KiB on
+#: SM90/SM100), and keeps each enumerated offset table small.
+MAX_TILE_BYTES = 256 * 1024
+
+
 def _tile(tile):
     if (not isinstance(tile, (tuple, list)) or len(tile) != 2
             or not all(type(x) is int and x > 0 and x & (x - 1) == 0 for x in tile)):
@@ -94,6 +99,9 @@ def make_problem(tile, dtype, writes=(), reads=(), require=()):
         raise SynthError(f"dtype: {e}") from None
     if bits not in (8, 16, 32, 64):
         raise SynthError(f"dtype {dtype!r}: 8-, 16-, 32- or 64-bit elements")
+    if tile[0] * tile[1] * bits // 8 > MAX_TILE_BYTES:
+        raise SynthError(f"tile {tile}: {tile[0] * tile[1] * bits // 8} bytes of {dtype}, past {MAX_TILE_BYTES} "
+                         "(256 KiB, more shared memory than any GPU has per block)")
     req = [require] if isinstance(require, str) else list(require or ())
     for r in req:
         if r not in CONSUMERS:
