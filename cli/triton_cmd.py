@@ -173,6 +173,8 @@ def types_cmd(ttgir, as_json):
     \b
     Exit codes: 0 listed, 2 usage or input error, 4 internal error."""
     m = _module(ttgir)
+    if not m.names() and not m.tensors:
+        fail(f"{ttgir}: no TTGIR layout alias (#name = #ttg....) and no tensor or memdesc type in the file")
     rows = [{"line": t.line, "kind": t.kind, "shape": "x".join(map(str, t.shape)), "dtype": t.dtype,
              "layout": t.layout.text() if t.layout is not None else None} for t in m.tensors]
     skipped = [{"line": no, "reason": why} for no, _, why in m.skipped]
