@@ -47,6 +47,7 @@ from ..atoms import (
 from ..core.layout import Layout, make_layout, size
 from ..core.parse import parse
 from ..core.swizzle import ComposedLayout
+from ..core.tuples import flatten
 from ..errors import CuteVerifyError
 from ..hardware.dtypes import dtype_bits
 
@@ -277,6 +278,9 @@ def _from_tiled_copy(name, role, tc, tile, dtype):
 def _threads(name, role, tv, width, phases, tile, block=None):
     if isinstance(tv, ComposedLayout) or not isinstance(tv, Layout):
         _fail(name, "layout", f"a TV layout (thread, value) -> tile index is needed, got {tv}")
+    if not getattr(tv, "is_concrete", True) or any(type(x) is not int for x in flatten((tv.shape, tv.stride))):
+        _fail(name, "layout", f"{tv}: a concrete layout with integer shapes and strides (tile indices m + MN*k) is "
+                              "needed")
     if not (isinstance(tv.shape, tuple) and len(tv.shape) == 2):
         tv = make_layout(tv, Layout(1, 0))
     M, K = tile
@@ -290,8 +294,8 @@ def _threads(name, role, tv, width, phases, tile, block=None):
             tv = make_layout(tv[0], make_layout(tv[1], reps))
     if width is not None and (width not in (1, 2, 4, 8, 16)):
         _fail(name, "width", f"{width} bytes: a power of two up to 16")
-    vals = tv.values() if hasattr(tv, "values") else None
-    if vals is not None and len(vals) and (min(vals) < 0 or max(vals) >= n):
+    vals = tv.values()
+    if len(vals) and (min(vals) < 0 or max(vals) >= n):
         _fail(name, "layout", f"reaches tile index {max(vals)}, outside the {M}x{K} tile ({n} elements)")
     return Access(name, role, "threads", tv=tv, vector_bytes=width, phases=phases)
 
