@@ -179,8 +179,58 @@ def _desc():
     return [(a, None, {2}) for a in bad] + [(a, None, {1, 2}) for a in big]
 
 
+CP = "cp_async:128:thr=(16,8):(8,1)"
+LD = "ldmatrix:A:SM80_16x8x16_F32F16F16F32_TN:2x2x1"
+
+
+def _synthesize():
+    S = ["synthesize", "-t", "128x64"]
+    bad = [S, ["synthesize", "-t", "0x64", "-w", CP], ["synthesize", "-t", "100x64", "-w", CP],
+           ["synthesize", "-t", "128x", "-w", CP], ["synthesize", "-t", "-128x64", "-w", CP],
+           S + ["-d", "nope", "-w", CP], S + ["-w", "cp_async:128:thr=(((("], S + ["-w", "cp_async:100:thr=(16,8):(8,1)"],
+           S + ["-r", "ldmatrix:C:SM80_16x8x16_F32F16F16F32_TN:2x2x1"], S + ["-r", "ldmatrix:A:NOPE_ATOM:2x2x1"],
+           S + ["--require", "foo"], S + ["-r", "tv:16:(4096,4096):(4096,1)"], S + ["-r", "bogus:1:2"],
+           S + ["-r", "tv:16:" + DEEP], S + ["-w", CP, "-r", "wgmma:C"], S + ["-r", "tv:3:(32,8):(8,1)"],
+           S + ["-r", "ldmatrix:A:SM80_16x8x16_F32F16F16F32_TN:0x2x1"]]
+    big = [["synthesize", "-t", "65536x65536", "-w", CP], S + ["-r", "ldmatrix:A:SM80_16x8x16_F32F16F16F32_TN:100000x1x1"],
+           ["synthesize", "-t", "8x8", "-d", "f32", "--require", "gmma"], S + ["-w", CP, "--padding", "-d", "e4m3"]]
+    return [(a, None, {2}) for a in bad] + [(a, None, {0, 1, 2}) for a in big]
+
+
+def _why():
+    W = ["-t", "64x64", "-r", LD]
+    bad = [["why", "((((", *W], ["why", "(64,64):(64,1)", "-t", "64x64"], ["why", "(32,32):(32,1)", *W],
+           ["why", "(M,64):(64,1)", *W], ["why", "(64,64):(64,1)", *W, "--require", "bogus"], ["why", DEEP, *W],
+           ["why", "(64,64):(64,1)", "-t", "64x64", "-r", "tv:3:(32,8):(8,1)"], ["why", "(64,64):(-64,1)", *W],
+           ["why", "(64,64):(64,1)", "-t", "6x64", "-r", LD], ["why", "(64,64):(64,1)", "-t", "64x64", "-r", "ldmatrix:A"],
+           ["why", "(64,64):(1@0,1@1)", *W]]
+    big = [["why", "(65536,65536):(65536,1)", "-t", "65536x65536", "-r", LD], ["why", "(64,64):(0,0)", *W],
+           ["why", "(64,64):(64,1)", *W, "--padding"]]
+    return [(a, None, {2}) for a in bad] + [(a, None, {0, 1, 2}) for a in big]
+
+
+BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+
+
+def _triton():
+    T = ["triton", "show"]
+    bad = [T + ["#ttg.blocked<{", "--shape", "16x16"], T + ["#ttg.amd_mfma<{versionMajor = 3}>", "--shape", "16x16"],
+           T + [BLOCKED, "--shape", "0x16"], T + [BLOCKED, "--shape", "3x16"], T + [BLOCKED],
+           ["triton", "equal", BLOCKED.replace("[8, 4]", "[8, 8]"), "--shape", "32x32", "--cute", "(256,4):(4,1)"], T + [BLOCKED.replace("order = [1, 0]", "order = [1, 1]"),
+           "--shape", "32x32"], T + ["#ttg.blocked<{sizePerThread = " + "[" * 500 + "]" * 500 + "}>", "--shape", "16x16"],
+           T + ["#ttg.linear<{register = [[0, 1, 2]], lane = [], warp = [], block = []}>", "--shape", "16x16"],
+           ["triton", "equal", BLOCKED, "--shape", "32x32"], ["triton", "equal", BLOCKED, "--shape", "32x32", "--atom", "NOPE_ATOM",
+           "--operand", "C"], ["triton", "types", "/nonexistent/file.ttgir"], ["triton", "types", _f("bad_yaml.yaml")],
+           ["triton", "equal", BLOCKED, "--shape", "32x32", "--cute", "(((("], T + ["#blocked", "--shape", "32x32"],
+           T + ["#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", "--shape", "32x32"]]
+    big = [T + [BLOCKED, "--shape", "1048576x1048576"], T + [BLOCKED.replace("[4, 1]", "[65536, 1]"), "--shape", "64x64"],
+           ["triton", "equal", BLOCKED, "--shape", "65536x65536", "--attr", BLOCKED],
+           ["triton", "equal", BLOCKED, "--shape", "32x32", "--cute", "(128,8):(8,1)"]]
+    return [(a, None, {2}) for a in bad] + [(a, None, {0, 1, 2, 3}) for a in big]
+
+
 GROUPS = {"loops": _loops, "fold": _fold, "spec": _spec, "check": _check, "tma": _tma, "algebra": _algebra,
-          "tiled-mma": _tiled_mma, "desc": _desc}
+          "tiled-mma": _tiled_mma, "desc": _desc, "synthesize": _synthesize, "why": _why, "triton": _triton}
 
 
 def verb_cases():

@@ -127,6 +127,9 @@ def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require
     user = layout_values(layout)
     if user.shape[0] != prob.n:
         raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {tile} has {prob.n}")
+    if user.size and user.min() < 0:
+        raise SynthError(f"layout {layout} reaches offset {int(user.min())}: an smem layout's offsets are not "
+                         "negative")
     proofs = access_proofs(layout, prob)
     cons = consumer_proofs(layout, prob)
     if swizzles is not None and not all(isinstance(sw, (tuple, list)) and len(sw) == 3 for sw in swizzles):

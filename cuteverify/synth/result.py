@@ -84,7 +84,7 @@ def optimality(scores, best, cands):
         if s.key is None or s.legal is not True:
             return _bad(s, "neither scored, pruned nor illegal")
         if s.key < bkey:
-            return _bad(s, f"scores {s.key[:4]}, better than the answer's {bkey[:4]}")
+            return _bad(s, f"scores {s.key[:5]}, better than the answer's {bkey[:5]}")
     n = len(scores)
     pr = sum(1 for s in scores if s.pruned)
     return Verdict("proved", claim=f"candidate {best} is optimal within the searched space ({n} candidates)",
@@ -178,6 +178,8 @@ class Synthesis:
             why = f"narrowest vector {-b.key[2]} vs {-a.key[2]} bytes"
         elif b.key[3] != a.key[3]:
             why = f"vector widths summing to {-b.key[3]} vs {-a.key[3]} bytes"
+        elif b.key[4] != a.key[4]:
+            why = f"TMA box rows of {-b.key[4]} vs {-a.key[4]} bytes"
         else:
             why = "ties on every access; the answer is simpler (padding, swizzle bits, GMMA atom, atom size, order)"
         return f"{self.runner_up.describe()}: {why}"

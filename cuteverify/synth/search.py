@@ -24,6 +24,8 @@ the runner-up's (legality then never matters); descriptor consumers are checked 
 """
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from ..analysis.banks_model import (
@@ -46,7 +48,7 @@ __all__ = ["Problem", "Score", "consumer_legality", "make_problem", "objective_t
 
 OBJECTIVE = ("legal for every required consumer and fixed-width access; then minimize the worst conflict degree; "
              "then the sum of the degrees; then maximize the narrowest vector width, then the sum of the widths; "
-             "then the simplest (least padding, fewest swizzle bits, a GMMA atom, smallest atom, column-major order)")
+             "then (with a TMA consumer) the widest TMA box row in bytes; then the simplest (least padding, fewest swizzle bits, a GMMA atom, smallest atom, column-major order)")
 
 
 def objective_text():
@@ -76,6 +78,36 @@ class Problem:
             self.consumers.append((kind, majors.pop()))
         self.threads = [a for a in accesses if a.threads]
         self.idx = [access_offsets(None, a.tv)[0] for a in self.threads]
+        self.has_tma = any(k == "tma" for k, _ in self.consumers)
+        self._boxes = {}  # id(layout) -> (box, error): the TMA box is derived once per candidate
+
+    def tma_box(self, layout):
+        """``(box, None)`` of ``hardware.tma_box.smem_box(layout)``, or ``(None, error)``; memoized (the
+        objective and the legality check both need it)."""
+        key = id(layout)
+        if key not in self._boxes:
+            try:
+                self._boxes[key] = (smem_box(layout), None, layout)
+            except CuteVerifyError as e:
+                self._boxes[key] = (None, e, layout)
+        return self._boxes[key][:2]
+
+    def tma_row_bound(self, cand):
+        """An upper bound of :meth:`tma_row_bytes` for a candidate legal for TMA: a swizzle of ``B`` bits spans
+        ``16 << B`` bytes and a legal box row fits in the span; unswizzled, a row has at most 256 elements and
+        no more than the tile's longer extent."""
+        if not self.has_tma:
+            return 0
+        b = cand.swizzle_bits
+        return 16 << b if b else min(256, max(self.tile)) * self.eb
+
+    def tma_row_bytes(self, layout):
+        """The inner extent in bytes of the TMA box the layout gets (0 without a TMA consumer or a box): a
+        wider row is fewer, longer TMA transfers (why CUTLASS's selectors prefer the widest swizzle)."""
+        if not self.has_tma:
+            return 0
+        box, _ = self.tma_box(layout)
+        return box.dims[0][1] * self.eb if box is not None else 0
 
 
 #: The largest tile synthesized (bytes): 256 KiB exceeds every GPU's shared memory per block (228 KiB on
@@ -128,12 +160,13 @@ class Score:
 
     def to_dict(self):
         return {"candidate": self.cand, "legal": self.legal, "why": self.why, "degrees": self.degrees,
-                "widths": self.widths, "key": list(self.key[:4]) if self.key else None, "pruned": self.pruned,
+                "widths": self.widths, "key": list(self.key[:5]) if self.key else None, "pruned": self.pruned,
                 "bound": self.bound, "same_as": self.same_as}
 
 
-def _objective(degrees, widths, cand):
-    return (max(degrees, default=1), sum(degrees), -min(widths, default=16), -sum(widths)) + cand.simplicity()
+def _objective(degrees, widths, cand, tma_row=0):
+    return (max(degrees, default=1), sum(degrees), -min(widths, default=16), -sum(widths), -tma_row) \
+        + cand.simplicity()
 
 
 def consumer_legality(layout, problem, kind, major):
@@ -148,10 +181,9 @@ def _tma_legal(layout, problem):
     mode, byte, why = tma_swizzle_mode(swz, problem.bits)
     if mode not in (0, 1, 2, 3):
         return False, f"tma: {why or f'swizzle mode {mode} is none of NONE, 32B, 64B, 128B'}"
-    try:
-        box = smem_box(layout)
-    except CuteVerifyError as e:
-        return False, f"tma: {e}"
+    box, err = problem.tma_box(layout)
+    if box is None:
+        return False, f"tma: {err}"
     inner = box.dims[0][1] * problem.eb
     span = {0: None, 1: 32, 2: 64, 3: 128}[mode]
     if inner % 16:
@@ -239,6 +271,8 @@ def score_space(problem, cands, prune=True):
     scores, seen = [], {}
     top = []  # up to two (key, index) of complete legal candidates, best first
     costly = [(k, m) for k, m in problem.consumers if k in ("gmma", "umma")] if prune else []
+    if costly:  # the TMA check derives the box, which the exact key needs too: both wait for the second pass
+        costly = sorted(costly + [(k, m) for k, m in problem.consumers if k == "tma"], key=lambda km: km[0] != "tma")
     cheap = [(k, m) for k, m in problem.consumers if (k, m) not in costly]
     cheap.sort(key=lambda km: km[0] != "tma")  # the TMA check is the fastest
     pending = []
@@ -284,22 +318,36 @@ def score_space(problem, cands, prune=True):
                     break
         if s.pruned:
             continue
-        s.key = _objective(s.degrees, s.widths, c)
+        # first with an upper bound of the TMA row (cheap), then the row of the derived box: a key moot with
+        # the bound is moot with the exact row too (a wider row only lowers the key)
+        s.key = _objective(s.degrees, s.widths, c, problem.tma_row_bound(c))
         cut = cutoff()
         if cut is not None and s.key >= cut:
             _moot(s, cut)
             continue
+        if problem.has_tma and not costly:
+            s.key = _objective(s.degrees, s.widths, c, problem.tma_row_bytes(c.layout))
         _check(problem, c, s, cheap)
         if s.legal and costly:
             s.legal = None
             pending.append(s)
             continue
         _admit(top, s)
-    for s in sorted(pending, key=lambda x: x.key):
-        if len(top) == 2 and s.key >= top[1][0]:
+    # best first over the pending keys; a key with the TMA row's bound is made exact and goes back in line
+    # (exact >= bound), so a candidate is checked only when its exact key is the least left
+    heap = [(s.key, s.cand, not problem.has_tma) for s in pending]
+    heapq.heapify(heap)
+    while heap:
+        key, i, exact = heapq.heappop(heap)
+        s = scores[i]
+        if len(top) == 2 and key >= top[1][0]:
             _moot(s, top[1][0])
             continue
-        _check(problem, cands[s.cand], s, costly)
+        if not exact:
+            s.key = _objective(s.degrees, s.widths, cands[i], problem.tma_row_bytes(cands[i].layout))
+            heapq.heappush(heap, (s.key, i, True))
+            continue
+        _check(problem, cands[i], s, costly)
         _admit(top, s)
     best = top[0][1] if top else None
     second = top[1][1] if len(top) > 1 else None
