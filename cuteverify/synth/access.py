@@ -56,6 +56,10 @@ __all__ = ["CONSUMERS", "Access", "NoLegalLayout", "SynthError", "normalize_acce
 #: consumers a problem may require (``require=[...]``)
 CONSUMERS = ("tma", "gmma", "umma")
 _DTYPE_CPP = {8: "uint8_t", 16: "half_t", 32: "float"}
+#: a CTA's thread limit, and the most (thread, value) entries of one access (enumerated as int64 tables: 2**22
+#: is 32 MiB each, 16x the largest tile synthesized)
+MAX_THREADS = 1024
+MAX_ACCESS_ENTRIES = 1 << 22
 
 
 class SynthError(CuteVerifyError, ValueError):
@@ -294,6 +298,11 @@ def _threads(name, role, tv, width, phases, tile, block=None):
             tv = make_layout(tv[0], make_layout(tv[1], reps))
     if width is not None and (width not in (1, 2, 4, 8, 16)):
         _fail(name, "width", f"{width} bytes: a power of two up to 16")
+    nt = size(tv.shape[0])
+    if nt > MAX_THREADS:
+        _fail(name, "layout", f"{nt} threads: a CTA has at most {MAX_THREADS}")
+    if size(tv) > MAX_ACCESS_ENTRIES:
+        _fail(name, "layout", f"{size(tv)} (thread, value) entries, past the limit of {MAX_ACCESS_ENTRIES} (2**22)")
     vals = tv.values()
     if len(vals) and (min(vals) < 0 or max(vals) >= n):
         _fail(name, "layout", f"reaches tile index {max(vals)}, outside the {M}x{K} tile ({n} elements)")
