@@ -175,39 +175,25 @@ def _ldmatrix(name, role, rest, tile, dtype):
     pos, _ = _fields(rest)
     if len(pos) < 3:
         _fail(name, "fields", "expected ldmatrix:<A|B>:<MMA atom>:<M>x<N>x<K>[:x1|x2|x4][:t]")
-    op, atom, warps = pos[0].upper(), pos[1], _warps(name, pos[2])
+    op = pos[0].upper()
     if op not in ("A", "B"):
         _fail(name, "operand", f"{pos[0]!r}: A or B")
-    count, trans = None, False
-    for p in pos[3:]:
-        if p.lower() in ("x1", "x2", "x4"):
-            count = int(p[1])
-        elif p.lower() in ("t", "trans"):
-            trans = True
-        else:
-            _fail(name, "option", f"{p!r}: x1, x2, x4 or t")
-    try:
-        mma = make_tiled_mma(atom, warps)
-    except CuteVerifyError as e:
-        _fail(name, "MMA", str(e))
     make = make_tiled_copy_A if op == "A" else make_tiled_copy_B
-    last = None
-    for n in ((count,) if count else (4, 2, 1)):
-        cname = f"SM75_U16x{2 * n}_LDSM_T" if trans else f"SM75_U32x{n}_LDSM_N"
-        try:
-            tc = make(cname, mma, dtype)
-            break
-        except CuteVerifyError as e:
-            last = e
-    else:
-        _fail(name, "copy atom", f"no ldmatrix atom fits the tiled MMA ({last})")
-    return _from_tiled_copy(name, role, tc, tile, dtype)
+    return _matrix_copy(name, role, pos[1:], tile, dtype, make, ("SM75_U16x{}_LDSM_T", "SM75_U32x{}_LDSM_N"),
+                        "no ldmatrix atom fits the tiled MMA")
 
 
 def _stmatrix(name, role, rest, tile, dtype):
     pos, _ = _fields(rest)
     if len(pos) < 2:
         _fail(name, "fields", "expected stmatrix:<MMA atom>:<M>x<N>x<K>[:x1|x2|x4][:t]")
+    return _matrix_copy(name, role, pos, tile, dtype, make_tiled_copy_C, ("SM90_U16x{}_STSM_T", "SM90_U32x{}_STSM_N"),
+                        "no stmatrix atom fits the tiled MMA's accumulator")
+
+
+def _matrix_copy(name, role, pos, tile, dtype, make, names, none_fits):
+    """ldmatrix / stmatrix: ``pos`` = atom, warps, options (``x1|x2|x4``, ``t``); the copy ``make`` builds over
+    the tiled MMA with the widest atom of ``names`` (transposed, plain) that fits, or the one asked for."""
     atom, warps = pos[0], _warps(name, pos[1])
     count, trans = None, False
     for p in pos[2:]:
@@ -223,14 +209,14 @@ def _stmatrix(name, role, rest, tile, dtype):
         _fail(name, "MMA", str(e))
     last = None
     for n in ((count,) if count else (4, 2, 1)):
-        cname = f"SM90_U16x{2 * n}_STSM_T" if trans else f"SM90_U32x{n}_STSM_N"
+        cname = names[0].format(2 * n) if trans else names[1].format(n)
         try:
-            tc = make_tiled_copy_C(cname, mma, dtype)
+            tc = make(cname, mma, dtype)
             break
         except CuteVerifyError as e:
             last = e
     else:
-        _fail(name, "copy atom", f"no stmatrix atom fits the tiled MMA's accumulator ({last})")
+        _fail(name, "copy atom", f"{none_fits} ({last})")
     return _from_tiled_copy(name, role, tc, tile, dtype)
 
 
