@@ -54,3 +54,14 @@ def test_why_explains_a_conflicting_layout_and_exits_1():
     assert "conflict" in r.output and "nearest fix" in r.output
     r = _run("why", "S<3,3,3> o 0 o (64,64):(64,1)", "-t", "64x64", "-d", "bf16", "-r", LD)
     assert r.exit_code == 0, r.output
+
+
+def test_access_text_keeps_cutlass_names_with_colons():
+    from cuteverify.atoms import make_tiled_copy_C, make_tiled_mma
+    from cuteverify.synth import make_problem
+    name = "SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::K,GMMA::Major::K>"
+    tc = make_tiled_copy_C("SM90_U32x4_STSM_N", make_tiled_mma(name, (2, 1, 1)), "bf16")
+    a, b = make_problem((128, 128), "bf16", writes=[f"stmatrix:{name}:2x1x1", tc]).threads
+    # the text form names the same (thread, value) -> tile index function as the object
+    assert a.tv.shape == b.tv.shape
+    assert all(a.tv(i) == b.tv(i) for i in range(0, 128 * 128, 7))

@@ -112,7 +112,7 @@ def _fields(rest):
     """Split ``a:b:key=(4,8):(8,1):key2=...`` into positional fields and keyed ones (a keyed layout absorbs
     the following fields up to the next ``key=``, so its own colon stays)."""
     pos, keyed, cur = [], {}, None
-    for tok in rest.split(":") if rest else []:
+    for tok in _split_colons(rest) if rest else []:
         m = re.fullmatch(r"([a-z_]+)=(.*)", tok.strip())
         if m:
             cur = m.group(1)
@@ -122,6 +122,29 @@ def _fields(rest):
         else:
             pos.append(tok.strip())
     return pos, keyed
+
+
+def _split_colons(text):
+    """``text`` split at the colons outside ``<...>`` (a CUTLASS name keeps ``GMMA::Major::K``) and outside
+    ``::`` pairs."""
+    out, cur, depth, i = [], [], 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        if ch == ":" and depth == 0 and not text.startswith("::", i):
+            out.append("".join(cur))
+            cur = []
+        elif ch == ":" and text.startswith("::", i):
+            cur.append("::")
+            i += 1
+        else:
+            cur.append(ch)
+        i += 1
+    out.append("".join(cur))
+    return out
 
 
 def _warps(name, text):
