@@ -63,7 +63,10 @@ descriptor for every value of the symbols: fields as ``cuteverify tma``, explici
 ``box``, ``element_strides``, ``swizzle``, ``interleave``, ``l2_promotion``, ``oob_fill``, ``address``) or
 derived from a copy (``gmem``, ``smem``, ``multicast``, ``smem_align``); ``arch``). ``banks`` / ``vector``
 take ``access`` / ``layout`` or ``copy`` (the copy's shared-memory side: ``side`` src / dst, by default the
-side that is not registers).
+side that is not registers); ``triton`` (a TTGIR layout ``attr`` on a tensor ``shape`` holds the same elements
+in every thread as a CuTe ``layout`` (TV, or smem for a shared attribute; ``tile``), a ``tiled_mma``'s or a
+``spec``'s ``operand``; ``exact``: the same function: ``triton.prove_triton_equals``; counterexample: lane, warp,
+register and both elements).
 
 A claim passes when its verdict equals ``expect``. Errors (bad YAML, schema violations, unparsable layout text,
 unknown names, cycles, undeclared symbols, an entry of the wrong kind) are :class:`ManifestError` with file,

@@ -3,8 +3,8 @@ prints, and which procedure decides it (the claim kinds are documented in ``cute
 
 Every verdict is the prover's ``Verdict`` family: the algebra claims from ``cuteverify.prover``, ``agrees`` from
 ``cuteverify.hardware`` (a plain atom) or ``atoms.agrees_tiled`` (a tiled MMA), ``covers`` / ``compatible`` from
-``atoms.check``, ``banks`` / ``vector`` from ``analysis.banks`` and ``tma`` from ``hardware.tma`` /
-``hardware.tma_copy``. A counterexample names the thread and the element wherever the procedure finds one.
+``atoms.check``, ``banks`` / ``vector`` from ``analysis.banks``, ``tma`` from ``hardware.tma`` /
+``hardware.tma_copy`` and ``triton`` from ``triton.prove`` (decided over F2). A counterexample names the thread and the element wherever the procedure finds one.
 """
 from __future__ import annotations
 
@@ -20,12 +20,13 @@ from .core.tuples import flatten
 from .errors import NotAdmissibleError
 from .hardware.tma import TmaDescriptor
 from .hardware.tma_copy import from_copy
+from .triton import prove_triton_equals
 from .manifest_expr import environment, evaluate, evaluate_value, is_layout, shared_assumptions
 
 __all__ = ["KINDS", "OPERANDS", "read_args", "claim_text", "verdict_for"]
 
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove", "covers", "compatible",
-         "banks", "vector", "tma")
+         "banks", "vector", "tma", "triton")
 OPERANDS = ("A", "B", "C")
 _OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 TMA_FIELDS = ("dtype", "shape", "stride", "box", "element_strides", "swizzle", "interleave", "l2_promotion",
@@ -93,7 +94,42 @@ def read_args(k, kind, body, bp) -> dict:
                 "tiled_mma": obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma), "operand": _operand(k, body, bp)}
     if kind in ("banks", "vector"):
         return _read_access(k, kind, body, bp)
+    if kind == "triton":
+        return _read_triton(k, body, bp)
     return _read_tma(k, body, bp)
+
+
+def _read_triton(k, body, bp):
+    for f in ("attr", "shape"):
+        if not body.get(f):
+            raise k.error(f"triton needs {f}", bp)
+    if not isinstance(body["attr"], str):
+        raise k.error("triton: attr is the attribute's TTGIR text", bp + ("attr",))
+    which = _one_of(k, body, bp, ("layout", "tiled_mma", "spec"), "triton")
+    out = {"attr": body["attr"], "shape": _extents(k, body["shape"], bp + ("shape",)),
+           "exact": bool(body.get("exact", False)), "transpose": body.get("transpose")}
+    if body.get("tile") is not None:
+        out["tile"] = _extents(k, body["tile"], bp + ("tile",))
+    if which == "layout":
+        out["layout"] = k.ref(body["layout"], bp + ("layout",))
+    elif which == "tiled_mma":
+        out["tiled_mma"] = k.obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma)
+        out["operand"] = _operand(k, body, bp)
+    else:
+        out["spec"], out["operand"] = body["spec"], _operand(k, body, bp)
+    return out
+
+
+def _extents(k, v, path):
+    """``128x64`` / ``[128, 64]`` -> ``(128, 64)`` (positive integers), else an error at the node."""
+    parts = v if isinstance(v, list) else str(v).lower().replace("*", "x").split("x")
+    try:
+        out = tuple(int(x) for x in parts)
+    except (TypeError, ValueError):
+        out = ()
+    if not out or any(x <= 0 for x in out):
+        raise k.error(f"expected extents such as 128x64 or [128, 64], got {v!r}", path)
+    return out
 
 
 def _read_agrees(k, body, bp):
@@ -199,6 +235,10 @@ def claim_text(kind: str, a: dict) -> str:
     if kind == "vector":
         what = a.get("layout") or f"{a['copy']}" + (f" ({a['side']})" if a.get("side") else "")
         return f"{a['require']}-byte vectors of {what}" + (f" through {a['smem']}" if a.get("smem") else "")
+    if kind == "triton":
+        other = a.get("layout") or (f"{a['tiled_mma']}.tv_layout_{a['operand']}_tiled" if a.get("tiled_mma")
+                                    else f"{a['spec']} operand {a['operand']}")
+        return f"triton {a['attr']} on {'x'.join(map(str, a['shape']))} {'==' if a.get('exact') else '~'} {other}"
     if kind == "tma":
         if a.get("gmem"):
             return f"tma {a['dtype']} copy {a['gmem']} -> {a['smem']}"
@@ -310,6 +350,11 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
                                 tv=False if args.get("flat") else None)
     if kind == "tma":
         return _tma(r, args)
+    if kind == "triton":
+        other = (r.lay(args["layout"]) if args.get("layout") else r.value(args["tiled_mma"]) if args.get("tiled_mma")
+                 else args["spec"])
+        return prove_triton_equals(args["attr"], args["shape"], other, exact=args["exact"],
+                                   operand=args.get("operand"), tile=args.get("tile"), transpose=args.get("transpose"))
     raise NotAdmissibleError("claim", f"unknown claim kind {kind!r} (one of {', '.join(KINDS)})")
 
 

@@ -1,0 +1,65 @@
+"""The ``triton`` manifest claim (issue 20): a TTGIR layout attribute proved to hold the same elements in every
+thread as a CuTe layout, a tiled MMA's operand or a spec; refuted with the lane, warp, register and elements; bad
+fields are errors at their line."""
+from __future__ import annotations
+
+import pytest
+
+from cuteverify import manifest as mf
+
+MMA2 = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
+SH128 = "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+SH64 = SH128.replace("128", "64", 1)
+HEAD = """version: 1
+kernels:
+  k:
+    layouts:
+      mma: make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (2,2,1):(2,1,0), (64,64,16))
+      mma_col: make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (2,2,1), (64,64,16))
+      tvC: mma.tv_layout_C_tiled
+      sA: tile_to_shape(S<3,3,3> o 0 o (8,64):(64,1), (128,64))
+    claims:
+"""
+
+
+def _run(tmp_path, claims):
+    p = tmp_path / "t.cute.yaml"
+    p.write_text(HEAD + claims)
+    return mf.run(mf.load(p))
+
+
+def test_triton_claims_prove_and_refute(tmp_path):
+    res = _run(tmp_path, f"""      - triton: {{attr: "{MMA2}", shape: 64x64, tiled_mma: mma, operand: C}}
+      - triton: {{attr: "{MMA2}", shape: [64, 64], layout: tvC}}
+      - triton: {{attr: "{MMA2}", shape: 64x64, tiled_mma: mma_col, operand: C}}
+        expect: refuted
+      - triton: {{attr: "{SH128}", shape: 128x64, layout: sA}}
+      - triton: {{attr: "{SH64}", shape: 128x64, layout: sA}}
+        expect: refuted
+""")
+    assert [r["status"] for r in res] == ["proved", "proved", "refuted", "proved", "refuted"], res
+    assert all(r["ok"] for r in res) and mf.exit_code(res) == 0
+    # Triton numbers Ampere warps row-major: CuTe's default column-major atom layout differs in a named thread
+    assert "lane" in str(res[2]["counterexample"]) or "warp" in str(res[2]["counterexample"]), res[2]
+
+
+@pytest.mark.parametrize("body, needle", [
+    ('{attr: "MMA", layout: tvC}', "schema"),                                        # no shape
+    ('{attr: "MMA", shape: 64x64}', "schema"),                                       # nothing to compare with
+    ('{attr: "MMA", shape: 64x64, layout: tvC, tiled_mma: mma, operand: C}', "schema"),
+    ('{attr: "MMA", shape: 64by64, layout: tvC}', "extents"),
+    ('{attr: "MMA", shape: 64x64, tiled_mma: mma, operand: D}', "schema"),
+    ('{attr: "MMA", shape: 64x64, tiled_mma: nope, operand: C}', "nope"),
+])
+def test_bad_triton_claims_are_errors_at_their_line(tmp_path, body, needle):
+    p = tmp_path / "t.cute.yaml"
+    p.write_text(HEAD + "      - triton: " + body.replace("MMA", MMA2) + "\n")
+    with pytest.raises(mf.ManifestError) as ei:
+        mf.load(p)
+    assert needle in str(ei.value), str(ei.value)
+    assert ei.value.line == HEAD.count("\n") + 1, str(ei.value)
+
+
+def test_a_malformed_attribute_is_an_error_result_not_a_verdict(tmp_path):
+    res = _run(tmp_path, '      - triton: {attr: "#ttg.blocked<{sizePerThread = [1, 4]", shape: 64x64, layout: tvC}\n')
+    assert res[0]["status"] == "error" and not res[0]["ok"] and mf.exit_code(res) == 2, res
