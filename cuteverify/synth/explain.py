@@ -17,9 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.banks_model import layout_values
+from ..core.layout import Layout
+from ..core.swizzle import ComposedLayout, Swizzle
 from .access import SynthError
 from .result import access_proofs, consumer_proofs
-from .search import make_problem, score_space
+from .search import access_numbers, consumer_legality, make_problem, score_space
 from .space import enumerate_space
 
 __all__ = ["Explanation", "explain_smem_layout"]
@@ -49,26 +51,50 @@ class Fix:
                 f"{self.degrees}")
 
 
+class Wrap:
+    """The smallest change to the user's own code for one access: compose the layout with ``swizzle``
+    (``composition(Swizzle<B,M,S>{}, layout)``), which makes the access conflict-free and no other access
+    worse, legal for every required consumer: ``layout`` (the composed layout), ``distance`` (fraction of the
+    elements moved), ``degrees`` (every thread access on it)."""
+
+    def __init__(self, swizzle, layout, distance, degrees):
+        self.swizzle, self.layout, self.distance, self.degrees = swizzle, layout, distance, degrees
+
+    def to_dict(self):
+        sw = self.swizzle
+        return {"swizzle": [sw.bits, sw.base, sw.shift], "layout": str(self.layout), "distance": self.distance,
+                "degrees": self.degrees}
+
+    def __str__(self):
+        sw = self.swizzle
+        return (f"composition(Swizzle<{sw.bits},{sw.base},{sw.shift}>{{}}, your layout) = {self.layout}: moves "
+                f"{self.distance:.1%} of the elements; degrees {self.degrees}")
+
+
 class AccessExplanation:
     """``name``, ``verdict`` (``BankVerdict``), ``vector`` (``VectorVerdict``), ``degree``, ``conflict``
     (the ``BankConflict`` witness or None), ``fix`` (a :class:`Fix` or None), ``min_degree`` (the least degree
     of this access over the legal candidates that keep every other access no worse than on the user's
     layout; None when there is none)."""
 
-    def __init__(self, name, verdict, vector, fix, min_degree):
+    def __init__(self, name, verdict, vector, fix, min_degree, wrap=None):
         self.name, self.verdict, self.vector, self.fix, self.min_degree = name, verdict, vector, fix, min_degree
+        self.wrap = wrap
         self.degree = verdict.degree
         self.conflict = verdict.counterexample
 
     def to_dict(self):
         return {"access": self.name, "degree": self.degree, "vector_bytes": self.vector.width,
                 "conflict": self.conflict.to_dict() if self.conflict is not None else None,
-                "fix": self.fix.to_dict() if self.fix is not None else None, "min_degree": self.min_degree}
+                "fix": self.fix.to_dict() if self.fix is not None else None, "min_degree": self.min_degree,
+                "wrap": self.wrap.to_dict() if self.wrap is not None else None}
 
     def __str__(self):
         if self.degree == 1:
             return f"{self.name}: conflict-free, {self.vector.width}-byte vectors"
         s = f"{self.name}: {self.degree}-way conflict: {self.conflict}"
+        if self.wrap is not None:
+            s += f"\n    smallest change: {self.wrap}"
         if self.fix is not None and self.fix.removes:
             return s + f"\n    nearest fix: {self.fix}"
         s += (f"\n    no layout of the searched space removes it (keeping the other accesses no worse): the least "
@@ -158,5 +184,49 @@ def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require
             (dist, _), c, s = best
             fix = Fix(c, dist, list(s.degrees), _changes(in_space, c) if in_space is not None else [],
                       removes=mind == 1)
-        out.append(AccessExplanation(a.name, bv, vv, fix, mind))
+        wrap = _wrap(layout, user, prob, i, user_deg) if bv.degree > 1 else None
+        out.append(AccessExplanation(a.name, bv, vv, fix, mind, wrap))
     return Explanation(layout, out, cons, in_space)
+
+
+def _swizzle_table(sw, x):
+    """``Swizzle`` applied to an offset table (the one swizzle function, on numpy ints)."""
+    if sw.shift >= 0:
+        return x ^ ((x & sw.yyy_mask) >> sw.shift)
+    return x ^ ((x & sw.yyy_mask) << -sw.shift)
+
+
+def _wrap(layout, user, prob, i, user_deg):
+    """The swizzle ``Sw`` (B = 1..3, any M, S = B..7 within the layout's offsets) of least distance (then fewest
+    bits) with ``Sw o layout`` conflict-free on access ``i``, no other access worse, legal for every consumer
+    and still bijective onto the user's offsets (a swizzle permutes each aligned block of ``2^(B+M+S)``, so
+    that holds when the offsets fill whole blocks). Plain layouts only: a composed one already has a swizzle
+    (Sw2 o Sw1 is not one swizzle). None when no such swizzle exists."""
+    if not isinstance(layout, Layout) or isinstance(layout, ComposedLayout) or not user.size:
+        return None
+    top = int(user.max()).bit_length()
+    vals = np.sort(user)
+    best = None
+    for b in (1, 2, 3):
+        for s in range(b, 8):
+            for m in range(0, max(0, top - b - s) + 1):
+                sw = Swizzle(b, m, s)
+                sv = _swizzle_table(sw, user)
+                if not np.array_equal(np.sort(sv), vals):
+                    continue
+                degs = []
+                for j in range(len(prob.threads)):
+                    ok, _, _, fn = access_numbers(prob, j, sv)
+                    if not ok:
+                        break
+                    degs.append(fn())
+                if len(degs) != len(prob.threads) or degs[i] != 1 or any(
+                        d > u for j, (d, u) in enumerate(zip(degs, user_deg)) if j != i):
+                    continue
+                key = (float(np.mean(sv != user)), b, s, m)
+                if best is not None and key >= best[0]:
+                    continue
+                wrapped = ComposedLayout(sw, 0, layout)
+                if all(consumer_legality(wrapped, prob, k, mj)[0] for k, mj in prob.consumers):
+                    best = (key, Wrap(sw, wrapped, key[0], degs))
+    return best[1] if best else None
