@@ -8,6 +8,10 @@ other access worse than on the user's layout; or, when no such candidate exists,
 access reaches over those candidates (so no change within the space removes it) and the nearest candidate
 reaching it, when that is below the user's degree.
 
+For a plain layout, also the smallest change to the user's own code: the swizzle ``Sw`` with
+``composition(Sw, layout)`` conflict-free on that access, no access worse and legal for every consumer, of
+least distance (``Wrap``).
+
 Distance (stated, smaller first): the fraction of the tile's elements whose offset the change moves (0: the
 same function), then the candidate's simplicity. When the user's layout is itself a point of the space, the
 change is also given as the parameters that differ (swizzle ``(B,M,S)``, atom, major-ness, tile order, pad).
@@ -189,13 +193,6 @@ def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require
     return Explanation(layout, out, cons, in_space)
 
 
-def _swizzle_table(sw, x):
-    """``Swizzle`` applied to an offset table (the one swizzle function, on numpy ints)."""
-    if sw.shift >= 0:
-        return x ^ ((x & sw.yyy_mask) >> sw.shift)
-    return x ^ ((x & sw.yyy_mask) << -sw.shift)
-
-
 def _wrap(layout, user, prob, i, user_deg):
     """The swizzle ``Sw`` (B = 1..3, any M, S = B..7 within the layout's offsets) of least distance (then fewest
     bits) with ``Sw o layout`` conflict-free on access ``i``, no other access worse, legal for every consumer
@@ -209,9 +206,9 @@ def _wrap(layout, user, prob, i, user_deg):
     best = None
     for b in (1, 2, 3):
         for s in range(b, 8):
-            for m in range(0, max(0, top - b - s) + 1):
+            for m in range(max(0, top - b - s) + 1):
                 sw = Swizzle(b, m, s)
-                sv = _swizzle_table(sw, user)
+                sv = sw(user)  # the one swizzle function, elementwise on the numpy table
                 if not np.array_equal(np.sort(sv), vals):
                     continue
                 degs = []
