@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from cuteverify.core.layout import Layout
+from cuteverify.core.layout import Layout, size
 from cuteverify.core.swizzle import ComposedLayout
 from cuteverify.core.tuples import flatten
 from cuteverify.errors import CuteVerifyError
@@ -44,13 +44,6 @@ def xor_value(ll, point):
     return out
 
 
-def _size(L):
-    n = 1
-    for s in flatten(L.shape):
-        n *= s
-    return n
-
-
 def _cases():
     lib = default_library()
     out, seen, tv = [], set(), 0
@@ -71,7 +64,7 @@ def _cases():
                 except CuteVerifyError:
                     continue
                 back = from_linear_layout(ll)
-                if _size(back) > CAP:
+                if size(back) > CAP:
                     continue  # up to the values C++ prints
                 if tile is not None:
                     tv += 1
@@ -94,7 +87,7 @@ def test_written_layouts_evaluate_in_cute_cpp_as_the_linear_layout(tmp_path):
     for (text, tile, ll, back), r in zip(cases, recs):
         assert "values" in r, (text, back, r)
         vals = harness.cpp_values(r["values"])
-        n = _size(back)
+        n = size(back)
         assert len(vals) == n, (text, back)
         if tile is None:
             # shared: C++ gives the offset of element (m, n); the linear layout maps that offset back to (m, n)
@@ -102,7 +95,7 @@ def test_written_layouts_evaluate_in_cute_cpp_as_the_linear_layout(tmp_path):
             for i, off in enumerate(vals):
                 assert xor_value(ll, {"offset": off}) == [i % M, i // M], (text, back, i)
         else:
-            T = _size(Layout(back.shape[0]))
+            T = size(Layout(back.shape[0]))
             M = tile[0]
             for i, e in enumerate(vals):
                 t, v = i % T, i // T

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from cuteverify.core.layout import Layout
+from cuteverify.core.layout import Layout, size
 from cuteverify.core.parse import parse
 from cuteverify.core.strides import F2, ScaledBasis
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
@@ -92,13 +92,6 @@ def ll_values(ll, order, sizes, idx):
     return outs
 
 
-def _size(L):
-    n = 1
-    for s in flatten(L.shape):
-        n *= s
-    return n
-
-
 def _mode_sizes(L):
     shape = L.shape
     modes = shape if isinstance(shape, tuple) else (shape,)
@@ -121,7 +114,7 @@ def check_default(L):
     """to_linear_layout(L) evaluates as L; from_linear_layout of it evaluates as L."""
     ll = to_linear_layout(L)
     sizes = _mode_sizes(L)
-    idx = points(_size(L))
+    idx = points(size(L))
     got = ll_values(ll, ll.in_dim_names, sizes, idx)
     want = cute_values(L, idx)
     if len(ll.out_dims) == 1:
@@ -129,7 +122,7 @@ def check_default(L):
     else:
         assert _same({k: v for k, v in enumerate(got)}, want), L
     back = from_linear_layout(ll, form="plain")
-    assert _size(back) == _size(L) and _same(cute_values(back, idx), want), (L, back)
+    assert size(back) == size(L) and _same(cute_values(back, idx), want), (L, back)
     return ll
 
 
@@ -237,7 +230,7 @@ def _rand_plain(rng, domain="int"):
 
 def _is_linear(L):
     """Brute force: ``L(x) == XOR of L(2**i) over the set bits of x`` at every index."""
-    v = cute_values(L, np.arange(_size(L), dtype=np.int64))
+    v = cute_values(L, np.arange(size(L), dtype=np.int64))
     ok = True
     for arr in v.values():
         n = len(arr)
@@ -308,7 +301,7 @@ def test_swizzle_factoring_recovers_the_swizzle():
     for text in ["S<3,3,3> o 0 o (8,64):(64,1)", "S<2,4,3> o 0 o (8,64):(64,1)", "S<3,4,3> o 0 o (128,8):(1,128)"]:
         back = from_linear_layout(to_linear_layout(text, shared=True))
         assert isinstance(back, ComposedLayout) and isinstance(back.inner, Swizzle)
-        idx = np.arange(_size(back))
+        idx = np.arange(size(back))
         assert np.array_equal(cute_values(back, idx)[0], cute_values(parse(text), idx)[0])
 
 
