@@ -272,6 +272,17 @@ def api_cases():
         *((f"subs_not_positive[{i}]", (lambda v=v: cv.parse("(M,4):(1,M)").subs(M=v)), "input")
           for i, v in enumerate((0, -3, "abc", "N", 1.5, True, None))),
         ("subs_positive", lambda: _subs_ok(cv), "ok"),
+        ("same_ownership_none", lambda: cv.same_ownership(None, None), "input"),
+        ("equal_function_text", lambda: cv.equal_function("4:1", "4:1"), "input"),
+        ("to_linear_none", lambda: cv.to_linear_layout(None), "input"),
+        ("to_linear_symbolic", lambda: cv.to_linear_layout("(M,4):(1,M)"), "input"),
+        ("from_linear_text", lambda: cv.from_linear_layout("#ttg.blocked"), "input"),
+        ("linear_layout_bad_basis", lambda: cv.LinearLayout({"register": [(1, 2, 3)]}, {"dim0": 4}), "input"),
+        ("synthesize_writes_int", lambda: cv.synthesize_smem_layout(tile=(64, 64), writes=5), "input"),
+        ("synthesize_tile_text", lambda: cv.synthesize_smem_layout(tile="128x64", writes=["tma"]), "input"),
+        ("explain_none", lambda: cv.explain_smem_layout(None, (64, 64), reads=["tma"]), "input"),
+        ("triton_other_none", lambda: cv.prove_triton_equals(BLOCKED, (32, 32), None), "input"),
+        ("triton_huge_shape", lambda: cv.prove_triton_equals(BLOCKED, (1 << 40, 1 << 40), "(128,8):(8,1)"), "input"),
         ("loops_bad", lambda: cv.loops.parse_loop_nest("for i in range(0,4,0): A[i]"), "input"),
         ("loops_not_text", lambda: cv.loops.parse_loop_nest("for i in range(4) A[i]"), "input"),
     ]

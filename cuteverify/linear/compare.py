@@ -57,11 +57,18 @@ def _vectors(lay: LinearLayout, ins, outs):
     return res, common
 
 
+def _both_linear(a, b, what):
+    for lay, which in ((a, "first"), (b, "second")):
+        if not isinstance(lay, LinearLayout):
+            raise NotAdmissibleError(what, f"the {which} argument must be a LinearLayout, got {lay!r}")
+
+
 def equal_function(a: LinearLayout, b: LinearLayout) -> Comparison:
     """Same function after matching dims by name: the same in dims with the same sizes (an absent dim counts
     as size 1) and, at every input, the same value in every out dim (an absent out dim reads 0; dim order and
     out sizes do not matter). A linear function is fixed by its bases, so this compares bases; the witness is
     the first input ``{in_dim: 2**i}`` whose values differ, with both values."""
+    _both_linear(a, b, "equal_function")
     ins, outs, why = _dims(a, b, "equal_function")
     if why is not None:
         return Comparison(False, why)
@@ -91,6 +98,7 @@ def same_ownership(a: LinearLayout, b: LinearLayout, thread_dims=("lane", "warp"
     thread or a value dim (NotAdmissibleError otherwise). Sets, not multisets: register multiplicities may
     differ. Witness: a thread (``{dim: value}``), an element (``{out dim: value}``) and which layout holds it
     there while the other does not."""
+    _both_linear(a, b, "same_ownership")
     thread_dims, value_dims = tuple(thread_dims), tuple(value_dims)
     for lay, which in ((a, "first"), (b, "second")):
         for n in lay.in_dim_names:

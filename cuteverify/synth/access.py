@@ -326,6 +326,8 @@ def normalize_accesses(writes, reads, tile, dtype):
             continue
         if isinstance(items, (str, Access, TiledCopy, Layout)):
             items = [items]
+        if not isinstance(items, (list, tuple)):
+            raise SynthError(f"{role}s: a list of accesses (text forms, TiledCopy objects, TV layouts), got {items!r}")
         for x in items:
             out.append(_one(x, role, tile, dtype))
     return out

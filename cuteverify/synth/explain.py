@@ -22,6 +22,7 @@ import numpy as np
 
 from ..analysis.banks_model import layout_values
 from ..core.layout import Layout
+from ..core.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
 from .access import SynthError
 from .result import access_proofs, consumer_proofs
@@ -154,6 +155,10 @@ def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require
     """For ``layout`` (a cuteverify layout of ``tile``), each access's degree, witness and nearest fix (module
     docstring). Accesses and requirements as for ``synthesize_smem_layout``."""
     prob = make_problem(tile, dtype, writes, reads, require)
+    if isinstance(layout, str):
+        layout = parse(layout, source="layout")
+    if not isinstance(layout, (Layout, ComposedLayout)):
+        raise SynthError(f"layout {layout!r}: a Layout or swizzled ComposedLayout (or its CuTe text) is needed")
     user = layout_values(layout)
     if user.shape[0] != prob.n:
         raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {tile} has {prob.n}")
