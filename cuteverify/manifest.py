@@ -66,7 +66,9 @@ take ``access`` / ``layout`` or ``copy`` (the copy's shared-memory side: ``side`
 side that is not registers); ``triton`` (a TTGIR layout ``attr`` on a tensor ``shape`` holds the same elements
 in every thread as a CuTe ``layout`` (TV, or smem for a shared attribute; ``tile``), a ``tiled_mma``'s or a
 ``spec``'s ``operand``; ``exact``: the same function: ``triton.prove_triton_equals``; counterexample: lane, warp,
-register and both elements).
+register and both elements); ``smem_optimal`` (the ``smem`` layout of a ``tile`` scores as well as the optimum of
+the synthesis space for its ``writes`` / ``reads`` (tiled-copy entries or access text forms) and is legal for
+each ``require``: ``synth.prove_smem_optimal``; counterexample: the objective term and the better layout).
 
 A claim passes when its verdict equals ``expect``. Errors (bad YAML, schema violations, unparsable layout text,
 unknown names, cycles, undeclared symbols, an entry of the wrong kind) are :class:`ManifestError` with file,

@@ -4,7 +4,8 @@ prints, and which procedure decides it (the claim kinds are documented in ``cute
 Every verdict is the prover's ``Verdict`` family: the algebra claims from ``cuteverify.prover``, ``agrees`` from
 ``cuteverify.hardware`` (a plain atom) or ``atoms.agrees_tiled`` (a tiled MMA), ``covers`` / ``compatible`` from
 ``atoms.check``, ``banks`` / ``vector`` from ``analysis.banks``, ``tma`` from ``hardware.tma`` /
-``hardware.tma_copy`` and ``triton`` from ``triton.prove`` (decided over F2). A counterexample names the thread and the element wherever the procedure finds one.
+``hardware.tma_copy``, ``triton`` from ``triton.prove`` (decided over F2) and ``smem_optimal`` from
+``synth.optimal``. A counterexample names the thread and the element wherever the procedure finds one.
 """
 from __future__ import annotations
 
@@ -20,13 +21,20 @@ from .core.tuples import flatten
 from .errors import NotAdmissibleError
 from .hardware.tma import TmaDescriptor
 from .hardware.tma_copy import from_copy
+from .manifest_expr import (
+    environment,
+    evaluate,
+    evaluate_value,
+    is_layout,
+    shared_assumptions,
+)
+from .synth import SynthError, make_problem, prove_smem_optimal
 from .triton import prove_triton_equals
-from .manifest_expr import environment, evaluate, evaluate_value, is_layout, shared_assumptions
 
-__all__ = ["KINDS", "OPERANDS", "read_args", "claim_text", "verdict_for"]
+__all__ = ["KINDS", "OPERANDS", "claim_text", "read_args", "verdict_for"]
 
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove", "covers", "compatible",
-         "banks", "vector", "tma", "triton")
+         "banks", "vector", "tma", "triton", "smem_optimal")
 OPERANDS = ("A", "B", "C")
 _OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 TMA_FIELDS = ("dtype", "shape", "stride", "box", "element_strides", "swizzle", "interleave", "l2_promotion",
@@ -96,7 +104,36 @@ def read_args(k, kind, body, bp) -> dict:
         return _read_access(k, kind, body, bp)
     if kind == "triton":
         return _read_triton(k, body, bp)
+    if kind == "smem_optimal":
+        return _read_smem_optimal(k, body, bp)
     return _read_tma(k, body, bp)
+
+
+def _read_smem_optimal(k, body, bp):
+    for f in ("smem", "tile"):
+        if body.get(f) is None:
+            raise k.error(f"smem_optimal needs {f}", bp)
+    out = {"smem": k.ref(body["smem"], bp + ("smem",)), "tile": _extents(k, body["tile"], bp + ("tile",)),
+           "dtype": str(body.get("dtype") or "bf16"), "require": [str(x) for x in body.get("require") or []],
+           "padding": bool(body.get("padding", False))}
+    for role in ("writes", "reads"):
+        items = body.get(role) or []
+        out[role] = [str(x).strip() for x in items]
+    if len(out["tile"]) != 2:
+        raise k.error(f"smem_optimal: the tile is (MN, K), got {out['tile']}", bp + ("tile",))
+    if not out["writes"] and not out["reads"] and not out["require"]:
+        raise k.error("smem_optimal needs at least one access (writes / reads) or requirement", bp)
+    try:  # the accesses and the tile are checked here, so a bad one is an error at its line
+        make_problem(out["tile"], out["dtype"], [_access_item(k.env, x) for x in out["writes"]],
+                     [_access_item(k.env, x) for x in out["reads"]], out["require"])
+    except SynthError as e:
+        raise k.error(f"smem_optimal: {e}", bp) from None
+    return out
+
+
+def _access_item(env, x):
+    """An access of ``smem_optimal``: an entry that is a tiled copy, or an access text form."""
+    return env[x] if x in env and isinstance(env[x], TiledCopy) else x
 
 
 def _read_triton(k, body, bp):
@@ -235,6 +272,8 @@ def claim_text(kind: str, a: dict) -> str:
     if kind == "vector":
         what = a.get("layout") or f"{a['copy']}" + (f" ({a['side']})" if a.get("side") else "")
         return f"{a['require']}-byte vectors of {what}" + (f" through {a['smem']}" if a.get("smem") else "")
+    if kind == "smem_optimal":
+        return f"smem_optimal {a['smem']} ({'x'.join(map(str, a['tile']))} {a['dtype']})"
     if kind == "triton":
         other = a.get("layout") or (f"{a['tiled_mma']}.tv_layout_{a['operand']}_tiled" if a.get("tiled_mma")
                                     else f"{a['spec']} operand {a['operand']}")
@@ -350,6 +389,10 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
                                 tv=False if args.get("flat") else None)
     if kind == "tma":
         return _tma(r, args)
+    if kind == "smem_optimal":
+        return prove_smem_optimal(lay(args["smem"]), args["tile"], args["dtype"],
+                                  [_access_item(r.env, x) for x in args["writes"]],
+                                  [_access_item(r.env, x) for x in args["reads"]], args["require"], args["padding"])
     if kind == "triton":
         other = (r.lay(args["layout"]) if args.get("layout") else r.value(args["tiled_mma"]) if args.get("tiled_mma")
                  else args["spec"])

@@ -150,21 +150,28 @@ def _changes(a, b):
     return out
 
 
-def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require=(), allow_padding=False,
-                        swizzles=None) -> Explanation:
-    """For ``layout`` (a cuteverify layout of ``tile``), each access's degree, witness and nearest fix (module
-    docstring). Accesses and requirements as for ``synthesize_smem_layout``."""
-    prob = make_problem(tile, dtype, writes, reads, require)
+def user_layout(layout, prob):
+    """``(layout, offset table)`` of a user's smem layout for the problem (CuTe text is parsed); SynthError when
+    it is not a layout, does not have the tile's size, or reaches a negative offset."""
     if isinstance(layout, str):
         layout = parse(layout, source="layout")
     if not isinstance(layout, (Layout, ComposedLayout)):
         raise SynthError(f"layout {layout!r}: a Layout or swizzled ComposedLayout (or its CuTe text) is needed")
     user = layout_values(layout)
     if user.shape[0] != prob.n:
-        raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {tile} has {prob.n}")
+        raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {prob.tile} has {prob.n}")
     if user.size and user.min() < 0:
         raise SynthError(f"layout {layout} reaches offset {int(user.min())}: an smem layout's offsets are not "
                          "negative")
+    return layout, user
+
+
+def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require=(), allow_padding=False,
+                        swizzles=None) -> Explanation:
+    """For ``layout`` (a cuteverify layout of ``tile``), each access's degree, witness and nearest fix (module
+    docstring). Accesses and requirements as for ``synthesize_smem_layout``."""
+    prob = make_problem(tile, dtype, writes, reads, require)
+    layout, user = user_layout(layout, prob)
     proofs = access_proofs(layout, prob)
     cons = consumer_proofs(layout, prob)
     if swizzles is not None and not all(isinstance(sw, (tuple, list)) and len(sw) == 3 for sw in swizzles):
