@@ -40,7 +40,7 @@ _LAZY = {
          "make_tiled_copy_D", "local_tile", "local_partition", "agrees_tiled", "covers", "compatible_tv"),
         "cuteverify.atoms"),
     "synth": "cuteverify.synth", "synthesize_smem_layout": "cuteverify.synth",
-    "explain_smem_layout": "cuteverify.synth",
+    "explain_smem_layout": "cuteverify.synth", "prove_smem_optimal": "cuteverify.synth",
     "linear": "cuteverify.linear", **dict.fromkeys(
         ("LinearLayout", "to_linear_layout", "from_linear_layout", "equal_function", "same_ownership"),
         "cuteverify.linear"),
