@@ -20,7 +20,7 @@ import traceback
 import click
 
 from cuteverify.core.format import format_tuple, format_value
-from cuteverify.core.parse import as_assumptions, check_assumption_names
+from cuteverify.core.parse import as_assumptions, check_assumption_names, unknowns_notes
 from cuteverify.core.tables import looks_like_table, parse_table
 from cuteverify.errors import (
     EXIT_INPUT,
@@ -32,7 +32,6 @@ from cuteverify.errors import (
     exit_code,
 )
 from cuteverify.messages import user_text
-from cuteverify.prover.verdict import verdict_notes
 
 EXIT_OK = EXIT_PROVED
 EXIT_FOR = {"proved": EXIT_OK, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}
@@ -156,7 +155,7 @@ def emit(info: dict, as_json: bool):
 def _verdict_lines(v):
     head = style(v.status.upper(), v.status)
     yield f"{head}: {v.claim}" if v.claim else head
-    yield from (f"  note: {n}" for n in verdict_notes(v))
+    yield from (f"  note: {n}" for n in unknowns_notes(v))
     cex = str(v.counterexample) if v.counterexample is not None else None
     if cex is not None:
         yield f"  counterexample: {cex}"

@@ -7,8 +7,7 @@ import click
 
 from cuteverify.algebra.expr import evaluate, parse_let
 from cuteverify.core.layout import cosize, depth, is_weakly_congruent, rank, shape, size
-from cuteverify.core.parse import parse, parse_tuple
-from cuteverify.prover.verdict import unknowns_note
+from cuteverify.core.parse import parse, parse_tuple, unknowns_note
 
 from .common import assume_option, emit, fail, guarded, json_option, show, text_input
 

@@ -14,7 +14,7 @@ import time
 from . import draw
 from .atoms import TiledMma, make_tiled_mma
 from .core.layout import size
-from .core.parse import parse
+from .core.parse import anonymous_names, parse
 from .errors import CuteVerifyError
 from .hardware import default_library
 from .manifest_expr import environment, evaluate, evaluate_value, shared_assumptions
@@ -66,7 +66,7 @@ def _drawing(claim, result) -> str:
     try:
         L = parse(text, assume=list(claim.assume) or None)
         if data.get("assignment"):
-            L = L.subs(data["assignment"])
+            L = L.subs(_renamed(data["assignment"], result.get("verdict") or "", L))
         if not getattr(L, "is_concrete", True):
             return "<p>(a symbolic layout without a concrete counterexample assignment: not drawn)</p>"
         n = draw_size(L)
@@ -165,6 +165,17 @@ def _svg_or_note(L, highlight, caption):
     svg = draw.svg(L, highlight=highlight or None, title=str(L))
     head = f'<p class="cells">{_e(caption)}</p>' if caption else ""
     return f'{head}<div class="drawing">{svg}</div>'
+
+
+def _renamed(assignment: dict, verdict_text: str, L) -> dict:
+    """The counterexample's assignment for ``L``, parsed anew from the same text: its anonymous unknowns (each
+    parse numbers its ``?`` afresh) are matched by the order in which the verdict's text shows them."""
+    ran = anonymous_names(verdict_text)
+    here = anonymous_names(L)
+    if not ran or len(ran) != len(here):
+        return assignment
+    names = dict(zip(ran, here))
+    return {names.get(k, k): v for k, v in assignment.items()}
 
 
 def draw_size(L) -> int:

@@ -165,6 +165,44 @@ def _dynamic_value(p: _Parser, raw: str, start: int):
     return sym
 
 
+# how an anonymous unknown prints: ``?`` and its number
+ANONYMOUS_NAME = re.compile(r"(?<![\w?])\?(\d+)\b")
+
+
+def anonymous_names(text) -> list:
+    """The anonymous unknowns (``?1``, ``?2``, ...) that ``text`` shows, in order of first appearance: for a
+    printed layout, the order its ``?`` were read."""
+    out = []
+    for m in ANONYMOUS_NAME.finditer(str(text)):
+        if m.group() not in out:
+            out.append(m.group())
+    return out
+
+
+def unknowns_note(*texts) -> str | None:
+    """The sentence every verdict and computed result about CuTe DSL's dynamic values carries: which anonymous unknowns (``?1``,
+    ``?2``, ... for the ``?`` of the input, in the order read) occur in ``texts`` and that each is an independent
+    positive integer; ``None`` when none occurs."""
+    seen = sorted({int(m) for t in texts if t for m in ANONYMOUS_NAME.findall(str(t))})
+    if not seen:
+        return None
+    names = ", ".join(f"?{i}" for i in seen)
+    if len(seen) == 1:
+        return (f"{names} is a dynamic value (CuTe DSL's ?): an unknown positive integer (write ?M to name it "
+                "and state relations)")
+    return (f"{names} are dynamic values (CuTe DSL's ?, one for each ? in the order read): independent unknown "
+            "positive integers, no relation between them assumed (write ?M to name one and state relations)")
+
+
+def unknowns_notes(verdict) -> list:
+    """:func:`unknowns_note` of a verdict-like object (its claim, counterexample, reason and obligations), as a
+    list of zero or one sentence."""
+    note = unknowns_note(getattr(verdict, "claim", ""), getattr(verdict, "counterexample", None),
+                         getattr(verdict, "reason", None), *getattr(verdict, "obligations", ()),
+                         *getattr(verdict, "discharged", ()))
+    return [note] if note else []
+
+
 def _with_facts(assumptions, facts):
     """The layout's assumptions with the divisibility facts of its ``?{div=N}`` entries added (to a shared
     ``Assumptions`` object itself: they are facts of the problem, about unknowns only this text has)."""

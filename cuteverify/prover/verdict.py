@@ -1,7 +1,7 @@
 """The prover's answer: ``Verdict`` (proved / refuted / unknown) and its ``Counterexample``."""
 from __future__ import annotations
 
-import re
+from ..core.parse import ANONYMOUS_NAME, unknowns_notes
 
 STATUSES = ("proved", "refuted", "unknown")
 
@@ -20,30 +20,7 @@ def _jsonable(x):
 
 
 # an anonymous unknown as ``core.parse`` names it: CuTe DSL's ``?``, numbered
-_ANONYMOUS = re.compile(r"(?<![\w?])\?(\d+)\b")
-
-
-def unknowns_note(*texts) -> str | None:
-    """The sentence every verdict about CuTe DSL's dynamic values carries: which anonymous unknowns (``?1``,
-    ``?2``, ... for the ``?`` of the input, in the order read) occur in ``texts`` and that each is an independent
-    positive integer; ``None`` when none occurs."""
-    seen = sorted({int(m) for t in texts if t for m in _ANONYMOUS.findall(str(t))})
-    if not seen:
-        return None
-    names = ", ".join(f"?{i}" for i in seen)
-    if len(seen) == 1:
-        return (f"{names} is a dynamic value (CuTe DSL's ?): an unknown positive integer (write ?M to name it "
-                "and state relations)")
-    return (f"{names} are dynamic values (CuTe DSL's ?, one for each ? in the order read): independent unknown "
-            "positive integers, no relation between them assumed (write ?M to name one and state relations)")
-
-
-def verdict_notes(v) -> list:
-    """Sentences about a verdict as a whole: today, that the anonymous unknowns it involves (CuTe DSL's ``?``)
-    are independent (:func:`unknowns_note`). Any object with a verdict's fields is read."""
-    note = unknowns_note(getattr(v, "claim", ""), getattr(v, "counterexample", None), getattr(v, "reason", None),
-                         *getattr(v, "obligations", ()), *getattr(v, "discharged", ()))
-    return [note] if note else []
+_ANONYMOUS = ANONYMOUS_NAME
 
 
 def _by_name(item):
@@ -187,14 +164,14 @@ class Verdict:
             "discharged": [{"condition": o.text() if hasattr(o, "text") else str(o),
                             "reason": getattr(o, "reason", "")} for o in self.discharged],
             "elapsed": self.elapsed,
-            "notes": verdict_notes(self),
+            "notes": unknowns_notes(self),
         }
 
     def __str__(self):
         head = f"{self.status.upper()}: {self.claim}" if self.claim else self.status.upper()
         lines = [head + (f"  [{self.method}, {self.elapsed * 1e3:.1f} ms]" if self.method else
                          f"  [{self.elapsed * 1e3:.1f} ms]")]
-        lines += [f"  note: {n}" for n in verdict_notes(self)]
+        lines += [f"  note: {n}" for n in unknowns_notes(self)]
         if self.counterexample is not None:
             lines.append(f"  counterexample: {self.counterexample}")
         if self.reason:
@@ -211,4 +188,4 @@ class Verdict:
         return f"Verdict({self.status!r}, {self.claim!r}, method={self.method!r})"
 
 
-__all__ = ["Verdict", "Counterexample", "unknowns_note", "verdict_notes"]
+__all__ = ["Verdict", "Counterexample"]
