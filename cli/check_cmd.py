@@ -72,6 +72,8 @@ def _print_failures(bad):
             click.echo(f"  {loc}: error: " + str(r["reason"]).replace("\n", "\n    "))
             continue
         click.echo(f"  {loc}: [{r['kernel']}] {r['claim']}: expected {r['expect']}, got {r['status']}")
+        for n in r.get("notes") or ():
+            click.echo(f"    note: {n}")
         if r.get("counterexample"):
             click.echo(f"    counterexample: {r['counterexample']}")
         if r.get("reason"):

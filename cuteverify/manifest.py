@@ -86,7 +86,7 @@ from dataclasses import dataclass, field
 
 from . import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from .checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
-from .core.parse import as_assumptions
+from .core.parse import as_assumptions, unknowns_notes
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
 from . import manifest_cache
@@ -508,7 +508,7 @@ def run_claim(payload: dict) -> dict:
     return {"status": v.status, "method": v.method, "verdict": v.claim, "counterexample": cex_text,
             "counterexample_data": cex.to_dict() if cex is not None and hasattr(cex, "to_dict") else None,
             "reason": v.reason if v.reason != cex_text else None,  # said once, as the counterexample
-            "obligations": [str(o) for o in v.obligations],
+            "obligations": [str(o) for o in v.obligations], "notes": unknowns_notes(v),
             "elapsed": time.perf_counter() - t0}
 
 

@@ -59,6 +59,7 @@ def _detail(r: dict) -> str:
         where = ":".join(str(x) for x in (r["file"], r.get("line"), r.get("column")) if x)
         lines.append(f"{where}: {r.get('reason')}")
         return "\n".join(lines)
+    lines += [f"note: {n}" for n in r.get("notes") or ()]
     if r.get("counterexample"):
         lines.append(f"counterexample: {r['counterexample']}")
     if r.get("reason"):

@@ -198,6 +198,7 @@ def _detail(i, claim, r) -> str:
     loc = f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
     parts = [f'<section class="claim" id="{anchor(i)}"><h2>{_e(loc)} [{_e(r["kernel"])}] '
              f'<code>{_e(r["claim"])}</code>: expected {_e(r["expect"])}, got {_e(r["status"])}</h2>']
+    parts += [f'<p class="note">note: {_e(n)}</p>' for n in r.get("notes") or ()]
     if r.get("counterexample"):
         parts.append(f'<p class="counterexample">counterexample: <code>{_e(r["counterexample"])}</code></p>')
     if r.get("reason"):

@@ -74,6 +74,21 @@ def test_two_question_marks_in_two_texts_are_two_unknowns():
     assert _value((a0, 4), (1, a1), i) != _value((b0, 4), (1, b1), i)
 
 
+def test_a_manifest_reads_each_inline_question_mark_as_its_own_unknown(tmp_path):
+    m = tmp_path / "k.cute.yaml"
+    m.write_text('kernels:\n  k:\n    layouts: {A: "(?,4)"}\n    claims:\n      - equal: ["(?,4)", "(?,4)"]\n'
+                 '      - equal: [A, A]\n')  # one entry is one layout: its unknowns are the same values
+    code, out = _cli("check", "--json", str(m))
+    rows = json.loads(out)["results"]
+    assert [r["status"] for r in rows] == ["refuted", "proved"], out
+    assert rows[0]["notes"] and "independent" in rows[0]["notes"][0]
+
+
+def test_prove_names_the_unknowns_of_its_bindings():
+    code, out = _cli("prove", "A == B", "--let", "A=(?,4)", "--let", "B=(?,4)")
+    assert code == 1 and "where A = (" in out and "independent" in out, out
+
+
 def test_python_api_parses_give_independent_unknowns():
     A, B = cv.parse("(?,4):(1,?)"), cv.parse("(?,4):(1,?)")
     assert not ({s.name for s in A.free_symbols()} & {s.name for s in B.free_symbols()})

@@ -179,12 +179,21 @@ def anonymous_names(text) -> list:
     return out
 
 
+# a ``?`` as the user wrote it (a claim's own text): not a printed ``?1``, a ``?M`` or an IR ``?{...}``
+_BARE_DYNAMIC = re.compile(r"\?(?![\w{])")
+
+
 def unknowns_note(*texts) -> str | None:
-    """The sentence every verdict and computed result about CuTe DSL's dynamic values carries: which anonymous unknowns (``?1``,
-    ``?2``, ... for the ``?`` of the input, in the order read) occur in ``texts`` and that each is an independent
-    positive integer; ``None`` when none occurs."""
-    seen = sorted({int(m) for t in texts if t for m in ANONYMOUS_NAME.findall(str(t))})
+    """The sentence every verdict and computed result about CuTe DSL's dynamic values carries: which anonymous
+    unknowns (``?1``, ``?2``, ... for the ``?`` of the input, in the order read) occur in ``texts``, or that
+    the ``?`` a text shows as written are, and that each is an independent positive integer; ``None`` when
+    there is none."""
+    texts = [str(t) for t in texts if t]
+    seen = sorted({int(m) for t in texts for m in ANONYMOUS_NAME.findall(t)})
     if not seen:
+        if any(_BARE_DYNAMIC.search(t) for t in texts):
+            return ("each ? is a dynamic value (CuTe DSL's ?): an unknown positive integer of its own, no relation "
+                    "between two ? assumed (write ?M to name one and state relations)")
         return None
     names = ", ".join(f"?{i}" for i in seen)
     if len(seen) == 1:
