@@ -25,12 +25,13 @@ import yaml
 sys.path.insert(0, os.path.dirname(__file__))
 import dsl_oracle
 
+from cuteverify import manifest
 from cuteverify.atoms import TiledCopy, TiledMma
 from cuteverify.core.swizzle import ComposedLayout
 from cuteverify.core.tuples import flatten
 from cuteverify.manifest_expr import environment
 
-pytestmark = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
+needs_dsl = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fa4_fwd_sm80": "fa4_fwd_sm80_hdim128", "fa4_bwd_sm90": "fa4_bwd_sm90_hdim128",
@@ -233,6 +234,7 @@ def _manifest_env(name):
     return environment(tuple(k["layouts"].items()), tuple(k.get("assume") or ()), symbols)
 
 
+@needs_dsl
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_every_manifest_entry_equals_cute_dsl(dsl, name):
     env, theirs = _manifest_env(name), dsl[name]
@@ -254,6 +256,7 @@ def test_every_manifest_entry_equals_cute_dsl(dsl, name):
     assert not failures, "\n".join(failures)
 
 
+@needs_dsl
 def test_the_evaluator_is_not_vacuous(dsl):
     """The comparison sees a wrong stride, a dropped swizzle and the byte/element unit of a swizzle."""
     env = _manifest_env("fa4_bwd_sm90")
@@ -262,3 +265,38 @@ def test_the_evaluator_is_not_vacuous(dsl):
     _same("sQ", env["sQ"].outer, dsl["fa4_bwd_sm90"]["sQ"][0], 2, fails)
     _same("SdP", env["SdP"].tv_layout_C_tiled, dsl["fa4_bwd_sm90"]["dQ"]["C"], 1, fails)
     assert len(fails) == 3, fails
+
+
+# ------------------------------------------------------------------------------------------ the broken twins
+
+#: twin claims (by the start of their name) whose verdict needs a check issue 25 adds; each is left out below
+#: until that check is on main (today they are schema errors, or proved: the wrong verdicts the issue reports)
+PENDING = {
+    "wrong copy tile: a 32x32 cp.async tile": "the copy's tile placed over the smem tensor (issue 25, item 1)",
+    "wrong copy tile: a 64x128 store tile": "the copy's tile placed over the smem tensor (item 1)",
+    "wrong copy tile: placed over the 64x32 stage": "item 1, and an illegal stmatrix access refuted (item 6)",
+    "wrong declared major": "the operand claim: a declared GMMA major against its smem (item 4)",
+    "epilogue stage smaller than its tile": "the tma claim's cta_tiler (item 5)",
+}
+
+
+def _twin_results(name):
+    with open(os.path.join(ROOT, "examples", "broken", f"{name}_broken.cute.yaml")) as f:
+        doc = yaml.safe_load(f)
+    for k in doc["kernels"].values():
+        k["claims"] = [c for c in k["claims"] if not str(c.get("name", "")).startswith(tuple(PENDING))]
+    return manifest.run(manifest.load_text(yaml.safe_dump(doc, sort_keys=False), f"{name}_broken"))
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_broken_twin_is_refuted_naming_thread_element_and_cause(name):
+    results = _twin_results(name)
+    assert results
+    for r in results:
+        assert r["status"] == "refuted", r
+        cex = r["counterexample"] or ""
+        if r["kind"] in ("banks", "vector"):  # a copy: the thread, its elements and why they fail
+            assert re.search(r"threads? \d+", cex) and re.search(r"element", cex), cex
+            assert "bank" in cex or "not contiguous" in cex, cex
+        else:  # an smem layout against its hardware atom: the element and where each side puts it
+            assert re.search(r"coordinate \(\d+, \d+", cex) and "hardware puts that element" in cex, cex
