@@ -10,7 +10,11 @@ their printed ``shape:stride`` (the DSL's) and their shape and stride (cuteverif
 shares no code with the library. Swizzles: cuteverify's act on element offsets; the DSL's GMMA atoms
 (``warpgroup.make_smem_layout_atom``) carry the byte swizzle its smem pointers apply, so those are evaluated on
 byte offsets (``S(2 x) / 2`` for 16-bit types); FlashAttention-4's SM80 atom is an element swizzle in the DSL
-too. Every entry of a manifest must have its DSL counterpart (a new entry without one fails the test)."""
+too. Every entry of a manifest must have its DSL counterpart (a new entry without one fails the test).
+
+The broken twins (examples/broken/*_broken.cute.yaml): every claim is refuted with a counterexample that names
+the thread (or coordinate), the element and the cause; claims whose check issue 25 is still adding are listed in
+``PENDING`` and left out until it lands."""
 import ast
 import json
 import os
