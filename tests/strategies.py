@@ -254,3 +254,215 @@ def nests(lay):
             return False
         cur = d * s
     return True
+
+
+# --- post-conditions of the algebra on printed layouts (ALGEBRA.md section 3, CuTe C++'s definitions) ----
+# Each ``post_<op>(args, R)`` takes the operation's arguments as text (a layout, a tiler ``<...>``, an integer
+# cotarget) and a result ``R = (shape, stride)``; it raises AssertionError naming what fails, and
+# NotEvaluable where the post-condition is outside what this evaluator covers (swizzles, coordinate strides,
+# a composition that needs a layout at a negative index). Divides and products take CuTe's own complement
+# (``cute_complement``) as the definition does.
+
+class NotEvaluable(Exception):
+    pass
+
+
+def _lay(text):
+    lay = parse_plain(text)
+    if lay is None:
+        raise NotEvaluable(text)
+    return lay
+
+
+def _rhs(text):
+    """A right operand: a layout, or a tiler (a list of layouts)."""
+    t = parse_tiler(text)
+    if t is not None:
+        return t
+    return _lay(text)
+
+
+def at(lay, x):
+    """``lay(x)`` where a composition's post-condition fixes it: on ``lay``'s domain, and past it (its
+    extended domain) only where ``lay`` has no size-1 leaf, since CuTe drops or keeps those depending on the
+    representation; None (unconstrained) elsewhere. A negative index is outside every domain the algebra
+    defines (CuTe C++'s answers there follow no evaluation rule): the case is not evaluable."""
+    if x is None:
+        return None
+    if x < 0:
+        raise NotEvaluable("a negative index")
+    if x < size_of(lay) or 1 not in flat(lay[0]):
+        return ev(lay, x)
+    return None
+
+
+def _check(ok, why):
+    if not ok:
+        raise AssertionError(why)
+
+
+def _same_on(R, f, n, what):
+    _check(all(s >= 1 for s in flat(R[0])), f"{what}: not a layout (a shape entry below 1)")
+    _check(size_of(R) == n, f"{what}: size {size_of(R)}, expected {n}")
+    for i in range(n):
+        want = f(i)
+        _check(want is None or ev(R, i) == want, f"{what} at {i}: {ev(R, i)}, expected {want}")
+
+
+def post_composition(args, R):
+    A, B = _lay(args[0]), _rhs(args[1])
+    if type(B) is list:
+        # CuTe C++ composes mode by mode and keeps the tiler's modes only
+        _check(rank_of(R) == len(B) or len(B) == 1 and rank_of(R) == 1, f"rank {rank_of(R)}, not {len(B)}")
+        for m, Bm in enumerate(B):
+            Am, Rm = mode(A, m), mode(R, m)
+            _same_on(Rm, lambda i: at(Am, ev(Bm, i)), size_of(Bm), f"mode {m}")
+    else:
+        _same_on(R, lambda i: at(A, ev(B, i)), size_of(B), "R(i) == A(B(i))")
+
+
+def _divide_mode(Am, Bm, Rm, what):
+    C = cute_complement(Bm, coalesce_of(Am)[0])  # CuTe: complement(tiler, shape(coalesce(layout)))
+    if C is None:
+        raise NotEvaluable("complement")
+    sb = size_of(Bm)
+    _same_on(Rm, lambda k: at(Am, ev(Bm, k % sb) + ev(C, k // sb)), sb * size_of(C), what)
+    _check(size_of(mode(Rm, 0)) == sb, f"{what}: the tile mode has size {size_of(mode(Rm, 0))}, not {sb}")
+
+
+def post_logical_divide(args, R):
+    A, B = _lay(args[0]), _rhs(args[1])
+    if type(B) is list:
+        for m in range(max(rank_of(A), len(B))):
+            if m < len(B):
+                _divide_mode(mode(A, m), B[m], mode(R, m), f"mode {m}")
+            else:
+                _same_on(mode(R, m), lambda i: ev(mode(A, m), i), size_of(mode(A, m)), f"mode {m}")
+    else:
+        _check(rank_of(R) == 2, f"rank {rank_of(R)}")
+        _divide_mode(A, B, R, "A o (B, complement(B, size(A)))")
+
+
+def post_zipped_divide(args, R):
+    A, B = _lay(args[0]), _rhs(args[1])
+    if type(B) is not list:
+        return post_logical_divide(args, R)
+    _check(rank_of(R) == 2, f"rank {rank_of(R)}")
+    T, Rest = mode(R, 0), mode(R, 1)
+    for m in range(max(rank_of(A), len(B))):
+        Am = mode(A, m)
+        if m < len(B):
+            Bm = B[m]
+            C = cute_complement(Bm, coalesce_of(Am)[0])
+            if C is None:
+                raise NotEvaluable("complement")
+            _same_on(mode(T, m), lambda i: at(Am, ev(Bm, i)), size_of(Bm), f"tile {m}")
+            _same_on(mode(Rest, m), lambda j: at(Am, ev(C, j)), size_of(C), f"rest {m}")
+        else:
+            _same_on(mode(Rest, m), lambda j: ev(Am, j), size_of(Am), f"rest {m}")
+
+
+def _add(a, b):
+    return None if a is None or b is None else a + b
+
+
+def _product_mode(Am, Bm, Rm, what, raked=False, C=None):
+    if C is None:
+        C = cute_complement(Am, size_of(Am) * cosize_of(Bm))
+    if C is None or any(d < 0 for d in flat(Bm[1])):
+        raise NotEvaluable("complement")
+    sa, sb = size_of(Am), size_of(Bm)
+    if raked:
+        f = lambda k: _add(at(C, ev(Bm, k % sb)), ev(Am, k // sb))
+    else:
+        f = lambda k: _add(ev(Am, k % sa), at(C, ev(Bm, k // sa)))
+    _same_on(Rm, f, sa * sb, what)
+
+
+def post_logical_product(args, R):
+    A, B = _lay(args[0]), _rhs(args[1])
+    if type(B) is list:
+        for m in range(max(rank_of(A), len(B))):
+            if m < len(B):
+                Rm = mode(R, m)
+                _product_mode(mode(A, m), B[m], Rm, f"mode {m}")
+                _check(size_of(mode(Rm, 0)) == size_of(mode(A, m)), f"mode {m}: block size")
+            else:
+                _same_on(mode(R, m), lambda i: ev(mode(A, m), i), size_of(mode(A, m)), f"mode {m}")
+    else:
+        _check(rank_of(R) == 2 and size_of(mode(R, 0)) == size_of(A), "(A, complement(A) o B): block mode")
+        _product_mode(A, B, R, "(A, complement(A, size(A)*cosize(B)) o B)")
+
+
+def _blocked(args, R, raked):
+    A, B = _lay(args[0]), _lay(args[1])
+    r = max(rank_of(A), rank_of(B))
+    _check(rank_of(R) == r, f"rank {rank_of(R)}, expected {r}")
+    # CuTe pads both to rank r with 1:0 and takes one complement of the whole padded block
+    Ap = (tuple(mode(A, m)[0] for m in range(r)), tuple(mode(A, m)[1] for m in range(r)))
+    Bp = (tuple(mode(B, m)[0] for m in range(r)), tuple(mode(B, m)[1] for m in range(r)))
+    if any(d < 0 for d in flat(Bp[1])):
+        raise NotEvaluable("negative")
+    C = cute_complement(Ap, size_of(Ap) * cosize_of(Bp))
+    for m in range(r):
+        _product_mode(mode(Ap, m), mode(Bp, m), mode(R, m), f"mode {m}", raked, C)
+
+
+def post_blocked_product(args, R):
+    _blocked(args, R, False)
+
+
+def post_raked_product(args, R):
+    _blocked(args, R, True)
+
+
+def post_complement(args, R):
+    A = _lay(args[0])
+    M = int(args[1]) if len(args) > 1 and args[1] is not None else cosize_of(A)
+    if any(s <= 0 for s in flat(A[0])):
+        raise NotEvaluable("size 0")
+    _check(all(s >= 1 for s in flat(R[0])), "not a layout (a shape entry below 1)")
+    rv = values(R)
+    _check(all(rv[i] < rv[i + 1] for i in range(len(rv) - 1)), "R is not ordered")
+    _check(not (set(rv) & set(values(A))) - {0}, "R meets A away from 0")
+    if nests(A) and all(d >= 0 for d in flat(A[1])):
+        live = [(s, d) for s, d in zip(flat(A[0]), flat(A[1])) if d != 0 and s != 1]
+        full = (tuple(s for s, _ in live) + (R[0],), tuple(d for _, d in live) + (R[1],))
+        fv = values(full)
+        _check(len(set(fv)) == len(fv) and set(range(M)) <= set(fv), "(A, R) is no bijection covering [0, M)")
+
+
+def post_left_inverse(args, R):
+    L = _lay(args[0])
+    _check(all(s >= 1 for s in flat(R[0])), "not a layout (a shape entry below 1)")
+    lv = values(L)
+    inj = len(set(lv)) == len(lv)
+    for i, x in enumerate(lv):
+        if inj:
+            _check(ev(R, x) == i, f"R(L({i})) = {ev(R, x)}")
+        else:
+            _check(ev(L, ev(R, x)) == x, f"L(R(L({i}))) != L({i})")
+
+
+def post_right_inverse(args, R):
+    L = _lay(args[0])
+    for i in range(size_of(R)):
+        _check(ev(L, ev(R, i)) == i, f"L(R({i})) = {ev(L, ev(R, i))}")
+
+
+POST = {"composition": post_composition, "logical_divide": post_logical_divide,
+        "zipped_divide": post_zipped_divide, "logical_product": post_logical_product,
+        "blocked_product": post_blocked_product, "raked_product": post_raked_product,
+        "complement": post_complement, "left_inverse": post_left_inverse, "right_inverse": post_right_inverse}
+
+
+def holds(op, args, R):
+    """True / False: the post-condition of ``op`` on ``args`` holds for ``R`` (a (shape, stride) pair);
+    None where it is not evaluable here."""
+    try:
+        POST[op](args, R)
+    except NotEvaluable:
+        return None
+    except AssertionError:
+        return False
+    return True
