@@ -31,7 +31,9 @@ def complement(layout, cotarget=None):
     Admissibility: strides non-negative (CuTe's construction gives negative shapes otherwise, e.g.
     ``(-1,0):(1,-4)`` for ``4:-1``); no non-trivial mode of size 0 (CuTe divides by zero); every
     ``floor(d/cur) >= 1`` (a mode that starts inside the extent of the smaller ones: CuTe rejects it as
-    non-injective).
+    non-injective). Nesting (``cur | d``) is not a condition: where it fails CuTe truncates, and so does
+    every path here (``_walk_ints`` / ``_step``: one rule for the integer fast path and the symbolic path);
+    only where nesting is undecided for symbolic entries is the result claimed under the obligation ``cur | d``.
     Post-condition (CuTe's, always): ``R`` is ordered (strictly increasing) and ``image(R)`` meets
     ``image(layout)`` only at 0. Where ``cur`` divides each sorted stride in turn (the modes nest), also
     ``(layout, R)`` is a bijection onto ``[0, size(layout)*size(R))``, which covers ``[0, cotarget)``; where
@@ -49,7 +51,7 @@ def complement(layout, cotarget=None):
     if lv is not None and (cotarget is None or type(cotarget) is int):
         s, d = _complement_ints(lv[0], lv[1], cotarget)
         return Layout._make_ints(s, d, flat=True)
-    fs, fd = flatten(layout.shape), flatten(layout.stride)
+    fs, fd = _ints(flatten(layout.shape)), _ints(flatten(layout.stride))
     concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
     if concrete and (cotarget is None or type(cotarget) is int or
                      (type(cotarget) is tuple and all(type(x) is int for x in flatten(cotarget)))):
@@ -69,6 +71,11 @@ def complement(layout, cotarget=None):
     _positive(product(cotarget) if type(cotarget) is tuple else cotarget)
     merged = _split_unit_modes(fs, fd, cotarget)
     return merged if merged is not None else _complement_symbolic(fs, fd, cotarget)
+
+
+def _ints(xs):
+    """Leaves with sympy integers (a substituted symbol, a parsed constant) made plain ints."""
+    return tuple(int(x) if getattr(x, "is_Integer", False) else x for x in xs)
 
 
 def _size_of_text(t):
@@ -207,6 +214,26 @@ def _complement_ints(fs, fd, cotarget):
         _positive(math.prod(flatten(cotarget)))
     elif cotarget <= 0:
         _positive(cotarget)
+    shapes, strides, cur, gap = _walk_ints(modes)
+    if type(cotarget) is tuple:
+        for r in _ceil_div_shape(cotarget, cur):
+            shapes.append(r)
+            strides.append(cur)
+            cur = cur * r
+    else:
+        shapes.append(-(-cotarget // cur))
+        strides.append(cur)
+    if gap is not None:
+        _note_not_nested(gap, _bounds(modes, shapes, strides, cotarget))
+    return coalesce_flat_ints(shapes, strides, False)
+
+
+def _walk_ints(modes):
+    """The modes' part of the construction on plain ints, ``modes`` sorted ``(d, s)`` pairs: the rule both
+    paths apply. A mode with ``d < cur`` starts inside the extent of the smaller modes and is refused (CuTe
+    rejects it as non-injective); otherwise it contributes ``floor(d/cur) : cur``, truncated as CuTe does
+    where ``cur`` does not divide ``d``. Returns the shapes, strides, the extent ``cur`` of all modes and
+    the first ``(cur, d)`` that does not nest (None where all nest)."""
     shapes, strides = [], []
     cur = 1
     gap = None
@@ -219,17 +246,27 @@ def _complement_ints(fs, fd, cotarget):
         shapes.append(r)
         strides.append(cur)
         cur = d * s
-    if type(cotarget) is tuple:
-        for r in _ceil_div_shape(cotarget, cur):
-            shapes.append(r)
-            strides.append(cur)
-            cur = cur * r
-    else:
-        shapes.append(-(-cotarget // cur))
-        strides.append(cur)
-    if gap is not None:
-        _note_not_nested(modes, shapes, strides, cotarget, gap)
-    return coalesce_flat_ints(shapes, strides, False)
+    return shapes, strides, cur, gap
+
+
+def _step(s, d, cur):
+    """One mode of the construction where ``d`` or ``cur`` is symbolic: ``_walk_ints``'s rule through the
+    decision interface. Returns the mode's shape and the ``(cur, d)`` it truncates at (None where it nests);
+    where nesting is undecided the result is claimed under the obligation ``cur | d``."""
+    if decide.lt(d, cur) is True:
+        raise _overlap(s, d, cur)
+    nested = decide.divides(cur, d)
+    if nested is False:
+        # a truncated shape of 0 would be the overlap: claimed only where the mode starts past ``cur``
+        decide.require(decide.le(cur, d), Condition("le", cur, d), "complement",
+                       f"mode {s}:{d} must not start inside the extent {cur} of the smaller modes",
+                       mode_text(s, d))
+        return normalize(sympy.floor(sympy.sympify(d) / cur)), (cur, d)
+    decide.require(nested, Condition("divides", cur, d), "complement",
+                   "each stride must be a multiple of the extent of the smaller modes where that is undecided for "
+                   "symbolic entries (CuTe truncates where it is not; the truncation is represented only for "
+                   "decided strides)", mode_text(s, d))
+    return exact_div(d, cur), None
 
 
 def _ceil_div_shape(shape, b):
@@ -241,12 +278,8 @@ def _ceil_div_shape(shape, b):
     return out
 
 
-def _note_not_nested(modes, shapes, strides, cotarget, gap):
-    """Where the strides do not nest, CuTe's truncated result is still ordered and meets A only at 0 (the
-    non-zero values of R and of A lie in alternating intervals ``[cur_k, d_k)`` and ``[d_k, cur_k+1)``, as
-    ``floor(d_k/cur_k) >= 1``), but (A, R) has gaps and R can fall short of CuTe's documented size bounds.
-    CuTe's own products compose with that R on its extended domain (CUTLASS logical_product.cpp:212), so
-    the result is returned and its note says what does not hold."""
+def _bounds(modes, shapes, strides, cotarget):
+    """CuTe's documented size bounds that a truncated complement misses (plain ints), as text."""
     m = product(cotarget) if type(cotarget) is tuple else cotarget
     size_a = math.prod(s for _, s in modes)
     size_r = math.prod(shapes)
@@ -256,7 +289,15 @@ def _note_not_nested(modes, shapes, strides, cotarget, gap):
         (size_r >= m // size_a, f"size(R) >= {m} // size(A) ({size_r} < {m // size_a})"),
         (cos_a + cos_r - 1 >= m, f"cosize((A, R)) >= {m} ({cos_a + cos_r - 1})"),
         (cos_r <= -(-m // cos_a) * cos_a, f"cosize(R) <= round_up({m}, {cos_a}) ({cos_r})")) if not ok]
-    also = f"; it also misses CuTe's bound {', '.join(missed)}" if missed else ""
+    return f"; it also misses CuTe's bound {', '.join(missed)}" if missed else ""
+
+
+def _note_not_nested(gap, also=""):
+    """Where the strides do not nest, CuTe's truncated result is still ordered and meets A only at 0 (the
+    non-zero values of R and of A lie in alternating intervals ``[cur_k, d_k)`` and ``[d_k, cur_k+1)``, as
+    ``floor(d_k/cur_k) >= 1``), but (A, R) has gaps and R can fall short of CuTe's documented size bounds.
+    CuTe's own products compose with that R on its extended domain (CUTLASS logical_product.cpp:212), so
+    the result is returned and its note says what does not hold."""
     decide.note(f"{NOT_NESTED} ({gap[0]} does not divide {gap[1]}): R is CuTe's truncated complement (ordered, "
                 "meets A only at 0), but (A, R) is not a bijection onto [0, size(A)*size(R)) and need not "
                 f"cover [0, cotarget){also}")
@@ -293,18 +334,24 @@ def _complement_symbolic(fs, fd, cotarget):
         modes.sort(key=lambda m: (m[1], m[0]) if type(m[0]) is int else (m[1], 0))
     else:
         modes = _sorted_symbolic(modes)
-    shapes, strides = [], []
-    cur = 1
-    for s, d in modes:
-        if type(d) is int and type(cur) is int and d < cur:
-            raise _overlap(s, d, cur)
-        # CuTe truncates a stride that is not a multiple; symbolically only the nested case is represented
-        decide.require(decide.divides(cur, d), Condition("divides", cur, d), "complement",
-                       "each stride must be a multiple of the extent of the smaller modes (symbolic layouts; "
-                       "CuTe's truncation is followed for concrete ones)", mode_text(s, d))
-        shapes.append(exact_div(d, cur))
-        strides.append(cur)
-        cur = d * s
+    if all(type(s) is int and type(d) is int for s, d in modes):
+        shapes, strides, cur, gap = _walk_ints([(d, s) for s, d in modes])
+        if gap is not None:
+            also = _bounds([(d, s) for s, d in modes], shapes, strides, cotarget) \
+                if all(type(x) is int for x in flatten(cotarget)) else ""
+            _note_not_nested(gap, also)
+    else:
+        shapes, strides = [], []
+        cur = 1
+        gap = None
+        for s, d in modes:
+            r, g = _step(s, d, cur)
+            gap = gap or g
+            shapes.append(r)
+            strides.append(cur)
+            cur = d * s
+        if gap is not None:
+            _note_not_nested(gap)
     if type(cotarget) is tuple:
         rest = cur
         for a in flatten(cotarget):
