@@ -10,7 +10,7 @@ import cuteverify as cv
 from cuteverify.algebra import composition
 from cuteverify.analysis.banks import bank_conflicts
 from cuteverify.analysis.banks_verdict import VectorBreak
-from cuteverify.analysis.cp_async_banks import CpAsyncConflict, cp_async_banks, phase_passes
+from cuteverify.analysis.cp_async_banks import CpAsyncConflict, cp_async_banks, cp_async_params, phase_passes
 from cuteverify.atoms.copy import make_tiled_copy_tv
 from cuteverify.cli.main import main
 from cuteverify.errors import NotAdmissibleError
@@ -200,3 +200,10 @@ def test_cli_verb_exit_codes():
     assert CliRunner().invoke(main, ok).exit_code == 0
     r = CliRunner().invoke(main, ok + ["--cache", "cg", "--size", "8"])
     assert r.exit_code == 2 and "16 bytes" in r.output and "Traceback" not in r.output
+
+
+def test_cp_async_params_from_the_atoms():
+    for name, want in (("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", ("ca", 16)), ("SM80_CP_ASYNC_CACHEALWAYS<uint32_t>",
+                                                                              ("ca", 4)),
+                       ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", ("cg", 16)), ("SM75_U32x4_LDSM_N", None)):
+        assert cp_async_params(cv.make_copy_atom(name, "f16").spec.ptx) == want, name

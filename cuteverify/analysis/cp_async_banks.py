@@ -47,7 +47,7 @@ from .banks_model import _vector_problem, access_offsets, elem_bytes_of
 from .banks_verdict import BankVerdict, VectorBreak
 from .vector_sym import witness_values
 
-__all__ = ["ROW_BYTES", "CpAsyncConflict", "CpAsyncVerdict", "cp_async_banks", "phase_passes"]
+__all__ = ["ROW_BYTES", "CpAsyncConflict", "CpAsyncVerdict", "cp_async_banks", "cp_async_params", "phase_passes"]
 
 #: global memory row: the L1 line a ``.ca`` pass reads from, the unit a ``.cg`` pass serves
 ROW_BYTES = 128
@@ -204,6 +204,16 @@ class CpAsyncVerdict(BankVerdict):
             s += (f"\n  shared-memory side alone: {self.smem_degree}-way; at most {self.rows_per_phase} global "
                   f"rows of 128 bytes per phase (cp.async.{self.cache})")
         return s
+
+
+def cp_async_params(ptx):
+    """``(cache, size)`` of a copy atom's PTX text (``"cp.async.cg.shared.global [dst], [src], 16"`` ->
+    ``("cg", 16)``), or None when the instruction is not a ``cp.async``."""
+    words = (ptx or "").strip().lower().replace(",", " ").split()
+    if not words or not words[0].startswith("cp.async.") or not words[-1].isdigit():
+        return None
+    cache = words[0].split(".")[2]
+    return (cache, int(words[-1])) if cache in ("ca", "cg") else None
 
 
 # ------------------------------------------------------------------------------------------ the copy
