@@ -34,6 +34,7 @@ COMMANDS = {
     "loops": ("fold_cmd", "loops_cmd", "Canonical form of an affine loop NEST."),
     "banks": ("banks_cmd", "banks_cmd", "Shared-memory bank conflicts of an access."),
     "vector": ("banks_cmd", "vector_cmd", "The widest vector access of LAYOUT."),
+    "cp-async-banks": ("cp_async_cmd", "cp_async_banks_cmd", "Passes of a cp.async copy (global rows and banks)."),
     "tma": ("tma_cmd", "tma_cmd", "Is a TMA descriptor legal for every value of the sizes?"),
     "desc": ("desc_cmd", "desc_cmd", "The wgmma / UMMA smem descriptor of a layout, checked and proved."),
     "tiled-mma": ("tiled_mma_cmd", "tiled_mma_cmd", "A tiled MMA's thread layout, tile and TV layouts."),

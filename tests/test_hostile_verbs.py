@@ -229,7 +229,24 @@ def _triton():
     return [(a, None, {2}) for a in bad] + [(a, None, {0, 1, 2, 3}) for a in big]
 
 
-GROUPS = {"loops": _loops, "fold": _fold, "spec": _spec, "check": _check, "tma": _tma, "algebra": _algebra,
+def _cp_async_banks():
+    C = ["cp-async-banks", "--dtype", "f16"]
+    SRC, DST = ["--src", "((16,8),(8,1)):((4096,8),(1,0))"], ["--dst", "((16,8),(8,1)):((1,128),(16,0))"]
+    bad = [C + SRC, C + DST, C + SRC + ["--dst", "(((("], C + ["--src", DEEP] + DST, C + SRC + DST + ["--size", "12"],
+           C + SRC + DST + ["--size", "8", "--cache", "cg"], C + SRC + DST + ["--cache", "cb"],
+           C + SRC + DST + ["--gmem-base", "-16"], C + SRC + DST + ["--smem-base", "3"],
+           C + SRC + ["--dst", "(16,4):(4,1)"], C + SRC + DST + ["--smem", "(8,8):(8,1)"],
+           ["cp-async-banks", "--dtype", "u4"] + SRC + DST, C + SRC + DST + ["-a", "Q >= 3"],
+           C + ["--src", "((16,8),(8,1)):((K,8),(1,0))"] + DST + ["-a", "K >= 5", "-a", "K <= 3"],
+           C + ["--src", "((16,8),(K,1)):((4096,8),(1,0))"] + DST]
+    ok = [(C + SRC + DST, None, {1}), (C + ["--src", "((16,8),(8,1)):((K,8),(1,0))"] + DST + ["-a", "K % 8 == 0"],
+                                       None, {1, 3}),
+          (C + ["--src", "((16,8),(8,1)):((1048576,8),(1,0))", "--dst", "((16,8),(8,1)):((1,128),(16,0))",
+                "--smem", "(16,64):(64,1)"], None, {0, 1})]
+    return [(a, None, {2}) for a in bad] + ok
+
+
+GROUPS = {"cp-async-banks": _cp_async_banks, "loops": _loops, "fold": _fold, "spec": _spec, "check": _check, "tma": _tma, "algebra": _algebra,
           "tiled-mma": _tiled_mma, "desc": _desc, "synthesize": _synthesize, "why": _why, "triton": _triton}
 
 
