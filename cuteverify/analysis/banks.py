@@ -321,7 +321,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
     best = None
     for a in insts:
         S = _subs(smem, a, "smem layout")
-        pl = place_access(L if copy else _subs(L, a, "access"), S, tile, side)
+        pl = place_access(L if copy else _subs(L, a, "access"), S, tile, side, "vector width")
         off = _offsets(S, pl)
         w, blk = _widest(off, eb, alignment, pl.per_iter)
         if best is None or w < best[1]:

@@ -80,11 +80,11 @@ def read_tile(tile, what="tile") -> tuple:
     return tile
 
 
-def copy_smem_side(tc, side=None) -> str:
+def copy_smem_side(tc, side=None, op="banks") -> str:
     """The side of ``tc`` that is shared memory: ``side`` when given, else the side that is not the registers
     (ldmatrix, whose reference side is the destination: the source; otherwise the destination)."""
     if side not in (None, "src", "dst"):
-        raise NotAdmissibleError("banks", f"side must be src or dst, got {side!r}")
+        raise NotAdmissibleError(op, f"side must be src or dst, got {side!r}")
     return side or ("src" if tc.ref_side == "dst" else "dst")
 
 
@@ -104,25 +104,25 @@ def _integer_strides(access):
     return all(type(d) is int for d in flatten(access.stride))
 
 
-def _check_divides(tile, shape, who):
+def _check_divides(tile, shape, who, op):
     """Refuse, naming both shapes, a tile the divide cannot place: more modes than the tensor, or an extent
     that does not divide its mode."""
     modes = shape if is_tuple(shape) else (shape,)
     if len(tile) > 1 and len(tile) > len(modes):
-        raise NotAdmissibleError("banks", f"{who} {_fmt_shape(tile)} has {len(tile)} modes, the smem layout's "
+        raise NotAdmissibleError(op, f"{who} {_fmt_shape(tile)} has {len(tile)} modes, the smem layout's "
                                           f"shape {_fmt_shape(shape)} has {len(modes)}: they cannot be related")
     sizes = [size(m) for m in modes] if len(tile) > 1 else [size(shape)]
     for i, (t, n) in enumerate(zip(tile, sizes)):
         if type(n) is not int or n % t:
-            raise NotAdmissibleError("banks", f"{who} {_fmt_shape(tile)} does not divide the smem layout's shape "
+            raise NotAdmissibleError(op, f"{who} {_fmt_shape(tile)} does not divide the smem layout's shape "
                                               f"{_fmt_shape(shape)} (mode {i}: {n} is not a multiple of {t})")
 
 
-def _divide(fn, tile, shape, who):
+def _divide(fn, tile, shape, who, op):
     try:
         return fn()
     except CuteVerifyError as e:
-        raise NotAdmissibleError("banks", f"{who} {_fmt_shape(tile)} cannot be placed over the smem layout's "
+        raise NotAdmissibleError(op, f"{who} {_fmt_shape(tile)} cannot be placed over the smem layout's "
                                           f"shape {_fmt_shape(shape)}: {e}") from None
 
 
@@ -130,48 +130,49 @@ def _tiles_text(tile, n):
     return f"{'x'.join(map(str, tile))} tile placed over the smem tensor as {n} tile{'s' if n != 1 else ''}"
 
 
-def place_access(access, smem, tile=None, side=None) -> Placement:
+def place_access(access, smem, tile=None, side=None, op="banks") -> Placement:
     """Place ``access`` (a TiledCopy or a TV layout) over ``smem`` (a layout; None: ``access`` yields offsets,
     taken as they are). ``tile``: the TV layout's tile shape (:func:`read_tile` forms); for a tiled copy it
-    must equal the copy's tiler. ``side``: the copy's shared-memory side (:func:`copy_smem_side`)."""
-    tile = read_tile(tile) if tile is not None else None
+    must equal the copy's tiler. ``side``: the copy's shared-memory side (:func:`copy_smem_side`). ``op``: the
+    analysis named in a refusal."""
+    tile = read_tile(tile, op) if tile is not None else None
     if isinstance(access, TiledCopy):
         if smem is None:
-            raise NotAdmissibleError("banks", "a tiled copy is placed over an smem layout: give smem")
-        return _place_copy(access, smem, tile, side)
+            raise NotAdmissibleError(op, "a tiled copy is placed over an smem layout: give smem")
+        return _place_copy(access, smem, tile, side, op)
     if side is not None:
-        raise NotAdmissibleError("banks", "side belongs to a tiled copy, not to a TV layout")
+        raise NotAdmissibleError(op, "side belongs to a tiled copy, not to a TV layout")
     T, V = _tv_shape(access)
     if smem is None or (tile is None and not _integer_strides(access)):
         if tile is not None:
-            raise NotAdmissibleError("banks", "tile places a TV layout over an smem layout: give smem"
+            raise NotAdmissibleError(op, "tile places a TV layout over an smem layout: give smem"
                                      if smem is None else "an access with coordinate strides (E<i>) names smem "
                                                           "coordinates itself: give no tile")
         idx, _ = access_offsets(smem, access) if smem is not None else (layout_values(access).reshape(V, T).T,
                                                                          None)
         return Placement(idx, V, 1, None, None)
     if not _integer_strides(access):
-        raise NotAdmissibleError("banks", "an access with coordinate strides (E<i>) names smem coordinates "
+        raise NotAdmissibleError(op, "an access with coordinate strides (E<i>) names smem coordinates "
                                           "itself: give no tile")
     shape, n = smem.shape, size(smem)
     vals = layout_values(access)
     if vals.size and vals.min() < 0:
-        raise NotAdmissibleError("banks", f"the access {access} reaches tile index {int(vals.min())} < 0")
+        raise NotAdmissibleError(op, f"the access {access} reaches tile index {int(vals.min())} < 0")
     extent = int(vals.max()) + 1 if vals.size else 0
     if tile is None:
         if extent != n:
-            raise NotAdmissibleError("banks", f"the access {access} indexes a tile of {extent} elements (its "
+            raise NotAdmissibleError(op, f"the access {access} indexes a tile of {extent} elements (its "
                                               f"largest index + 1), the smem layout's shape {_fmt_shape(shape)} has "
                                               f"{n}: give the access's tile shape (tile, e.g. 16x64) to place it "
                                               "over the smem tensor as partition_S/D does")
         return Placement(vals.reshape(V, T).T, V, 1, None, None)
     tsize = int(np.prod(tile))
     if extent > tsize:
-        raise NotAdmissibleError("banks", f"the access {access} reaches tile index {extent - 1}, outside its "
+        raise NotAdmissibleError(op, f"the access {access} reaches tile index {extent - 1}, outside its "
                                           f"{_fmt_shape(tile)} tile ({tsize} elements)")
-    _check_divides(tile, shape, "the access's tile")
+    _check_divides(tile, shape, "the access's tile", op)
     tiler = tile if len(tile) > 1 else tile[0]
-    Z = _divide(lambda: zipped_divide(Layout(shape), tiler), tile, shape, "the access's tile")
+    Z = _divide(lambda: zipped_divide(Layout(shape), tiler), tile, shape, "the access's tile", op)
     zv = layout_values(Z).reshape(-1, tsize)                 # (tiles, tile index)
     R = zv.shape[0]
     idx = zv[:, vals.reshape(V, T).T]                        # (tiles, threads, values)
@@ -179,17 +180,17 @@ def place_access(access, smem, tile=None, side=None) -> Placement:
     return Placement(idx, V, R, tile, _tiles_text(tile, R))
 
 
-def _place_copy(tc, smem, tile, side):
-    side = copy_smem_side(tc, side)
+def _place_copy(tc, smem, tile, side, op):
+    side = copy_smem_side(tc, side, op)
     ctile = tuple(size(t) for t in tc.tiler_mn)
     if any(type(x) is not int for x in ctile):
-        raise NotAdmissibleError("banks", f"the copy's tile {ctile} must have concrete extents")
+        raise NotAdmissibleError(op, f"the copy's tile {ctile} must have concrete extents")
     if tile is not None and tile != ctile:
-        raise NotAdmissibleError("banks", f"tile {_fmt_shape(tile)} is not the copy's tile {_fmt_shape(ctile)}: a "
+        raise NotAdmissibleError(op, f"tile {_fmt_shape(tile)} is not the copy's tile {_fmt_shape(ctile)}: a "
                                           "tiled copy is placed by its own tiler")
     shape = smem.shape
-    _check_divides(ctile, shape, "the copy's tile")
-    frg = _divide(lambda: tc.tidfrg(side, Layout(shape)), ctile, shape, "the copy's tile")
+    _check_divides(ctile, shape, "the copy's tile", op)
+    frg = _divide(lambda: tc.tidfrg(side, Layout(shape)), ctile, shape, "the copy's tile", op)
     # (Thr, (FrgV, FrgX), (Rest...)): thread fastest, then the values of one tile, then the tile
     T = size(frg[0])
     V = size(frg[1])
