@@ -58,7 +58,7 @@ from .banks_model import (  # noqa: F401  (_degree, _lanes_per_phase, _widest: f
     elem_bytes_of,
     layout_values,
 )
-from .banks_place import Placement, copy_smem_side, copy_width, place_access, read_tile
+from .banks_place import Placement, copy_smem_side, copy_width, describe_values, place_access, read_tile
 from .banks_verdict import BankConflict, BankVerdict, VectorBreak, VectorVerdict
 from .vector_sym import symbolic_verdict
 
@@ -182,7 +182,7 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
         if worst is None or _rank(r) > _rank(worst[1]):
             worst = (a, r)
     a, (degree, wavefronts, ideal, wit, vb, lanes, pl) = worst
-    name = _dtype_name(dtype, eb)
+    name = _dtype_name(dtype if dtype is not None or not copy else access.value_type, eb)
     placed = f" ({pl.text})" if pl.text else ""
     claim = (f"conflict-free ({name}, {vb}-byte accesses, {lanes} threads per phase): {_name(access)} through "
              f"{smem_layout}{placed}")
@@ -191,7 +191,8 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
     if degree is None:  # the access cannot be issued at this width: no conflict degree exists
         why = (f"the access cannot be issued as {vb}-byte vectors"
                + (" (each ldmatrix / stmatrix row is 16 contiguous, 16-byte aligned bytes)"
-                  if isinstance(phases, str) else "") + f"; thread {wit.thread}'s values break it")
+                  if isinstance(phases, str) else "")
+               + f"; {describe_values(pl, _shape(smem_layout, a), wit.thread, wit.value_indices)} break it")
         return BankVerdict("refuted", claim=claim, method=method, counterexample=wit,
                            reason=why + (f"; {finite}" if finite else ""), vector_bytes=vb, lanes_per_phase=lanes,
                            elem_bytes=eb, elapsed=time.perf_counter() - t0)
@@ -211,6 +212,12 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
                        vector_bytes=vb, lanes_per_phase=lanes, wavefronts=wavefronts, ideal_wavefronts=ideal,
                        elem_bytes=eb, instances=[(x, r[0]) for x, r in results] if kind == "finite" else (),
                        elapsed=time.perf_counter() - t0)
+
+
+def _shape(smem, a):
+    if smem is None:
+        return None
+    return _subs(smem, a).shape
 
 
 def _rank(r):
@@ -345,8 +352,11 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
                                  blocker=blocker, elem_bytes=eb, reason=reason, elapsed=time.perf_counter() - t0)
         p = _vector_problem(off, eb, require, alignment, pl.per_iter)
         cex = VectorBreak(p[0], require, p[1], p[2], p[3], assignment=a) if p else blocker
+        why = f"widest is {w} bytes"
+        if cex is not None and cex.value_indices and pl.tile is not None:
+            why += f"; {describe_values(pl, _shape(smem, a), cex.thread, cex.value_indices)} break it"
         return VectorVerdict("refuted", claim=claim, method="enumeration", counterexample=cex, width=w,
-                             elems=w // eb, blocker=blocker, elem_bytes=eb, reason=f"widest is {w} bytes",
+                             elems=w // eb, blocker=blocker, elem_bytes=eb, reason=why,
                              elapsed=time.perf_counter() - t0)
     claim = f"widest vector access is {w} bytes ({w // eb} x {name}): {claim[len('widest vector access of '):]}"
     return VectorVerdict("proved", claim=claim, method="enumeration", width=w, elems=w // eb, blocker=blocker,

@@ -36,12 +36,12 @@ import numpy as np
 
 from ..algebra import zipped_divide
 from ..atoms import TiledCopy
-from ..core.layout import Layout, size
+from ..core.layout import Layout, idx2crd, size
 from ..core.tuples import flatten, is_tuple
 from ..errors import CuteVerifyError, NotAdmissibleError
 from .banks_model import _tv_shape, access_offsets, layout_values
 
-__all__ = ["Placement", "copy_smem_side", "copy_width", "place_access", "read_tile"]
+__all__ = ["Placement", "copy_smem_side", "copy_width", "describe_values", "place_access", "read_tile"]
 
 
 class Placement:
@@ -198,3 +198,21 @@ def _place_copy(tc, smem, tile, side, op):
     R = vals.size // (T * V)
     idx = vals.reshape(R * V, T).T
     return Placement(idx, V, R, ctile, f"the copy's {side} side, its " + _tiles_text(ctile, R))
+
+
+def describe_values(pl, shape, thread, cols) -> str:
+    """``thread``'s placed values ``cols`` in words: the values of its tile, the tile, and the smem elements
+    (coordinates of ``shape``, or indices when ``shape`` is None), e.g. ``values 0..7 of tile 3 (smem elements
+    (48,0) .. (48,7))``."""
+    cols = list(cols)
+    if not cols:
+        return f"thread {thread}"
+    r, v0 = divmod(cols[0], pl.per_iter)
+    v1 = cols[-1] - r * pl.per_iter
+    vals = f"value {v0}" if v0 == v1 else f"values {v0}..{v1}"
+    where = f" of tile {r}" if pl.tiles > 1 else ""
+    els = [int(pl.idx[thread, c]) for c in (cols[0], cols[-1])]
+    if shape is not None and is_tuple(shape):
+        els = [_fmt_shape(idx2crd(e, shape)) for e in els]
+    span = f"{els[0]}" if len(cols) == 1 else f"{els[0]} .. {els[1]}"
+    return f"thread {thread}'s {vals}{where} (smem element{'s' if len(cols) > 1 else ''} {span})"
