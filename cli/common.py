@@ -19,8 +19,8 @@ import traceback
 
 import click
 
-from cuteverify.core.format import format_tuple
-from cuteverify.core.parse import as_assumptions, check_assumption_names
+from cuteverify.core.format import format_tuple, format_value
+from cuteverify.core.parse import as_assumptions, check_assumption_names, unknowns_notes
 from cuteverify.core.tables import looks_like_table, parse_table
 from cuteverify.errors import (
     EXIT_INPUT,
@@ -133,7 +133,7 @@ def show(v):
         return v
     if isinstance(v, tuple):
         return format_tuple(v)
-    return str(v)
+    return format_value(v)  # CuTe notation: never sympy's Mod / floor
 
 
 def emit(info: dict, as_json: bool):
@@ -155,6 +155,7 @@ def emit(info: dict, as_json: bool):
 def _verdict_lines(v):
     head = style(v.status.upper(), v.status)
     yield f"{head}: {v.claim}" if v.claim else head
+    yield from (f"  note: {n}" for n in unknowns_notes(v))
     cex = str(v.counterexample) if v.counterexample is not None else None
     if cex is not None:
         yield f"  counterexample: {cex}"

@@ -7,7 +7,7 @@ import click
 
 from cuteverify.algebra.expr import evaluate, parse_let
 from cuteverify.core.layout import cosize, depth, is_weakly_congruent, rank, shape, size
-from cuteverify.core.parse import parse, parse_tuple
+from cuteverify.core.parse import parse, parse_tuple, unknowns_note
 
 from .common import assume_option, emit, fail, guarded, json_option, show, text_input
 
@@ -31,7 +31,7 @@ def eval_cmd(layout, coord, assume, as_json):
             info["cosize"] = show(cosize(L))
             if size(L) <= _MAX_VALUES:
                 info["values"] = [show(v) for v in L.values()]
-        emit(info, as_json)
+        emit(_noted(info, str(L)), as_json)
         return
     c = parse_tuple(coord, source="COORD")
     if not is_weakly_congruent(c, L.shape if not hasattr(L, "outer") else L.outer.shape):
@@ -39,7 +39,14 @@ def eval_cmd(layout, coord, assume, as_json):
     n = size(L)
     if type(c) is int and type(n) is int and not 0 <= c < n:
         fail(f"COORD {c} is outside [0, {n}), the layout's domain")
-    emit({"layout": str(L), "coord": coord, "value": show(L(c))}, as_json)
+    value = show(L(c))
+    emit(_noted({"layout": str(L), "coord": coord, "value": value}, str(L), str(value)), as_json)
+
+
+def _noted(info: dict, *texts) -> dict:
+    """``info`` with the note that the anonymous unknowns (CuTe DSL's ``?``) it shows are independent."""
+    note = unknowns_note(*texts)
+    return dict(info, note=note) if note else info
 
 
 @click.command("algebra")
@@ -59,9 +66,10 @@ def algebra_cmd(expression, lets, symbols, assume, as_json):
     obs = getattr(r, "obligations", ())
     if obs:
         out["obligations"] = [str(o) for o in obs]
-    notes = getattr(r, "notes", ())
-    if notes:
-        out["notes"] = [str(n) for n in notes]
+    notes = [str(n) for n in getattr(r, "notes", ())]
+    note = unknowns_note(out["result"], *out.get("obligations", ()))
+    if notes or note:
+        out["notes"] = notes + ([note] if note else [])
     emit(out, as_json)
 
 

@@ -16,7 +16,7 @@ from cuteverify.atoms import agrees_tiled
 from cuteverify.atoms.names import resolve_spec
 from cuteverify.checked import ShapeMismatch, checked_agrees, checked_equal
 from cuteverify.core.layout import Layout, size
-from cuteverify.core.parse import check_assumption_names, parse
+from cuteverify.core.parse import anonymous_names, check_assumption_names, parse
 from cuteverify.errors import CuteVerifyError
 from cuteverify.prover import (
     complement_disjoint,
@@ -197,7 +197,11 @@ def prove_cmd(claim, lets, assume, as_json):
     if asm is not None:  # assumptions must speak of the claim's symbols (a typo would assume nothing)
         check_assumption_names(asm, set(re.findall(r"[A-Za-z_]\w*", claim)) |
                                {s.name for b in bindings.values() for s in b.free_symbols()}, claim)
-    report(prove(claim, assume=list(assume) or None, **bindings), as_json)
+    v = prove(claim, assume=list(assume) or None, **bindings)
+    dynamic = {k: b for k, b in bindings.items() if anonymous_names(b)}
+    if dynamic:  # the claim names them; the verdict says which unknowns each ? became
+        v.claim += " where " + ", ".join(f"{k} = {b}" for k, b in dynamic.items())
+    report(v, as_json)
 
 
 COMMANDS = (injective_cmd, surjective_cmd, bijective_cmd, equal_cmd, disjoint_cmd, agrees_cmd, prove_cmd)

@@ -88,16 +88,18 @@ from dataclasses import dataclass, field
 
 from . import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from .checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
-from .core.parse import as_assumptions
+from .core.parse import as_assumptions, unknowns_notes
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
 from . import manifest_cache
 from .manifest_claims import KINDS, claim_text, read_args, verdict_for
+from .manifest_junit import junit_xml  # noqa: F401 - re-exported
 from .manifest_expr import LayoutExprError, environment, evaluate, evaluate_value, is_layout, shared_assumptions
 from .manifest_yaml import ManifestError, YamlRefusal, compose
 from .messages import user_text
 
-__all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "exit_code", "junit_xml",
+__all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "check_files",
+           "load_error_result", "exit_code", "junit_xml",
            "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "ShapeMismatch", "schema",
            "KINDS", "verdict_for"]
 
@@ -436,6 +438,39 @@ def load_all(paths) -> tuple:
     return claims, errors
 
 
+def load_error_result(e: ManifestError, path=None) -> dict:
+    """A manifest that cannot be loaded as one result row of kind ``load``: status ``error``, ``error_kind``
+    ``input``, its file, line, column and reason; it is never ``ok`` (``exit_code`` counts it as an input
+    error)."""
+    return {"file": e.file or os.fspath(path or "<manifest>"), "kernel": "", "index": None, "line": e.line,
+            "column": e.column, "claim": "(manifest not loaded)", "kind": "load", "expect": "-", "status": "error",
+            "error_kind": "input", "reason": e.reason, "elapsed": 0.0, "ok": False}
+
+
+def check_files(paths, jobs: int = 1, progress=None) -> tuple:
+    """Load every manifest of ``paths`` and run the claims of those that load: ``(results, claims)`` in file
+    order, ``claims[i]`` the ``Claim`` of ``results[i]`` or ``None`` for a file's load failure (one
+    :func:`load_error_result` row where that file's claims would be). One broken file never hides another
+    file's verdicts; ``exit_code(results)`` is the worst over all files."""
+    per_file = []
+    for path in paths:
+        try:
+            per_file.append(load(path))
+        except ManifestError as e:
+            per_file.append(e)
+    ran = iter(run([c for x in per_file if isinstance(x, list) for c in x], jobs=jobs, progress=progress))
+    results, claims = [], []
+    for path, x in zip(paths, per_file):
+        if isinstance(x, ManifestError):
+            results.append(load_error_result(x, path))
+            claims.append(None)
+            continue
+        for c in x:
+            results.append(next(ran))
+            claims.append(c)
+    return results, claims
+
+
 # ---------------------------------------------------------------------------------------- running
 
 def agrees_verdict(layout, spec_name: str, operand=None, **params):
@@ -475,7 +510,7 @@ def run_claim(payload: dict) -> dict:
     return {"status": v.status, "method": v.method, "verdict": v.claim, "counterexample": cex_text,
             "counterexample_data": cex.to_dict() if cex is not None and hasattr(cex, "to_dict") else None,
             "reason": v.reason if v.reason != cex_text else None,  # said once, as the counterexample
-            "obligations": [str(o) for o in v.obligations],
+            "obligations": [str(o) for o in v.obligations], "notes": unknowns_notes(v),
             "elapsed": time.perf_counter() - t0}
 
 
@@ -530,9 +565,11 @@ def run(claims: list, jobs: int = 1, progress=None) -> list:
 
 
 def exit_code(results: list) -> int:
-    """0 all claims as expected; 4 a claim failed inside cuteverify (``error_kind: internal``); 2 an input
-    error; 1 a claim refuted against expectation (or proved when it was expected to be refuted); 3 otherwise
-    (only unknowns). A bug outranks everything: no verdict of that run is to be trusted blindly."""
+    """The worst outcome of the rows, in the order 4 > 2 > 1 > 3 > 0: 4 a claim failed inside cuteverify
+    (``error_kind: internal``); 2 an input error (a claim's, or a manifest that did not load); 1 a claim
+    refuted against expectation (or proved when it was expected to be refuted); 3 otherwise (only unknowns);
+    0 all as expected. A bug outranks everything (no verdict of that run is to be trusted blindly); something
+    left unchecked (2) outranks a definite failure (1), which outranks an undecided claim (3)."""
     bad = [r for r in results if not r["ok"]]
     if not bad:
         return 0
@@ -544,47 +581,3 @@ def exit_code(results: list) -> int:
     if any(r["status"] in ("refuted", "proved") for r in bad):
         return 1
     return 3
-
-
-def junit_xml(results: list, elapsed: float | None = None, report: str | None = None) -> str:
-    """JUnit XML: a testsuite per manifest file, a testcase per claim. With ``report`` (the HTML page's path or
-    URL), the testsuites carry a ``report`` property and each testcase one linking to its claim's anchor."""
-    import xml.etree.ElementTree as ET
-    root = ET.Element("testsuites", name="cuteverify")
-    if report:
-        props = ET.SubElement(root, "properties")
-        ET.SubElement(props, "property", name="report", value=report)
-    by_file: dict = {}
-    for i, r in enumerate(results):
-        by_file.setdefault(r["file"], []).append(dict(r, _index=i))
-    for f, rs in by_file.items():
-        s = ET.SubElement(root, "testsuite", name=f, tests=str(len(rs)),
-                          failures=str(sum(1 for r in rs if not r["ok"] and r["status"] != "error")),
-                          errors=str(sum(1 for r in rs if r["status"] == "error")),
-                          time=f"{sum(r.get('elapsed', 0.0) for r in rs):.6f}")
-        for r in rs:
-            tc = ET.SubElement(s, "testcase", classname=r["kernel"], name=r["claim"],
-                               file=r["file"], line=str(r.get("line") or 0), time=f"{r.get('elapsed', 0.0):.6f}")
-            if report:
-                props = ET.SubElement(tc, "properties")
-                ET.SubElement(props, "property", name="report", value=f"{report}#claim-{r['_index']}")
-            if r["ok"]:
-                continue
-            detail = _detail(r)
-            tag = "error" if r["status"] == "error" else "failure"
-            el = ET.SubElement(tc, tag, type=r.get("error_kind", r["status"]),
-                               message=f"expected {r['expect']}, got {r['status']}")
-            el.text = detail
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
-
-
-def _detail(r: dict) -> str:
-    lines = []
-    if r.get("counterexample"):
-        lines.append(f"counterexample: {r['counterexample']}")
-    if r.get("reason"):
-        lines.append(f"reason: {r['reason']}")
-    for o in r.get("obligations") or ():
-        lines.append(f"obligation: {o}")
-    return "\n".join(lines)

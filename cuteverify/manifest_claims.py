@@ -320,6 +320,8 @@ class _Run:
     def value(self, ref):
         if ref in self.env:
             return self.env[ref]
+        if "?" in ref:  # each ? is an unknown of its own: two equal inline texts are two layouts, never one value
+            return _inline.__wrapped__(ref, self.items, self.assume, self.symbols)
         return _inline(ref, self.items, self.assume, self.symbols)
 
     def arg(self, text):

@@ -4,6 +4,8 @@ of each refuted layout with the counterexample outlined), linked from the JUnit 
 from __future__ import annotations
 
 import html.parser
+import json
+import math
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -90,3 +92,83 @@ def test_unwritable_report_is_an_input_error_before_the_run(tmp_path):
     m.write_text(MANIFEST)
     r = CliRunner().invoke(main, ["check", str(m), "--html", str(tmp_path / "no" / "r.html")])
     assert r.exit_code == 2 and "cannot write" in r.output
+
+
+# ------------------------------------------------------------------ a refuted agrees, drawn through its TV layout
+
+SPEC = "SM80_16x8x16_F32BF16BF16F32_TN"
+# (name, wrong TV layout, the hardware's TV layout as CuTe prints it, rows of the tile: A (M,K) M, B (N,K) N)
+TV_CASES = {
+    "A": ((((4, 8), (2, 2, 2)), ((32, 1), (16, 128, 8))), (((4, 8), (2, 2, 2)), ((32, 1), (16, 8, 128))), 16),
+    "B": ((((4, 8), (2, 2)), ((16, 1), (64, 8))), (((4, 8), (2, 2)), ((16, 1), (8, 64))), 8),
+    "tiled": ((((4, 8, 2, 2), ((2, 2, 2), (1, 1))), ((64, 1, 16, 0), ((32, 256, 8), (0, 0)))),
+              (((4, 8, 2, 2), ((2, 2, 2), (1, 1))), ((64, 1, 16, 0), ((32, 8, 256), (0, 0)))), 32),
+}
+
+
+def _text(t):
+    return "(" + ",".join(_text(x) for x in t) + ")" if isinstance(t, tuple) else str(t)
+
+
+def _at(shape, stride, i):
+    """The layout's value at flat (colexicographic) index ``i`` of one mode: written here, not cuteverify's."""
+    if isinstance(shape, int):
+        assert 0 <= i < shape
+        return i * stride
+    out = 0
+    for s, d in zip(shape, stride):
+        out += _at(s, d, i % _size(s))
+        i //= _size(s)
+    return out
+
+
+def _size(s):
+    return s if isinstance(s, int) else math.prod(_size(x) for x in s)
+
+
+def _tv(layout, t, v):
+    (shape, stride) = layout
+    return _at(shape[0], stride[0], t) + _at(shape[1], stride[1], v)
+
+
+class _Cells(html.parser.HTMLParser):
+    """The outlined (row, col) cells of each claim's section."""
+
+    def __init__(self):
+        super().__init__()
+        self.section, self.cells = None, {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.section = a.get("id")
+        if "highlight" in (a.get("class") or "").split():
+            self.cells.setdefault(self.section, set()).add((int(a["data-row"]), int(a["data-col"])))
+
+
+def test_a_refuted_agrees_outlines_the_tile_cells_of_its_thread_and_value(tmp_path):
+    lay = lambda x: f'"{_text(x[0])}:{_text(x[1])}"'  # noqa: E731
+    m = tmp_path / "k.cute.yaml"
+    m.write_text(f"""kernels:
+  k:
+    layouts:
+      badA: {lay(TV_CASES["A"][0])}
+      badB: {lay(TV_CASES["B"][0])}
+      badT: {lay(TV_CASES["tiled"][0])}
+      tm: make_tiled_mma({SPEC}, (2,2,1))
+    claims:
+      - agrees: {{layout: badA, spec: {SPEC}, operand: A}}
+      - agrees: {{layout: badB, spec: {SPEC}, operand: B}}
+      - agrees: {{layout: badT, tiled_mma: tm, operand: A}}
+""")
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(main, ["check", "--json", "--html", str(out), str(m)])
+    results = json.loads(r.output)["results"]
+    assert [x["status"] for x in results] == ["refuted"] * 3, r.output
+    page = _Cells()
+    page.feed(out.read_text())
+    for i, key in enumerate(("A", "B", "tiled")):
+        wrong, hardware, rows = TV_CASES[key]
+        t, v = results[i]["counterexample_data"]["thread"], results[i]["counterexample_data"]["value"]
+        want = {(x % rows, x // rows) for x in (_tv(wrong, t, v), _tv(hardware, t, v))}
+        assert len(want) == 2 and page.cells.get(f"claim-{i}") == want, (key, t, v, page.cells.get(f"claim-{i}"))

@@ -7,6 +7,7 @@ shape-only forms (``(4,8)``: compact column-major), coordinate strides (``1@0``,
 """
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..errors import NotAdmissibleError, ParseError
@@ -36,6 +37,7 @@ class _Parser:
         self.source = source
         self.depth = 0
         self.dynamic = 0  # how many ``?`` entries (CuTe DSL's dynamic values) were read
+        self.facts = []  # divisibility facts of ``?{div=N}`` entries, joined to the layout's assumptions
 
     def error(self, expected, pos=None):
         raise ParseError(self.text, (self.pos if pos is None else pos) + 1, expected, self.source)
@@ -59,15 +61,6 @@ class _Parser:
         t = self.text
         return (t.startswith("o", self.pos) and (self.pos + 1 == len(t) or t[self.pos + 1].isspace() or
                                                  t[self.pos + 1] in "(_0123456789S"))
-
-    def fresh(self):
-        """CuTe DSL prints a dynamic value as ``?``: each one is a symbol of its own (``dyn1``, ``dyn2``, ...),
-        named so that it cannot collide with a name the text uses."""
-        while True:
-            self.dynamic += 1
-            name = f"dyn{self.dynamic}"
-            if not re.search(rf"\b{name}\b", self.text):
-                return symbol(name)
 
     # htuple := '(' htuple (',' htuple)* ')' | leaf
     def htuple(self):
@@ -127,9 +120,107 @@ class _Parser:
         raw = t[start:self.pos]
         if not raw.strip():
             self.error("a shape or stride entry (integer, symbol or expression)", start)
-        if raw.strip() == "?":
-            return self.fresh()
+        if raw.strip().startswith("?"):
+            return _dynamic_value(self, raw, start)
         return _leaf_value(raw, t, start, self.source)
+
+
+# ------------------------------------------------------------------ CuTe DSL's dynamic values: ``?``
+
+# ``?``, ``?NAME`` and the forms of CuTe's IR, ``?{div=8}`` / ``?{i64 div=8}`` (also ``?NAME{div=8}``)
+_DYNAMIC = re.compile(r"\?\s*(?P<name>[A-Za-z_]\w*)?\s*(?:\{(?P<attrs>[^{}]*)\})?\s*")
+# anonymous unknowns are numbered once per process, so that two ``?`` are never one symbol, even in two texts
+# (``equal "(?,4)" "(?,4)"`` is about four values); a name with ``?`` cannot be written for another symbol
+_ANONYMOUS = itertools.count(1)
+DYNAMIC_PREFIX = "?"
+
+
+def _dynamic_value(p: _Parser, raw: str, start: int):
+    """A dynamic value (CuTe DSL prints one as ``?``): ``?`` is an unknown of its own, independent of every
+    other (the symbol ``?N``, N counting the anonymous unknowns of this process); ``?NAME`` is the unknown
+    named NAME, the same symbol wherever NAME is written, so that ``(?M,?N):(1,?M)`` states a relation; CuTe's
+    IR forms ``?{div=8}`` / ``?{i64 div=8}`` / ``?{i32}`` are anonymous unknowns, ``div=N`` adding the
+    assumption ``N | unknown`` to the layout's assumptions (``p.facts``). Every unknown is a positive integer
+    symbol. Refused (``ParseError`` at the column): anything else after ``?``, e.g. ``?1``, which is how
+    cuteverify prints an anonymous unknown and never names one."""
+    s = raw.strip()
+    off = start + len(raw) - len(raw.lstrip())
+    m = _DYNAMIC.fullmatch(s)
+    if not m:
+        p.error("a dynamic value: ? (an unknown of its own), ?NAME (a named unknown, e.g. ?M), or CuTe's "
+                "?{div=8} / ?{i64 div=8}" + (" (?1, ?2, ... are how cuteverify prints anonymous unknowns: write "
+                                              "? for a new one, or ?NAME to name one)" if s[1:2].isdigit() else ""),
+                off)
+    p.dynamic += 1
+    sym = symbol(m.group("name")) if m.group("name") else symbol(f"{DYNAMIC_PREFIX}{next(_ANONYMOUS)}")
+    attrs = m.group("attrs")
+    for tok in (attrs or "").replace(",", " ").split():
+        d = re.fullmatch(r"div\s*=\s*(\d{1,18})", tok)
+        if tok in ("i32", "i64"):
+            continue
+        if d is None or int(d.group(1)) == 0:
+            p.error("i32, i64 or div=N (N a positive integer) inside ?{...}", off + s.find(tok))
+        if int(d.group(1)) > 1:
+            p.facts.append(Condition("divides", int(d.group(1)), sym))
+    return sym
+
+
+# how an anonymous unknown prints: ``?`` and its number
+ANONYMOUS_NAME = re.compile(r"(?<![\w?])\?(\d+)\b")
+
+
+def anonymous_names(text) -> list:
+    """The anonymous unknowns (``?1``, ``?2``, ...) that ``text`` shows, in order of first appearance: for a
+    printed layout, the order its ``?`` were read."""
+    out = []
+    for m in ANONYMOUS_NAME.finditer(str(text)):
+        if m.group() not in out:
+            out.append(m.group())
+    return out
+
+
+# a ``?`` as the user wrote it (a claim's own text): not a printed ``?1``, a ``?M`` or an IR ``?{...}``
+_BARE_DYNAMIC = re.compile(r"\?(?![\w{])")
+
+
+def unknowns_note(*texts) -> str | None:
+    """The sentence every verdict and computed result about CuTe DSL's dynamic values carries: which anonymous
+    unknowns (``?1``, ``?2``, ... for the ``?`` of the input, in the order read) occur in ``texts``, or that
+    the ``?`` a text shows as written are, and that each is an independent positive integer; ``None`` when
+    there is none."""
+    texts = [str(t) for t in texts if t]
+    seen = sorted({int(m) for t in texts for m in ANONYMOUS_NAME.findall(t)})
+    if not seen:
+        if any(_BARE_DYNAMIC.search(t) for t in texts):
+            return ("each ? is a dynamic value (CuTe DSL's ?): an unknown positive integer of its own, no relation "
+                    "between two ? assumed (write ?M to name one and state relations)")
+        return None
+    names = ", ".join(f"?{i}" for i in seen)
+    if len(seen) == 1:
+        return (f"{names} is a dynamic value (CuTe DSL's ?): an unknown positive integer (write ?M to name it "
+                "and state relations)")
+    return (f"{names} are dynamic values (CuTe DSL's ?, one for each ? in the order read): independent unknown "
+            "positive integers, no relation between them assumed (write ?M to name one and state relations)")
+
+
+def unknowns_notes(verdict) -> list:
+    """:func:`unknowns_note` of a verdict-like object (its claim, counterexample, reason and obligations), as a
+    list of zero or one sentence."""
+    note = unknowns_note(getattr(verdict, "claim", ""), getattr(verdict, "counterexample", None),
+                         getattr(verdict, "reason", None), *getattr(verdict, "obligations", ()),
+                         *getattr(verdict, "discharged", ()))
+    return [note] if note else []
+
+
+def _with_facts(assumptions, facts):
+    """The layout's assumptions with the divisibility facts of its ``?{div=N}`` entries added (to a shared
+    ``Assumptions`` object itself: they are facts of the problem, about unknowns only this text has)."""
+    if not facts:
+        return assumptions
+    out = assumptions if assumptions is not None else Assumptions()
+    for f in facts:
+        out.add(f)
+    return out
 
 
 # coordinate strides ``v@i`` denote coordinates of i+1 entries; no CuTe layout has more modes than this
@@ -253,6 +344,7 @@ def parse(text, assume=None, *, source: str = "layout"):
         prefixes.append(prefix)
     shape, stride = _layout_body(p)
     _finish(p)
+    assumptions = _with_facts(assumptions, p.facts)
     probe = Layout._make(shape, stride)
     # entries like N/8 exist only where they are integers: the algebra carries that forward
     obligations = () if probe.is_concrete else tuple(integrality_obligations(probe))

@@ -1,6 +1,8 @@
 """The prover's answer: ``Verdict`` (proved / refuted / unknown) and its ``Counterexample``."""
 from __future__ import annotations
 
+from ..core.parse import ANONYMOUS_NAME, unknowns_notes
+
 STATUSES = ("proved", "refuted", "unknown")
 
 
@@ -15,6 +17,16 @@ def _jsonable(x):
         return int(x)
     except (TypeError, ValueError):
         return str(x)
+
+
+# an anonymous unknown as ``core.parse`` names it: CuTe DSL's ``?``, numbered
+_ANONYMOUS = ANONYMOUS_NAME
+
+
+def _by_name(item):
+    """Symbols in name order, anonymous unknowns by number (``?2`` before ``?10``)."""
+    m = _ANONYMOUS.fullmatch(str(item[0]))
+    return (1, int(m.group(1)), "") if m else (0, 0, str(item[0]))
 
 
 def _fmt(x):
@@ -90,7 +102,9 @@ class Counterexample:
             raise ValueError("no value")
         asg = ""
         if self.assignment:
-            asg = " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.assignment.items()))
+            asg = " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.assignment.items(), key=_by_name))
+            if any(_ANONYMOUS.fullmatch(str(k)) for k in self.assignment):
+                asg += " (each ?N an independent unknown)"
         where = self.natural or self.coords
         if self.kind == "collision":
             s = (f"coordinates {self.coords[0]} {_fmt(where[0])} and {self.coords[1]} {_fmt(where[1])} both map to "
@@ -150,12 +164,14 @@ class Verdict:
             "discharged": [{"condition": o.text() if hasattr(o, "text") else str(o),
                             "reason": getattr(o, "reason", "")} for o in self.discharged],
             "elapsed": self.elapsed,
+            "notes": unknowns_notes(self),
         }
 
     def __str__(self):
         head = f"{self.status.upper()}: {self.claim}" if self.claim else self.status.upper()
         lines = [head + (f"  [{self.method}, {self.elapsed * 1e3:.1f} ms]" if self.method else
                          f"  [{self.elapsed * 1e3:.1f} ms]")]
+        lines += [f"  note: {n}" for n in unknowns_notes(self)]
         if self.counterexample is not None:
             lines.append(f"  counterexample: {self.counterexample}")
         if self.reason:

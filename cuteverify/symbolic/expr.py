@@ -9,6 +9,7 @@ import ast
 
 from ..errors import ParseError
 from . import poly
+from .cute_print import cute_text
 from .lazy import sympy
 
 _SYMBOLS: dict = {}
@@ -123,7 +124,8 @@ def _build(node):
 
 def format_value(x) -> str:
     """CuTe DSL's text of a shape or stride entry: ints, tuples, coordinate strides (``v@j@i``: innermost
-    index first, as CuTe prints ``v * E<i,j>``), F2 strides and sympy expressions (no spaces)."""
+    index first, as CuTe prints ``v * E<i,j>``), F2 strides and sympy expressions (``cute_print``: no spaces,
+    ``%`` / ``//`` / ``min`` ..., never sympy's function names)."""
     if type(x) is int:
         return str(x)
     if type(x) is tuple:
@@ -132,7 +134,7 @@ def format_value(x) -> str:
     if path is not None:
         return format_value(x.value) + "".join(f"@{i}" for i in reversed(path))
     if is_symbolic(x) or (_loaded() and isinstance(x, sympy.Basic)):
-        return sympy.sstr(x).replace(" ", "")
+        return cute_text(x)  # CuTe DSL's integer notation: never sympy's Mod / floor / Piecewise
     return str(x)
 
 
