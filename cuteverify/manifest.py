@@ -28,7 +28,7 @@ Format (JSON Schema: ``specs/manifest_schema.json``, shipped as ``cuteverify.spe
           - covers: {tiled_mma: tiled_mma, operand: C}          # or {layout: tv, tile: 2048 | "(128,16)"}
           - covers: {tiled_copy: g2s_A}                         # side: src | dst (default: the register side)
           - compatible: {copy: s2r_A, tiled_mma: tiled_mma, operand: A}
-          - banks: {smem: sA, copy: s2r_A, dtype: f16}          # or access: TV layout; vector, phases, base
+          - banks: {smem: sA, copy: s2r_A, dtype: f16}          # or access: TV layout (tile); vector, phases, base
           - vector: {copy: g2s_A, smem: sA, dtype: f16, require: 16}   # or layout:; alignment, flat
           - tma: {dtype: bf16, shape: "(K,M)", stride: "(1,K)", box: "(64,128)", swizzle: 128B}
           - tma: {dtype: bf16, gmem: "(M,K):(K,1)", smem: sA, multicast: 2}
@@ -63,7 +63,9 @@ descriptor for every value of the symbols: fields as ``cuteverify tma``, explici
 ``box``, ``element_strides``, ``swizzle``, ``interleave``, ``l2_promotion``, ``oob_fill``, ``address``) or
 derived from a copy (``gmem``, ``smem``, ``multicast``, ``smem_align``); ``arch``). ``banks`` / ``vector``
 take ``access`` / ``layout`` or ``copy`` (the copy's shared-memory side: ``side`` src / dst, by default the
-side that is not registers); ``triton`` (a TTGIR layout ``attr`` on a tensor ``shape`` holds the same elements
+side that is not registers), placed over ``smem`` tile by tile as ``partition_S/D`` places it (a copy by its
+tiler, with its atom's width and value type; a TV layout by ``tile``, needed unless it indexes all of ``smem``;
+shapes that cannot be related are an input error); ``triton`` (a TTGIR layout ``attr`` on a tensor ``shape`` holds the same elements
 in every thread as a CuTe ``layout`` (TV, or smem for a shared attribute; ``tile``), a ``tiled_mma``'s or a
 ``spec``'s ``operand``; ``exact``: the same function: ``triton.prove_triton_equals``; counterexample: lane, warp,
 register and both elements); ``smem_optimal`` (the ``smem`` layout of a ``tile`` scores as well as the optimum of

@@ -13,7 +13,7 @@ import functools
 import re
 
 from . import prover as P
-from .analysis.banks import bank_conflicts, max_vector_width
+from .analysis.banks import bank_conflicts, max_vector_width, read_tile
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, covers
 from .checked import ShapeMismatch, checked_agrees, checked_equal
 from .core.layout import size
@@ -28,7 +28,7 @@ from .manifest_expr import (
     is_layout,
     shared_assumptions,
 )
-from .synth import SynthError, make_problem, prove_smem_optimal
+from .synth import prove_smem_optimal
 from .triton import prove_triton_equals
 
 __all__ = ["KINDS", "OPERANDS", "claim_text", "read_args", "verdict_for"]
@@ -123,11 +123,8 @@ def _read_smem_optimal(k, body, bp):
         raise k.error(f"smem_optimal: the tile is (MN, K), got {out['tile']}", bp + ("tile",))
     if not out["writes"] and not out["reads"] and not out["require"]:
         raise k.error("smem_optimal needs at least one access (writes / reads) or requirement", bp)
-    try:  # the accesses and the tile are checked here, so a bad one is an error at its line
-        make_problem(out["tile"], out["dtype"], [_access_item(k.env, x) for x in out["writes"]],
-                     [_access_item(k.env, x) for x in out["reads"]], out["require"])
-    except SynthError as e:
-        raise k.error(f"smem_optimal: {e}", bp) from None
+    # the accesses and the dtype are checked when the claim runs (``prove_smem_optimal``): a bad one is that
+    # claim's error, with its line, and the other claims of the file still run
     return out
 
 
@@ -200,6 +197,13 @@ def _read_access(k, kind, body, bp):
         out["side"] = side
     else:
         out[main] = k.ref(body[main], bp + (main,))
+    if body.get("tile") is not None:
+        if which == "copy":
+            raise k.error(f"{kind} of a copy places it by the copy's own tiler: give no tile", bp + ("tile",))
+        try:
+            out["tile"] = read_tile(body["tile"])
+        except NotAdmissibleError as e:
+            raise k.error(f"{kind}: {e.condition}", bp + ("tile",)) from None
     if kind == "banks":
         if body.get("smem") is None:
             raise k.error("banks needs smem: the shared-memory layout the access goes through", bp)
@@ -268,10 +272,10 @@ def claim_text(kind: str, a: dict) -> str:
         return f"compatible {a['copy']} ~ {a['tiled_mma']} operand {a['operand']}"
     if kind == "banks":
         what = a.get("access") or f"{a['copy']}" + (f" ({a['side']})" if a.get("side") else "")
-        return f"conflict-free {what} through {a['smem']}" + (f" ({a['dtype']})" if a.get("dtype") else "")
+        return f"conflict-free {what}{_tile_text(a)} through {a['smem']}" + (f" ({a['dtype']})" if a.get("dtype") else "")
     if kind == "vector":
         what = a.get("layout") or f"{a['copy']}" + (f" ({a['side']})" if a.get("side") else "")
-        return f"{a['require']}-byte vectors of {what}" + (f" through {a['smem']}" if a.get("smem") else "")
+        return f"{a['require']}-byte vectors of {what}{_tile_text(a)}" + (f" through {a['smem']}" if a.get("smem") else "")
     if kind == "smem_optimal":
         return f"smem_optimal {a['smem']} ({'x'.join(map(str, a['tile']))} {a['dtype']})"
     if kind == "triton":
@@ -283,6 +287,10 @@ def claim_text(kind: str, a: dict) -> str:
             return f"tma {a['dtype']} copy {a['gmem']} -> {a['smem']}"
         return f"tma {a['dtype']} shape {a['shape']}" + (f" box {a['box']}" if a.get("box") else "")
     return f"prove {a['claim']}"
+
+
+def _tile_text(a):
+    return f" (tile {'x'.join(map(str, a['tile']))})" if a.get("tile") else ""
 
 
 # ------------------------------------------------------------------------------------------ running
@@ -377,18 +385,17 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
     if kind == "compatible":
         return compatible_tv(r.value(args["copy"]), r.value(args["tiled_mma"]), args["operand"])
     if kind == "banks":
-        access, phases = _access(r, args, "access")
         ph = args.get("phases")
         ph = int(ph) if isinstance(ph, str) and ph.strip().isdigit() else ph
-        return bank_conflicts(lay(args["smem"]), access, dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
-                              vector_bytes=args.get("vector"), phases=ph if ph is not None else phases,
-                              base_bytes=args.get("base") or 0)
+        return bank_conflicts(lay(args["smem"]), _access(r, args, "access"), dtype=_dtype(args),
+                              elem_bytes=args.get("elem_bytes"), vector_bytes=args.get("vector"), phases=ph,
+                              base_bytes=args.get("base") or 0, tile=args.get("tile"), side=args.get("side"))
     if kind == "vector":
-        access, _ = _access(r, args, "layout")
         smem = lay(args["smem"]) if args.get("smem") else None
-        return max_vector_width(access, dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
+        return max_vector_width(_access(r, args, "layout"), dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
                                 alignment=args.get("alignment", 16), smem=smem, require=args["require"],
-                                tv=False if args.get("flat") else None)
+                                tv=False if args.get("flat") else None, tile=args.get("tile"),
+                                side=args.get("side"))
     if kind == "tma":
         return _tma(r, args)
     if kind == "smem_optimal":
@@ -404,20 +411,19 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
 
 
 def _dtype(args):
+    """The claim's element type: ``dtype``, else bf16; with a copy and neither dtype nor elem_bytes, None
+    (the copy's own value type)."""
     if args.get("elem_bytes"):
         return None
-    return args.get("dtype") or "bf16"
+    return args.get("dtype") or (None if args.get("copy") else "bf16")
 
 
 def _access(r, args, main):
-    """The (thread, value) -> element layout of a banks / vector claim and the default phases: a copy's
-    shared-memory side (ldmatrix / stmatrix: 8-thread phases of 16-byte rows), or the layout given."""
+    """The access of a banks / vector claim: the tiled copy itself (placed over the smem layout by its tiler,
+    on ``side``, by ``analysis.banks``), or the TV layout given (with ``tile``, placed the same way)."""
     if not args.get("copy"):
-        return r.lay(args[main]), None
-    tc = r.value(args["copy"])
-    side = args.get("side") or ("src" if tc.ref_side == "dst" else "dst")
-    ptx = ((tc.spec.ptx if tc.spec is not None else "") or "").lower()
-    return tc.layout_tv(side), ("ldmatrix" if ptx.startswith(("ldmatrix", "stmatrix")) else None)
+        return r.lay(args[main])
+    return r.value(args["copy"])
 
 
 def _agrees(r, args):

@@ -176,10 +176,13 @@ def test_degree_matches_brute_force(chunk):
             vb = min(16, max(eb, widest * 2))
             expect_vb = vb
         if vb is not None and not brute_vector_ok(off, eb, vb):
-            with pytest.raises(NotAdmissibleError):
-                banks.bank_conflicts(smem, access, elem_bytes=eb, vector_bytes=vb)
+            # an access that cannot be issued at its width: refuted, naming a thread whose values break it
+            r = banks.bank_conflicts(smem, access, elem_bytes=eb, vector_bytes=vb, tile=cv.size(smem))
+            assert r.refuted and r.degree is None, (str(smem), str(access), eb, vb)
+            assert not brute_vector_ok([off[r.counterexample.thread]], eb, vb)
             continue
-        v = banks.bank_conflicts(smem, access, elem_bytes=eb, vector_bytes=vb)
+        # the access indexes the whole smem tile: tile= says so (a broadcast leaf may leave its last index out)
+        v = banks.bank_conflicts(smem, access, elem_bytes=eb, vector_bytes=vb, tile=cv.size(smem))
         deg, waves, ideal = brute_degree(off, eb, expect_vb)
         assert v.vector_bytes == expect_vb, (smem, access, eb)
         assert v.degree == deg, (str(smem), str(access), eb, expect_vb, v.degree, deg)
@@ -223,12 +226,12 @@ def test_vector_width_matches_enumeration(seed):
     for smem, access, eb, _ in cases(60, 77 + seed):
         idx, off = brute_offsets(smem, access)
         for align in (16, 8, 4):
-            v = banks.max_vector_width(access, elem_bytes=eb, smem=smem, alignment=align)
+            v = banks.max_vector_width(access, elem_bytes=eb, smem=smem, alignment=align, tile=cv.size(smem))
             assert v.status == "proved"
             assert v.width == brute_widest(off, eb, align), (str(smem), str(access), eb, align)
             if v.width < 16 and v.width < align:
                 assert v.blocker is not None and v.blocker.width == 2 * v.width
-        r = banks.max_vector_width(access, elem_bytes=eb, smem=smem, require=16)
+        r = banks.max_vector_width(access, elem_bytes=eb, smem=smem, require=16, tile=cv.size(smem))
         assert r.status == ("proved" if brute_widest(off, eb) >= 16 else "refuted")
         if r.refuted:
             t = r.counterexample.thread
@@ -275,7 +278,7 @@ def test_phase_models():
     # 32 threads each reading one f32 with stride 2 words: 2-way in one 32-thread phase
     acc = cv.parse("(32,1):(2,0)")
     smem = cv.parse("64:1")
-    assert banks.bank_conflicts(smem, acc, "f32").degree == 2
+    assert banks.bank_conflicts(smem, acc, "f32", tile=64).degree == 2
     # the same stride with 8-byte (2 x f32) accesses: 16-thread phases, 32 words of 16 threads: conflict-free
     acc8 = cv.parse("(32,2):(2,1)")
     v = banks.bank_conflicts(smem, acc8, "f32")
@@ -283,14 +286,14 @@ def test_phase_models():
     # forcing one 32-thread phase on the same request gives 2-way
     assert banks.bank_conflicts(smem, acc8, "f32", phases=1).degree == 2
     # broadcast: every thread reads element 0
-    assert banks.bank_conflicts(smem, cv.parse("(32,1):(0,0)"), "f32").degree == 1
+    assert banks.bank_conflicts(smem, cv.parse("(32,1):(0,0)"), "f32", tile=64).degree == 1
     # bf16 pairs in one word are one word: 32 threads x 1 bf16, stride 1 element, conflict-free
-    assert banks.bank_conflicts(cv.parse("64:1"), cv.parse("32:1"), "bf16").degree == 1
+    assert banks.bank_conflicts(cv.parse("64:1"), cv.parse("32:1"), "bf16", tile=64).degree == 1
     # coordinates as the access codomain: (t, v) -> (row, col) of a (8,64) row-major tile
     smem2 = cv.parse("(8,64):(64,1)")
     acc_c = cv.Layout((8, 8), (cv.E(0), cv.E(1) * 8))  # thread t: row t, value v: col 8v
     acc_i = cv.Layout((8, 8), (1, 64))
-    a, b = banks.bank_conflicts(smem2, acc_c, "bf16"), banks.bank_conflicts(smem2, acc_i, "bf16")
+    a, b = banks.bank_conflicts(smem2, acc_c, "bf16"), banks.bank_conflicts(smem2, acc_i, "bf16", tile=(8, 64))
     assert a.degree == b.degree
 
 

@@ -50,16 +50,16 @@ def test_fixed_phases_over_count_where_lanes_share():
 
 def test_public_api_uses_the_merge():
     # 8-byte elements, lanes 2i and 2i+1 read element i: 1 wavefront on the H200 (pair8)
-    v = banks.bank_conflicts(cv.Layout(64), cv.parse("((2,16),1):((0,1),0)"), elem_bytes=8)
+    v = banks.bank_conflicts(None, cv.parse("((2,16),1):((0,1),0)"), elem_bytes=8)
     assert v.status == "proved" and (v.wavefronts, v.ideal_wavefronts) == (1, 1)
     # f32 x4 vectors, lanes alternating between two rows of 128 bytes (two_rows16): 4 wavefronts, 2-way
-    v = banks.bank_conflicts(cv.Layout(1024), cv.parse("((2,16),4):((32,0),1)"), "f32")
+    v = banks.bank_conflicts(None, cv.parse("((2,16),4):((32,0),1)"), "f32")
     assert v.vector_bytes == 16 and v.status == "refuted" and v.degree == 2
     assert (v.wavefronts, v.ideal_wavefronts) == (4, 2)
     t0, t1 = v.counterexample.threads
     assert t0 // 16 == t1 // 16 and v.counterexample.phase == 0   # one merged phase of half-warp 0
     # ldmatrix keeps its fixed 8-thread phases
-    assert banks.bank_conflicts(cv.Layout(1024), cv.parse("((2,16),8):((64,0),1)"), "bf16",
+    assert banks.bank_conflicts(None, cv.parse("((2,16),8):((64,0),1)"), "bf16",
                                 phases="ldmatrix").wavefronts == 8
 
 

@@ -107,10 +107,8 @@ def test_smem_optimal_claims(tmp_path):
     ('{tile: 64x64, reads: [s2rK]}', "schema"),
     ('{smem: sK, reads: [s2rK]}', "schema"),
     ('{smem: sK, tile: 64x64}', "at least one access"),
-    ('{smem: sK, tile: 64x64, reads: ["ldmatrix:C:X:1x1x1"]}', "ldmatrix"),
     ('{smem: sK, tile: 64x64, reads: [s2rK], require: [foo]}', "schema"),
     ('{smem: sK, tile: 64x64x2, reads: [s2rK]}', "(MN, K)"),
-    ('{smem: sK, tile: 64x64, dtype: nope, reads: [s2rK]}', "dtype"),
 ])
 def test_bad_smem_optimal_claims_are_errors_at_their_line(tmp_path, body, needle):
     p = tmp_path / "s.cute.yaml"
@@ -119,3 +117,20 @@ def test_bad_smem_optimal_claims_are_errors_at_their_line(tmp_path, body, needle
         mf.load(p)
     assert needle in str(ei.value), str(ei.value)
     assert ei.value.line == SMEM_HEAD.count("\n") + 1, str(ei.value)
+
+
+@pytest.mark.parametrize("body, needle", [
+    ('{smem: sK, tile: 64x64, reads: ["ldmatrix:C:X:1x1x1"]}', "ldmatrix"),
+    ('{smem: sK, tile: 64x64, dtype: nope, reads: [s2rK]}', "dtype"),
+])
+def test_a_bad_smem_optimal_access_is_that_claims_error_and_the_others_run(tmp_path, body, needle):
+    """An access or dtype that cannot be built fails its own claim, with its line; the claims before and after
+    it still run (on the code before, the whole file stopped at load)."""
+    p = tmp_path / "s.cute.yaml"
+    p.write_text(SMEM_HEAD + "      - bijective: sK\n      - smem_optimal: " + body + "\n      - injective: sK\n")
+    res = mf.run(mf.load(p))
+    assert [r["status"] for r in res] == ["proved", "error", "proved"], res
+    line = SMEM_HEAD.count("\n") + 2
+    assert res[1]["error_kind"] == "input" and res[1]["line"] == line, res[1]
+    assert f"s.cute.yaml:{line}:" in res[1]["reason"] and needle in res[1]["reason"], res[1]
+    assert mf.exit_code(res) == 2

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import time
 
+from ..atoms import TiledCopy
 from ..core.layout import idx2crd, size
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import is_tuple
@@ -55,11 +56,13 @@ from .banks_model import (  # noqa: F401  (_degree, _lanes_per_phase, _widest: f
     _widest,
     access_offsets,
     elem_bytes_of,
+    layout_values,
 )
+from .banks_place import Placement, copy_smem_side, copy_width, describe_values, place_access, read_tile
 from .banks_verdict import BankConflict, BankVerdict, VectorBreak, VectorVerdict
 from .vector_sym import symbolic_verdict
 
-__all__ = ["bank_conflicts", "max_vector_width", "BankVerdict", "VectorVerdict", "BankConflict", "VectorBreak",
+__all__ = ["bank_conflicts", "max_vector_width", "place_access", "Placement", "read_tile", "BankVerdict", "VectorVerdict", "BankConflict", "VectorBreak",
            "elem_bytes_of", "DTYPE_BYTES", "NUM_BANKS", "BANK_BYTES", "access_offsets"]
 
 #: Most symbol assignments a symbolic layout is instantiated over.
@@ -131,43 +134,68 @@ def _subs(L, a, what="layout"):
 # ---------------------------------------------------------------------------------------- the API
 
 def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_bytes=None, phases=None,
-                   base_bytes=0) -> BankVerdict:
+                   base_bytes=0, tile=None, side=None) -> BankVerdict:
     """Decide "``access`` through ``smem_layout`` is free of bank conflicts" and compute the exact degree.
 
     ``smem_layout``: element index (or coordinate) -> element offset, e.g. ``S<3,3,3> o 0 o (64,64):(64,1)``;
-    ``None`` when ``access`` already yields offsets. ``access``: TV layout (thread, value) -> element index.
+    ``None`` when ``access`` already yields offsets. ``access``: a TV layout (thread, value) -> tile index, or
+    a :class:`~cuteverify.atoms.TiledCopy` (its shared-memory ``side``, by default the side that is not
+    registers). Either is placed over the smem tensor as the kernel's partition places it
+    (``banks_place.place_access``): a tiled copy by its tiler, a TV layout by ``tile`` (its tile's shape,
+    ``(16,64)`` or ``"16x64"``); a TV layout without ``tile`` must index the whole smem (its largest index + 1
+    is ``size(smem_layout)``) or name coordinates (``E<i>`` strides), else the call is refused naming both
+    shapes. Every tile of the placement is one more instruction per value chunk.
     ``vector_bytes``: bytes per thread per instruction (1..16, a power of two, a multiple of the element
-    size); ``None`` infers the widest width every thread's values allow (as an auto-vectorising copy would).
-    ``phases``: ``None`` (from the width: 32/16/8 threads per phase for <=4/8/16 bytes), the number of phases
-    per warp request (1, 2, 4, 8), or ``"ldmatrix"`` (8-thread phases). ``base_bytes``: the buffer's byte
-    address (a multiple of 128 is the usual assumption; swizzles are on offsets relative to it).
+    size); ``None`` infers, for a tiled copy, its atom's bytes per thread (capped at 16), else the widest
+    width every thread's values allow within one tile (as an auto-vectorising copy would).
+    ``phases``: ``None`` (from the width: 32/16/8 threads per phase for <=4/8/16 bytes; a tiled copy of
+    ldmatrix / stmatrix: ``"ldmatrix"``), the number of phases per warp request (1, 2, 4, 8), or
+    ``"ldmatrix"`` (8-thread phases). ``base_bytes``: the buffer's byte address (a multiple of 128 is the
+    usual assumption; swizzles are on offsets relative to it).
 
-    ``dtype`` (``"bf16"``, ``"f32"``, ``"e4m3"``, ...; default bf16) or ``elem_bytes`` give the element width.
+    ``dtype`` (``"bf16"``, ``"f32"``, ``"e4m3"``, ...; default: a tiled copy's value type, else bf16) or
+    ``elem_bytes`` give the element width; a tiled copy's value type must have that width.
 
     Returns a :class:`BankVerdict`: proved = conflict-free, refuted with a :class:`BankConflict`
-    (two threads, their elements, byte addresses and bank), unknown for symbolic layouts without finite
-    assumption sets; ``.degree`` is the exact worst number of distinct words on one bank in one phase.
+    (two threads, their elements, byte addresses and bank), refuted with a :class:`VectorBreak` when the
+    access cannot be issued at its width (``degree`` None: the thread and values that break it), unknown
+    for symbolic layouts without finite assumption sets; ``.degree`` is the exact worst number of distinct
+    words on one bank in one phase. Bad input (shapes that cannot be related, widths that are no access)
+    raises :class:`NotAdmissibleError`.
     """
     t0 = time.perf_counter()
-    eb = elem_bytes_of(dtype, elem_bytes)
+    eb, vector_bytes, phases = _copy_defaults(access, dtype, elem_bytes, vector_bytes, phases, side)
     if type(base_bytes) is not int or base_bytes < 0:
         raise NotAdmissibleError("banks", f"base_bytes must be a byte address (an integer >= 0), got {base_bytes!r}")
-    kind, insts = _instances(smem_layout, access)
-    claim = f"conflict-free: {access} through {smem_layout}"
+    copy = isinstance(access, TiledCopy)
+    kind, insts = _instances(smem_layout, None if copy else access)
+    claim = f"conflict-free: {_name(access)} through {smem_layout}"
     if kind == "unknown":
         return BankVerdict("unknown", claim=claim, method="enumeration", reason=insts, elem_bytes=eb,
                            elapsed=time.perf_counter() - t0)
     worst, results = None, []
     for a in insts:
-        r = _bank_concrete(_subs(smem_layout, a, "smem layout"), _subs(access, a, "access"), eb, vector_bytes,
-                           phases, base_bytes, a)
+        smem = _subs(smem_layout, a, "smem layout")
+        pl = place_access(access if copy else _subs(access, a, "access"), smem, tile, side)
+        r = _bank_concrete(smem, pl, eb, vector_bytes, phases, base_bytes, a)
         results.append((a, r))
-        if worst is None or r[0] > worst[1][0]:
+        if worst is None or _rank(r) > _rank(worst[1]):
             worst = (a, r)
-    a, (degree, wavefronts, ideal, wit, vb, lanes) = worst
-    name = _dtype_name(dtype, eb)
-    claim = f"conflict-free ({name}, {vb}-byte accesses, {lanes} threads per phase): {access} through {smem_layout}"
+    a, (degree, wavefronts, ideal, wit, vb, lanes, pl) = worst
+    name = _dtype_name(dtype if dtype is not None or not copy else access.value_type, eb)
+    placed = f" ({pl.text})" if pl.text else ""
+    claim = (f"conflict-free ({name}, {vb}-byte accesses, {lanes} threads per phase): {_name(access)} through "
+             f"{smem_layout}{placed}")
     method = "enumeration" if kind == "concrete" else f"enumeration over {len(insts)} symbol assignments"
+    finite = f"worst of {len(insts)} assignments" + (f" at {a}" if a else "") if kind == "finite" else None
+    if degree is None:  # the access cannot be issued at this width: no conflict degree exists
+        why = (f"the access cannot be issued as {vb}-byte vectors"
+               + (" (each ldmatrix / stmatrix row is 16 contiguous, 16-byte aligned bytes)"
+                  if isinstance(phases, str) else "")
+               + f"; {describe_values(pl, _shape(smem_layout, a), wit.thread, wit.value_indices)} break it")
+        return BankVerdict("refuted", claim=claim, method=method, counterexample=wit,
+                           reason=why + (f"; {finite}" if finite else ""), vector_bytes=vb, lanes_per_phase=lanes,
+                           elem_bytes=eb, elapsed=time.perf_counter() - t0)
     cex = None
     if degree > 1:
         crds = ()
@@ -180,13 +208,45 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
         cex = BankConflict(crds=crds, assignment=a, **wit)
         cex.natural = crds
     status = "refuted" if degree > 1 else "proved"
-    reason = None
-    if kind == "finite":
-        reason = f"worst of {len(insts)} assignments" + (f" at {a}" if a else "")
-    return BankVerdict(status, claim=claim, method=method, counterexample=cex, reason=reason, degree=degree,
+    return BankVerdict(status, claim=claim, method=method, counterexample=cex, reason=finite, degree=degree,
                        vector_bytes=vb, lanes_per_phase=lanes, wavefronts=wavefronts, ideal_wavefronts=ideal,
                        elem_bytes=eb, instances=[(x, r[0]) for x, r in results] if kind == "finite" else (),
                        elapsed=time.perf_counter() - t0)
+
+
+def _shape(smem, a):
+    if smem is None:
+        return None
+    return _subs(smem, a).shape
+
+
+def _rank(r):
+    """Order of badness: an access that cannot be issued is worse than any degree."""
+    return float("inf") if r[0] is None else r[0]
+
+
+def _name(access):
+    if isinstance(access, TiledCopy):
+        tile = "x".join(str(size(t)) for t in access.tiler_mn)
+        return f"the {access.name} tiled copy {access.layout_tv_tiled} of its {tile} tile"
+    return str(access)
+
+
+def _copy_defaults(access, dtype, elem_bytes, vector_bytes, phases, side):
+    """``(element bytes, vector bytes, phases)``: the arguments, with a tiled copy's value type, atom width
+    and ldmatrix phases where they are not given; a dtype that contradicts the copy's is refused."""
+    if not isinstance(access, TiledCopy):
+        return elem_bytes_of(dtype, elem_bytes), vector_bytes, phases
+    bits = access.value_bits
+    if type(bits) is not int or bits % 8 or bits // 8 not in (1, 2, 4, 8, 16):
+        raise NotAdmissibleError("banks", f"the copy moves {bits}-bit values; sub-byte elements are not modelled")
+    eb = elem_bytes_of(dtype, elem_bytes) if (dtype is not None or elem_bytes is not None) else bits // 8
+    if eb * 8 != bits:
+        raise NotAdmissibleError("banks", f"the copy moves {access.value_type} ({bits}-bit) values, the claim's "
+                                          f"elements are {eb} bytes: build the copy for the claim's dtype")
+    vb, ph = copy_width(access, copy_smem_side(access, side))
+    return eb, vector_bytes if vector_bytes is not None else (vb if vb is not None and vb >= eb else None), \
+        phases if phases is not None else ph
 
 
 def _dtype_name(dtype, eb):
@@ -195,51 +255,66 @@ def _dtype_name(dtype, eb):
     return {1: "8-bit", 2: "16-bit", 4: "32-bit", 8: "64-bit", 16: "128-bit"}[eb] + " elements"
 
 
-def _bank_concrete(smem, access, eb, vector_bytes, phases, base_bytes, assignment):
-    idx, off = access_offsets(smem, access)
+def _offsets(smem, pl):
+    return pl.idx if smem is None else layout_values(smem)[pl.idx]
+
+
+def _bank_concrete(smem, pl, eb, vector_bytes, phases, base_bytes, assignment):
+    """``(degree, wavefronts, ideal, witness, vector bytes, lanes, placement)``; degree None (and a
+    :class:`VectorBreak` witness) when the access cannot be issued at the width."""
+    off = _offsets(smem, pl)
     if vector_bytes is None:
         if isinstance(phases, str) and phases.lower() in ("ldmatrix", "stmatrix", "ldsm", "stsm"):
             vb = 16
         else:
-            vb, _ = _widest(off, eb)
+            vb, _ = _widest(off, eb, per=pl.per_iter)
     else:
         vb = vector_bytes
     if type(vb) is not int or vb <= 0 or vb & (vb - 1) or vb > 16:
         raise NotAdmissibleError("banks", f"vector_bytes must be a power of two up to 16, got {vb!r}")
     if vb < eb:
         raise NotAdmissibleError("banks", f"vector_bytes={vb} is narrower than the {eb}-byte element")
-    p = _vector_problem(off, eb, vb, alignment=16)
-    if p is not None:
-        raise NotAdmissibleError("banks", f"the access cannot be issued as {vb}-byte vectors: thread {p[0]}: {p[1]}"
-                                 + (f" (with {assignment})" if assignment else ""))
     lanes = _lanes_per_phase(vb, phases)
+    p = _vector_problem(off, eb, vb, alignment=16, per=pl.per_iter)
+    if p is not None:
+        return None, None, None, VectorBreak(p[0], vb, p[1], p[2], p[3], assignment=assignment or None), vb, lanes, pl
     merge = phases is None and vb in (8, 16)
-    degree, wavefronts, ideal, wit = _degree(idx, off, eb, vb, lanes, base_bytes, merge=merge)
-    return degree, wavefronts, ideal, wit, vb, lanes
+    degree, wavefronts, ideal, wit = _degree(pl.idx, off, eb, vb, lanes, base_bytes, merge=merge)
+    return degree, wavefronts, ideal, wit, vb, lanes, pl
 
 
 def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, smem=None, require=None,
-                     tv=None) -> VectorVerdict:
+                     tv=None, tile=None, side=None) -> VectorVerdict:
     """The widest access (bytes, a power of two, at most 16 and at most ``alignment``) such that each thread's
     consecutive values are contiguous in memory and the vector's first byte is aligned to its width.
 
     ``layout_or_tv``: a TV layout (thread, value) -> element offset, or, with ``smem``, (thread, value) ->
-    element index composed with ``smem`` (the composed offsets are used). A layout that is not rank 2 (or
+    tile index placed over ``smem`` as :func:`bank_conflicts` places it (``tile``; a
+    :class:`~cuteverify.atoms.TiledCopy` by its tiler, on its shared-memory ``side``), the composed offsets
+    used and every tile checked (a vector never spans two tiles). A layout that is not rank 2 (or
     ``tv=False``) is one thread's values in order. ``alignment``: the byte alignment assumed for the buffer.
     ``require``: a width in bytes to check; the verdict is refuted (with the thread that breaks it) when the
     widest width is smaller.
 
     Returns a :class:`VectorVerdict`: ``.width`` (bytes), ``.elems``, ``.blocker`` (why twice the width fails).
+    Shapes that cannot be related raise :class:`NotAdmissibleError` naming both.
     """
     t0 = time.perf_counter()
-    eb = elem_bytes_of(dtype, elem_bytes)
+    copy = isinstance(layout_or_tv, TiledCopy)
+    eb = _copy_defaults(layout_or_tv, dtype, elem_bytes, None, None, side)[0] if copy else \
+        elem_bytes_of(dtype, elem_bytes)
     _positive_pow2("require", require, 16)  # a 3-byte vector is no access the hardware has
     _positive_pow2("alignment", alignment)
+    if copy and smem is None:
+        raise NotAdmissibleError("vector width", "a tiled copy's vectors are over an smem layout: give smem")
+    if (tile is not None or side is not None) and smem is None:
+        raise NotAdmissibleError("vector width", "tile and side place an access over an smem layout: give smem")
     L = layout_or_tv
-    if tv is False or (tv is None and smem is None and not (is_tuple(L.shape) and len(L.shape) == 2)):
+    if not copy and (tv is False or (tv is None and smem is None and not (is_tuple(L.shape) and len(L.shape) == 2))):
         L = _as_one_thread(L)
-    kind, insts = _instances(L, smem)
-    claim = f"widest vector access of {layout_or_tv}" + (f" through {smem}" if smem is not None else "")
+    kind, insts = _instances(None if copy else L, smem)
+    what = _name(layout_or_tv)
+    claim = f"widest vector access of {what}" + (f" through {smem}" if smem is not None else "")
     if kind == "unknown" and smem is None and not isinstance(L, ComposedLayout):
         # infinitely many assignments: decided by divisibility where it can be (analysis/vector_sym.py)
         rclaim = claim if require is None else \
@@ -252,11 +327,15 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
                              elapsed=time.perf_counter() - t0)
     best = None
     for a in insts:
-        _, off = access_offsets(_subs(smem, a, "smem layout"), _subs(L, a, "access"))
-        w, blk = _widest(off, eb, alignment)
+        S = _subs(smem, a, "smem layout")
+        pl = place_access(L if copy else _subs(L, a, "access"), S, tile, side, "vector width")
+        off = _offsets(S, pl)
+        w, blk = _widest(off, eb, alignment, pl.per_iter)
         if best is None or w < best[1]:
-            best = (a, w, blk, off)
-    a, w, blk, off = best
+            best = (a, w, blk, off, pl)
+    a, w, blk, off, pl = best
+    if pl.text:
+        claim += f" ({pl.text})"
     blocker = None
     if blk is not None and blk[1] is not None:
         blocker = VectorBreak(blk[1][0], blk[0], blk[1][1], blk[1][2], blk[1][3], assignment=a)
@@ -266,15 +345,18 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
     if kind == "finite":
         reason = (reason + "; " if reason else "") + f"minimum over {len(insts)} assignments"
     if require is not None:
-        claim = f"{require}-byte vector access ({name}) of {layout_or_tv}" + (f" through {smem}" if smem is not None
-                                                                           else "")
+        claim = f"{require}-byte vector access ({name}) of {what}" + (f" through {smem}" if smem is not None
+                                                                     else "") + (f" ({pl.text})" if pl.text else "")
         if w >= require:
             return VectorVerdict("proved", claim=claim, method="enumeration", width=w, elems=w // eb,
                                  blocker=blocker, elem_bytes=eb, reason=reason, elapsed=time.perf_counter() - t0)
-        p = _vector_problem(off, eb, require, alignment)
+        p = _vector_problem(off, eb, require, alignment, pl.per_iter)
         cex = VectorBreak(p[0], require, p[1], p[2], p[3], assignment=a) if p else blocker
+        why = f"widest is {w} bytes"
+        if cex is not None and cex.value_indices and pl.tile is not None:
+            why += f"; {describe_values(pl, _shape(smem, a), cex.thread, cex.value_indices)} break it"
         return VectorVerdict("refuted", claim=claim, method="enumeration", counterexample=cex, width=w,
-                             elems=w // eb, blocker=blocker, elem_bytes=eb, reason=f"widest is {w} bytes",
+                             elems=w // eb, blocker=blocker, elem_bytes=eb, reason=why,
                              elapsed=time.perf_counter() - t0)
     claim = f"widest vector access is {w} bytes ({w // eb} x {name}): {claim[len('widest vector access of '):]}"
     return VectorVerdict("proved", claim=claim, method="enumeration", width=w, elems=w // eb, blocker=blocker,

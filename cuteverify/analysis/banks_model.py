@@ -120,11 +120,14 @@ def access_offsets(smem, access):
     return idx, sv[idx]
 
 
-def _vector_problem(off, eb, width, alignment=16):
+def _vector_problem(off, eb, width, alignment=16, per=None):
     """``None`` if every thread's values group into aligned contiguous ``width``-byte vectors, else a
-    ``(thread, why, value_indices, offsets)`` witness."""
+    ``(thread, why, value_indices, offsets)`` witness. ``per``: values per thread in one tile of a placed
+    access (``banks_place``); a vector must not span two tiles, so ``width`` must split ``per`` values."""
     T, V = off.shape
     n = width // eb
+    if per is not None and n > 1 and per % n:
+        return (0, f"{per} values per thread per tile do not split into vectors of {n} elements", (), ())
     if width % eb:
         return (0, f"{width} bytes is not a multiple of the {eb}-byte element", (), ())
     if width > alignment:
@@ -156,18 +159,19 @@ def _vector_problem(off, eb, width, alignment=16):
     return None
 
 
-def _widest(off, eb, alignment=16):
+def _widest(off, eb, alignment=16, per=None):
+    """The widest vector width (bytes) every thread's values allow and ``(twice that, why not)`` or None."""
     w, blocker = eb, None
     cand = eb * 2
     while cand <= min(16, alignment) and cand <= 16:
-        p = _vector_problem(off, eb, cand, alignment)
+        p = _vector_problem(off, eb, cand, alignment, per)
         if p is not None:
             blocker = (cand, p)
             break
         w = cand
         cand *= 2
     if blocker is None and w * 2 <= 16 and eb <= 16:
-        blocker = (w * 2, _vector_problem(off, eb, w * 2, alignment))
+        blocker = (w * 2, _vector_problem(off, eb, w * 2, alignment, per))
     return w, blocker
 
 

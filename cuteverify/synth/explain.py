@@ -173,6 +173,9 @@ def explain_smem_layout(layout, tile, dtype="bf16", writes=(), reads=(), require
     prob = make_problem(tile, dtype, writes, reads, require)
     layout, user = user_layout(layout, prob)
     proofs = access_proofs(layout, prob)
+    for a, bv, _ in proofs:  # no degree to explain: the layout makes the access impossible to issue
+        if bv.degree is None:
+            raise SynthError(f"access {a.name!r}: {bv.reason}")
     cons = consumer_proofs(layout, prob)
     if swizzles is not None and not all(isinstance(sw, (tuple, list)) and len(sw) == 3 for sw in swizzles):
         raise SynthError(f"swizzles: {swizzles!r}: element-level (B, M, S) triples")

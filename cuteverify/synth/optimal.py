@@ -5,8 +5,9 @@ synthesized optimum under the stated objective (worst conflict degree, sum of de
 vector widths, widest TMA box row; simplicity, the last tie-break, is not a quality and is not compared), and
 is legal for every required consumer. Proved: both hold (the optimum's ``optimal_within_space`` proof is the
 other half). Refuted: the counterexample names the first objective term where the synthesized layout is better,
-or the consumer that refuses the layout, with the better layout itself. The layout itself need not be a point
-of the space.
+or the consumer that refuses the layout, or the access the layout makes impossible to issue at its width (an
+ldmatrix row or a copy atom's vector not contiguous: the thread and its values), with the better layout itself.
+The layout itself need not be a point of the space. Malformed problems raise ``SynthError``.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import time
 
 from ..prover import Counterexample, Verdict
 from .explain import user_layout
+from .access import NoLegalLayout
 from .result import access_proofs, consumer_proofs
 from .search import make_problem
 from .synthesize import synthesize_smem_layout
@@ -38,12 +40,25 @@ def prove_smem_optimal(layout, tile, dtype="bf16", writes=(), reads=(), require=
     prob = make_problem(tile, dtype, writes, reads, require)
     layout, _ = user_layout(layout, prob)
     accs = access_proofs(layout, prob)
-    syn = synthesize_smem_layout(tile, dtype, writes, reads, require, allow_padding)
     claim = f"{layout} is optimal within the searched space for the {tile[0]}x{tile[1]} {dtype} tile"
 
     def done(status, **kw):
         return Verdict(status, claim=claim, method="synthesis over the searched space, exact scores",
                        elapsed=time.perf_counter() - t0, **kw)
+
+    for a, bv, _ in accs:
+        if bv.degree is None:  # the layout puts an access's vector values apart: the kernel cannot issue it
+            brk = bv.counterexample
+            detail = {"access": a.name, "thread": brk.thread, "values": list(brk.value_indices),
+                      "offsets": list(brk.offsets)}
+            try:  # a layout of the space that can issue it, when there is one
+                detail["better"] = str(synthesize_smem_layout(tile, dtype, writes, reads, require,
+                                                              allow_padding).layout)
+            except NoLegalLayout:
+                pass
+            return done("refuted", reason="an access cannot be issued on the layout", counterexample=Counterexample(
+                "illegal", note=f"{a.name} cannot be issued on this layout: {bv.reason}", detail=detail))
+    syn = synthesize_smem_layout(tile, dtype, writes, reads, require, allow_padding)
 
     for what, v in consumer_proofs(layout, prob):
         if not v.proved:

@@ -34,8 +34,9 @@ def access_proofs(layout, problem):
         vb = a.vector_bytes
         if vb is None and a.phases == "ldmatrix":
             vb = 16
-        bv = bank_conflicts(layout, a.tv, problem.dtype, vector_bytes=vb, phases=a.phases)
-        vv = max_vector_width(a.tv, problem.dtype, smem=layout, require=a.vector_bytes)
+        # a.tv indexes the whole (MN, K) tile, the smem layout's domain: one tile of problem.n elements
+        bv = bank_conflicts(layout, a.tv, problem.dtype, vector_bytes=vb, phases=a.phases, tile=problem.n)
+        vv = max_vector_width(a.tv, problem.dtype, smem=layout, require=a.vector_bytes, tile=problem.n)
         out.append((a, bv, vv))
     return out
 
