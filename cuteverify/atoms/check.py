@@ -108,11 +108,16 @@ def compatible_tv(tiled_copy, tiled_mma, operand: str) -> Verdict:
     refuted with the first thread and element that differ."""
     if operand not in ("A", "B", "C"):
         raise NotAdmissibleError("compatible", f"operand must be A, B or C, got {operand!r}")
-    reg = tiled_copy.layout_tv(tiled_copy.ref_side)
+    reg = tiled_copy.layout_tv(tiled_copy.reg_side)
     frag = tiled_mma.tv_layout_tiled(operand)
     claim = f"compatible({tiled_copy.name}, {tiled_mma.name}.{operand})"
     for lay in (reg, frag):
         _concrete(lay, "compatible")
+    if tiled_copy.size != tiled_mma.size:  # each thread's copy must produce what the same thread's MMA reads
+        return Verdict("refuted", claim, "shape", Counterexample(
+            "mismatch", note=f"the tiled copy {tiled_copy.name} has {tiled_copy.size} threads, the tiled MMA "
+                             f"{tiled_mma.name} has {tiled_mma.size}",
+            detail={"copy_threads": tiled_copy.size, "mma_threads": tiled_mma.size}))
     modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
     tile = tuple(tiled_mma.get_tile_size(i) for i in modes)
     ctile = tuple(size(t) for t in tiled_copy.tiler_mn)
