@@ -44,12 +44,36 @@ def np_values(tv: Layout):
     return np, vals
 
 
-def covers(tv: Layout, tile_size: int, claim: str = "") -> Verdict:
-    """Proved when ``tv`` (``(thread, value) -> index``) hits every index of ``[0, tile_size)`` exactly
-    ``R`` times (``R``: the thread mode's stride-0 extent) and nothing else; refuted with the element and the
-    (thread, value) pairs otherwise."""
+def _tile_text(tile) -> str:
+    return "x".join(str(x) for x in tile) if type(tile) is tuple else str(tile)
+
+
+def covers(tv: Layout, tile, claim: str = "", indexes=None) -> Verdict:
+    """Proved when ``tv`` (``(thread, value) -> index``) hits every index of the tile exactly ``R`` times
+    (``R``: the thread mode's stride-0 extent) and nothing else; refuted with the element and the
+    (thread, value) pairs otherwise.
+
+    ``tile``: the tile's size, or its extents ``(M, N, ...)`` (CuTe's column-major tile: the index space is
+    ``[0, M*N*...)``). ``indexes``: the extents of the tile ``tv`` was built for, when known (a tiled MMA's or
+    tiled copy's TV layout); a claim about another tile is refuted before any enumeration, naming both, since a
+    different tile of the same size orders its elements differently (a 64x512 TV layout read as 128x256 is not a
+    cover of the 128x256 tile the claim means)."""
     _concrete(tv, "covers")
-    claim = claim or f"covers({tv}, {tile_size})"
+    claim = claim or f"covers({tv}, {_tile_text(tile)})"
+    tile_size = 1
+    for x in (tile if type(tile) is tuple else (tile,)):
+        if type(x) is not int or x <= 0:
+            raise NotAdmissibleError("covers", f"a tile is a positive size or extents, got {tile!r}")
+        tile_size *= x
+    if indexes is not None:
+        known = 1
+        for x in indexes:
+            known *= x
+        if (tuple(indexes) != tile) if type(tile) is tuple else (known != tile):
+            return Verdict("refuted", claim, "shape", Counterexample(
+                "mismatch", note=f"the layout indexes the {_tile_text(tuple(indexes))} tile it was built for, the "
+                                 f"claim names the tile {_tile_text(tile)}",
+                detail={"layout_tile": tuple(indexes), "claim_tile": tile}))
     reduced = _drop_thread_broadcast(tv)
     if reduced is not tv and _covers(reduced, tile_size, claim).proved:
         # the stride-0 thread leaves repeat every value R times, so once each in the rest is R times each
