@@ -366,24 +366,20 @@ def _fits_thr_val_form(thr_layout, val_layout) -> bool:
 def make_tiled_copy(atom, layout_tv, tiler_mn, dtype=None) -> TiledCopy:
     """CuTe DSL's ``make_tiled_copy(atom, layout_tv, tiler_mn)`` (C++ ``make_tiled_copy_impl``).
 
-    Admissibility: ``layout_tv`` maps ``(thread, value)`` into the tile ``tiler_mn`` (its values in
-    ``[0, size(tile))``, checked for concrete layouts). Arguments that instead read as C++'s
-    ``make_tiled_copy(atom, thr_layout, val_layout)`` are refused with a pointer to :func:`make_tiled_copy_tv`
-    (the two signatures share the name in C++ and the DSL; a manifest states which it means)."""
+    Admissibility: arguments that read as C++'s ``make_tiled_copy(atom, thr_layout, val_layout)`` and not as a
+    TV layout over its tile (its values outside ``[0, size(tile))``, checked for concrete layouts) are refused
+    with a pointer to :func:`make_tiled_copy_tv`: the two signatures share the name in C++ and the DSL, and a
+    manifest states which it means. Arguments valid in both readings are read as the name says (the DSL's)."""
+    if not _fits_tv_form(layout_tv, tiler_mn) and _fits_thr_val_form(layout_tv, tiler_mn):
+        raise NotAdmissibleError("make_tiled_copy", f"make_tiled_copy takes (atom, layout_tv, tiler_mn) as CuTe "
+                                 f"DSL does, and ({layout_tv}, {tiler_mn}) is no TV layout of that tile: they are a "
+                                 "thread and a value layout, C++'s make_tiled_copy(atom, thr_layout, val_layout): "
+                                 "write make_tiled_copy_tv(atom, thr_layout, val_layout)")
+    return _make_tiled_copy(atom, layout_tv, tiler_mn, dtype)
+
+
+def _make_tiled_copy(atom, layout_tv, tiler_mn, dtype=None) -> TiledCopy:
     a = make_copy_atom(atom, dtype)
-    if not _fits_tv_form(layout_tv, tiler_mn):
-        if _fits_thr_val_form(layout_tv, tiler_mn):
-            raise NotAdmissibleError("make_tiled_copy", f"make_tiled_copy takes (atom, layout_tv, tiler_mn) as "
-                                     f"CuTe DSL does; ({layout_tv}, {tiler_mn}) are a thread and a value layout, "
-                                     "C++'s make_tiled_copy(atom, thr_layout, val_layout): write "
-                                     "make_tiled_copy_tv(atom, thr_layout, val_layout)")
-        tv, tiler = _as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy")
-        if type(tv.shape) is not tuple or len(tv.shape) != 2:
-            raise NotAdmissibleError("make_tiled_copy", f"layout_tv must be a rank-2 (thread, value) layout, got "
-                                     f"{tv}")
-        lo, hi = _index_range(tv)
-        raise NotAdmissibleError("make_tiled_copy", f"layout_tv {tv} holds tile indices {lo}..{hi}, outside the "
-                                 f"tile {format_tile(tiler)} of {_tile_extent(tiler)} elements")
     return TiledCopy(a, _as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy"))
 
 
@@ -400,7 +396,7 @@ def make_tiled_copy_tv(atom, thr_layout, val_layout, dtype=None) -> TiledCopy:
                                      "layout but a TV layout and its tile: write make_tiled_copy(atom, layout_tv, "
                                      "tiler_mn)") from None
         raise
-    return make_tiled_copy(atom, tv, tiler, dtype)
+    return _make_tiled_copy(atom, tv, tiler, dtype)
 
 
 def _atom_for(atom, threads, what, target):
@@ -416,20 +412,20 @@ def make_tiled_copy_A(atom, tiled_mma, dtype=None) -> TiledCopy:
     """The tiled copy of ``atom`` laid out like the tiled MMA's A fragment: ``tv_layout_A_tiled`` over the tile
     ``(tile_M, tile_K)``; it has the tiled MMA's threads (a tiled copy given as ``atom`` must have them too)."""
     atom = _atom_for(atom, tiled_mma.size, "make_tiled_copy_A", f"the tiled MMA {tiled_mma.name}")
-    return make_tiled_copy(atom, tiled_mma.tv_layout_A_tiled, (tiled_mma.get_tile_size(0),
-                                                               tiled_mma.get_tile_size(2)), dtype)
+    return _make_tiled_copy(atom, tiled_mma.tv_layout_A_tiled, (tiled_mma.get_tile_size(0),
+                                                                tiled_mma.get_tile_size(2)), dtype)
 
 
 def make_tiled_copy_B(atom, tiled_mma, dtype=None) -> TiledCopy:
     atom = _atom_for(atom, tiled_mma.size, "make_tiled_copy_B", f"the tiled MMA {tiled_mma.name}")
-    return make_tiled_copy(atom, tiled_mma.tv_layout_B_tiled, (tiled_mma.get_tile_size(1),
-                                                               tiled_mma.get_tile_size(2)), dtype)
+    return _make_tiled_copy(atom, tiled_mma.tv_layout_B_tiled, (tiled_mma.get_tile_size(1),
+                                                                tiled_mma.get_tile_size(2)), dtype)
 
 
 def make_tiled_copy_C(atom, tiled_mma, dtype=None) -> TiledCopy:
     atom = _atom_for(atom, tiled_mma.size, "make_tiled_copy_C", f"the tiled MMA {tiled_mma.name}")
-    return make_tiled_copy(atom, tiled_mma.tv_layout_C_tiled, (tiled_mma.get_tile_size(0),
-                                                               tiled_mma.get_tile_size(1)), dtype)
+    return _make_tiled_copy(atom, tiled_mma.tv_layout_C_tiled, (tiled_mma.get_tile_size(0),
+                                                                tiled_mma.get_tile_size(1)), dtype)
 
 
 def make_tiled_copy_C_atom(atom, tiled_mma, dtype=None) -> TiledCopy:
@@ -462,9 +458,9 @@ def make_tiled_copy_C_atom(atom, tiled_mma, dtype=None) -> TiledCopy:
 def make_tiled_copy_S(atom, tiled_copy: TiledCopy, dtype=None) -> TiledCopy:
     """A tiled copy of ``atom`` laid out like ``tiled_copy``'s source side (with its threads)."""
     atom = _atom_for(atom, tiled_copy.size, "make_tiled_copy_S", f"the tiled copy {tiled_copy.name}")
-    return make_tiled_copy(atom, tiled_copy.layout_src_tv_tiled, tiled_copy.tiler_mn, dtype)
+    return _make_tiled_copy(atom, tiled_copy.layout_src_tv_tiled, tiled_copy.tiler_mn, dtype)
 
 
 def make_tiled_copy_D(atom, tiled_copy: TiledCopy, dtype=None) -> TiledCopy:
     atom = _atom_for(atom, tiled_copy.size, "make_tiled_copy_D", f"the tiled copy {tiled_copy.name}")
-    return make_tiled_copy(atom, tiled_copy.layout_dst_tv_tiled, tiled_copy.tiler_mn, dtype)
+    return _make_tiled_copy(atom, tiled_copy.layout_dst_tv_tiled, tiled_copy.tiler_mn, dtype)
