@@ -496,11 +496,19 @@ def _tv_tile(owner, attr, value):
         return None
     for op, (i, j) in _OPERAND_TILE.items():
         if isinstance(owner, atoms.TiledMma) and (attr == f"tv_layout_{op}_tiled" or attr == "tv_layout_tiled"
-                                                  and value is owner.tv_layout_tiled(op)):
+                                                  and value is _cached(owner.tv_layout_tiled, op)):
             return owner.get_tile_size(i), owner.get_tile_size(j)
-        if attr == f"tv_layout_{op}" or attr == "tv_layout" and value is owner.tv_layout(op):
+        if attr == f"tv_layout_{op}" or attr == "tv_layout" and value is _cached(owner.tv_layout, op):
             return owner.shape_mnk[i], owner.shape_mnk[j]
     return None
+
+
+def _cached(method, op):
+    """``method(op)`` (a cached TV layout, compared by identity), or None where that operand has none."""
+    try:
+        return method(op)
+    except CuteVerifyError:
+        return None
 
 
 def _what(v) -> str:
