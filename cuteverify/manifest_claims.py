@@ -9,6 +9,7 @@ Every verdict is the prover's ``Verdict`` family: the algebra claims from ``cute
 """
 from __future__ import annotations
 
+import ast
 import functools
 import re
 
@@ -16,14 +17,16 @@ from . import prover as P
 from .analysis.banks import bank_conflicts, max_vector_width, read_tile
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, covers
 from .checked import ShapeMismatch, checked_agrees, checked_equal
-from .core.layout import size
+from .core.layout import Layout, size
 from .core.tuples import flatten
 from .errors import NotAdmissibleError
 from .hardware.tma import TmaDescriptor
 from .hardware.tma_copy import from_copy
 from .manifest_expr import (
+    entry_tiles,
     environment,
     evaluate,
+    evaluate_tile,
     evaluate_value,
     is_layout,
     shared_assumptions,
@@ -89,7 +92,8 @@ def read_args(k, kind, body, bp) -> dict:
         if which == "layout":
             if body.get("tile") is None:
                 raise k.error("covers of a TV layout needs tile: the tile's size or shape", bp)
-            return {"layout": ref(body["layout"], bp + ("layout",)), "tile": str(body["tile"])}
+            return {"layout": ref(body["layout"], bp + ("layout",)), "tile": _read_tile(k, body["tile"],
+                                                                                          bp + ("tile",))}
         if which == "tiled_mma":
             return {"tiled_mma": obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma),
                     "operand": _operand(k, body, bp)}
@@ -152,6 +156,40 @@ def _read_triton(k, body, bp):
     else:
         out["spec"], out["operand"] = body["spec"], _operand(k, body, bp)
     return out
+
+
+_TILE_TEXT = re.compile(r"[\s\d(),]+")
+
+
+def _tile_value(v):
+    """A tile as a claim states it: an int (the tile's size), or extents from ``128x64``, ``(128,64)``,
+    ``[128, 64]`` (a nested ``((8,2),64)`` is read mode by mode, ``(16,64)``); None when ``v`` is none of these."""
+    if type(v) is int:
+        return v if v > 0 else None
+    if isinstance(v, list):
+        v = "(" + ",".join(str(x) for x in v) + ")"
+    text = str(v).strip()
+    if re.fullmatch(r"\d+", text):
+        return int(text) or None
+    if re.fullmatch(r"\d+(\s*[xX*]\s*\d+)+", text):
+        out = tuple(int(x) for x in re.split(r"\s*[xX*]\s*", text))
+    elif text.startswith("(") and _TILE_TEXT.fullmatch(text):
+        try:
+            shape = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return None
+        out = tuple(size(Layout(m)) for m in shape) if type(shape) is tuple else (shape,)
+    else:
+        return None
+    return out if out and all(type(x) is int and x > 0 for x in out) else None
+
+
+def _read_tile(k, v, path):
+    if isinstance(v, bool) or _tile_value(v) is None:
+        raise k.error(f"tile: expected the tile's size (2048) or extents (128x64, (128,64) or [128, 64]), got "
+                      f"{v!r}", path)
+    t = _tile_value(v)
+    return str(t) if type(t) is int else "(" + ",".join(map(str, t)) + ")"
 
 
 def _extents(k, v, path):
@@ -327,6 +365,14 @@ class _Run:
     def arg(self, text):
         return self.env[text] if text in self.env else evaluate_value(text, self.env, self.asm, self.symbols)
 
+    def tile_of(self, ref):
+        """The tile a layout reference indexes when it is a TV layout of a tiled object (or an entry that is
+        one), else None (manifest_expr.evaluate_tile)."""
+        tiles = entry_tiles(self.items, self.assume, self.symbols)
+        if ref in self.env:
+            return tiles.get(ref)
+        return evaluate_tile(ref, self.env, self.asm, self.symbols, tiles)[1]
+
     def lay(self, ref, what="layout"):
         v = self.value(ref)
         if not is_layout(v):
@@ -375,13 +421,13 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
                                 f"{tm.get_tile_size(j)} tile once")
         if args.get("tiled_copy"):
             tc = r.value(args["tiled_copy"])
-            side = args.get("side") or tc.ref_side
+            side = args.get("side") or tc.reg_side
             return covers(tc.layout_tv(side), _tile_size(tuple(size(t) for t in tc.tiler_mn)),
                           claim=f"{args['tiled_copy']} ({side}) covers its tile once")
-        tile = _tile_size(r.value(args["tile"]) if not re.fullmatch(r"\d+", args["tile"]) else int(args["tile"]))
-        if type(tile) is not int:
-            raise NotAdmissibleError("covers", f"the tile {args['tile']} must have a concrete size")
-        return covers(lay(args["layout"]), tile)
+        tile = _tile_value(args["tile"])
+        if tile is None:
+            raise NotAdmissibleError("covers", f"the tile {args['tile']!r} is neither a size nor extents")
+        return covers(lay(args["layout"]), tile, indexes=r.tile_of(args["layout"]))
     if kind == "compatible":
         return compatible_tv(r.value(args["copy"]), r.value(args["tiled_mma"]), args["operand"])
     if kind == "banks":

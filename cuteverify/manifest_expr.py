@@ -31,14 +31,14 @@ import re
 from . import atoms
 from .algebra import expr as algebra_expr
 from .core import scan
+from .core.layout import size
 from .core.parse import as_assumptions, parse
 from .core.swizzle import ComposedLayout, Swizzle
 from .errors import CuteVerifyError, ParseError
 from .symbolic import parse_expr
 
-__all__ = ["ATOM_FUNCTIONS", "LayoutExprError", "dependency_order", "environment", "evaluate", "evaluate_value",
-           "references",
-           "shared_assumptions", "is_layout"]
+__all__ = ["ATOM_FUNCTIONS", "LayoutExprError", "dependency_order", "entry_tiles", "environment", "evaluate",
+           "evaluate_tile", "evaluate_value", "references", "shared_assumptions", "is_layout"]
 
 ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
     "make_mma_atom", "make_tiled_mma", "make_copy_atom", "make_tiled_copy", "make_tiled_copy_tv",
@@ -119,25 +119,38 @@ def dependency_order(texts: dict) -> list:
     return order
 
 
-@functools.lru_cache(maxsize=64)
 def environment(layouts: tuple, assume: tuple = (), symbols: tuple | None = None) -> dict:
     """Every entry of ``layouts`` (``((name, text), ...)``) evaluated, in dependency order, under the kernel's
     shared assumptions: ``{name: value}`` (a Layout, a ComposedLayout, a TiledMma, a TiledCopy, ...).
     Raises :class:`LayoutExprError` naming the entry. Cached: the loader evaluates a kernel once and its claims
     (in this process or a forked worker) reuse the values."""
+    return _evaluated(layouts, tuple(assume), symbols)[0]
+
+
+def entry_tiles(layouts: tuple, assume: tuple = (), symbols: tuple | None = None) -> dict:
+    """``{name: tile}`` for the entries that are a TV layout read off a tiled MMA or tiled copy (see
+    :func:`evaluate_tile`): the ``(M, N)``-style extents of the tile that layout indexes."""
+    return _evaluated(layouts, tuple(assume), symbols)[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _evaluated(layouts: tuple, assume: tuple, symbols):
     texts = dict(layouts)
     asm = shared_assumptions(tuple(assume))
     env: dict = {}
+    tiles: dict = {}
     for n in dependency_order(texts):
         try:
-            env[n] = evaluate(texts[n], env, asm, symbols, names=tuple(texts))
+            env[n], tile = evaluate_tile(texts[n], env, asm, symbols, tiles, names=tuple(texts))
+            if tile is not None:
+                tiles[n] = tile
         except LayoutExprError as e:
             raise LayoutExprError(e.reason, n, e.column, e.parse_error) from None
         except ParseError as e:
             raise LayoutExprError(str(e), n, parse_error=e) from None
         except CuteVerifyError as e:
             raise LayoutExprError(str(e), n) from None
-    return env
+    return env, tiles
 
 
 def evaluate(text: str, env: dict, assume=None, symbols=None, names=None):
@@ -152,8 +165,23 @@ def evaluate(text: str, env: dict, assume=None, symbols=None, names=None):
     if _IDENT.fullmatch(bare) and bare not in env and not (symbols is not None and bare in symbols):
         raise LayoutExprError(f"{bare!r} is not a layout of this kernel (its layouts: "
                               f"{', '.join(names or env) or 'none'}) nor a declared symbol")
+    return evaluate_tile(text, env, assume, symbols, None, names)[0]
+
+
+def evaluate_tile(text: str, env: dict, assume=None, symbols=None, tiles=None, names=None):
+    """``(value, tile)``: :func:`evaluate`'s value, and the tile it indexes when the expression is a TV layout
+    read off a tiled object (``mma.tv_layout_C_tiled`` -> ``(tile_M, tile_N)``, ``copy.layout_src_tv_tiled`` ->
+    the copy's ``tiler_mn`` extents, an atom's ``tv_layout_A`` -> ``(M, K)``) or an entry that is one (``tiles``:
+    entry -> tile); None for anything computed from such a layout, whose index space the claim cannot know."""
+    text = str(text)
+    bare = text.strip()
+    if _IDENT.fullmatch(bare) and bare not in env and not (symbols is not None and bare in symbols):
+        raise LayoutExprError(f"{bare!r} is not a layout of this kernel (its layouts: "
+                              f"{', '.join(names or env) or 'none'}) nor a declared symbol")
     algebra_expr.check_depth(text, "layout expression")
-    return _Eval(text, env, assume, symbols, names).term(0, len(text))
+    ev = _Eval(text, env, assume, symbols, names, tiles)
+    value = ev.term(0, len(text))
+    return value, ev.tile
 
 
 def evaluate_value(text: str, env: dict, assume=None, symbols=None):
@@ -164,8 +192,10 @@ def evaluate_value(text: str, env: dict, assume=None, symbols=None):
 
 
 class _Eval:
-    def __init__(self, text, env, asm, symbols, names=None):
+    def __init__(self, text, env, asm, symbols, names=None, tiles=None):
         self.text, self.env, self.asm = text, env, asm
+        self.tiles = tiles or {}
+        self.tile = None  # the tile of the last chain's value, when it is a TV layout of a tiled object
         self.names = tuple(names) if names is not None else tuple(env)
         self.symbols = set(symbols) if symbols is not None else None
         self.tmp: dict = {}
@@ -229,9 +259,11 @@ class _Eval:
             else:
                 value = self.delegate(a, close + 1)
             j = close + 1
+            self.tile = None
         elif name in self.env:
             value = self.env[name]
             j = m.end()
+            self.tile = self.tiles.get(name)
         else:
             return _NO
         return self.postfix(value, j, b)
@@ -256,13 +288,14 @@ class _Eval:
                     close = self._close(k)
                     if not callable(got):
                         raise LayoutExprError(f"{attr} of {_what(value)} is not a method", column=j + 2)
-                    value = self.call(attr, got, k, close)
+                    owner, value = value, self.call(attr, got, k, close)
                     j = close + 1
                 else:
                     if inspect.ismethod(got):
                         raise LayoutExprError(f"{attr} is a method of {_what(value)}: call it, {attr}(...)",
                                               column=j + 2)
-                    value, j = got, m.end()
+                    owner, value, j = value, got, m.end()
+                self.tile = _tv_tile(owner, attr, value)
             elif t[j] == "[":
                 close = self._close(j, "[")
                 idx = self.arg(j + 1, close, None)
@@ -271,6 +304,7 @@ class _Eval:
                 except (TypeError, IndexError, KeyError) as e:
                     raise LayoutExprError(f"cannot index {_what(value)} with {idx!r} ({e})", column=j + 1) from None
                 j = close + 1
+                self.tile = None
             else:
                 raise ParseError(t, j + 1, "'.', '[' or the end of the expression", "layout expression")
 
@@ -377,6 +411,7 @@ class _Eval:
             self.tmp[key] = self.chain(m.start(), end)
             out.append(t[last:m.start()] + key)
             last = i = end
+        self.tile = None  # a value computed from tiled objects' layouts indexes no tile the claim can know
         piece = "".join(out) + t[last:b]
         call = _IDENT.match(piece.lstrip())
         is_call = call is not None and piece.lstrip()[call.end():].lstrip().startswith("(")
@@ -446,6 +481,34 @@ class _Eval:
                 depth -= 1
             k -= 1
         return False
+
+
+_OPERAND_TILE = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
+
+
+def _tv_tile(owner, attr, value):
+    """The tile ``value`` (``owner.attr``) indexes when it is one of a tiled object's TV layouts, else None."""
+    if isinstance(owner, atoms.TiledCopy):
+        if attr in ("layout_tv_tiled", "layout_src_tv_tiled", "layout_dst_tv_tiled", "layout_tv"):
+            return tuple(size(t) for t in owner.tiler_mn)
+        return None
+    if not isinstance(owner, atoms.MmaAtom):
+        return None
+    for op, (i, j) in _OPERAND_TILE.items():
+        if isinstance(owner, atoms.TiledMma) and (attr == f"tv_layout_{op}_tiled" or attr == "tv_layout_tiled"
+                                                  and value is _cached(owner.tv_layout_tiled, op)):
+            return owner.get_tile_size(i), owner.get_tile_size(j)
+        if attr == f"tv_layout_{op}" or attr == "tv_layout" and value is _cached(owner.tv_layout, op):
+            return owner.shape_mnk[i], owner.shape_mnk[j]
+    return None
+
+
+def _cached(method, op):
+    """``method(op)`` (a cached TV layout, compared by identity), or None where that operand has none."""
+    try:
+        return method(op)
+    except CuteVerifyError:
+        return None
 
 
 def _what(v) -> str:

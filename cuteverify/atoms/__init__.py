@@ -12,7 +12,7 @@ Modules: names (CUTLASS names -> specs), mma, copy, partition (slices, local_til
 fragments), check (post-conditions), agree (a tiled MMA's TV layout against the hardware, atom by atom), _util (tilers with ``_``, zip2_by, flat coordinates).
 """
 from .agree import agrees_tiled
-from .check import compatible_tv, covers
+from .check import compatible_tv, copy_vectorizes, covers
 from .copy import (
                    CopyAtom,
                    ThrCopy,
@@ -41,6 +41,7 @@ __all__ = [
                    "TiledMma",
                    "agrees_tiled",
                    "compatible_tv",
+                   "copy_vectorizes",
                    "covers",
                    "fragment_like",
                    "local_partition",

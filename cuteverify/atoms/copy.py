@@ -2,7 +2,8 @@
 
 A copy atom's spec gives bit-level TV layouts (``(thr, bit) -> bit``); ``Copy_Atom<Op, T>`` reads them in units
 of ``T`` (``recast_layout<uint1_t, T>``, an ``upcast`` by ``sizeof_bits<T>``). The *reference* layout is the
-register side (ldmatrix: destination; stmatrix and UniversalCopy: source), as in the C++ ``Copy_Traits``.
+C++ ``Copy_Traits::RefLayout``: the destination for ldmatrix and the TMEM store (tcgen05.st), the source for
+every other family (stmatrix, tcgen05.ld, cp.async, TMA, UniversalCopy); ``reg_side`` is the register side.
 A tiled copy's ``layout_tv_tiled`` maps ``(thread, value)`` of the reference side to a column-major index of
 the tile ``tiler_mn``; ``layout_src_tv_tiled`` / ``layout_dst_tv_tiled`` are the same tile seen from the
 source and destination sides of the atom.
@@ -20,6 +21,7 @@ from ._alg import (
     upcast,
 )
 from ..core.layout import Layout, size
+from ..core.tuples import flatten
 from ..core.swizzle import ComposedLayout
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
@@ -57,8 +59,10 @@ class CopyAtom:
     """``Copy_Atom<Op, T>``: ``thr_id``, the bit layouts ``bit_layout_src/dst/ref`` and their element views
     ``layout_src_tv`` / ``layout_dst_tv`` / ``layout_ref_tv`` for ``value_type`` of ``value_bits`` bits."""
 
-    def __init__(self, name, thr_id, src_bits, dst_bits, ref_side, value_type, value_bits, spec=None):
+    def __init__(self, name, thr_id, src_bits, dst_bits, ref_side, value_type, value_bits, spec=None,
+                 reg_side=None):
         self.name, self.spec, self.thr_id, self.ref_side = name, spec, thr_id, ref_side
+        self.reg_side = reg_side or ref_side
         ref_bits = dst_bits if ref_side == "dst" else src_bits
         self.bit_layout_src, self.bit_layout_dst, self.bit_layout_ref = src_bits, dst_bits, ref_bits
         self.value_type, self.value_bits = value_type, value_bits
@@ -100,10 +104,26 @@ def _recast_bits(layout, bits, name):
             from None
 
 
+#: PTX instructions whose Copy_Traits take the destination as RefLayout (copy_traits_sm75.hpp LDSM / MOVM,
+#: copy_traits_sm100.hpp LDSM_T and TMEM_STORE, whose RefLayout is the TMEM_LOAD's, i.e. the TMEM side)
+_REF_DST = ("ldmatrix", "movmatrix", "tcgen05.st")
+
+
 def _ref_side(spec: Spec) -> str:
-    """The register side, which CUTLASS's Copy_Traits take as the reference layout."""
+    """The side CUTLASS's ``Copy_Traits`` take as ``RefLayout``: a tiled copy's TV layout is in its terms, and
+    ``partition_S/D`` map the other side onto it."""
     ptx = (spec.ptx or "").lower()
-    return "dst" if ptx.startswith("ldmatrix") else "src"
+    return "dst" if ptx.startswith(_REF_DST) else "src"
+
+
+def _reg_side(spec: Spec) -> str:
+    """The register side of a copy atom: the operand the spec marks ``rmem``, else the ldmatrix / movmatrix
+    destination, else the source (stmatrix, UniversalCopy; cp.async, which has none, keeps the source)."""
+    ops = spec.data.get("operands") or {}
+    for side in ("src", "dst"):
+        if (ops.get(side) or {}).get("from") == "rmem":
+            return side
+    return "dst" if (spec.ptx or "").lower().startswith(("ldmatrix", "movmatrix")) else "src"
 
 
 def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyAtom:
@@ -113,6 +133,8 @@ def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyA
     is given). ``dtype``: the element type (``"f16"``, ``"half_t"``, ``"float"``, ...); a spec atom defaults to its
     ``element_bits``. Admissibility: the atom's bit layouts must read as whole values of ``dtype`` with one
     thread per ``thr_id`` entry (C++'s static asserts), else :class:`NotAdmissibleError`."""
+    if isinstance(op, TiledCopy):
+        op = op.atom  # C++'s TiledCopy is a Copy_Atom: passed where an atom goes, it is sliced to it
     if isinstance(op, CopyAtom):
         if dtype is None:
             return op
@@ -138,7 +160,8 @@ def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyA
             raise NotAdmissibleError("make_copy_atom", f"{spec.name} needs a dtype")
         dtype = f"b{eb}"
     src, dst = spec.layout("src", **p), spec.layout("dst", **p)
-    return CopyAtom(spec.name, spec.thr_id(), src, dst, _ref_side(spec), dtype, dtype_bits(dtype), spec)
+    return CopyAtom(spec.name, spec.thr_id(), src, dst, _ref_side(spec), dtype, dtype_bits(dtype), spec,
+                    reg_side=_reg_side(spec))
 
 
 def _as_layout(x, what):
@@ -280,41 +303,129 @@ class ThrCopy:
 def make_layout_tv(thr_layout, val_layout):
     """CuTe DSL's ``make_layout_tv``: ``(tiler_mn, layout_tv)`` with ``layout_mn = raked_product(thr, val)``,
     ``layout_tv = right_inverse(layout_mn) o (size(thr), size(val))`` and ``tiler_mn = product_each(shape)``.
-    Admissibility: ``thr_layout`` and ``val_layout`` compact (so ``layout_mn`` is a bijection)."""
+    Admissibility: ``layout_mn`` a bijection onto ``[0, size)`` (``thr_layout`` and ``val_layout`` compact), else
+    ``right_inverse`` covers only part of the tile (checked for concrete layouts)."""
     thr, val = _as_layout(thr_layout, "make_layout_tv"), _as_layout(val_layout, "make_layout_tv")
     layout_mn = raked_product(thr, val)
+    if layout_mn.is_concrete and not _is_bijection(layout_mn):
+        raise NotAdmissibleError("make_layout_tv", f"the thread layout {thr} and value layout {val} must be "
+                                 f"compact: raked_product(thr, val) = {layout_mn} is not a bijection onto "
+                                 f"[0, {size(layout_mn)})")
     layout_tv = composition(right_inverse(layout_mn), Layout((size(thr), size(val))))
     return product_each(layout_mn.shape), layout_tv
 
 
+def _is_bijection(layout: Layout) -> bool:
+    n = size(layout)
+    return n <= 1 << 20 and sorted(layout.values()) == list(range(n))
+
+
+def _index_range(layout: Layout):
+    """``(min, max)`` of a concrete integer layout's values, read off its leaves (no enumeration)."""
+    lo = hi = 0
+    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+        lo, hi = (lo + (s - 1) * d, hi) if d < 0 else (lo, hi + (s - 1) * d)
+    return lo, hi
+
+
+def _tile_extent(tiler) -> int | None:
+    n = 1
+    for t in tiler:
+        k = size(t)
+        if type(k) is not int:
+            return None
+        n *= k
+    return n
+
+
+def _fits_tv_form(layout_tv, tiler_mn) -> bool:
+    """Do ``(layout_tv, tiler_mn)`` read as CuTe DSL's ``make_tiled_copy``: a rank-2 ``(thr, val)`` layout whose
+    values index the tile ``tiler_mn`` (column-major, ``[0, size(tile))``)?"""
+    try:
+        tv, tiler = _as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy")
+    except NotAdmissibleError:
+        return False
+    if type(tv.shape) is not tuple or len(tv.shape) != 2:
+        return False
+    n = _tile_extent(tiler)
+    if not tv.is_concrete or n is None:
+        return True
+    lo, hi = _index_range(tv)
+    return lo >= 0 and hi < n
+
+
+def _fits_thr_val_form(thr_layout, val_layout) -> bool:
+    """Do the two arguments read as C++'s ``make_tiled_copy(atom, thr_layout, val_layout)``?"""
+    try:
+        make_layout_tv(thr_layout, val_layout)
+    except NotAdmissibleError:
+        return False
+    return True
+
+
 def make_tiled_copy(atom, layout_tv, tiler_mn, dtype=None) -> TiledCopy:
-    """CuTe's ``make_tiled_copy_impl(atom, layout_tv, tiler_mn)`` (DSL ``make_tiled_copy``)."""
+    """CuTe DSL's ``make_tiled_copy(atom, layout_tv, tiler_mn)`` (C++ ``make_tiled_copy_impl``).
+
+    Admissibility: arguments that read as C++'s ``make_tiled_copy(atom, thr_layout, val_layout)`` and not as a
+    TV layout over its tile (its values outside ``[0, size(tile))``, checked for concrete layouts) are refused
+    with a pointer to :func:`make_tiled_copy_tv`: the two signatures share the name in C++ and the DSL, and a
+    manifest states which it means. Arguments valid in both readings are read as the name says (the DSL's)."""
+    if not _fits_tv_form(layout_tv, tiler_mn) and _fits_thr_val_form(layout_tv, tiler_mn):
+        raise NotAdmissibleError("make_tiled_copy", f"make_tiled_copy takes (atom, layout_tv, tiler_mn) as CuTe "
+                                 f"DSL does, and ({layout_tv}, {tiler_mn}) is no TV layout of that tile: they are a "
+                                 "thread and a value layout, C++'s make_tiled_copy(atom, thr_layout, val_layout): "
+                                 "write make_tiled_copy_tv(atom, thr_layout, val_layout)")
+    return _make_tiled_copy(atom, layout_tv, tiler_mn, dtype)
+
+
+def _make_tiled_copy(atom, layout_tv, tiler_mn, dtype=None) -> TiledCopy:
     a = make_copy_atom(atom, dtype)
     return TiledCopy(a, _as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy"))
 
 
 def make_tiled_copy_tv(atom, thr_layout, val_layout, dtype=None) -> TiledCopy:
-    """CuTe DSL's ``make_tiled_copy_tv`` (C++ ``make_tiled_copy(atom, thr, val)``): the TV layout and tiler of
-    :func:`make_layout_tv`."""
-    tiler, tv = make_layout_tv(thr_layout, val_layout)
-    return make_tiled_copy(atom, tv, tiler, dtype)
+    """CuTe DSL's ``make_tiled_copy_tv`` (C++ ``make_tiled_copy(atom, thr_layout, val_layout)``): the TV layout
+    and tiler of :func:`make_layout_tv`. Arguments that fail as thread / value layouts but read as a
+    ``(layout_tv, tiler_mn)`` pair are refused with a pointer to :func:`make_tiled_copy`."""
+    try:
+        tiler, tv = make_layout_tv(thr_layout, val_layout)
+    except NotAdmissibleError:
+        if _fits_tv_form(thr_layout, val_layout):
+            raise NotAdmissibleError("make_tiled_copy_tv", f"make_tiled_copy_tv takes (atom, thr_layout, "
+                                     f"val_layout); ({thr_layout}, {val_layout}) are not a thread and a value "
+                                     "layout but a TV layout and its tile: write make_tiled_copy(atom, layout_tv, "
+                                     "tiler_mn)") from None
+        raise
+    return _make_tiled_copy(atom, tv, tiler, dtype)
+
+
+def _atom_for(atom, threads, what, target):
+    """The copy atom of a builder's first argument: a tiled copy given there (C++ slices it to its atom) must
+    have the threads of the object it is laid out like, or the kernel's copy and ``target`` disagree."""
+    if isinstance(atom, TiledCopy) and type(atom.size) is int and type(threads) is int and atom.size != threads:
+        raise NotAdmissibleError(what, f"the tiled copy {atom.name} has {atom.size} threads, {target} has "
+                                 f"{threads}: pass a copy atom, or a tiled copy of {threads} threads")
+    return atom
 
 
 def make_tiled_copy_A(atom, tiled_mma, dtype=None) -> TiledCopy:
     """The tiled copy of ``atom`` laid out like the tiled MMA's A fragment: ``tv_layout_A_tiled`` over the tile
-    ``(tile_M, tile_K)``."""
-    return make_tiled_copy(atom, tiled_mma.tv_layout_A_tiled, (tiled_mma.get_tile_size(0),
-                                                               tiled_mma.get_tile_size(2)), dtype)
+    ``(tile_M, tile_K)``; it has the tiled MMA's threads (a tiled copy given as ``atom`` must have them too)."""
+    atom = _atom_for(atom, tiled_mma.size, "make_tiled_copy_A", f"the tiled MMA {tiled_mma.name}")
+    return _make_tiled_copy(atom, tiled_mma.tv_layout_A_tiled, (tiled_mma.get_tile_size(0),
+                                                                tiled_mma.get_tile_size(2)), dtype)
 
 
 def make_tiled_copy_B(atom, tiled_mma, dtype=None) -> TiledCopy:
-    return make_tiled_copy(atom, tiled_mma.tv_layout_B_tiled, (tiled_mma.get_tile_size(1),
-                                                               tiled_mma.get_tile_size(2)), dtype)
+    atom = _atom_for(atom, tiled_mma.size, "make_tiled_copy_B", f"the tiled MMA {tiled_mma.name}")
+    return _make_tiled_copy(atom, tiled_mma.tv_layout_B_tiled, (tiled_mma.get_tile_size(1),
+                                                                tiled_mma.get_tile_size(2)), dtype)
 
 
 def make_tiled_copy_C(atom, tiled_mma, dtype=None) -> TiledCopy:
-    return make_tiled_copy(atom, tiled_mma.tv_layout_C_tiled, (tiled_mma.get_tile_size(0),
-                                                               tiled_mma.get_tile_size(1)), dtype)
+    atom = _atom_for(atom, tiled_mma.size, "make_tiled_copy_C", f"the tiled MMA {tiled_mma.name}")
+    return _make_tiled_copy(atom, tiled_mma.tv_layout_C_tiled, (tiled_mma.get_tile_size(0),
+                                                                tiled_mma.get_tile_size(1)), dtype)
 
 
 def make_tiled_copy_C_atom(atom, tiled_mma, dtype=None) -> TiledCopy:
@@ -329,7 +440,8 @@ def make_tiled_copy_C_atom(atom, tiled_mma, dtype=None) -> TiledCopy:
     algebra's conditions on the concrete integer layouts involved.
     Post-condition: ``layout_tv_tiled(t, v)`` indexes (column-major) the sub-tile ``tiler_mn`` at the element
     ``tv_layout_C_tiled(t, v)`` lies on, for every thread ``t`` and ``v < NumValSrc``."""
-    a = make_copy_atom(atom, dtype)
+    a = make_copy_atom(_atom_for(atom, tiled_mma.size, "make_tiled_copy_C_atom", f"the tiled MMA {tiled_mma.name}"),
+                       dtype)
     c_tv = tiled_mma.tv_layout_C_tiled
     nval = a.num_val_src
     if type(nval) is int and type(size(mode(c_tv, 1))) is int and nval > size(mode(c_tv, 1)):
@@ -344,9 +456,11 @@ def make_tiled_copy_C_atom(atom, tiled_mma, dtype=None) -> TiledCopy:
 
 
 def make_tiled_copy_S(atom, tiled_copy: TiledCopy, dtype=None) -> TiledCopy:
-    """A tiled copy of ``atom`` laid out like ``tiled_copy``'s source side."""
-    return make_tiled_copy(atom, tiled_copy.layout_src_tv_tiled, tiled_copy.tiler_mn, dtype)
+    """A tiled copy of ``atom`` laid out like ``tiled_copy``'s source side (with its threads)."""
+    atom = _atom_for(atom, tiled_copy.size, "make_tiled_copy_S", f"the tiled copy {tiled_copy.name}")
+    return _make_tiled_copy(atom, tiled_copy.layout_src_tv_tiled, tiled_copy.tiler_mn, dtype)
 
 
 def make_tiled_copy_D(atom, tiled_copy: TiledCopy, dtype=None) -> TiledCopy:
-    return make_tiled_copy(atom, tiled_copy.layout_dst_tv_tiled, tiled_copy.tiler_mn, dtype)
+    atom = _atom_for(atom, tiled_copy.size, "make_tiled_copy_D", f"the tiled copy {tiled_copy.name}")
+    return _make_tiled_copy(atom, tiled_copy.layout_dst_tv_tiled, tiled_copy.tiler_mn, dtype)
