@@ -14,8 +14,8 @@ import functools
 import re
 
 from . import prover as P
-from .analysis.banks import bank_conflicts, max_vector_width, read_tile
-from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, covers
+from .analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, read_tile
+from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
 from .checked import ShapeMismatch, checked_agrees, checked_equal
 from .core.layout import Layout, size
 from .core.tuples import flatten
@@ -430,6 +430,10 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
         return covers(lay(args["layout"]), tile, indexes=r.tile_of(args["layout"]))
     if kind == "compatible":
         return compatible_tv(r.value(args["copy"]), r.value(args["tiled_mma"]), args["operand"])
+    if kind in ("banks", "vector") and args.get("copy") and args.get("smem"):
+        issued = _issued(r, args)
+        if issued is not None:
+            return issued
     if kind == "banks":
         ph = args.get("phases")
         ph = int(ph) if isinstance(ph, str) and ph.strip().isdigit() else ph
@@ -462,6 +466,17 @@ def _dtype(args):
     if args.get("elem_bytes"):
         return None
     return args.get("dtype") or (None if args.get("copy") else "bf16")
+
+
+def _issued(r, args):
+    """The refutation of a banks / vector claim whose copy ``cute.copy`` could not issue over its smem layout
+    (``atoms.copy_vectorizes``: each atom register's values consecutive and aligned on the smem side), else
+    None. Decided only for a concrete smem layout; a symbolic one is left to the claim's own procedure."""
+    tc, smem = r.value(args["copy"]), r.lay(args["smem"])
+    if not getattr(smem, "is_concrete", False):
+        return None
+    v = copy_vectorizes(tc, smem, copy_smem_side(tc, args.get("side")))
+    return v if v.status == "refuted" else None
 
 
 def _access(r, args, main):

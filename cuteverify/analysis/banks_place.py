@@ -82,10 +82,10 @@ def read_tile(tile, what="tile") -> tuple:
 
 def copy_smem_side(tc, side=None, op="banks") -> str:
     """The side of ``tc`` that is shared memory: ``side`` when given, else the side that is not the registers
-    (ldmatrix, whose reference side is the destination: the source; otherwise the destination)."""
+    (ldmatrix, whose register side is the destination: the source; otherwise the destination)."""
     if side not in (None, "src", "dst"):
         raise NotAdmissibleError(op, f"side must be src or dst, got {side!r}")
-    return side or ("src" if tc.ref_side == "dst" else "dst")
+    return side or ("src" if tc.reg_side == "dst" else "dst")
 
 
 def copy_width(tc, side):
