@@ -33,6 +33,7 @@ from .algebra import expr as algebra_expr
 from .core import scan
 from .core.parse import as_assumptions, parse
 from .core.swizzle import ComposedLayout, Swizzle
+from .core.tiles import read_extents, read_permutation
 from .errors import CuteVerifyError, ParseError
 from .symbolic import parse_expr
 
@@ -46,10 +47,15 @@ ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
     "make_layout_tv", "local_tile", "local_partition", "fragment_like")}
 #: parameters of the atom functions that take a spec or dtype name as a bare identifier
 NAME_PARAMS = frozenset({"atom", "op", "dtype"})
+#: the parameter name :meth:`_Eval.call` gives a keyword the function takes in ``**params`` (a family parameter:
+#: ``a_major=K`` / ``a_major=UMMA::Major::K`` is an enum name, read as text for the one spec resolver)
+FAMILY_PARAM = "<family parameter>"
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 _SPEC_NAME = re.compile(r"[A-Za-z_][\w:]*\s*<[^()]*>\Z")
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:::\w+)+\Z")
+_TIMES = re.compile(r"\d+(?:\s*x\s*\d+)+\Z")  # a tile's extents, 128x64 (as the CLI's --tile)
 _SWIZZLE = re.compile(r"\s*S\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*\Z")
 _NO = object()
 
@@ -299,7 +305,8 @@ class _Eval:
             km = _KEYWORD.match(p)
             if km:
                 key = km.group(1)
-                kw[key] = self.arg(off + km.end(), off + len(p), key)
+                kw[key] = self.arg(off + km.end(), off + len(p), FAMILY_PARAM if _family_keyword(fn, key)
+                                   else key)
             else:
                 if kw:
                     raise ParseError(self.text, off + 1, "keyword arguments after the positional ones",
@@ -326,6 +333,12 @@ class _Eval:
             return s[1:-1]
         if re.fullmatch(r"-?\d+", s):
             return int(s)
+        if _TIMES.fullmatch(s):
+            return read_extents(s, "tile")
+        if (s.startswith("Tile<") and s.endswith(">")) or (s.startswith("[") and s.endswith("]") and ";" in s):
+            return read_permutation(s, "tile")  # C++'s Tile<...> and CuTe DSL's printed [a;b;c]
+        if param == FAMILY_PARAM and (_IDENT.fullmatch(s) and s not in self.env or _QUALIFIED.fullmatch(s)):
+            return s  # an enum name (K, UMMA::Major::MN): the spec resolver maps it or says which it takes
         if _IDENT.fullmatch(s):
             if s in self.env:
                 return self.env[s]
@@ -334,7 +347,7 @@ class _Eval:
             if self.symbols is not None and s in self.symbols:
                 return parse_expr(s)
             raise self._unknown(s, a)
-        if param in NAME_PARAMS and _SPEC_NAME.match(s):
+        if param in NAME_PARAMS and (_SPEC_NAME.match(s) or _QUALIFIED.fullmatch(s)):
             return s
         if s[0] == "(" and self._close(a) == b - 1:
             pieces = self._pieces(a + 1, b - 1)
@@ -442,10 +455,20 @@ class _Eval:
                     r = q
                     while r >= 0 and (t[r].isalnum() or t[r] == "_"):
                         r -= 1
-                    return q >= 0 and _IDENT.fullmatch(t[r + 1:q + 1]) is not None
+                    word = t[r + 1:q + 1]  # ``o (`` is CuTe's composition operator, never a call
+                    return q >= 0 and _IDENT.fullmatch(word) is not None and word != "o"
                 depth -= 1
             k -= 1
         return False
+
+
+def _family_keyword(fn, key: str) -> bool:
+    """Is ``key`` a keyword that ``fn`` takes in its ``**params`` (a family parameter), not a named one?"""
+    try:
+        ps = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
+    return key not in ps and any(v.kind == v.VAR_KEYWORD for v in ps.values())
 
 
 def _what(v) -> str:
