@@ -54,6 +54,7 @@ FAMILY_PARAM = "<family parameter>"
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 _SPEC_NAME = re.compile(r"[A-Za-z_][\w:]*\s*<[^()]*>\Z")
+_STATIC_INT = re.compile(r"_\d+")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:::\w+)+\Z")
 _TIMES = re.compile(r"\d+(?:\s*x\s*\d+)+\Z")  # a tile's extents, 128x64 (as the CLI's --tile)
 _SWIZZLE = re.compile(r"\s*S\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*\Z")
@@ -331,8 +332,8 @@ class _Eval:
             return None
         if len(s) >= 2 and s[0] in "'\"" and s[-1] == s[0]:
             return s[1:-1]
-        if re.fullmatch(r"-?\d+", s):
-            return int(s)
+        if re.fullmatch(r"-?\d+|_\d+", s):  # _32: CuTe C++'s static integer
+            return int(s.lstrip("_"))
         if _TIMES.fullmatch(s):
             return read_extents(s, "tile")
         if (s.startswith("Tile<") and s.endswith(">")) or (s.startswith("[") and s.endswith("]") and ";" in s):
@@ -379,7 +380,8 @@ class _Eval:
                 end = self._chain_end(m.start(), b)
             elif name == "composition" and nxt == "(" and self._swizzled(j, self._close(j)) is not None:
                 end = self._chain_end(m.start(), b)
-            elif nxt != "(" and self._is_call_argument(m.start(), m.end(), b) and name not in self.env \
+            elif nxt != "(" and not _STATIC_INT.fullmatch(name) and self._is_call_argument(m.start(), m.end(), b) \
+                    and name not in self.env \
                     and not (self.symbols is not None and name in self.symbols) and name not in ("_", "None"):
                 raise self._unknown(name, m.start())
             if end is None:

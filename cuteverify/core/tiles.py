@@ -46,8 +46,9 @@ def read_extents(value, what: str = "tile", *, symbols: bool = False, rank: int 
         if _TIMES.fullmatch(text):
             out = tuple(int(p) for p in re.split(r"[xX*]", text))
         else:
-            if not text or unbalanced(text) is not None:
+            if not text:
                 _bad(what, value, "extents such as 128x64, (128,64) or 128,64")
+            _balanced(text, what)
             body = text if text.startswith("(") and matching(text, 0) == len(text) - 1 else f"({text})"
             try:
                 out = parse_tuple(body, what)
@@ -69,6 +70,12 @@ def read_extents(value, what: str = "tile", *, symbols: bool = False, rank: int 
     if rank is not None and len(out) != rank:
         _bad(what, value, f"{rank} extents, got {len(out)}")
     return out
+
+
+def _balanced(text: str, what: str):
+    bad = unbalanced(text, "([<")
+    if bad is not None:
+        raise ParseError(text, bad[0] + 1, f"{bad[1]} (unbalanced brackets)", what)
 
 
 def _entry(item, what: str, text):
@@ -124,8 +131,9 @@ def read_permutation(value, what: str = "permutation", max_rank: int = 3) -> tup
 
 def _split_permutation(text: str, what: str) -> list:
     s = text.strip()
-    if unbalanced(s) is not None or not s:
-        _bad(what, text, "balanced brackets")
+    if not s:
+        _bad(what, text, "a permutation tile such as (32,32,16)")
+    _balanced(s, what)
     if s.startswith("Tile<") and s.endswith(">") and matching(s, 4, "<") == len(s) - 1:
         s = s[5:-1]
     elif s.startswith("[") and s.endswith("]") and matching(s, 0, "[") == len(s) - 1:
