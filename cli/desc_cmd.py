@@ -42,7 +42,8 @@ def parse_tile_option(text, what="--tile"):
 @click.option("--smem", required=True, callback=text_input,
               help="The operand's smem layout (MN, K), element-level, or a smem atom name.")
 @click.option("--dtype", "-d", required=True, help="Element type (bf16, f16, tf32, e4m3, ...).")
-@click.option("--tile", default=None, help="Tile the layout / atom to this (MN, K) shape first: \"(128,64)\" or 128x64.")
+@click.option("--tile", default=None,
+              help="Tile the layout / atom to this (MN, K) shape first: \"(128,64)\" or 128x64.")
 @click.option("--tile-order", default=None, help="tile_to_shape's mode order, e.g. \"(1,0)\" (K first).")
 @click.option("--arch", default="sm_90", show_default=True, type=click.Choice(["sm_90", "sm_100"]),
               help="sm_90: wgmma descriptor; sm_100: tcgen05 (UMMA) descriptor.")

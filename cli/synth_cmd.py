@@ -39,7 +39,8 @@ def _require(items):
 
 def _problem_options(f):
     for opt in reversed([
-        click.option("--tile", "-t", required=True, help="The smem tile (MN,K) (element index m + MN*k): 128x64, 128,64 or (128,64)."),
+        click.option("--tile", "-t", required=True,
+                     help="The smem tile (MN,K) (element index m + MN*k): 128x64, 128,64 or (128,64)."),
         click.option("--dtype", "-d", default="bf16", show_default=True, help="Element type (bf16, f16, f32, e4m3, ...)."),
         click.option("--write", "-w", "writes", multiple=True,
                      help="An access that writes the tile (repeatable): cp_async:..., tv:..., tma."),

@@ -6,6 +6,7 @@ the tiled TV layouts and every CTA's partition_A/B/C with its offset. A paramete
 input error everywhere."""
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 
@@ -120,7 +121,6 @@ def _cli(*args):
 
 
 def _cli_json(*args):
-    import json
     code, out = _cli("tiled-mma", *args, "--json")
     assert code == 0, out
     return json.loads(out)

@@ -28,8 +28,9 @@ def _cli(*args) -> str:
 
 
 def _load(layouts: str = "", claims: str = "  - bijective: \"4:1\"\n"):
-    doc = "version: 1\nkernels:\n  k:\n    layouts:\n" + textwrap.indent(textwrap.dedent(layouts or 'x: "4:1"\n'), " " * 6) \
-        + "    claims:\n" + textwrap.indent(textwrap.dedent(claims), " " * 4)
+    body = textwrap.indent(textwrap.dedent(layouts or 'x: "4:1"\n'), " " * 6)
+    doc = "version: 1\nkernels:\n  k:\n    layouts:\n" + body + "    claims:\n" + \
+        textwrap.indent(textwrap.dedent(claims), " " * 4)
     return mf.load_text(doc, "forms.cute.yaml")
 
 

@@ -102,7 +102,7 @@ def _entry(item, what: str, text):
     fs = item.free_symbols()
     if fs:  # CuTe's permutation tiles are static: a symbol here is no tile
         _bad(what, text, f"a tile of integers, not the symbols {sorted(str(s) for s in fs)}")
-    if isinstance(item, Layout) and type(item.shape) is int and item.stride == 1:  # ``_32`` and ``32:1`` are the extent 32, as in CuTe
+    if isinstance(item, Layout) and type(item.shape) is int and item.stride == 1:  # _32 and 32:1: the extent 32
         return item.shape
     return item
 

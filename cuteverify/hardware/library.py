@@ -113,7 +113,8 @@ def names(filter=None) -> list:
 
 
 _SMEM_SHORT = re.compile(r"^(?:GMMA[_:]+)?(?:Layout_)?(K|MN)_(INTER|SW32|SW64|SW128)(?:_Atom)?$", re.I)
-_SMEM_TEMPLATE = re.compile(r"^(?:cute::)?GMMA::Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom\s*<\s*(?:cutlass::)?(\w+)\s*>$")
+_SMEM_TEMPLATE = re.compile(r"^(?:cute::)?GMMA::Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom\s*"
+                            r"<\s*(?:cutlass::)?(\w+)\s*>$")
 _TMA_SHORT = re.compile(r"^(?:TMA_|CU_TENSOR_MAP_)?(?:SWIZZLE_|SW)?(NONE|32B?|64B?|128B?)$", re.I)
 
 
