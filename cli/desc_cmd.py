@@ -15,13 +15,12 @@ import sys
 import click
 
 from cuteverify.core.parse import parse_tuple
-from cuteverify.core.tuples import flatten
+from cuteverify.core.tiles import read_extents
 from cuteverify.hardware.smem_desc_rules import from_layout, smem_layout
 
 from .common import (
     EXIT_FOR,
     assume_option,
-    fail,
     guarded,
     json_option,
     shared_assumptions,
@@ -31,22 +30,20 @@ from .common import (
 
 
 def parse_tile_option(text, what="--tile"):
-    """``--tile "(128,64)"``: a shape of positive extents, integers or symbols (None when not given); a zero, a
-    negative or a fraction is an input error naming the option. Shared with ``tma``."""
+    """``--tile``: a shape of positive extents, ``(128,64)``, ``128x64`` or ``128,64`` (integers or symbols, as
+    the one extents reader :func:`cuteverify.core.tiles.read_extents` reads them for manifests and Python; None
+    when not given); a zero, a negative or a fraction is an input error naming the option. Shared with ``tma``."""
     if text is None:
         return None
-    t = parse_tuple(text, what)
-    bad = [x for x in flatten(t) if (type(x) is int or getattr(x, "is_number", False)) and not (int(x) == x and x > 0)]
-    if bad:
-        fail(f"{what} {text!r}: a tile shape has positive extents, got {bad[0]}")
-    return t
+    return read_extents(text, what, symbols=True)
 
 
 @click.command("desc")
 @click.option("--smem", required=True, callback=text_input,
               help="The operand's smem layout (MN, K), element-level, or a smem atom name.")
 @click.option("--dtype", "-d", required=True, help="Element type (bf16, f16, tf32, e4m3, ...).")
-@click.option("--tile", default=None, help="Tile the layout / atom to this (MN, K) shape first: \"(128,64)\".")
+@click.option("--tile", default=None,
+              help="Tile the layout / atom to this (MN, K) shape first: \"(128,64)\" or 128x64.")
 @click.option("--tile-order", default=None, help="tile_to_shape's mode order, e.g. \"(1,0)\" (K first).")
 @click.option("--arch", default="sm_90", show_default=True, type=click.Choice(["sm_90", "sm_100"]),
               help="sm_90: wgmma descriptor; sm_100: tcgen05 (UMMA) descriptor.")

@@ -18,6 +18,7 @@ import click
 
 from cuteverify import draw as dr
 from cuteverify.core.parse import parse, parse_tuple
+from cuteverify.core.tiles import read_extents
 from cuteverify import hardware
 
 from .common import fail, guarded, parse_params, text_input
@@ -39,12 +40,8 @@ def _format_of(output, fmt):
 
 
 def parse_tile(text: str) -> tuple:
-    """``16x8`` (or ``16,8``) -> ``(16, 8)``."""
-    m = re.fullmatch(r"\s*(\d+)\s*[xX,*]\s*(\d+)\s*", text or "")
-    if not m or int(m.group(1)) <= 0 or int(m.group(2)) <= 0:
-        raise click.BadParameter(f"expected MxN with positive integers, e.g. 16x8, got {text!r}",
-                                 param_hint="--tile")
-    return int(m.group(1)), int(m.group(2))
+    """``16x8``, ``16,8`` or ``(16,8)`` -> ``(16, 8)`` (the one extents reader, as manifests and Python)."""
+    return read_extents(text, "--tile", rank=2)
 
 
 def _has_top_comma(s: str) -> bool:

@@ -19,16 +19,15 @@ import sys
 import click
 
 from cuteverify.core.parse import parse
+from cuteverify.core.tiles import read_extents
 from cuteverify.synth import explain_smem_layout, synthesize_smem_layout
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, text_input
 
 
 def _tile(text):
-    parts = text.lower().replace("*", "x").split("x")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        fail(f"--tile: expected MNxK such as 128x64, got {text!r}")
-    return tuple(int(p) for p in parts)
+    """``--tile``: ``128x64``, ``128,64``, ``(128,64)`` (the one extents reader, as manifests and Python)."""
+    return read_extents(text, "--tile", rank=2)
 
 
 def _require(items):
@@ -40,7 +39,8 @@ def _require(items):
 
 def _problem_options(f):
     for opt in reversed([
-        click.option("--tile", "-t", required=True, help="The smem tile MNxK (element index m + MN*k), e.g. 128x64."),
+        click.option("--tile", "-t", required=True,
+                     help="The smem tile (MN,K) (element index m + MN*k): 128x64, 128,64 or (128,64)."),
         click.option("--dtype", "-d", default="bf16", show_default=True, help="Element type (bf16, f16, f32, e4m3, ...)."),
         click.option("--write", "-w", "writes", multiple=True,
                      help="An access that writes the tile (repeatable): cp_async:..., tv:..., tma."),

@@ -22,9 +22,9 @@ from cuteverify import draw as dr
 from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms._util import format_tile
 from cuteverify.core.parse import parse
-from cuteverify.core.scan import matching, split_top, unbalanced
+from cuteverify.core.tiles import read_permutation
 
-from .common import EXIT_OK, fail, guarded, json_option, parse_params
+from .common import EXIT_OK, guarded, json_option, parse_params
 from .draw_cmd import _format_of, _write
 
 _MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
@@ -39,36 +39,10 @@ def parse_atom_layout(text):
 
 
 def parse_permutation(text):
-    """``--permutation``: ``(32,32,16)``, ``(32,(8,2,2):(1,16,8),16)``, ``(_,64,_)`` or C++'s
-    ``Tile<32,(8,2,2):(1,16,8),16>``; each entry ``_``, an extent or a layout. None: no permutation."""
-    if text is None:
-        return None
-    s = text.strip()
-    if s.startswith("Tile<") and s.endswith(">"):
-        s = s[5:-1]
-    elif s.startswith("(") and matching(s, 0) == len(s) - 1:
-        s = s[1:-1]
-    bad = unbalanced(s)
-    if bad is not None:
-        fail(f"--permutation {text!r}: unbalanced brackets")
-    out = []
-    for piece, _ in split_top(s):
-        p = piece.strip()
-        if p in ("_", "X", "None"):
-            out.append(None)
-        elif p.isdigit():
-            out.append(int(p))
-        elif not p:
-            fail(f"--permutation {text!r}: an empty entry")
-        else:
-            lay = parse(p, source="--permutation")
-            if lay.free_symbols():  # CuTe's permutation tiles are static: a name here is no tile
-                fail(f"--permutation {text!r}: entry {p!r} is not a tile (`_`, a positive extent or a layout of "
-                     "integers, e.g. (8,2,2):(1,16,8))")
-            out.append(lay)
-    if len(out) > 3:
-        fail(f"--permutation {text!r} has {len(out)} entries, at most 3 (M, N, K)")
-    return tuple(out)
+    """``--permutation``: ``(32,32,16)``, ``(32,(8,2,2):(1,16,8),16)``, ``(_,64,_)``, C++'s
+    ``Tile<32,(8,2,2):(1,16,8),16>`` or CuTe DSL's printed ``[32:1;(8,2,2):(1,16,8);16:1]``; each entry ``_``,
+    an extent or a layout (the one reader, :func:`cuteverify.core.tiles.read_permutation`). None: none."""
+    return read_permutation(text, "--permutation")
 
 
 def build(atom, atom_layout, permutation, params):
@@ -106,9 +80,11 @@ def _draw(tm, operand, output, fmt):
 @click.option("--atom-layout", default=None, metavar="LAYOUT",
               help="Atoms over (M,N,K): a shape \"(2,2,1)\" or a layout \"(2,2,1):(2,1,4)\" (default (1,1,1)).")
 @click.option("--permutation", default=None, metavar="TILE",
-              help="Permutation tile per mode: \"(32,32,16)\", \"(32,(8,2,2):(1,16,8),16)\", \"(_,64,_)\".")
+              help="Permutation tile per mode: \"(32,32,16)\", \"(32,(8,2,2):(1,16,8),16)\", \"(_,64,_)\", "
+                   "\"Tile<32,32,16>\", \"[32:1;32:1;16:1]\".")
 @click.option("--operand", type=click.Choice(["A", "B", "C"]), default=None, help="Only this operand.")
-@click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A family parameter, e.g. N=128, a_major=K (one that contradicts the atom's name is an error).")
 @click.option("--draw", "draw_to", default=None, metavar="FILE",
               help="Draw the tiled TV layouts to FILE (.svg, or .tex for TikZ; '-' for stdout as SVG).")
 @json_option

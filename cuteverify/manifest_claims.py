@@ -18,8 +18,9 @@ from .analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, re
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
 from .checked import ShapeMismatch, checked_agrees, checked_equal
 from .core.layout import Layout, size
+from .core.tiles import read_extents
 from .core.tuples import flatten
-from .errors import NotAdmissibleError
+from .errors import CuteVerifyError, NotAdmissibleError
 from .hardware.tma import TmaDescriptor
 from .hardware.tma_copy import from_copy
 from .manifest_expr import (
@@ -193,15 +194,12 @@ def _read_tile(k, v, path):
 
 
 def _extents(k, v, path):
-    """``128x64`` / ``[128, 64]`` -> ``(128, 64)`` (positive integers), else an error at the node."""
-    parts = v if isinstance(v, list) else str(v).lower().replace("*", "x").split("x")
+    """``128x64`` / ``(128,64)`` / ``128,64`` / ``[128, 64]`` -> ``(128, 64)`` (positive integers; the one extents
+    reader, as the CLI and Python), else an error at the node."""
     try:
-        out = tuple(int(x) for x in parts)
-    except (TypeError, ValueError):
-        out = ()
-    if not out or any(x <= 0 for x in out):
-        raise k.error(f"expected extents such as 128x64 or [128, 64], got {v!r}", path)
-    return out
+        return read_extents(v if isinstance(v, (list, int)) else str(v), "tile")
+    except CuteVerifyError:
+        raise k.error(f"expected extents such as 128x64, (128,64) or [128, 64], got {v!r}", path) from None
 
 
 def _read_agrees(k, body, bp):

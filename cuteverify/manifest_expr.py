@@ -34,6 +34,7 @@ from .core import scan
 from .core.layout import size
 from .core.parse import as_assumptions, parse
 from .core.swizzle import ComposedLayout, Swizzle
+from .core.tiles import read_extents, read_permutation
 from .errors import CuteVerifyError, ParseError
 from .symbolic import parse_expr
 
@@ -46,10 +47,16 @@ ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
     "make_layout_tv", "local_tile", "local_partition", "fragment_like")}
 #: parameters of the atom functions that take a spec or dtype name as a bare identifier
 NAME_PARAMS = frozenset({"atom", "op", "dtype"})
+#: the parameter name :meth:`_Eval.call` gives a keyword the function takes in ``**params`` (a family parameter:
+#: ``a_major=K`` / ``a_major=UMMA::Major::K`` is an enum name, read as text for the one spec resolver)
+FAMILY_PARAM = "<family parameter>"
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 _SPEC_NAME = re.compile(r"[A-Za-z_][\w:]*\s*<[^()]*>\Z")
+_STATIC_INT = re.compile(r"_\d+")
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:::\w+)+\Z")
+_TIMES = re.compile(r"\d+(?:\s*x\s*\d+)+\Z")  # a tile's extents, 128x64 (as the CLI's --tile)
 _SWIZZLE = re.compile(r"\s*S\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*\Z")
 _NO = object()
 
@@ -333,7 +340,8 @@ class _Eval:
             km = _KEYWORD.match(p)
             if km:
                 key = km.group(1)
-                kw[key] = self.arg(off + km.end(), off + len(p), key)
+                kw[key] = self.arg(off + km.end(), off + len(p), FAMILY_PARAM if _family_keyword(fn, key)
+                                   else key)
             else:
                 if kw:
                     raise ParseError(self.text, off + 1, "keyword arguments after the positional ones",
@@ -358,8 +366,14 @@ class _Eval:
             return None
         if len(s) >= 2 and s[0] in "'\"" and s[-1] == s[0]:
             return s[1:-1]
-        if re.fullmatch(r"-?\d+", s):
-            return int(s)
+        if re.fullmatch(r"-?\d+|_\d+", s):  # _32: CuTe C++'s static integer
+            return int(s.lstrip("_"))
+        if _TIMES.fullmatch(s):
+            return read_extents(s, "tile")
+        if (s.startswith("Tile<") and s.endswith(">")) or (s.startswith("[") and s.endswith("]") and ";" in s):
+            return read_permutation(s, "tile")  # C++'s Tile<...> and CuTe DSL's printed [a;b;c]
+        if param == FAMILY_PARAM and (_IDENT.fullmatch(s) and s not in self.env or _QUALIFIED.fullmatch(s)):
+            return s  # an enum name (K, UMMA::Major::MN): the spec resolver maps it or says which it takes
         if _IDENT.fullmatch(s):
             if s in self.env:
                 return self.env[s]
@@ -368,7 +382,7 @@ class _Eval:
             if self.symbols is not None and s in self.symbols:
                 return parse_expr(s)
             raise self._unknown(s, a)
-        if param in NAME_PARAMS and _SPEC_NAME.match(s):
+        if param in NAME_PARAMS and (_SPEC_NAME.match(s) or _QUALIFIED.fullmatch(s)):
             return s
         if s[0] == "(" and self._close(a) == b - 1:
             pieces = self._pieces(a + 1, b - 1)
@@ -400,7 +414,8 @@ class _Eval:
                 end = self._chain_end(m.start(), b)
             elif name == "composition" and nxt == "(" and self._swizzled(j, self._close(j)) is not None:
                 end = self._chain_end(m.start(), b)
-            elif nxt != "(" and self._is_call_argument(m.start(), m.end(), b) and name not in self.env \
+            elif nxt != "(" and not _STATIC_INT.fullmatch(name) and self._is_call_argument(m.start(), m.end(), b) \
+                    and name not in self.env \
                     and not (self.symbols is not None and name in self.symbols) and name not in ("_", "None"):
                 raise self._unknown(name, m.start())
             if end is None:
@@ -477,7 +492,8 @@ class _Eval:
                     r = q
                     while r >= 0 and (t[r].isalnum() or t[r] == "_"):
                         r -= 1
-                    return q >= 0 and _IDENT.fullmatch(t[r + 1:q + 1]) is not None
+                    word = t[r + 1:q + 1]  # ``o (`` is CuTe's composition operator, never a call
+                    return q >= 0 and _IDENT.fullmatch(word) is not None and word != "o"
                 depth -= 1
             k -= 1
         return False
@@ -509,6 +525,15 @@ def _cached(method, op):
         return method(op)
     except CuteVerifyError:
         return None
+
+
+def _family_keyword(fn, key: str) -> bool:
+    """Is ``key`` a keyword that ``fn`` takes in its ``**params`` (a family parameter), not a named one?"""
+    try:
+        ps = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
+    return key not in ps and any(v.kind == v.VAR_KEYWORD for v in ps.values())
 
 
 def _what(v) -> str:

@@ -75,10 +75,10 @@ def test_ldmatrix_correct_and_wrong(lib):
 # --------------------------------------------------------------------------------- GMMA smem atoms
 
 def test_smem_short_names_resolve(lib):
-    assert S.resolve("GMMA_K_SW128", "bf16", lib).name == "GMMA::Layout_K_SW128_Atom<half_t>"
-    assert S.resolve("GMMA_MN_SW64", "f32", lib).name == "GMMA::Layout_MN_SW64_Atom<float>"
-    assert S.resolve("GMMA_K_INTER", "e4m3", lib).name == "GMMA::Layout_K_INTER_Atom<uint8_t>"
-    assert S.resolve("TMA_SW128", None, lib).name == "CU_TENSOR_MAP_SWIZZLE_128B"
+    assert S.resolve("GMMA_K_SW128", "bf16", lib)[0].name == "GMMA::Layout_K_SW128_Atom<half_t>"
+    assert S.resolve("GMMA_MN_SW64", "f32", lib)[0].name == "GMMA::Layout_MN_SW64_Atom<float>"
+    assert S.resolve("GMMA_K_INTER", "e4m3", lib)[0].name == "GMMA::Layout_K_INTER_Atom<uint8_t>"
+    assert S.resolve("TMA_SW128", None, lib)[0].name == "CU_TENSOR_MAP_SWIZZLE_128B"
     with pytest.raises(S.SpecError, match="needs dtype"):
         S.resolve("GMMA_K_SW128", None, lib)
     with pytest.raises(S.SpecError, match="16-bit"):

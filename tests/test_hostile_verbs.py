@@ -296,7 +296,8 @@ def api_cases():
         ("from_linear_text", lambda: cv.from_linear_layout("#ttg.blocked"), "input"),
         ("linear_layout_bad_basis", lambda: cv.LinearLayout({"register": [(1, 2, 3)]}, {"dim0": 4}), "input"),
         ("synthesize_writes_int", lambda: cv.synthesize_smem_layout(tile=(64, 64), writes=5), "input"),
-        ("synthesize_tile_text", lambda: cv.synthesize_smem_layout(tile="128x64", writes=["tma"]), "input"),
+        # tile text is read as the CLI reads --tile (issue 25): a malformed one is the input error
+        ("synthesize_tile_text", lambda: cv.synthesize_smem_layout(tile="128by64", writes=["tma"]), "input"),
         ("explain_none", lambda: cv.explain_smem_layout(None, (64, 64), reads=["tma"]), "input"),
         ("triton_other_none", lambda: cv.prove_triton_equals(BLOCKED, (32, 32), None), "input"),
         ("triton_huge_shape", lambda: cv.prove_triton_equals(BLOCKED, (1 << 40, 1 << 40), "(128,8):(8,1)"), "input"),

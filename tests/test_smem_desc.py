@@ -64,7 +64,7 @@ ATOMS = load([ROOT / "specs/smem_atoms.yaml"], shipped=False)
 
 
 def _atom(major, sw, dtype="f16"):
-    return parse(resolve(f"GMMA_{major}_{sw}", dtype=dtype, library=ATOMS).data["layout"])
+    return parse(resolve(f"GMMA_{major}_{sw}", dtype=dtype, library=ATOMS)[0].data["layout"])
 
 
 @pytest.mark.parametrize("key", sorted(CONFIGS), ids=lambda k: "-".join(map(str, k[:2] + k[-1:])))

@@ -113,7 +113,7 @@ def _atom(c):
         m = 5 - (c["bits"] // 8).bit_length() + 1
         return parse(f"S<2,{m},2> o 0 o ({t},4):(1,{t})")
     name = f"GMMA_{c['major']}_{c['sw']}"
-    return parse(resolve(name, dtype=DTYPE[c["bits"]], library=ATOMS).data["layout"])
+    return parse(resolve(name, dtype=DTYPE[c["bits"]], library=ATOMS)[0].data["layout"])
 
 
 @pytest.mark.parametrize("i", range(len(CASES)))

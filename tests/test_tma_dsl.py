@@ -105,7 +105,7 @@ def _gbasis(t):
 
 def _cv_smem(c):
     major, sw = c["kind"].split("_")
-    atom = parse(resolve(f"GMMA_{major}_{sw}", dtype=c["dtype"], library=ATOMS).data["layout"])
+    atom = parse(resolve(f"GMMA_{major}_{sw}", dtype=c["dtype"], library=ATOMS)[0].data["layout"])
     return tile_to_shape(atom, c["tile"], c["order"])
 
 

@@ -244,7 +244,7 @@ DTYPES = {16: "f16", 8: "e4m3", 32: "f32"}
 @pytest.mark.parametrize("eb", [16, 8, 32])
 @pytest.mark.parametrize("rows,cols_atoms", [(8, 1), (64, 1), (128, 2)])
 def test_nvmma_shared_is_the_gmma_K_major_atom_tiled(sw, eb, rows, cols_atoms):
-    atom = parse(resolve(f"GMMA_K_SW{sw}", dtype=DTYPES[eb]).data["layout"])
+    atom = parse(resolve(f"GMMA_K_SW{sw}", dtype=DTYPES[eb])[0].data["layout"])
     cols = 8 * sw // eb * cols_atoms
     S = tile_to_shape(atom, (rows, cols))  # CuTe: tile_to_shape(GMMA::Layout_K_SW{sw}_Atom<T>, shape)
     v = prove_triton_equals(nvmma(sw, False, eb), (rows, cols), S)
@@ -259,7 +259,7 @@ def test_nvmma_shared_is_the_gmma_K_major_atom_tiled(sw, eb, rows, cols_atoms):
 @pytest.mark.parametrize("sw", [32, 64, 128])
 @pytest.mark.parametrize("eb", [16, 8])
 def test_nvmma_shared_transposed_is_the_gmma_MN_major_atom_tiled_K_first(sw, eb):
-    atom = parse(resolve(f"GMMA_MN_SW{sw}", dtype=DTYPES[eb]).data["layout"])
+    atom = parse(resolve(f"GMMA_MN_SW{sw}", dtype=DTYPES[eb])[0].data["layout"])
     mn = 8 * sw // eb
     shape = (2 * mn, 32)  # (M, K): M contiguous
     S = tile_to_shape(atom, shape, (1, 0))  # CUTLASS's SM90 builders: Step<_2,_1> for MN-major operands
@@ -372,9 +372,9 @@ def test_a_cute_layout_that_is_not_f2_linear_is_compared_by_enumeration():
 
 def test_against_hardware_specs():
     # the spec library's PTX-checked layouts, not the atom layer: SM80 C and the wgmma family at N = 128
-    assert prove_triton_equals(mma2((1, 1)), (16, 8), resolve("SM80_16x8x16_F32F16F16F32_TN"), operand="C",
+    assert prove_triton_equals(mma2((1, 1)), (16, 8), resolve("SM80_16x8x16_F32F16F16F32_TN")[0], operand="C",
                                exact=True).proved
-    fam = resolve("SM90_64xNx16_F32BF16BF16_SS")
+    fam = resolve("SM90_64xNx16_F32BF16BF16_SS")[0]
     assert prove_triton_equals(mma3(128), (64, 128), fam, operand="C", params={"N": 128}, exact=True).proved
     # instrShape N = 64 on a 64x128 tensor repeats N by registers after the instruction's: the same function as
     # one N = 128 instruction's accumulator

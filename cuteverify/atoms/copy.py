@@ -35,7 +35,7 @@ from ._util import (
     slice_offset,
     zipped_divide_keep,
 )
-from .names import resolve_spec, universal_copy_bits
+from .names import instance_name, resolve_spec, universal_copy_bits
 from .partition import Partitioned, through_swizzle
 
 __all__ = [
@@ -138,7 +138,7 @@ def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyA
     if isinstance(op, CopyAtom):
         if dtype is None:
             return op
-        op = op.spec if op.spec is not None else op.name
+        op = op.spec if op.spec is not None and not op.spec.is_family else op.name  # an instance's name keeps it
     if isinstance(op, str):
         bits = universal_copy_bits(op, dtype, num_bits_per_copy)
         if bits is not None:
@@ -146,22 +146,22 @@ def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyA
             vbits = dtype_bits(vt) if dtype is not None else bits
             lay = Layout((1, bits))
             return CopyAtom(f"UniversalCopy<{bits}b>", Layout(1, 0), lay, lay, "src", vt, vbits)
-        spec, p = resolve_spec(op, "copy")
+        spec, p = resolve_spec(op, "copy", **params)
     elif isinstance(op, Spec):
         if op.kind != "copy":
             raise NotAdmissibleError("make_copy_atom", f"{op.name} is a {op.kind} spec, not a copy atom")
         spec, p = op, {}
     else:
         raise NotAdmissibleError("make_copy_atom", f"expected a copy atom name or spec, got {op!r}")
-    p = spec.check_params(dict(p, **params)) if (p or params) else {}
+    p = spec.check_params(dict(p, **params)) if (p or params or spec.is_family) else {}
     if dtype is None:
         eb = spec.data.get("element_bits")
         if eb is None:
             raise NotAdmissibleError("make_copy_atom", f"{spec.name} needs a dtype")
         dtype = f"b{eb}"
     src, dst = spec.layout("src", **p), spec.layout("dst", **p)
-    return CopyAtom(spec.name, spec.thr_id(), src, dst, _ref_side(spec), dtype, dtype_bits(dtype), spec,
-                    reg_side=_reg_side(spec))
+    return CopyAtom(instance_name(spec, p), spec.thr_id(), src, dst, _ref_side(spec), dtype, dtype_bits(dtype),
+                    spec, reg_side=_reg_side(spec))
 
 
 def _as_layout(x, what):

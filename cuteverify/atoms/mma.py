@@ -19,6 +19,7 @@ from ._alg import (
 from ..core.layout import Layout, make_layout, size
 from ..core.parse import parse
 from ..core.swizzle import ComposedLayout
+from ..core.tiles import read_permutation
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
 from ._util import (
@@ -31,7 +32,7 @@ from ._util import (
     slice_offset,
     zipped_divide_keep,
 )
-from .names import resolve_spec
+from .names import instance_name, resolve_spec
 from .partition import Partitioned, fragment_like, through_swizzle
 
 __all__ = ["MmaAtom", "ThrMma", "TiledMma", "make_mma_atom", "make_tiled_mma"]
@@ -89,27 +90,26 @@ def _tuple(t) -> str:
 
 def make_mma_atom(atom, **params) -> MmaAtom:
     """The MMA atom for a CUTLASS name (``"SM80_16x8x16_F32F16F16F32_TN"``, a wgmma instance
-    ``"SM90_64x128x16_F32BF16BF16_SS"``), a :class:`~cuteverify.hardware.Spec` (a family with ``params``, e.g.
-    ``N=128``) or an :class:`MmaAtom` (returned as is). Raises :class:`~cuteverify.errors.UnknownSpec` for an
-    unknown name and :class:`NotAdmissibleError` for a non-MMA spec or a family without its parameters."""
+    ``"SM90_64x128x16_F32BF16BF16_SS"`` or ``"SM90::GMMA::MMA_64x128x16_F32BF16BF16_SS"``, a class template
+    ``"SM100_MMA_F16BF16_2x1SM_SS<half_t, half_t, float, 256, 128, UMMA::Major::K, UMMA::Major::K>"``), a family
+    name or :class:`~cuteverify.hardware.Spec` with its parameters as keywords (``"SM100_MMA_F16BF16_SS", M=128,
+    N=256, a_major="K", b_major="K"``), or an :class:`MmaAtom` (returned as is). Names are read by the one
+    resolver (:func:`cuteverify.hardware.library.resolve`). Raises :class:`~cuteverify.errors.UnknownSpec` for an
+    unknown name, :class:`~cuteverify.errors.SpecError` for a parameter that contradicts the name or the family,
+    and :class:`NotAdmissibleError` for a non-MMA spec or a family without all its parameters."""
     if isinstance(atom, MmaAtom):
+        if params:
+            raise NotAdmissibleError("make_mma_atom", f"{atom!r} is an atom already: its parameters are fixed")
         return atom
     if isinstance(atom, Spec):
         if atom.kind != "mma":
             raise NotAdmissibleError("make_mma_atom", f"{atom.name} is a {atom.kind} spec, not an MMA atom")
         p = atom.check_params(params)
-        name = atom.name
-        for k, v in p.items():
-            parts = name.split("_")
-            parts[1] = "x".join(str(v) if d == k else d for d in parts[1].split("x"))
-            name = "_".join(parts)
-        return MmaAtom(atom, p, name)
+        return MmaAtom(atom, p, instance_name(atom, p))
     if not isinstance(atom, str):
         raise NotAdmissibleError("make_mma_atom", f"expected an atom name, a spec or an MmaAtom, got {atom!r}")
-    spec, p = resolve_spec(atom, "mma")
-    if params:
-        p = spec.check_params(dict(p, **params))
-    return MmaAtom(spec, p, atom.split("<")[0].strip())
+    spec, p = resolve_spec(atom, "mma", **params)
+    return MmaAtom(spec, p, instance_name(spec, p))
 
 
 class TiledMma(MmaAtom):
@@ -322,7 +322,8 @@ def make_tiled_mma(atom, atom_layout_mnk=(1, 1, 1), permutation_mnk=None, **para
 
     ``atom``: see :func:`make_mma_atom`. ``atom_layout_mnk``: a shape (compact column-major), a layout or its
     text, rank <= 3 (padded with ``1:0`` as C++ does). ``permutation_mnk``: None or up to 3 entries, each None
-    (``_``), an int ``n`` (``n:1``) or a layout (``(8,2,2):(1,16,8)``, as text or a Layout).
+    (``_``), an int ``n`` (``n:1``) or a layout (``(8,2,2):(1,16,8)``, as text or a Layout), or the whole tile as
+    text (``"(32,32,16)"``, ``"Tile<32,(8,2,2):(1,16,8),16>"``, ``"[32:1;32:1;16:1]"``, read as the CLI reads it).
     Admissibility: each permutation tile's size must be a multiple of the atom's extent times the threads in
     that mode (CuTe's divisibility of the tile by the atom), checked here with the mode named."""
     a = make_mma_atom(atom, **params)
@@ -335,6 +336,8 @@ def make_tiled_mma(atom, atom_layout_mnk=(1, 1, 1), permutation_mnk=None, **para
     if r < 3:
         modes = [mode(lay, i) for i in range(r)] + [Layout(1, 0)] * (3 - r)
         lay = make_layout(*modes)
+    if isinstance(permutation_mnk, str):  # the CLI's and manifests' text forms: (32,32,16), Tile<...>, [a;b;c]
+        permutation_mnk = read_permutation(permutation_mnk, "make_tiled_mma permutation_mnk")
     perm = tuple(permutation_mnk) if isinstance(permutation_mnk, (tuple, list)) else \
         (() if permutation_mnk is None else (permutation_mnk,))
     if len(perm) > 3:

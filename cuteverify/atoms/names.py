@@ -1,88 +1,38 @@
-"""Atom names as CUTLASS spells them, resolved to a spec of the library and its family parameters.
-
-``SM80_16x8x16_F32F16F16F32_TN`` names a spec; ``SM90_64x128x16_F32BF16BF16_SS`` names the instance ``N=128``
-of the family ``SM90_64xNx16_F32BF16BF16_SS`` (a family's name carries its parameter where CUTLASS puts the
-value, in the ``MxNxK`` token); C++ template arguments (``<GMMA::Major::K,GMMA::Major::K>``) are accepted and
-ignored, since the major modes change the shared-memory layout, not the atom's TV layouts.
+"""What is atom-specific in naming an atom: the kind an atom builder needs, a family's parameters all given, and
+CUTLASS's ``UniversalCopy``. Every name itself is read by the one resolver, :func:`cuteverify.hardware.library.
+resolve` (CUTLASS's concrete names, ``SM90::GMMA::MMA_...``, class templates with their arguments, family
+parameters as keywords), so the CLI, manifests and the Python API accept the same names.
 ``UniversalCopy<uint128_t>`` / ``UniversalCopy<128>`` / ``UniversalCopy`` name CUTLASS's one-thread copy.
 """
 from __future__ import annotations
 
-import functools
 import re
 
-from ..errors import NotAdmissibleError, UnknownSpec
-from ..hardware import default_library, dtype_bits
+from ..errors import NotAdmissibleError
+from ..hardware import dtype_bits
+from ..hardware.library import instance_name, resolve
 
-__all__ = ["resolve_spec", "universal_copy_bits"]
-
-_TEMPLATE = re.compile(r"^([^<]+?)\s*(<.*>)?\s*$")
-
-
-def _strip_template(name: str) -> str:
-    m = _TEMPLATE.match(name.strip())
-    return m.group(1) if m else name.strip()
+__all__ = ["resolve_spec", "universal_copy_bits", "instance_name"]
 
 
-@functools.cache
-def _family_patterns(lib_id: int):
-    """(regex, spec name, parameter order) for every family spec: its ``MxNxK`` token with each parameter
-    name replaced by a number group."""
-    lib = default_library()
-    out = []
-    for name in lib:
-        spec = lib.peek(name)  # a name index reads metadata; the spec used is checked when it is handed out
-        if not spec.is_family:
-            continue
-        parts = name.split("_")
-        if len(parts) < 2:
-            continue
-        dims = parts[1].split("x")
-        params = []
-        rx_dims = []
-        for d in dims:
-            if d in spec.params:
-                params.append(d)
-                rx_dims.append(r"(\d+)")
-            else:
-                rx_dims.append(re.escape(d))
-        if not params:
-            continue
-        rx = "^" + re.escape(parts[0]) + "_" + "x".join(rx_dims) + "_" + re.escape("_".join(parts[2:])) + "$"
-        out.append((re.compile(rx), name, tuple(params)))
-    return out
-
-
-def resolve_spec(name: str, kind: str):
-    """``(spec, params)`` for an atom name of ``kind`` ("mma" or "copy"). Raises :class:`UnknownSpec` (with
-    close names) for an unknown name and :class:`NotAdmissibleError` for a spec of another kind or a family
-    instance outside the family's range."""
-    lib = default_library()
-    # a spec named with its template argument (SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>) is found as named
-    base = name.strip() if name.strip() in lib else _strip_template(name)
-    if base in lib:
-        spec = lib[base]
-        if spec.kind != kind:
-            raise NotAdmissibleError(f"make_{kind}_atom", f"{base} is a {spec.kind} spec, not a {kind} atom")
-        if spec.is_family:
-            raise NotAdmissibleError(f"make_{kind}_atom", f"{base} is a family: name an instance "
-                                     f"(e.g. with {', '.join(spec.params)} = {spec.instances()[0]}) or pass "
-                                     "the parameters")
-        return spec, {}
-    for rx, fam, params in _family_patterns(id(lib)):
-        m = rx.match(base)
-        if m:
-            spec = lib[fam]
-            values = {p: int(v) for p, v in zip(params, m.groups())}
-            for p, v in values.items():
-                if v not in set(spec.params[p]):
-                    raise NotAdmissibleError(f"make_{kind}_atom", f"{base}: {p}={v} is not in the family {fam} "
-                                             f"({spec.params[p][0]}..{spec.params[p][-1]})")
-            if spec.kind != kind:
-                raise NotAdmissibleError(f"make_{kind}_atom", f"{base} is a {spec.kind} spec, not a {kind} atom")
-            return spec, values
-    lib.get(base)  # raises UnknownSpec with suggestions
-    raise UnknownSpec(f"no spec named {base!r}")  # pragma: no cover - lib.get raised
+def resolve_spec(name: str, kind: str, **params):
+    """``(spec, params)`` for an atom name of ``kind`` ("mma" or "copy") and family parameters given as
+    keywords (see :func:`~cuteverify.hardware.library.resolve`). Post-condition: ``params`` fixes every family
+    parameter (an atom is one instruction), each in range. Raises :class:`~cuteverify.errors.UnknownSpec` (with
+    close names) for an unknown name, :class:`~cuteverify.errors.SpecError` for a parameter that contradicts
+    the name or lies outside the family, and :class:`NotAdmissibleError` for a spec of another kind or a family
+    whose parameters are not all given."""
+    spec, p = resolve(name, **params)
+    if spec.kind != kind:
+        raise NotAdmissibleError(f"make_{kind}_atom", f"{name} is a {spec.kind} spec, not a {kind} atom")
+    missing = [k for k in spec.params if k not in p]
+    if missing:
+        example = ", ".join(f"{k}={v}" for k, v in spec.instances()[0].items())
+        what = "a family" if name.strip() == spec.name else f"the family {spec.name}"
+        raise NotAdmissibleError(f"make_{kind}_atom", f"{name} is {what}: give "
+                                 f"{', '.join(missing)} (e.g. {example}), as keywords, --param NAME=VALUE on the "
+                                 "command line, or CUTLASS's template arguments")
+    return spec, spec.check_params(p) if p else p
 
 
 _UNIVERSAL = re.compile(r"^(?:cute::)?UniversalCopy\s*(?:<\s*([A-Za-z0-9_:]+)\s*(?:,\s*[A-Za-z0-9_:]+\s*)?>)?$")

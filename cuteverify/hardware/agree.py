@@ -17,7 +17,7 @@ from . import formula as _fm
 from .dtypes import dtype_bits
 from .family import family_facts, symbolic_tv_agreement, values_text
 from .intlayout import IntLayout, int_layout
-from .library import default_library, resolve_instance
+from .library import default_library, resolve
 from .selfcheck import compare_tv, offset_disagreement, tv_disagreement
 from .spec import Library, Spec, operand_formulas, substitute
 from .tables import expected_values, hw_indices, plain_spec_layout, spec_int_layout
@@ -68,12 +68,13 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
     claim = f"agrees({layout}, {spec_name}" + (f", operand={operand}" if operand is not None else "") + \
         "".join(f", {k}={v}" for k, v in {**{k: v for k, v in extra.items() if v is not None}, **params}.items()) \
         + ")"
-    spec, implied = resolve_instance(spec_name, dtype, library or default_library())  # SM90_64x128x16_... fixes N
-    open_params = [k for k in spec.params if k not in {**implied, **params}]
+    # the one resolver: SM90_64x128x16_... fixes N, and a parameter contradicting the name is an input error
+    spec, given = resolve(spec_name, dtype, library or default_library(), **params)
+    open_params = [k for k in spec.params if k not in given]
     if open_params and (assume is not None or _names_in(layout) & set(open_params)):
         return _agrees_family(layout, spec, spec_name, operand, library, claim, t0, open_params, assume,
-                              {**implied, **params}, {"dtype": dtype, "tile": tile, "atom_layout": atom_layout})
-    p = spec.check_params({**implied, **params})
+                              given, {"dtype": dtype, "tile": tile, "atom_layout": atom_layout})
+    p = spec.check_params(given)
     operand = _operand(spec, operand)
     cex, reason = _compare(layout, spec, operand, p, dtype, tile, atom_layout)
 

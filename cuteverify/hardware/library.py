@@ -14,8 +14,8 @@ from .loader import line_of, read_spec_document, shipped_dir, spec_sources
 from .selfcheck import self_check
 from .spec import TV_VARS, Library, Spec, operand_formulas
 
-__all__ = ["load_file", "load", "default_library", "reload", "get", "names", "resolve", "resolve_instance",
-           "family_name"]
+__all__ = ["load_file", "load", "default_library", "reload", "get", "names", "resolve", "resolve_spec",
+           "resolve_instance", "instance_name", "family_name", "template_args", "ENUMS"]
 
 
 def load_file(text: str, file: str, validate: bool = True) -> list:
@@ -113,45 +113,86 @@ def names(filter=None) -> list:
 
 
 _SMEM_SHORT = re.compile(r"^(?:GMMA[_:]+)?(?:Layout_)?(K|MN)_(INTER|SW32|SW64|SW128)(?:_Atom)?$", re.I)
+_SMEM_TEMPLATE = re.compile(r"^(?:cute::)?GMMA::Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom\s*"
+                            r"<\s*(?:cutlass::)?(\w+)\s*>$")
 _TMA_SHORT = re.compile(r"^(?:TMA_|CU_TENSOR_MAP_)?(?:SWIZZLE_|SW)?(NONE|32B?|64B?|128B?)$", re.I)
 
 
-def resolve(name: str, dtype=None, library: Library | None = None) -> Spec:
-    """The spec for a name, an alias, or a short name plus a dtype.
+def resolve(name: str, dtype=None, library: Library | None = None, **params) -> tuple:
+    """The one name resolver of the CLI, manifests and the Python API: ``(Spec, params)`` for a name and the
+    family parameters given as keywords.
 
-    Short names: ``GMMA_K_SW128`` / ``GMMA_MN_INTER`` / ``K_SW64`` ... with ``dtype`` pick the
-    ``GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>`` entry of that element width; ``TMA_SW128`` /
-    ``SWIZZLE_64B`` / ``SW32`` / ``TMA_NONE`` name the ``CU_TENSOR_MAP_SWIZZLE_*`` modes.  A full smem-atom
-    name with a ``dtype`` of another width is refused (:class:`SpecError`); an unknown name raises
-    :class:`~cuteverify.errors.UnknownSpec` with suggestions.
-    """
+    Names: a library name or alias; CUTLASS's concrete spellings (``SM90_64x128x16_F32BF16BF16_SS``,
+    ``SM90::GMMA::MMA_64x128x16_...``, ``SM100_TMEM_LOAD_32dp32b8x``: the family instance, see
+    :func:`family_name`); a class template with its arguments (``SM100_MMA_F16BF16_2x1SM_SS<half_t, half_t,
+    float, 256, 128, UMMA::Major::K, UMMA::Major::K>``: types checked against the spec's dtypes, integers bound
+    to the family's integer parameters in CUTLASS's order, ``Major`` / ``ScaleIn`` / ... enums to the parameters
+    that take them, or checked and ignored where the family has none, as GMMA's majors select the descriptor,
+    not the TV layouts); short smem-atom names with ``dtype`` (``GMMA_K_SW128``) and TMA swizzle modes
+    (``TMA_SW128``).
+
+    ``params``: family parameters (ints, or enum names as CUTLASS spells them: ``a_major="MN"`` or
+    ``"UMMA::Major::MN"``). Post-condition: the returned params are the name's parameters joined with
+    ``params``, each in the family's range (and the family's constraint holds when all are fixed); a parameter
+    that contradicts the name (``N=64`` on ``..._64x128x16_...``), a parameter the spec lacks or a value out of
+    range raises :class:`SpecError`; an unknown name raises :class:`~cuteverify.errors.UnknownSpec` whose
+    suggestions are computed on the family form of the name."""
     lib = library or default_library()
+    name = " ".join(str(name).split())
+    spec, fixed = _lookup(name, dtype, lib)
+    return spec, _join(spec, name, fixed, params)
+
+
+def resolve_spec(name: str, dtype=None, library: Library | None = None) -> Spec:
+    """The spec :func:`resolve` finds for ``name`` (its parameters dropped): for metadata and the smem-atom /
+    swizzle names that have none."""
+    return resolve(name, dtype, library)[0]
+
+
+resolve_instance = resolve  # the name this resolver had before it served every front end
+
+
+def _lookup(name: str, dtype, lib: Library) -> tuple:
+    """``(spec, the parameters the name fixes)``, before any caller's parameters."""
     if name in lib:
         spec = lib[name]
         if dtype is not None and spec.kind == "smem_atom" and dtype_bits(dtype) != spec.data["element_bits"]:
             raise SpecError(f"dtype {dtype!r} is {dtype_bits(dtype)}-bit but the atom is for "
                             f"{spec.data['element_bits']}-bit elements", spec.file, spec.line, spec.name)
-        return spec
-    m = _SMEM_SHORT.match(name.strip())
+        return spec, {}
+    m = _SMEM_SHORT.match(name) or _SMEM_TEMPLATE.match(name)
     if m:
+        if m.re is _SMEM_TEMPLATE:  # CUTLASS's template with any name of the element type (<bf16>, <half_t>)
+            if dtype is not None and dtype_bits(dtype) != dtype_bits(m.group(3)):
+                raise SpecError(f"{name}: dtype {dtype!r} is {dtype_bits(dtype)}-bit, the atom's {m.group(3)} is "
+                                f"{dtype_bits(m.group(3))}-bit")
+            dtype = m.group(3)
         if dtype is None:
             raise SpecError(f"{name}: a short smem-atom name needs dtype= (e.g. dtype='bf16')")
         major, sw, eb = m.group(1).upper(), m.group(2).upper(), dtype_bits(dtype)
         for n in lib:
-            d, s = lib.peek(n).data, lib.peek(n)
+            s = lib.peek(n)
+            d = s.data
             if s.kind == "smem_atom" and d["major"] == major and d["swizzle"] == sw and d["element_bits"] == eb:
-                return lib[n]
+                return lib[n], {}
         raise SpecError(f"{name}: no GMMA::Layout_{major}_{sw}_Atom for {eb}-bit elements")
-    m = _TMA_SHORT.match(name.strip())
+    m = _TMA_SHORT.match(name)
     if m:
         span = m.group(1).upper().rstrip("B")
         full = "CU_TENSOR_MAP_SWIZZLE_" + ("NONE" if span == "NONE" else span + "B")
         if full in lib:
-            return lib[full]
-    fam = family_name(name)[0]
-    if fam != name and fam in lib:  # a concrete CUTLASS name: its family (resolve_instance keeps the params)
-        return lib[fam]
-    return _unknown(name, fam, lib)
+            return lib[full], {}
+    found = _specialisation(name, lib)
+    if found is not None:
+        return found
+    fam, fixed = family_name(name)
+    if fam == name or fam not in lib:
+        return _unknown(name, fam, lib)
+    spec = lib[fam]
+    args = fixed.pop("_args", None)
+    if args is not None:
+        fixed = _bind_args(spec, args, name, fixed)
+    return spec, fixed
 
 
 def _unknown(name: str, fam: str, lib: Library):
@@ -164,6 +205,71 @@ def _unknown(name: str, fam: str, lib: Library):
         raise UnknownSpec(str(e).replace(repr(fam), f"{name!r} (family {fam!r})")) from None
     raise UnknownSpec(f"no spec named {name!r}")  # pragma: no cover - fam is not in lib here
 
+
+def _value(spec: Spec, key: str, v, name: str):
+    """A caller's parameter value as the family stores it: an int, or an enum name (``"MN"``,
+    ``"UMMA::Major::MN"``, an object whose ``name`` is one) mapped to its number."""
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    if not isinstance(v, (str, int)) and isinstance(getattr(v, "name", None), str):
+        v = v.name  # a Python enum member such as OperandMajorMode.K
+    if isinstance(v, str):
+        short = re.split(r"::|\.", v.strip())[-1]
+        names = spec.param_names.get(key)
+        if not names or short not in names:
+            want = f"one of {sorted(names)} or an integer" if names else "an integer"
+            raise SpecError(f"{name}: {key}={v!r}: expected {want}", spec.file, spec.line, spec.name)
+        return names[short]
+    return v
+
+
+def _join(spec: Spec, name: str, fixed: dict, params: dict) -> dict:
+    """The name's parameters joined with the caller's, checked (see :func:`resolve`)."""
+    unknown = sorted(set(params) - set(spec.params))
+    if unknown:
+        have = f"its parameters are {', '.join(spec.params)}" if spec.params else "it is no family"
+        raise SpecError(f"{name}: {spec.name} has no parameter {', '.join(unknown)} ({have})", spec.file,
+                        spec.line, spec.name)
+    out = dict(fixed)
+    for k, v in params.items():
+        v = _value(spec, k, v, name)
+        if k in fixed and v != fixed[k]:
+            raise SpecError(f"{name}: {k}={v} contradicts the name, which fixes {k}={fixed[k]}", spec.file,
+                            spec.line, spec.name)
+        out[k] = v
+    if out and set(out) == set(spec.params):
+        return spec.check_params(out)
+    for k, v in out.items():
+        if type(v) is int and v not in spec.params[k]:
+            raise SpecError(f"{name}: {k}={v} is not in the family's range ({_range_text(spec.params[k])})",
+                            spec.file, spec.line, spec.name)
+    return out
+
+
+def _range_text(vals) -> str:
+    vals = sorted(vals)
+    if len(vals) > 3 and vals == list(range(vals[0], vals[-1] + 1, vals[1] - vals[0])):
+        return f"{vals[0]}..{vals[-1]} step {vals[1] - vals[0]}"
+    return "{" + ", ".join(map(str, vals)) + "}"
+
+
+def instance_name(spec: Spec, params: dict) -> str:
+    """An instance's CUTLASS-style name: the parameter substituted where the family's name carries it
+    (``SM90_64xNx16_...`` with N=128 -> ``SM90_64x128x16_...``, ``..._32dp32bRx`` with R=8 -> ``..._32dp32b8x``),
+    the others appended as ``(K=V, ...)`` (enums by name)."""
+    text, rest = spec.name, {}
+    for k, v in params.items():
+        rx = _TOKEN.get(k)
+        m = rx.search(text) if rx is not None else None
+        if m and type(v) is int:
+            text = text[:m.start(1)] + str(v) + text[m.end(1):]
+        else:
+            rest[k] = next((n for n, i in spec.param_names.get(k, {}).items() if i == v), v)
+    return text + ("(" + ", ".join(f"{k}={v}" for k, v in rest.items()) + ")" if rest else "")
+
+
+# where a family's own name carries its parameter (the MxNxK token of wgmma, the repeat of a TMEM copy)
+_TOKEN = {"N": re.compile(r"^SM90_(?:SPARSE_)?64x(N)x\d+_"), "R": re.compile(r"^SM100_TMEM_\w+?\d+b(R)x")}
 
 # ------------------------------------------------------------------ CUTLASS's concrete names -> family instances
 
@@ -185,14 +291,14 @@ def family_name(name: str) -> tuple:
     ``SM90::GMMA::MMA_64x8x32_S32S8S8_RS_TN`` -> (``SM90_64xNx32_S32S8S8_RS_TN``, {N: 8});
     ``SM100_TMEM_LOAD_16dp256b4x_16b`` -> (``SM100_TMEM_LOAD_16dp256bRx_16b``, {R: 4});
     a name with template arguments (``SM100_MMA_F16BF16_SS<half_t, half_t, float, 128, 256, UMMA::Major::K,
-    UMMA::Major::MN>``) -> the struct name and its non-type arguments in order, under the key ``_args``.
-    A name of no such form is returned unchanged with no parameters. Purely textual: whether the family
-    exists is :func:`resolve_instance`'s business."""
+    UMMA::Major::MN>``) -> the struct name and its arguments in order (see :func:`template_args`), under the
+    key ``_args``. A name of no such form is returned unchanged with no parameters. Purely textual: whether the
+    family exists is :func:`resolve`'s business."""
     text = " ".join(name.split())
     args = None
     m = _TEMPLATE.match(text)
     if m:
-        text, args = m.group(1), _template_args(m.group(2))
+        text, args = m.group(1), template_args(m.group(2))
     for pre, rep in _NAMESPACES:
         if text.startswith(pre):
             text = rep + text[len(pre):]
@@ -208,16 +314,34 @@ def family_name(name: str) -> tuple:
     return text, params
 
 
-def _template_args(text: str) -> list:
-    """The non-type template arguments in order: ints and enum values (``UMMA::Major::MN`` -> ``"MN"``);
-    type arguments (``half_t``, ``float``) are skipped."""
+# CUTLASS's enums of the MMA templates (cute/arch/mma_sm90_desc.hpp, mma_sm100_desc.hpp) and their values
+ENUMS = {"Major": ("K", "MN"), "ScaleIn": ("One", "Neg"), "ScaleOut": ("Zero", "One"), "Saturate": ("False", "True")}
+
+# CUTLASS's element types -> the spec library's dtype names (an unlisted type is not checked)
+_CPP_TYPES = {"half_t": "f16", "bfloat16_t": "bf16", "float": "f32", "tfloat32_t": "tf32", "double": "f64",
+              "float_e4m3_t": "e4m3", "float_e5m2_t": "e5m2", "float_e2m3_t": "e2m3", "float_e3m2_t": "e3m2",
+              "float_e2m1_t": "e2m1", "int8_t": "s8", "uint8_t": "u8", "int32_t": "s32", "uint32_t": "u32",
+              "int4b_t": "s4", "uint4b_t": "u4"}
+
+
+def template_args(text: str) -> list:
+    """Template arguments in order, each ``("int", n)`` (``128``, ``Int<128>``, ``_128``), ``("enum", type,
+    value)`` (``UMMA::Major::MN`` -> ``("enum", "Major", "MN")``) or ``("type", name)`` (namespaces dropped).
+    Raises :class:`SpecError` for an enum value CUTLASS does not define."""
     out = []
-    for a in (x.strip() for x in text.split(",")):
-        a = re.sub(r"^(?:cute::)?(?:Int|C)<(\d+)>(?:\{\})?$", r"\1", a)
+    for a, _ in split_top(text, ",", ALL):
+        a = _CPP_NS.sub("", a.strip())
+        a = re.sub(r"^(?:Int|C)<(\d+)>(?:\{\})?$|^_(\d+)$", lambda m: m.group(1) or m.group(2), a)
         if re.fullmatch(r"-?\d+", a):
-            out.append(int(a))
-        elif "Major::" in a:
-            out.append(a.rsplit("::", 1)[1])
+            out.append(("int", int(a)))
+            continue
+        parts = a.split("::")
+        if len(parts) >= 2 and parts[-2] in ENUMS:
+            if parts[-1] not in ENUMS[parts[-2]]:
+                raise SpecError(f"{a}: {parts[-2]} is one of {', '.join(ENUMS[parts[-2]])}")
+            out.append(("enum", parts[-2], parts[-1]))
+        else:
+            out.append(("type", parts[-1]))
     return out
 
 
@@ -258,47 +382,37 @@ def _specialisation(name: str, lib: Library):
     return None
 
 
-def _bind_args(spec: Spec, args: list, name: str) -> dict:
-    """Positional non-type template arguments bound to the family's parameters in their order (CUTLASS's
-    template order: M, N, [VS,] a_major, b_major)."""
-    keys = list(spec.params)
-    if len(args) > len(keys):
-        raise SpecError(f"{name}: {len(args)} template arguments for the parameters {keys}", spec.file, spec.line,
-                        spec.name)
-    return dict(zip(keys, args))
-
-
-def resolve_instance(name: str, dtype=None, library: Library | None = None) -> tuple:
-    """The spec a name denotes and the family parameters the name fixes: ``(Spec, params)``.
-
-    Accepts every name :func:`resolve` does, plus CUTLASS's concrete spellings (see :func:`family_name`):
-    ``resolve_instance("SM90_64x128x16_F32BF16BF16_SS")`` is ``(SM90_64xNx16_F32BF16BF16_SS, {"N": 128})``.
-    Post-condition: the parameters are in the family's ranges (checked with :meth:`Spec.check_params` when the
-    name fixes all of them). An unknown name raises :class:`~cuteverify.errors.UnknownSpec` whose suggestions
-    are computed on the family form of the name, so a misspelt concrete name gets its family suggested."""
-    lib = library or default_library()
-    if name in lib:
-        return resolve(name, dtype, lib), {}
-    found = _specialisation(name, lib)
-    if found is not None:
-        spec, params = found
-        return spec, (spec.check_params(params) if params else params)
-    fam, params = family_name(name)
-    if fam == name or fam not in lib:  # short names (GMMA_K_SW128 + dtype), or unknown: resolve's answer
-        return resolve(name, dtype, lib), {}
-    spec = lib[fam]
-    args = params.pop("_args", None)
-    if args:
-        params.update(_bind_args(spec, args, name))
-    if params:
-        unknown = set(params) - set(spec.params)
-        if unknown:
-            raise SpecError(f"{name}: {fam} has no parameter {sorted(unknown)}", spec.file, spec.line, spec.name)
-        if set(params) == set(spec.params):
-            params = spec.check_params(params)
+def _bind_args(spec: Spec, args: list, name: str, fixed: dict) -> dict:
+    """Template arguments bound as CUTLASS's templates order them (``<a_type, b_type, c_type, [sf_type,] M, N,
+    [VS,] a_major, b_major, [a_neg, b_neg | c_sat]>``): integers to the integer parameters the name does not
+    fix, in order; each enum to the next parameter that takes that enum's values, or, where the family has none
+    (GMMA's majors and scales: they select the descriptor and the instruction's sign, not the TV layouts),
+    checked and dropped; types checked against the spec's ``dtypes`` (a, b, c in order) where it lists them."""
+    def err(msg):
+        return SpecError(f"{name}: {msg}", spec.file, spec.line, spec.name)
+    out = dict(fixed)
+    names = spec.param_names
+    ints = [k for k in spec.params if k not in names and k not in fixed]
+    dtypes = spec.data.get("dtypes") or {}
+    slots = iter(("a", "b", "c"))
+    for arg in args:
+        if arg[0] == "int":
+            if not ints:
+                raise err(f"the integer argument {arg[1]} has no parameter to bind (the family's integer "
+                          f"parameters: {', '.join(k for k in spec.params if k not in names) or 'none'})")
+            out[ints.pop(0)] = arg[1]
+        elif arg[0] == "enum":
+            values = set(ENUMS[arg[1]])
+            key = next((k for k in names if k not in out and set(names[k]) == values), None)
+            if key is not None:
+                out[key] = names[key][arg[2]]
+            elif any(set(names[k]) == values for k in names):
+                raise err(f"more {arg[1]} arguments than the family's parameters for them")
         else:
-            for k, v in params.items():
-                if v not in spec.params[k] and not (k in spec.param_names and v in spec.param_names[k]):
-                    raise SpecError(f"{name}: {k}={v} is not in the family's range", spec.file, spec.line,
-                                    spec.name)
-    return spec, params
+            slot = next(slots, None)
+            want = _CPP_TYPES.get(arg[1])
+            allowed = dtypes.get(slot) if slot is not None else None
+            allowed = [allowed] if isinstance(allowed, str) else allowed
+            if want is not None and allowed and want not in allowed:
+                raise err(f"operand {slot.upper()} of {spec.name} is {' or '.join(allowed)}, not {arg[1]} ({want})")
+    return out

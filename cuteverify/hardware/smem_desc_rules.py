@@ -70,7 +70,7 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
         layout = text
     elif _NAME.fullmatch(text.strip()):  # a bare word would parse as a one-symbol layout: a name first
         try:
-            spec = resolve(text.strip(), dtype, library)
+            spec = resolve(text.strip(), dtype, library)[0]
         except (UnknownSpec, SpecError) as e:
             raise TmaError(f"smem {text!r} is no smem atom of the spec library: {e}") from None
         if spec.kind != "smem_atom":

@@ -37,6 +37,7 @@ from ..analysis.banks_model import (
     layout_values,
 )
 from ..core.swizzle import ComposedLayout
+from ..core.tiles import read_extents
 from ..errors import CuteVerifyError
 from ..hardware.dtypes import dtype_bits
 from ..hardware.smem_desc_rules import from_layout
@@ -116,6 +117,11 @@ MAX_TILE_BYTES = 256 * 1024
 
 
 def _tile(tile):
+    if isinstance(tile, str):  # 128x64, (128,64), 128,64: the one extents reader, as the CLI and manifests
+        try:
+            tile = read_extents(tile, "tile")
+        except CuteVerifyError as e:
+            raise SynthError(str(e)) from None
     if (not isinstance(tile, (tuple, list)) or len(tile) != 2
             or not all(type(x) is int and x > 0 and x & (x - 1) == 0 for x in tile)):
         raise SynthError(f"tile {tile!r}: two powers of two (MN, K), e.g. (128, 64)")
