@@ -428,22 +428,19 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
         return covers(lay(args["layout"]), tile, indexes=r.tile_of(args["layout"]))
     if kind == "compatible":
         return compatible_tv(r.value(args["copy"]), r.value(args["tiled_mma"]), args["operand"])
-    if kind in ("banks", "vector") and args.get("copy") and args.get("smem"):
-        issued = _issued(r, args)
-        if issued is not None:
-            return issued
     if kind == "banks":
         ph = args.get("phases")
         ph = int(ph) if isinstance(ph, str) and ph.strip().isdigit() else ph
-        return bank_conflicts(lay(args["smem"]), _access(r, args, "access"), dtype=_dtype(args),
-                              elem_bytes=args.get("elem_bytes"), vector_bytes=args.get("vector"), phases=ph,
-                              base_bytes=args.get("base") or 0, tile=args.get("tile"), side=args.get("side"))
+        v = bank_conflicts(lay(args["smem"]), _access(r, args, "access"), dtype=_dtype(args),
+                           elem_bytes=args.get("elem_bytes"), vector_bytes=args.get("vector"), phases=ph,
+                           base_bytes=args.get("base") or 0, tile=args.get("tile"), side=args.get("side"))
+        return _issued(r, args, v)
     if kind == "vector":
         smem = lay(args["smem"]) if args.get("smem") else None
-        return max_vector_width(_access(r, args, "layout"), dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
-                                alignment=args.get("alignment", 16), smem=smem, require=args["require"],
-                                tv=False if args.get("flat") else None, tile=args.get("tile"),
-                                side=args.get("side"))
+        v = max_vector_width(_access(r, args, "layout"), dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
+                             alignment=args.get("alignment", 16), smem=smem, require=args["require"],
+                             tv=False if args.get("flat") else None, tile=args.get("tile"), side=args.get("side"))
+        return _issued(r, args, v)
     if kind == "tma":
         return _tma(r, args)
     if kind == "smem_optimal":
@@ -466,15 +463,18 @@ def _dtype(args):
     return args.get("dtype") or (None if args.get("copy") else "bf16")
 
 
-def _issued(r, args):
-    """The refutation of a banks / vector claim whose copy ``cute.copy`` could not issue over its smem layout
-    (``atoms.copy_vectorizes``: each atom register's values consecutive and aligned on the smem side), else
-    None. Decided only for a concrete smem layout; a symbolic one is left to the claim's own procedure."""
+def _issued(r, args, verdict):
+    """A banks / vector claim's ``verdict``, unless it was proved about a copy that ``cute.copy`` could not
+    issue over its smem layout (``atoms.copy_vectorizes``: each atom register's values consecutive and aligned
+    on the smem side): then that refutation. The claim's own refutation comes first (it names the placed
+    tile); the issue check is decided for a concrete smem layout only."""
+    if verdict.status != "proved" or not args.get("copy") or not args.get("smem"):
+        return verdict
     tc, smem = r.value(args["copy"]), r.lay(args["smem"])
     if not getattr(smem, "is_concrete", False):
-        return None
+        return verdict
     v = copy_vectorizes(tc, smem, copy_smem_side(tc, args.get("side")))
-    return v if v.status == "refuted" else None
+    return v if v.status == "refuted" else verdict
 
 
 def _access(r, args, main):
