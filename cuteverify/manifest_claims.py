@@ -9,7 +9,6 @@ Every verdict is the prover's ``Verdict`` family: the algebra claims from ``cute
 """
 from __future__ import annotations
 
-import ast
 import functools
 import re
 
@@ -159,30 +158,19 @@ def _read_triton(k, body, bp):
     return out
 
 
-_TILE_TEXT = re.compile(r"[\s\d(),]+")
-
-
 def _tile_value(v):
-    """A tile as a claim states it: an int (the tile's size), or extents from ``128x64``, ``(128,64)``,
-    ``[128, 64]`` (a nested ``((8,2),64)`` is read mode by mode, ``(16,64)``); None when ``v`` is none of these."""
-    if type(v) is int:
-        return v if v > 0 else None
-    if isinstance(v, list):
-        v = "(" + ",".join(str(x) for x in v) + ")"
-    text = str(v).strip()
-    if re.fullmatch(r"\d+", text):
-        return int(text) or None
-    if re.fullmatch(r"\d+(\s*[xX*]\s*\d+)+", text):
-        out = tuple(int(x) for x in re.split(r"\s*[xX*]\s*", text))
-    elif text.startswith("(") and _TILE_TEXT.fullmatch(text):
-        try:
-            shape = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            return None
-        out = tuple(size(Layout(m)) for m in shape) if type(shape) is tuple else (shape,)
-    else:
+    """A tile as a claim states it: an int (the tile's size), or extents in any form ``core.tiles.read_extents``
+    reads (a nested mode such as ``((8,2),64)`` counts by its size); None when ``v`` is neither."""
+    if isinstance(v, bool):
         return None
-    return out if out and all(type(x) is int and x > 0 for x in out) else None
+    if type(v) is int or (isinstance(v, str) and v.strip().isdigit()):
+        return int(v) if int(v) > 0 else None
+    try:
+        out = read_extents(v, "tile", symbols=True)
+    except CuteVerifyError:
+        return None
+    out = tuple(_tile_size(m) for m in out)
+    return out if all(type(x) is int and x > 0 for x in out) else None
 
 
 def _read_tile(k, v, path):

@@ -30,7 +30,6 @@ values per tile, ``per_iter``) in tile ``r`` (colexicographic over the rest mode
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
@@ -38,7 +37,8 @@ from ..algebra import zipped_divide
 from ..atoms import TiledCopy
 from ..core.layout import Layout, idx2crd, size
 from ..core.tuples import flatten, is_tuple
-from ..errors import CuteVerifyError, NotAdmissibleError
+from ..core.tiles import read_extents
+from ..errors import CuteVerifyError, NotAdmissibleError, ParseError
 from .banks_model import _tv_shape, access_offsets, layout_values
 
 __all__ = ["Placement", "copy_smem_side", "copy_width", "describe_values", "place_access", "read_tile"]
@@ -63,21 +63,12 @@ def _fmt_shape(s):
 
 def read_tile(tile, what="tile") -> tuple:
     """A tile shape from ``(16, 64)``, ``[16, 64]``, ``16`` or the text ``16x64`` / ``(16,64)``: a tuple of
-    positive ints, else :class:`NotAdmissibleError` naming ``what``."""
-    if isinstance(tile, str):
-        text = tile.strip()
-        parts = re.split(r"\s*[x*,]\s*", text[1:-1].strip() if text.startswith("(") and text.endswith(")")
-                         else text)
-        if not all(re.fullmatch(r"\d+", p) for p in parts):
-            raise NotAdmissibleError(what, f"expected a tile shape such as 16x64 or (16,64), got {tile!r}")
-        tile = tuple(int(p) for p in parts)
-    if type(tile) is int:
-        tile = (tile,)
-    if isinstance(tile, list):
-        tile = tuple(tile)
-    if type(tile) is not tuple or not tile or any(type(x) is not int or x <= 0 for x in tile):
-        raise NotAdmissibleError(what, f"expected a tile shape of positive integers such as (16,64), got {tile!r}")
-    return tile
+    positive ints (``core.tiles.read_extents``, the one extents reader), else an input error naming ``what``."""
+    try:
+        return read_extents(tile, what)
+    except ParseError as e:  # the same input error, in this analysis's words
+        raise NotAdmissibleError(what, f"expected a tile shape such as 16x64 or (16,64), got {tile!r} ({e})") \
+            from None
 
 
 def copy_smem_side(tc, side=None, op="banks") -> str:
