@@ -39,7 +39,7 @@ Format (JSON Schema: ``specs/manifest_schema.json``, shipped as ``cuteverify.spe
 Layout entries (``cuteverify.manifest_expr``): CuTe text; an algebra call of the ``cuteverify algebra`` verb
 (``tile_to_shape(sA, (128,64,3))``, ``composition(S<3,3,3>, (8,64):(64,1))``); a call of the atom layer
 (``make_tiled_mma``, ``make_mma_atom``, ``make_copy_atom``, ``make_tiled_copy``, ``make_tiled_copy_tv``,
-``make_tiled_copy_A/B/C/S/D``, ``make_layout_tv``, ``local_tile``, ``local_partition``, ``fragment_like``, with
+``make_tiled_copy_A/B/C/C_atom/S/D``, ``make_layout_tv``, ``local_tile``, ``local_partition``, ``fragment_like``, with
 CuTe DSL's argument order and keywords: ``make_tiled_mma(ATOM, atom_layout_mnk=(2,2,1))``); another entry's
 name, with attributes, methods and indexing (``tiled_mma.tv_layout_C_tiled``, ``tiled_mma.get_slice(0)
 .partition_A(sA).layout``, ``make_layout_tv((4,8), (1,8))[1]``). Spec and dtype names are bare identifiers

@@ -43,7 +43,8 @@ __all__ = ["ATOM_FUNCTIONS", "LayoutExprError", "dependency_order", "entry_tiles
 
 ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
     "make_mma_atom", "make_tiled_mma", "make_copy_atom", "make_tiled_copy", "make_tiled_copy_tv",
-    "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy_S", "make_tiled_copy_D",
+    "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy_C_atom", "make_tiled_copy_S",
+    "make_tiled_copy_D",
     "make_layout_tv", "local_tile", "local_partition", "fragment_like")}
 #: parameters of the atom functions that take a spec or dtype name as a bare identifier
 NAME_PARAMS = frozenset({"atom", "op", "dtype"})

@@ -90,7 +90,11 @@ def local_tile(layout, tiler, coord, proj=None) -> Partitioned:
     """CuTe's ``local_tile(tensor, tiler, coord[, proj])`` on a layout: ``zipped_divide(layout, tiler)`` sliced
     at ``(_, ..., coord)`` (the tile at ``coord`` of the rest modes; None entries of ``coord`` keep a rest
     mode). ``proj`` (None entries drop a mode) applies to ``tiler`` and ``coord`` first.
-    Post-condition: ``result(i) == layout(tile at coord)(i)`` with the tile's offset."""
+    Post-condition: ``result(i) == layout(tile at coord)(i)`` with the tile's offset. A swizzled ``Sw o off o L``
+    is tiled as CuTe tiles a composed layout: ``L`` is tiled, the swizzle and offsets stay outside
+    (:func:`through_swizzle`)."""
+    if isinstance(layout, ComposedLayout):
+        return through_swizzle(layout, lambda plain: local_tile(plain, tiler, coord, proj))
     lay, off0 = _as_layout(layout, "local_tile")
     if proj is not None:
         tiler, coord = _dice(proj, tuple(tiler)), _dice(proj, tuple(coord) if type(coord) is tuple else (coord,))
@@ -115,6 +119,8 @@ def local_partition(layout, tile, index: int, proj=None) -> Partitioned:
     """CuTe's ``local_partition(tensor, tile, index[, proj])`` on a layout: thread ``index`` of the thread
     layout ``tile`` takes, from every tile of shape ``product_each(tile)``, the element at its flat coordinate
     (``tile.get_flat_coord(index)``): ``zipped_divide(layout, shape(tile))(coord, _)``."""
+    if isinstance(layout, ComposedLayout):
+        return through_swizzle(layout, lambda plain: local_partition(plain, tile, index, proj))
     lay, off0 = _as_layout(layout, "local_partition")
     tl = tile if isinstance(tile, Layout) else as_tile_item(tile, "local_partition")
     if proj is not None and type(proj) is tuple:

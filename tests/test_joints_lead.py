@@ -52,3 +52,35 @@ def test_a_64_bit_universal_copy_over_row_major_c_is_refuted_where_it_is_issued(
     def blk(m, n):
         return 4 * (m % 8) + 2 * ((m // 8) % 2) + 32 * (m // 16) + (n % 2) + 64 * (n // 2)
     assert np.diff(sorted(_offsets_of_thread0(blk))).tolist() == [1, 1, 1]
+
+
+def _sw333(x):
+    """Swizzle<3,3,3> written out: bits 6..8 XOR into bits 3..5."""
+    return x ^ (((x >> 6) & 7) << 3)
+
+
+def test_local_tile_and_local_partition_of_a_swizzled_layout():
+    import cuteverify as cv
+    from cuteverify import atoms as at
+    L = cv.parse("S<3,3,3> o 0 o (128,64):(64,1)")
+    t = at.local_tile(L, (16, 64), (1, 0))
+    assert all(t(m, n) == _sw333(64 * (16 + m) + n) for m in range(16) for n in range(64))
+    # thread 3 of the thread layout (8,8):(8,1), which maps (i, j) -> 8i + j: CuTe's get_flat_coord(3) is the
+    # coordinate the layout sends to 3, (0, 3); the thread takes element (8a, 3 + 8b) of the 128x64 tensor
+    p = at.local_partition(L, cv.parse("(8,8):(8,1)"), 3)
+    assert all(p(a, b) == _sw333(64 * (8 * a) + 3 + 8 * b) for a in range(16) for b in range(8))
+
+
+def test_make_tiled_copy_C_atom_is_a_manifest_function(tmp_path):
+    p = tmp_path / "c.cute.yaml"
+    p.write_text(textwrap.dedent("""
+        version: 1
+        kernels:
+          k:
+            layouts:
+              mma: make_tiled_mma(SM90_64x128x16_F32BF16BF16_SS)
+              catom: make_tiled_copy_C_atom(SM90_U32x4_STSM_N, mma, bf16)
+            claims:
+              - covers: {tiled_copy: catom}
+        """))
+    assert [r["status"] for r in mf.run(mf.load(str(p)))] == ["proved"]
