@@ -42,7 +42,10 @@ _OPERAND_MODES = {"A": ((0, 2), (1, 3)), "B": ((1, 2), (2, 3)), "C": ((0, 1), (1
 
 class MmaAtom:
     """One MMA instruction: ``thr_id``, ``shape_mnk`` and the TV layouts ``tv_layout_A/B/C`` of its spec
-    (CuTe's ``MMA_Atom``). ``name`` is the instance's CUTLASS name, ``params`` the family parameters."""
+    (CuTe's ``MMA_Atom``). ``name`` is the instance's CUTLASS name, ``params`` the family parameters,
+    ``template_args`` the C++ template arguments it was named with (``<GMMA::Major::K,GMMA::Major::MN>``)."""
+
+    template_args = ""
 
     def __init__(self, spec: Spec, params: dict, name: str):
         self.spec, self.params, self.name = spec, dict(params), name
@@ -109,7 +112,9 @@ def make_mma_atom(atom, **params) -> MmaAtom:
     spec, p = resolve_spec(atom, "mma")
     if params:
         p = spec.check_params(dict(p, **params))
-    return MmaAtom(spec, p, atom.split("<")[0].strip())
+    out = MmaAtom(spec, p, atom.split("<")[0].strip())
+    out.template_args = atom.strip()[len(atom.strip().split("<")[0]):].strip()  # the majors (operand_desc)
+    return out
 
 
 class TiledMma(MmaAtom):
