@@ -494,7 +494,7 @@ def _read_operand(k, body, bp):
     for f in ("dtype", "major"):
         if body.get(f) is not None:
             out[f] = str(body[f])
-    smem = k.env[out["smem"]] if out["smem"] in k.env else k._inline(out["smem"], bp + ("smem",))
+    smem = k.env[out["smem"]] if out["smem"] in k.env else evaluate(out["smem"], k.env, k.asm, k.symbols)
     try:
         check_operand(k.env[out["tiled_mma"]], out["operand"], smem, out.get("dtype"), major=out.get("major"),
                       name=out["smem"])

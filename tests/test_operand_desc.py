@@ -9,7 +9,10 @@ B = dO^T, an MN-major view of the K-major sdO) is proved with ``Major::MN`` and 
 """
 import pytest
 
+from click.testing import CliRunner
+
 import cuteverify.manifest as mf
+from cuteverify.cli.main import main
 from cuteverify.algebra.composition import composition
 from cuteverify.algebra.tile import tile_to_shape
 from cuteverify.atoms import make_mma_atom, make_tiled_mma
@@ -191,3 +194,17 @@ def test_manifest_operand_errors_have_the_line(claim, match):
     with pytest.raises(mf.ManifestError, match=match) as e:
         mf.load_text(_doc(LAYOUTS, claim), "t.cute.yaml")
     assert e.value.line == 11
+
+
+def test_cli_desc_with_tiled_mma():
+    base = ["desc", "--smem", "S<3,3,3> o 0 o (64,8):(1,64)", "--tile", "(128,64)", "--dtype", "bf16", "--operand",
+            "B", "--atom-layout", "(2,1,1)", "--tiled-mma"]
+    r = CliRunner().invoke(main, base + ["SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::MN,GMMA::Major::MN>"])
+    assert r.exit_code == 0 and "PROVED" in r.output, r.output
+    r = CliRunner().invoke(main, base + ["SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::MN,GMMA::Major::K>"])
+    assert r.exit_code == 1 and "declared GMMA::Major::K but the tile is MN-major" in r.output, r.output
+    r = CliRunner().invoke(main, base + ["SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::MN,GMMA::Major::MN>",
+                                         "--k-block", "1"])
+    assert r.exit_code == 2 and "--k-block" in r.output
+    r = CliRunner().invoke(main, base[:-3] + ["--tiled-mma", "SM90_64x128x16_F32BF16BF16_SS"])
+    assert r.exit_code == 2 and "declares no major" in r.output

@@ -23,6 +23,8 @@ named with CUTLASS's template arguments, ``SM90_64x128x16_F32BF16BF16_SS<GMMA::M
 UMMA's ``a_major`` / ``b_major`` parameters, the K-major-only ``_TN`` atoms, or ``major=``); a concrete smem
 layout of rank >= 2 whose ``(MN, K)`` extents are multiples of the tiled MMA's operand tile (CuTe's
 ``partition_A/B``; the modes past the second are the pipeline stages). Sparse operands are not modelled.
+For the 2-CTA UMMA atoms (``2x1SM``) the smem tile is the pair's ``(MN, K)`` tile; each CTA's half is a
+thread slice (its blocks start where the layout puts that half).
 """
 from __future__ import annotations
 
@@ -43,7 +45,6 @@ from .mma import TiledMma, make_tiled_mma
 __all__ = ["check_operand", "declared_major", "operand_blocks", "operand_descriptors", "prove_operand"]
 
 _TILE_MODE = {"A": 0, "B": 1}        # the operand's MN mode among the tiled MMA's (M, N, K)
-_THR_MODE = {"A": 1, "B": 2}         # its thread mode in thr_layout_vmnk (V, M, N, K)
 _MAJOR_TOKEN = re.compile(r"Major(?:Mode)?\s*(?:::|\.)\s*(MN|K)\b")
 _TN = re.compile(r"_[SRT]S_TN(?:_|$)")  # wgmma / UMMA atoms that read both operands K-major only
 _PERIOD = 1024  # every descriptor swizzle repeats within 1024 bytes (Swizzle<3,4,3>: bits 4..9)
@@ -250,10 +251,15 @@ def prove_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="sme
     major (module docstring)? ``dtype`` defaults to the atom's operand type, ``major`` to the declared one
     (given with a declared one, the two must agree); ``name`` / ``mma_name`` name the two in the verdict.
 
-    Post-condition: proved only when every rule of every block holds (each block evaluated on all its
-    elements); refuted with the block, the thread, the element and the cause; an input error
+    Post-condition: proved only when every rule of every block holds; refuted with the block, the thread, the
+    element and the cause; an input error
     (:class:`NotAdmissibleError`) when the operand has no descriptor, no major is declared, or the smem tile
-    does not fit the operand tile (both shapes named)."""
+    does not fit the operand tile (both shapes named).
+
+    Every block has the same atom mode and swizzle; only its offset differs. Blocks whose start addresses agree
+    modulo 1024 bytes (a multiple of every descriptor swizzle's period, so both address functions agree
+    there as they agree on the representative) and lie in the fields' range share every rule's outcome: each
+    such class is evaluated once, on all its elements."""
     t0 = time.perf_counter()
     tm, arch, declared, dtype, bits = _setup(tiled_mma, operand, major, dtype)
     mma_name = mma_name or tm.name
@@ -265,8 +271,8 @@ def prove_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="sme
     eb = bits // 8
     for t, rest, block, origin in blocks:
         start = eb * block.offset
-        key = (start % _PERIOD, start < _FIELD_LIMIT)
-        if key in seen:  # the same block function at an equivalent start: the same rules hold (docstring)
+        key = (start % _PERIOD, 0 <= start < _FIELD_LIMIT)
+        if key in seen:  # an equivalent start: the same rules hold (docstring)
             continue
         try:
             desc, v = from_layout(block, dtype, arch, major=declared)
