@@ -15,7 +15,10 @@ import sys
 
 import pytest
 
+from click.testing import CliRunner
+
 import cuteverify.manifest as mf
+from cuteverify.cli.main import main
 from cuteverify.algebra.tile import tile_to_shape
 from cuteverify.core.parse import parse
 from cuteverify.errors import TmaError
@@ -165,3 +168,13 @@ def test_cpp_make_tma_copy_accepts_what_cuteverify_proves():
     for i, c in enumerate(CASES):  # C++ rejects only what cuteverify refutes
         if i in rejected:
             assert c[5] == "refuted"
+
+
+def test_cli_cta_tiler():
+    base = ["tma", "--gmem", ROW, "--smem", "S<2,3,3> o 0 o (8,32):(32,1)", "--tile", "(64,32)", "--dtype", "bf16",
+            *[x for a in ASSUME for x in ("-a", a)], "--cta-tiler"]
+    assert CliRunner().invoke(main, base + ["(64,32)"]).exit_code == 0
+    r = CliRunner().invoke(main, base + ["128x64"])
+    assert r.exit_code == 1 and "the CTA tile (128,64)" in r.output, r.output
+    r = CliRunner().invoke(main, ["tma", "--dtype", "bf16", "--shape", "(64,64)", "--cta-tiler", "(64,32)"])
+    assert r.exit_code == 2 and "--cta-tiler" in r.output
