@@ -4,9 +4,9 @@ prints, and which procedure decides it (the claim kinds are documented in ``cute
 Every verdict is the prover's ``Verdict`` family: the algebra claims from ``cuteverify.prover``, ``agrees`` from
 ``cuteverify.hardware`` (a plain atom) or ``atoms.agrees_tiled`` (a tiled MMA), ``covers`` / ``compatible`` from
 ``atoms.check``, ``banks`` / ``vector`` from ``analysis.banks``, ``tma`` from ``hardware.tma`` /
-``hardware.tma_copy``, ``operand`` from ``atoms.operand_desc`` (also run implicitly: :func:`implicit_claims`),
-``triton`` from ``triton.prove`` (decided over F2) and ``smem_optimal`` from ``synth.optimal``. A counterexample
-names the thread and the element wherever the procedure finds one.
+``hardware.tma_copy``, ``operand`` from ``atoms.operand_desc`` (also implied: :func:`implicit_claims`),
+``triton`` from ``triton.prove`` (decided over F2) and ``smem_optimal`` from
+``synth.optimal``. A counterexample names the thread and the element wherever the procedure finds one.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .atoms.operand_desc import check_operand, declared_major, prove_operand
 from .checked import ShapeMismatch, checked_agrees, checked_equal
 from .core.layout import size
 from .core.tuples import flatten
-from .errors import NotAdmissibleError, TmaError
+from .errors import CuteVerifyError, NotAdmissibleError, TmaError
 from .hardware.tma import TmaDescriptor
 from .hardware.tma_copy import from_copy, read_cta_tiler
 from .manifest_expr import (
@@ -468,7 +468,6 @@ def _tma(r, a):
     return d.check()
 
 
-
 # ------------------------------------------------------------------ tma's CTA tile, the operand claim
 
 def _read_cta_tiler(k, v, path):
@@ -498,7 +497,7 @@ def _read_operand(k, body, bp):
     try:
         check_operand(k.env[out["tiled_mma"]], out["operand"], smem, out.get("dtype"), major=out.get("major"),
                       name=out["smem"])
-    except (NotAdmissibleError, TmaError) as e:
+    except CuteVerifyError as e:  # no descriptor, no major, a tile that does not fit, an unknown dtype
         raise k.error(f"operand: {e}", bp) from None
     return out
 

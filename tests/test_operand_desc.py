@@ -208,3 +208,10 @@ def test_cli_desc_with_tiled_mma():
     assert r.exit_code == 2 and "--k-block" in r.output
     r = CliRunner().invoke(main, base[:-3] + ["--tiled-mma", "SM90_64x128x16_F32BF16BF16_SS"])
     assert r.exit_code == 2 and "declares no major" in r.output
+
+
+def test_manifest_operand_bad_dtype_is_an_error_at_the_line():
+    with pytest.raises(mf.ManifestError, match="operand: ") as e:
+        mf.load_text(_doc(LAYOUTS, "- operand: {tiled_mma: mma_dV, operand: B, smem: sdOt, dtype: bogus}"),
+                     "t.cute.yaml")
+    assert e.value.line == 11
