@@ -49,6 +49,8 @@ from .common import (
 @click.option("--tile", default=None, help="With --smem: tile the layout / atom to this shape first: \"(128,64)\".")
 @click.option("--multicast", type=int, default=1, show_default=True, help="CTAs a multicast copy spans.")
 @click.option("--smem-align", type=int, default=None, help="Byte alignment of the smem buffer to check.")
+@click.option("--cta-tiler", default=None,
+              help="With --gmem/--smem: make_tma_copy's CTA tile, \"(128,64)\" (the smem tile's shape).")
 @click.option("--im2col", "im2col", default=None, metavar="CHANNELS,PIXELS",
               help="Im2col mode: channelsPerPixel,pixelsPerColumn (then --lower / --upper, no --box).")
 @click.option("--lower", default=None, help="Im2col: pixelBoxLowerCorner, innermost spatial dim first: \"(-1,-1)\".")
@@ -58,7 +60,7 @@ from .common import (
 @json_option
 @guarded
 def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_promotion, oob_fill, address,
-            gmem, smem, tile, multicast, smem_align, im2col, lower, upper, arch, assume, as_json):
+            gmem, smem, tile, multicast, smem_align, cta_tiler, im2col, lower, upper, arch, assume, as_json):
     """Does cuTensorMapEncodeTiled accept this descriptor for every value of the symbols? Prints every rule
     (ok / FAIL / ??) and, on a failure, the rule and the smallest violating assignment.
 
@@ -74,7 +76,9 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
             raise click.UsageError("--gmem and --smem go together")
         smem = smem_layout(smem, dtype, parse_tile_option(tile))
         desc, verdict = from_copy(gmem, smem, dtype, multicast=multicast, smem_address_align=smem_align,
-                                  assume=asm, arch=arch)
+                                  assume=asm, arch=arch, cta_tiler=cta_tiler)
+    elif cta_tiler is not None:
+        raise click.UsageError("--cta-tiler belongs to a copy: give --gmem and --smem")
     elif im2col is not None:
         if shape is None:
             raise click.UsageError("--im2col needs --shape (and --stride, --lower, --upper)")

@@ -31,7 +31,8 @@ Format (JSON Schema: ``specs/manifest_schema.json``, shipped as ``cuteverify.spe
           - banks: {smem: sA, copy: s2r_A, dtype: f16}          # or access: TV layout (tile); vector, phases, base
           - vector: {copy: g2s_A, smem: sA, dtype: f16, require: 16}   # or layout:; alignment, flat
           - tma: {dtype: bf16, shape: "(K,M)", stride: "(1,K)", box: "(64,128)", swizzle: 128B}
-          - tma: {dtype: bf16, gmem: "(M,K):(K,1)", smem: sA, multicast: 2}
+          - tma: {dtype: bf16, gmem: "(M,K):(K,1)", smem: sA, multicast: 2, cta_tiler: "(128,64)"}
+          - operand: {tiled_mma: wgmma, operand: B, smem: sB}   # wgmma: an SS atom named with its majors
           - prove: "bijective(composition(sA, (8,64):(1,8)))"   # layout names are bound
             expect: refuted                  # optional: proved (default) / refuted / unknown
             name: "a label"                  # optional
@@ -61,16 +62,20 @@ stmatrix defaults to ldmatrix), ``base`` (bytes); counterexample: two threads, t
 ``cuteverify vector``; counterexample: the thread); ``tma`` (``cuTensorMapEncodeTiled`` accepts the
 descriptor for every value of the symbols: fields as ``cuteverify tma``, explicit (``shape``, ``stride``,
 ``box``, ``element_strides``, ``swizzle``, ``interleave``, ``l2_promotion``, ``oob_fill``, ``address``) or
-derived from a copy (``gmem``, ``smem``, ``multicast``, ``smem_align``); ``arch``). ``banks`` / ``vector``
-take ``access`` / ``layout`` or ``copy`` (the copy's shared-memory side: ``side`` src / dst, by default the
-side that is not registers), placed over ``smem`` tile by tile as ``partition_S/D`` places it (a copy by its
+derived from a copy (``gmem``, ``smem``, ``multicast``, ``smem_align``, ``cta_tiler``); ``arch``). ``banks`` /
+``vector`` take ``access`` / ``layout`` or ``copy`` (the copy's shared-memory side: ``side`` src / dst, by default
+the side that is not registers), placed over ``smem`` tile by tile as ``partition_S/D`` places it (a copy by its
 tiler, with its atom's width and value type; a TV layout by ``tile``, needed unless it indexes all of ``smem``;
 shapes that cannot be related are an input error); ``triton`` (a TTGIR layout ``attr`` on a tensor ``shape`` holds the same elements
 in every thread as a CuTe ``layout`` (TV, or smem for a shared attribute; ``tile``), a ``tiled_mma``'s or a
 ``spec``'s ``operand``; ``exact``: the same function: ``triton.prove_triton_equals``; counterexample: lane, warp,
 register and both elements); ``smem_optimal`` (the ``smem`` layout of a ``tile`` scores as well as the optimum of
 the synthesis space for its ``writes`` / ``reads`` (tiled-copy entries or access text forms) and is legal for
-each ``require``: ``synth.prove_smem_optimal``; counterexample: the objective term and the better layout).
+each ``require``: ``synth.prove_smem_optimal``; counterexample: the objective term and the better layout);
+``operand`` (each k-block of ``partition_A/B(smem)`` is read by the wgmma / UMMA descriptor of the declared major,
+``<GMMA::Major::K,GMMA::Major::MN>`` / ``a_major`` / ``major``: ``atoms.operand_desc``; counterexample: block,
+thread, element, cause), also implied by each entry ``M.get_slice(t).partition_A(S)`` (``_B``,
+``partition_fragment_A/B``) naming such a tiled MMA and a layout (``manifest_claims.implicit_claims``).
 
 A claim passes when its verdict equals ``expect``. Errors (bad YAML, schema violations, unparsable layout text,
 unknown names, cycles, undeclared symbols, an entry of the wrong kind) are :class:`ManifestError` with file,
@@ -92,7 +97,7 @@ from .core.parse import as_assumptions, unknowns_notes
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
 from . import manifest_cache
-from .manifest_claims import KINDS, claim_text, read_args, verdict_for
+from .manifest_claims import KINDS, claim_text, implicit_claims, read_args, verdict_for
 from .manifest_junit import junit_xml  # noqa: F401 - re-exported
 from .manifest_expr import LayoutExprError, environment, evaluate, evaluate_value, is_layout, shared_assumptions
 from .manifest_yaml import ManifestError, YamlRefusal, compose
@@ -378,6 +383,11 @@ class _Kernel:
             out.append(Claim(self.file, self.name, i, kind, args, str(c.get("expect", "proved")),
                              str(c.get("name", "")), m.line if m else None, m.column if m else None,
                              self.layouts, self.assume, self.symbols))
+        have = {(c.args["tiled_mma"], c.args["operand"], c.args["smem"]) for c in out if c.kind == "operand"}
+        for entry, args, name in implicit_claims(self.layouts, self.env, have):  # at the entry's line
+            m = self.marks.get(self.path + ("layouts", entry))
+            out.append(Claim(self.file, self.name, len(out), "operand", args, "proved", name, m.line if m else None,
+                             m.column if m else None, self.layouts, self.assume, self.symbols))
         return out
 
 

@@ -4,7 +4,8 @@ prints, and which procedure decides it (the claim kinds are documented in ``cute
 Every verdict is the prover's ``Verdict`` family: the algebra claims from ``cuteverify.prover``, ``agrees`` from
 ``cuteverify.hardware`` (a plain atom) or ``atoms.agrees_tiled`` (a tiled MMA), ``covers`` / ``compatible`` from
 ``atoms.check``, ``banks`` / ``vector`` from ``analysis.banks``, ``tma`` from ``hardware.tma`` /
-``hardware.tma_copy``, ``triton`` from ``triton.prove`` (decided over F2) and ``smem_optimal`` from
+``hardware.tma_copy``, ``operand`` from ``atoms.operand_desc`` (also implied: :func:`implicit_claims`),
+``triton`` from ``triton.prove`` (decided over F2) and ``smem_optimal`` from
 ``synth.optimal``. A counterexample names the thread and the element wherever the procedure finds one.
 """
 from __future__ import annotations
@@ -15,13 +16,14 @@ import re
 from . import prover as P
 from .analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, read_tile
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
+from .atoms.operand_desc import check_operand, declared_major, prove_operand
 from .checked import ShapeMismatch, checked_agrees, checked_equal
 from .core.layout import Layout, size
 from .core.tiles import read_extents
 from .core.tuples import flatten
-from .errors import CuteVerifyError, NotAdmissibleError
+from .errors import CuteVerifyError, NotAdmissibleError, TmaError
 from .hardware.tma import TmaDescriptor
-from .hardware.tma_copy import from_copy
+from .hardware.tma_copy import from_copy, read_cta_tiler
 from .manifest_expr import (
     entry_tiles,
     environment,
@@ -34,14 +36,14 @@ from .manifest_expr import (
 from .synth import prove_smem_optimal
 from .triton import prove_triton_equals
 
-__all__ = ["KINDS", "OPERANDS", "claim_text", "read_args", "verdict_for"]
+__all__ = ["KINDS", "OPERANDS", "claim_text", "implicit_claims", "read_args", "verdict_for"]
 
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove", "covers", "compatible",
-         "banks", "vector", "tma", "triton", "smem_optimal")
+         "banks", "vector", "tma", "triton", "smem_optimal", "operand")
 OPERANDS = ("A", "B", "C")
 _OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 TMA_FIELDS = ("dtype", "shape", "stride", "box", "element_strides", "swizzle", "interleave", "l2_promotion",
-              "oob_fill", "address", "gmem", "smem", "multicast", "smem_align", "arch")
+              "oob_fill", "address", "gmem", "smem", "multicast", "smem_align", "arch", "cta_tiler")
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -110,6 +112,8 @@ def read_args(k, kind, body, bp) -> dict:
         return _read_triton(k, body, bp)
     if kind == "smem_optimal":
         return _read_smem_optimal(k, body, bp)
+    if kind == "operand":
+        return _read_operand(k, body, bp)
     return _read_tma(k, body, bp)
 
 
@@ -254,10 +258,12 @@ def _read_tma(k, body, bp):
             raise k.error(f"tma with gmem and smem derives {', '.join(extra)}: give one or the other", bp)
         out["gmem"] = k.ref(out["gmem"], bp + ("gmem",))
         out["smem"] = k.ref(out["smem"], bp + ("smem",))
+        if "cta_tiler" in out:
+            out["cta_tiler"] = _read_cta_tiler(k, out["cta_tiler"], bp + ("cta_tiler",))
     elif "shape" not in out:
         raise k.error("tma needs shape (and stride, box, ...), or gmem and smem", bp)
     else:
-        extra = [f for f in ("multicast", "smem_align") if f in out]
+        extra = [f for f in ("multicast", "smem_align", "cta_tiler") if f in out]
         if extra:
             raise k.error(f"tma: {', '.join(extra)} belong to a copy (gmem and smem), not to a descriptor", bp)
     for f in ("shape", "stride", "box", "element_strides"):
@@ -308,8 +314,12 @@ def claim_text(kind: str, a: dict) -> str:
         return f"triton {a['attr']} on {'x'.join(map(str, a['shape']))} {'==' if a.get('exact') else '~'} {other}"
     if kind == "tma":
         if a.get("gmem"):
-            return f"tma {a['dtype']} copy {a['gmem']} -> {a['smem']}"
+            tile = f" (cta_tiler {a['cta_tiler']})" if a.get("cta_tiler") else ""
+            return f"tma {a['dtype']} copy {a['gmem']} -> {a['smem']}{tile}"
         return f"tma {a['dtype']} shape {a['shape']}" + (f" box {a['box']}" if a.get("box") else "")
+    if kind == "operand":
+        return f"operand {a['operand']} of {a['tiled_mma']} reads {a['smem']} through its descriptors" + \
+            (f" (implicit: {a['implicit']})" if a.get("implicit") else "")
     return f"prove {a['claim']}"
 
 
@@ -431,6 +441,9 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
         return _issued(r, args, v)
     if kind == "tma":
         return _tma(r, args)
+    if kind == "operand":
+        return prove_operand(r.value(args["tiled_mma"]), args["operand"], lay(args["smem"]), args.get("dtype"),
+                             major=args.get("major"), name=args["smem"], mma_name=args["tiled_mma"])
     if kind == "smem_optimal":
         return prove_smem_optimal(lay(args["smem"]), args["tile"], args["dtype"],
                                   [_access_item(r.env, x) for x in args["writes"]],
@@ -500,7 +513,8 @@ def _tma(r, a):
     arch = a.get("arch", "sm_90")
     if a.get("gmem"):
         _, v = from_copy(r.lay(a["gmem"]), r.lay(a["smem"]), a["dtype"], multicast=a.get("multicast", 1),
-                         smem_address_align=a.get("smem_align"), assume=r.asm, arch=arch)
+                         smem_address_align=a.get("smem_align"), assume=r.asm, arch=arch,
+                         cta_tiler=a.get("cta_tiler"))
         return v
     d = TmaDescriptor(a["dtype"], a["shape"], a.get("stride"), a.get("box"), a.get("element_strides"),
                       interleave=a.get("interleave", "NONE"), swizzle=a.get("swizzle", "NONE"),
@@ -508,3 +522,63 @@ def _tma(r, a):
                       address=a.get("address"), assume=r.asm, arch=arch)
     return d.check()
 
+
+# ------------------------------------------------------------------ tma's CTA tile, the operand claim
+
+def _read_cta_tiler(k, v, path):
+    """``cta_tiler``: ``(128,64)`` / ``128x64`` / ``[128, 64]``, kept as ``(128,64)``."""
+    try:
+        t = read_cta_tiler(tuple(v) if isinstance(v, list) else v)
+    except TmaError as e:
+        raise k.error(str(e), path) from None
+    return "(" + ",".join(map(str, t)) + ")"
+
+
+def _read_operand(k, body, bp):
+    """``operand: {tiled_mma, operand: A | B, smem, dtype?, major?}``, checked at load with its line: the
+    operand has a descriptor and a declared major, and the smem tile fits the operand tile."""
+    for f in ("tiled_mma", "operand", "smem"):
+        if body.get(f) is None:
+            raise k.error(f"operand needs {f}", bp)
+    if body["operand"] not in ("A", "B"):
+        raise k.error(f"operand: the operand read through a descriptor is A or B (got {body['operand']!r})",
+                      bp + ("operand",))
+    out = {"tiled_mma": k.obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma), "operand": body["operand"],
+           "smem": k.ref(body["smem"], bp + ("smem",))}
+    for f in ("dtype", "major"):
+        if body.get(f) is not None:
+            out[f] = str(body[f])
+    smem = k.env[out["smem"]] if out["smem"] in k.env else evaluate(out["smem"], k.env, k.asm, k.symbols)
+    try:
+        check_operand(k.env[out["tiled_mma"]], out["operand"], smem, out.get("dtype"), major=out.get("major"),
+                      name=out["smem"])
+    except CuteVerifyError as e:  # no descriptor, no major, a tile that does not fit, an unknown dtype
+        raise k.error(f"operand: {e}", bp) from None
+    return out
+
+
+_PARTITION = re.compile(r"\s*([A-Za-z_]\w*)\s*\.\s*get_slice\s*\([^()]*\)\s*\.\s*partition(?:_fragment)?_([AB])"
+                        r"\s*\(\s*([A-Za-z_]\w*)\s*\)")
+
+
+def implicit_claims(layouts: dict, env: dict, stated=frozenset()) -> list:
+    """The ``operand`` claims a kernel states without writing them: ``(entry, args, name)`` for each entry whose
+    text begins ``M.get_slice(t).partition_A(S)`` (``partition_B``, ``partition_fragment_A`` / ``_B``) where
+    ``M`` names a tiled MMA entry that reads that operand through a shared-memory descriptor and declares its
+    major, and ``S`` names a layout entry: the kernel partitions ``S`` for that descriptor, so the descriptor of
+    the declared major must read it (``atoms.operand_desc.prove_operand``). A triple ``(M, operand, S)`` in
+    ``stated`` (a written ``operand`` claim) or already implied is skipped."""
+    out, seen = [], set(stated)
+    for entry, text in layouts.items():
+        m = _PARTITION.match(str(text))
+        if not m or (m.group(1), m.group(2), m.group(3)) in seen:
+            continue
+        mma, op, smem = m.groups()
+        tm, sv = env.get(mma), env.get(smem)
+        if not isinstance(tm, TiledMma) or not is_layout(sv) or tm.operand_source(op) != "smem_desc" \
+                or declared_major(tm, op) is None:
+            continue
+        seen.add((mma, op, smem))
+        out.append((entry, {"tiled_mma": mma, "operand": op, "smem": smem, "implicit": entry},
+                    f"implicit ({entry}): {smem} is read through {mma}'s operand {op} descriptors"))
+    return out

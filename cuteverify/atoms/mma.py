@@ -43,7 +43,10 @@ _OPERAND_MODES = {"A": ((0, 2), (1, 3)), "B": ((1, 2), (2, 3)), "C": ((0, 1), (1
 
 class MmaAtom:
     """One MMA instruction: ``thr_id``, ``shape_mnk`` and the TV layouts ``tv_layout_A/B/C`` of its spec
-    (CuTe's ``MMA_Atom``). ``name`` is the instance's CUTLASS name, ``params`` the family parameters."""
+    (CuTe's ``MMA_Atom``). ``name`` is the instance's CUTLASS name, ``params`` the family parameters,
+    ``template_args`` the C++ template arguments it was named with (``<GMMA::Major::K,GMMA::Major::MN>``)."""
+
+    template_args = ""
 
     def __init__(self, spec: Spec, params: dict, name: str):
         self.spec, self.params, self.name = spec, dict(params), name
@@ -109,7 +112,10 @@ def make_mma_atom(atom, **params) -> MmaAtom:
     if not isinstance(atom, str):
         raise NotAdmissibleError("make_mma_atom", f"expected an atom name, a spec or an MmaAtom, got {atom!r}")
     spec, p = resolve_spec(atom, "mma", **params)
-    return MmaAtom(spec, p, instance_name(spec, p))
+    out = MmaAtom(spec, p, instance_name(spec, p))
+    # the majors a GMMA name declares in its template arguments are not family parameters: kept for operand_desc
+    out.template_args = atom.strip()[len(atom.strip().split("<")[0]):].strip()
+    return out
 
 
 class TiledMma(MmaAtom):

@@ -53,7 +53,7 @@ from .smem_desc import (
 )
 from .tma_copy import tma_swizzle_mode
 
-__all__ = ["block_function", "from_layout", "gmma_desc", "prove_reads", "smem_layout", "umma_desc"]
+__all__ = ["block_function", "from_layout", "gmma_desc", "infer_major", "prove_reads", "smem_layout", "umma_desc"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_:]*(<[A-Za-z0-9_ ]*>)?")
 _CUTLASS90 = "CUTLASS make_gmma_desc (cute/atom/mma_traits_sm90_gmma.hpp)"
@@ -145,6 +145,12 @@ def _infer_major(blk):
     if blk.extent[0] > 1 and du(1, 0) == 1:
         return "MN"
     return None
+
+
+def infer_major(smem):
+    """The majorness of an ``(MN, K)`` smem layout (or its text): ``"K"`` when its K mode has stride 1 at the
+    origin, ``"MN"`` when its MN mode has (K first), else None. Unswizzled offsets, as a descriptor reads."""
+    return _infer_major(_Block(parse(smem) if isinstance(smem, str) else smem, 16))
 
 
 def _digit_rules(blk, desc, eb, mn, k):

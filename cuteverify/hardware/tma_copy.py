@@ -13,11 +13,19 @@ copy_traits_sm90_tma_swizzle.hpp), and a descriptor derived from a CuTe copy (do
 * multicast over ``n`` CTAs splits the box's outermost dimension: ``box % n == 0`` or ``n % box == 0``;
 * the box of a concrete compact smem tile (hierarchical modes too, e.g. a GMMA atom tiled) is the one
   ``construct_tma_gbasis`` finds (``hardware.tma_box``), the tile taking ``box_copies`` boxes, and
-  ``box_lands``: each box lands where the smem layout puts its elements (proved on the whole tile).
+  ``box_lands``: each box lands where the smem layout puts its elements (proved on the whole tile);
+* the CTA tile (``cta_tiler``, a shape over the gmem modes) and the smem layout (issue 25):
+  ``construct_tma_gbasis`` asserts ``size(slayout) == size(cta_v_map)`` and then maps smem coordinate ``c``
+  (column-major index of the smem shape) to the CTA tile's coordinate of the same index, so rule ``cta_tile``
+  requires the smem layout's extent along each mode to be the tile's (else a CTA tile element lands at
+  another smem coordinate: both shapes and that element are named). A smem layout with one more mode than
+  the tiler is staged (CuTe DSL's ``make_tiled_tma_atom``): its stage 0 is the copy's smem tile.
 """
 from __future__ import annotations
 
-from ..core.layout import size
+import re
+
+from ..core.layout import Layout, size
 from ..core.parse import as_assumptions, parse
 from ..core.swizzle import ComposedLayout
 from ..errors import TmaError
@@ -29,7 +37,8 @@ from .rules import Rule, check_rules, value_at
 from .tma import TmaDescriptor
 from .tma_box import prove_landing, smem_box
 
-__all__ = ["copy_rules", "from_copy", "merge_box_modes", "smem_alignment", "tma_swizzle_mode"]
+__all__ = ["copy_rules", "cta_tile_rule", "from_copy", "merge_box_modes", "read_cta_tiler", "smem_alignment",
+           "tma_swizzle_mode"]
 
 _MODE_NAMES = {0: "NONE", 1: "32B", 2: "64B", 3: "128B", 4: "128B_ATOM_32B", 6: "128B_ATOM_64B"}
 # the byte swizzle each TMA mode applies (the 128B_ATOM_64B mode's shift is the smem layout's)
@@ -154,9 +163,85 @@ def check_copy_options(multicast=1, smem_address_align=None):
         raise TmaError(f"smem alignment {smem_address_align!r}: an alignment in bytes is a positive power of two")
 
 
-def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume=None, arch="sm_90"):
+def read_cta_tiler(tiler):
+    """A CTA tiler as a tuple of positive extents: a tuple / list of ints, or text ``(128,64)`` /
+    ``128x64``; a layout tiler or anything else is a :class:`TmaError` naming it."""
+    if isinstance(tiler, str):
+        t = tiler.strip()
+        body = t[1:-1] if t.startswith("(") and t.endswith(")") else t
+        parts = [x.strip() for x in body.replace("x", ",").split(",")] if body else []
+        if not parts or not all(re.fullmatch(r"\d+", x) for x in parts):
+            raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64")
+        tiler = tuple(int(x) for x in parts)
+    if isinstance(tiler, int) and not isinstance(tiler, bool):
+        tiler = (tiler,)
+    if not isinstance(tiler, (tuple, list)) or not tiler or \
+            not all(type(x) is int and x > 0 for x in tiler):
+        raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64")
+    return tuple(tiler)
+
+
+def _modes(lay):
+    return lay.shape if isinstance(lay.shape, tuple) else (lay.shape,)
+
+
+def _stage0(smem, rank):
+    """The first ``rank`` modes of a smem layout (stage 0 of a staged one: the stage coordinate 0)."""
+    s_lay, sw, off = _smem_parts(smem)
+    st = s_lay.stride if isinstance(s_lay.stride, tuple) else (s_lay.stride,)
+    first = Layout(tuple(_modes(s_lay)[:rank]), tuple(st[:rank]))
+    return ComposedLayout(sw, off, first) if sw is not None else first
+
+
+def cta_tile_rule(smem, tiler):
+    """Rule ``cta_tile``: the smem tile and the CTA tile have the same size (CUTLASS's static_assert in
+    ``construct_tma_gbasis``) and the same extent along each mode, so that smem coordinate ``c`` holds CTA
+    tile coordinate ``c`` (CUTLASS relates them through the column-major index). Refutations name both shapes
+    and, for equal sizes, the first CTA tile element that lands at another smem coordinate."""
+    s_lay, _, _ = _smem_parts(smem)
+    ext = tuple(size(m) for m in _modes(s_lay))
+    n_s, n_t = size(s_lay), 1
+    for x in tiler:
+        n_t *= x
+    shapes = f"the smem tile {_shape_text(ext)} and the CTA tile {_shape_text(tiler)}"
+
+    def misplaced(_):
+        if n_s != n_t:
+            return (f"{shapes} have {n_s} and {n_t} elements (CUTLASS: \"TMA requires CTA_Tile and SLayout "
+                    "top-level size equivalence\")")
+        for i in range(n_s):  # the first index whose coordinates differ: the copy puts it elsewhere
+            a, b = _colmajor(i, tiler), _colmajor(i, ext)
+            if a != b:
+                return (f"{shapes} differ: CTA tile element {_shape_text(a)} is copied to smem coordinate "
+                        f"{_shape_text(b)}")
+        return shapes  # pragma: no cover - equal extents pass
+
+    ok = n_s == n_t and ext == tuple(tiler)
+    return Rule("cta_tile", "the smem tile has the CTA tile's shape (make_tma_copy's cta_tiler)",
+                [(ok, misplaced)], source=_CUTLASS + " (construct_tma_gbasis)")
+
+
+def _colmajor(i, shape):
+    out = []
+    for e in shape:
+        out.append(i % e)
+        i //= e
+    return tuple(out)
+
+
+def _shape_text(t):
+    return "(" + ",".join(str(x) for x in t) + ")"
+
+
+def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume=None, arch="sm_90",
+              cta_tiler=None):
     """The descriptor ``make_tma_copy`` builds for copying a smem tile ``smem`` of the gmem tensor ``gmem``
     (both CuTe layouts or text, same rank, modes in the same order), and the verdict of all its rules.
+
+    ``cta_tiler`` (optional): the CTA tile handed to ``make_tma_copy`` (a shape over the gmem modes, same rank
+    as gmem; :func:`read_cta_tiler`); it adds rule ``cta_tile`` (:func:`cta_tile_rule`), and a smem layout
+    with one more mode than the tiler is staged: stage 0 is the copy's tile. A tiler whose rank is not gmem's,
+    or a smem layout whose rank is neither, is a :class:`TmaError` naming the shapes.
 
     Definition: the TMA dimensions are gmem's modes with the stride-1 mode first (innermost first), the
     box is the smem tile's extent along each, merged as :func:`merge_box_modes`; the swizzle is
@@ -172,6 +257,17 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     if hasattr(gmem, "outer") or any(hasattr(d, "path") or hasattr(d, "value") for d in _flat(gmem.stride)):
         # a tensor in global memory is addressed by integer strides: no swizzle, no coordinate or F2 strides
         raise TmaError(f"gmem {gmem}: a TMA tensor has integer strides (no swizzle, coordinate or F2 strides)")
+    tiler = None if cta_tiler is None else read_cta_tiler(cta_tiler)
+    if tiler is not None:
+        g_rank, s_rank = len(_flat(gmem.shape)), len(_modes(_smem_parts(smem)[0]))
+        if len(tiler) != g_rank:
+            raise TmaError(f"cta_tiler {_shape_text(tiler)} has {len(tiler)} modes, the gmem layout {gmem} "
+                           f"{g_rank}: the CTA tile is a shape over the gmem modes")
+        if s_rank == len(tiler) + 1:
+            smem = _stage0(smem, len(tiler))
+        elif s_rank != len(tiler):
+            raise TmaError(f"the smem layout {smem} has {s_rank} modes, the CTA tile {_shape_text(tiler)} "
+                           f"{len(tiler)}: the smem tile is one stage (the same rank) or staged (one more mode)")
     g_sh, g_st = _flat(gmem.shape), _flat(gmem.stride)
     s_lay, _, _ = _smem_parts(smem)
     if len(s_lay.shape if isinstance(s_lay.shape, tuple) else (s_lay.shape,)) != len(g_sh):
@@ -192,6 +288,8 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
         shape, stride, box = merge_box_modes([g_sh[i] for i in order], [g_st[i] for i in order],
                                              [tile[i] for i in order])
         rules, mode, byte = copy_rules(gmem, smem, bits, box, multicast, smem_address_align)
+    if tiler is not None:
+        rules.append(cta_tile_rule(smem, tiler))
     if sbox is not None and mode is not None:
         landing = prove_landing(smem, sbox, _MODE_BYTES.get(mode, byte), bits)
         rules.append(Rule("box_lands", "each TMA box lands in smem where the smem layout puts its elements",
@@ -199,7 +297,8 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
                           source="TMA swizzle on absolute smem addresses (specs/evidence/sm90/tma.jsonl)"))
     desc = TmaDescriptor(dtype, shape, stride, box, swizzle=mode if mode is not None else 0, assume=assumptions,
                          arch=arch)
-    claim = f"make_tma_copy({gmem}, {smem}, {dtype}) builds an accepted descriptor"
+    tile = f", cta_tiler {_shape_text(tiler)}" if tiler is not None else ""
+    claim = f"make_tma_copy({gmem}, {smem}{tile}, {dtype}) builds an accepted descriptor"
     fields = dict(desc.fields(), smem_alignment=smem_alignment(byte))
     if sbox is not None:
         fields["box_copies"] = sbox.copies
