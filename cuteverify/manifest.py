@@ -66,7 +66,9 @@ derived from a copy (``gmem``, ``smem``, ``multicast``, ``smem_align``, ``cta_ti
 ``vector`` take ``access`` / ``layout`` or ``copy`` (the copy's shared-memory side: ``side`` src / dst, by default
 the side that is not registers), placed over ``smem`` tile by tile as ``partition_S/D`` places it (a copy by its
 tiler, with its atom's width and value type; a TV layout by ``tile``, needed unless it indexes all of ``smem``;
-shapes that cannot be related are an input error); ``triton`` (a TTGIR layout ``attr`` on a tensor ``shape`` holds the same elements
+shapes that cannot be related are an input error; a ``cp.async`` copy's ``banks`` with ``gmem``, the global tile it
+reads, also counts its 128-byte rows per phase: ``analysis.cp_async_banks``); ``triton`` (a TTGIR layout ``attr``
+on a tensor ``shape`` holds the same elements
 in every thread as a CuTe ``layout`` (TV, or smem for a shared attribute; ``tile``), a ``tiled_mma``'s or a
 ``spec``'s ``operand``; ``exact``: the same function: ``triton.prove_triton_equals``; counterexample: lane, warp,
 register and both elements); ``smem_optimal`` (the ``smem`` layout of a ``tile`` scores as well as the optimum of

@@ -15,6 +15,7 @@ import re
 
 from . import prover as P
 from .analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, read_tile
+from .analysis.cp_async_banks import copy_cp_async_banks
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
 from .atoms.operand_desc import check_operand, declared_major, prove_operand
 from .checked import ShapeMismatch, checked_agrees, checked_equal
@@ -237,6 +238,10 @@ def _read_access(k, kind, body, bp):
             raise k.error("banks needs smem: the shared-memory layout the access goes through", bp)
         out["smem"] = k.ref(body["smem"], bp + ("smem",))
         out.update(vector=body.get("vector"), phases=body.get("phases"), base=body.get("base", 0))
+        if body.get("gmem") is not None:  # a cp.async copy's global side (analysis.cp_async_banks)
+            if which != "copy":
+                raise k.error("banks: gmem is the global side of a cp.async copy: give copy", bp + ("gmem",))
+            out["gmem"] = k.ref(body["gmem"], bp + ("gmem",))
     else:
         out["smem"] = k.ref(body["smem"], bp + ("smem",)) if body.get("smem") is not None else None
         out.update(alignment=body.get("alignment", 16), require=body.get("require"), flat=bool(body.get("flat")))
@@ -426,6 +431,9 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
         return covers(lay(args["layout"]), tile, indexes=r.tile_of(args["layout"]))
     if kind == "compatible":
         return compatible_tv(r.value(args["copy"]), r.value(args["tiled_mma"]), args["operand"])
+    if kind == "banks" and args.get("gmem"):
+        return copy_cp_async_banks(r.value(args["copy"]), lay(args["gmem"]), lay(args["smem"]), _dtype(args),
+                                   smem_base=args.get("base") or 0)
     if kind == "banks":
         ph = args.get("phases")
         ph = int(ph) if isinstance(ph, str) and ph.strip().isdigit() else ph

@@ -84,3 +84,38 @@ def test_make_tiled_copy_C_atom_is_a_manifest_function(tmp_path):
               - covers: {tiled_copy: catom}
         """))
     assert [r["status"] for r in mf.run(mf.load(str(p)))] == ["proved"]
+
+
+CP_ASYNC = """
+version: 1
+kernels:
+  k:
+    symbols: [K]
+    assume: ["K % 64 == 0", "K >= 64"]
+    layouts:
+      g2s_mt: make_tiled_copy_tv(SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, (16,8):(1,16), (1,8), f16)
+      g2s_kt: make_tiled_copy_tv(SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, (16,8):(8,1), (1,8), f16)
+      sA: "S<3,3,3> o 0 o (128,64):(64,1)"
+    claims:
+      - banks: {smem: sA, copy: g2s_mt}
+      - banks: {smem: sA, copy: g2s_mt, gmem: "(128,64):(K,1)"}
+        expect: refuted
+      - banks: {smem: sA, copy: g2s_kt, gmem: "(128,64):(K,1)"}
+"""
+
+
+def test_a_cp_async_claim_with_gmem_counts_the_global_rows(tmp_path):
+    """The M-major thread layout over a K-major global tile: the smem side alone is conflict-free, but the 8
+    lanes of a phase read 8 different 128-byte rows (thread t reads row t of the tile: byte 2*K*t), which the
+    H200 serves in 8 passes (specs/evidence/sm90/cp_async_rows.jsonl); the K-major control reads one row."""
+    p = tmp_path / "cp.cute.yaml"
+    p.write_text(textwrap.dedent(CP_ASYNC))
+    res = mf.run(mf.load(str(p)))
+    assert [r["status"] for r in res] == ["proved", "refuted", "proved"], res
+    rows = {(2 * 64 * t) // 128 for t in range(8)}  # K = 64: lanes 0..7 of phase 0
+    assert len(rows) == 8
+    assert "8 passes" in res[1]["counterexample"] and "rows 0 and 1" in res[1]["counterexample"]
+    bad = CP_ASYNC.replace('gmem: "(128,64):(K,1)"}\n        expect', 'gmem: "(64,64):(K,1)"}\n        expect')
+    p.write_text(textwrap.dedent(bad))
+    res = mf.run(mf.load(str(p)))
+    assert res[1]["status"] == "error" and "(64,64)" in res[1]["reason"] and "(128,64)" in res[1]["reason"]

@@ -41,7 +41,7 @@ from ..core.tiles import read_extents
 from ..errors import CuteVerifyError, NotAdmissibleError, ParseError
 from .banks_model import _tv_shape, access_offsets, layout_values
 
-__all__ = ["Placement", "copy_smem_side", "copy_width", "describe_values", "place_access", "read_tile"]
+__all__ = ["Placement", "copy_smem_side", "copy_tv_over", "copy_width", "describe_values", "place_access", "read_tile"]
 
 
 class Placement:
@@ -207,3 +207,21 @@ def describe_values(pl, shape, thread, cols) -> str:
         els = [_fmt_shape(idx2crd(e, shape)) for e in els]
     span = f"{els[0]}" if len(cols) == 1 else f"{els[0]} .. {els[1]}"
     return f"thread {thread}'s {vals}{where} (smem element{'s' if len(cols) > 1 else ''} {span})"
+
+
+def copy_tv_over(tc, side, tensor) -> Layout:
+    """Thread ``t``'s values of ``tc`` on ``side`` over a whole ``tensor`` (a plain layout over the copy's tile
+    coordinates, possibly symbolic), as one rank-2 layout ``(Thr, (FrgV, FrgX, Rest...)) -> tensor(...)``.
+
+    Definition: CuTe's ``tidfrg_S/D(tensor)``, ``(Thr, (FrgV, FrgX), (Rest...))`` with the last two modes
+    joined: a thread's values of one tile come first, then the next tile, the order ``copy`` issues them.
+    Admissibility: ``tensor``'s modes divisible by the copy's tiler (else an input error naming both shapes).
+    Post-condition: ``result(t, v + V*r) == tensor(coordinate of value v of thread t in tile r)``; used for the
+    global side of a ``cp.async`` copy (its gmem tensor), whose shared side :func:`place_access` places."""
+    ctile = tuple(size(t) for t in tc.tiler_mn)
+    shape = tensor.shape
+    if all(type(size(m)) is int for m in (shape if is_tuple(shape) else (shape,))):
+        _check_divides(ctile, shape, "the copy's tile", "cp.async passes")
+    frg = _divide(lambda: tc.tidfrg(side, tensor), ctile, shape, "the copy's tile", "cp.async passes")
+    return Layout((frg.shape[0], (frg.shape[1], frg.shape[2])), (frg.stride[0], (frg.stride[1], frg.stride[2])),
+                  assumptions=getattr(tensor, "assumptions", None))

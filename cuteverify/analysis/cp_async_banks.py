@@ -39,15 +39,17 @@ from math import gcd
 
 import numpy as np
 
-from ..core.tuples import flatten, product
+from ..core.layout import Layout, size
+from ..core.tuples import flatten, is_tuple, product
 from ..errors import NotAdmissibleError
 from ..prover.verdict import Counterexample
 from ..symbolic import decide, finite_assignments
 from .banks_model import _vector_problem, access_offsets, elem_bytes_of
+from .banks_place import copy_tv_over
 from .banks_verdict import BankVerdict, VectorBreak
 from .vector_sym import witness_values
 
-__all__ = ["ROW_BYTES", "CpAsyncConflict", "CpAsyncVerdict", "cp_async_banks", "cp_async_params", "phase_passes"]
+__all__ = ["ROW_BYTES", "CpAsyncConflict", "CpAsyncVerdict", "copy_cp_async_banks", "cp_async_banks", "cp_async_params", "phase_passes"]
 
 #: global memory row: the L1 line a ``.ca`` pass reads from, the unit a ``.cg`` pass serves
 ROW_BYTES = 128
@@ -477,3 +479,33 @@ def _small_refutation(src, dst, dst_smem, eb, size, cache, gmem_base, smem_base,
         if bad is None and _passes(g, s, size, cache)[0] > 1:
             return a
     return None
+
+
+def copy_cp_async_banks(tc, gmem, smem, dtype=None, *, gmem_base=0, smem_base=0):
+    """:func:`cp_async_banks` of a tiled ``cp.async`` copy as a kernel issues it: ``copy(tc, partition_S(gmem),
+    partition_D(smem))`` over every tile of the copy's tiler. ``gmem``: the global tensor's layout over the same
+    coordinates as ``smem`` (the CTA tile, e.g. ``(128,64):(K,1)``); ``smem``: its shared-memory layout (plain or
+    swizzled). The cache mode and width come from the copy's atom (``SM80_CP_ASYNC_CACHEALWAYS/GLOBAL<T>``).
+    Admissibility: a ``cp.async`` atom; ``gmem`` and ``smem`` of the same shape (mode by mode sizes), each
+    divisible by the copy's tiler; else an input error naming both. Post-condition: as :func:`cp_async_banks`
+    for the TV layouts ``banks_place.copy_tv_over(tc, "src", gmem)`` and the destination placed over ``smem``."""
+    cp = cp_async_params(tc.spec.ptx if tc.spec is not None else "")
+    if cp is None:
+        raise NotAdmissibleError("cp.async passes", f"{tc.name} is not a cp.async copy: a gmem side is only "
+                                 "modelled for cp.async")
+    gshape, sshape = tuple(size(m) for m in _modes(gmem)), tuple(size(m) for m in _modes(smem))
+    if gshape != sshape:
+        raise NotAdmissibleError("cp.async passes", f"the gmem tile {_fmt(gshape)} and the smem tile {_fmt(sshape)} "
+                                 "differ: the copy reads one and writes the other, tile by tile")
+    src = copy_tv_over(tc, "src", gmem)
+    dst = copy_tv_over(tc, "dst", Layout(smem.shape))
+    return cp_async_banks(src, dst, dtype if dtype is not None else tc.value_type, cp[1], dst_smem=smem,
+                          cache=cp[0], gmem_base=gmem_base, smem_base=smem_base)
+
+
+def _modes(L):
+    return L.shape if is_tuple(L.shape) else (L.shape,)
+
+
+def _fmt(t):
+    return "(" + ",".join(map(str, t)) + ")"
