@@ -95,7 +95,7 @@ from dataclasses import dataclass, field
 
 from . import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from .checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
-from .core.parse import as_assumptions, unknowns_notes
+from .core.parse import DYNAMIC_PREFIX, as_assumptions, unknowns_notes
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
 from . import manifest_cache
@@ -308,7 +308,9 @@ class _Kernel:
     def _check_symbols(self, v, path, what):
         if self.symbols is None or not callable(getattr(v, "free_symbols", None)):
             return
-        extra = sorted(s for s in (str(x) for x in v.free_symbols()) if s not in self.symbols)
+        # each ``?`` of CuTe DSL text is its own unknown (``?1``, ...): never a symbol the kernel must declare
+        extra = sorted(s for s in (str(x) for x in v.free_symbols())
+                       if s not in self.symbols and not s.startswith(DYNAMIC_PREFIX))
         if extra:
             raise self.error(f"{what} uses undeclared symbol(s) {', '.join(extra)} "
                              f"(declared: {', '.join(self.symbols) or 'none'})", path)

@@ -162,3 +162,13 @@ def test_printed_expressions_are_cute_notation_with_the_same_value():
             want = eval(src, {"__builtins__": {}}, env)
             got = eval(printed, {"__builtins__": {}}, env)
             assert got == want, (src, printed, env)
+
+
+def test_a_kernel_with_declared_symbols_accepts_anonymous_unknowns(tmp_path):
+    """``symbols:`` lists the names a kernel may use; each ``?`` is its own unknown, never an undeclared name."""
+    from cuteverify import manifest as mf
+    p = tmp_path / "q.cute.yaml"
+    p.write_text('version: 1\nkernels:\n  k:\n    symbols: [M]\n    layouts:\n      A: "(?,M):(1,?)"\n'
+                 '    claims:\n      - injective: A\n        expect: refuted\n')
+    (r,) = mf.run(mf.load(str(p)))
+    assert r["status"] == "refuted" and r["notes"], r
