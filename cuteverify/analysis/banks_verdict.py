@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..core.tuples import flatten, is_tuple
 from ..prover.verdict import Counterexample, Verdict
 
-__all__ = ["BankConflict", "BankVerdict", "VectorBreak", "VectorVerdict", "BANK_BYTES"]
+__all__ = ["BankConflict", "BankVerdict", "VectorBreak", "VectorVerdict", "BANK_BYTES", "assignment_text"]
 
 #: Width of one shared-memory bank word in bytes.
 BANK_BYTES = 4
@@ -49,9 +49,7 @@ class BankConflict(Counterexample):
         c = self.crds
         el0 = f"element {e0}" + (f" {_fmt(c[0])}" if c else "")
         el1 = f"element {e1}" + (f" {_fmt(c[1])}" if c else "")
-        asg = ""
-        if self.assignment:
-            asg = " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.assignment.items()))
+        asg = assignment_text(self.assignment)
         return (f"threads {t0} and {t1} (warp {self.warp}, iteration {self.iteration}, phase {self.phase}) touch "
                 f"{el0} at byte {a0} (word {a0 // 4}) and {el1} at byte {a1} (word {a1 // 4}), both in bank "
                 f"{self.bank}; {self.degree} distinct words on that bank{asg}")
@@ -144,6 +142,13 @@ class VectorVerdict(Verdict):
         if self.width is not None:
             s += f"\n  width: {self.width} bytes ({self.elems} elements per vector)"
         return s
+
+
+def assignment_text(assignment) -> str:
+    """`` with K=64, M=128`` for a counterexample found at that assignment of the symbols, else ``""``."""
+    if not assignment:
+        return ""
+    return " with " + ", ".join(f"{k}={v}" for k, v in sorted(assignment.items()))
 
 
 def _fmt(x):

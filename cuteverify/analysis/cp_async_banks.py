@@ -46,7 +46,7 @@ from ..prover.verdict import Counterexample
 from ..symbolic import decide, finite_assignments
 from .banks_model import _vector_problem, access_offsets, elem_bytes_of
 from .banks_place import copy_tv_over
-from .banks_verdict import BankVerdict, VectorBreak
+from .banks_verdict import BankVerdict, VectorBreak, assignment_text
 from .vector_sym import witness_values
 
 __all__ = ["ROW_BYTES", "CpAsyncConflict", "CpAsyncVerdict", "copy_cp_async_banks", "cp_async_banks", "cp_async_params", "phase_passes"]
@@ -173,9 +173,7 @@ class CpAsyncConflict(Counterexample):
 
     def __str__(self):
         (t0, t1), (g0, g1), (s0, s1) = self.threads, self.gmem_bytes, self.smem_bytes
-        asg = ""
-        if self.assignment:
-            asg = " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.assignment.items()))
+        asg = assignment_text(self.assignment)
         return (f"threads {t0} and {t1} (warp {self.warp}, iteration {self.iteration}, phase {self.phase}) "
                 f"{self.why}: global bytes {g0} and {g1} (rows {g0 // ROW_BYTES} and {g1 // ROW_BYTES}), shared "
                 f"bytes {s0} and {s1}; that phase takes {self.passes} passes{asg}")
