@@ -30,6 +30,7 @@ from cuteverify.hardware.smem_desc_rules import from_layout, smem_layout
 from .common import (
     EXIT_FOR,
     assume_option,
+    fail,
     guarded,
     json_option,
     shared_assumptions,

@@ -12,7 +12,6 @@ The spec library is read only by ``spec draw``; ``cuteverify.cli.spec_cmd`` atta
 """
 from __future__ import annotations
 
-import re
 
 import click
 

@@ -19,7 +19,7 @@ from .analysis.cp_async_banks import copy_cp_async_banks
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
 from .atoms.operand_desc import check_operand, declared_major, prove_operand
 from .checked import ShapeMismatch, checked_agrees, checked_equal
-from .core.layout import Layout, size
+from .core.layout import size
 from .core.tiles import read_extents
 from .core.tuples import flatten
 from .errors import CuteVerifyError, NotAdmissibleError, TmaError
