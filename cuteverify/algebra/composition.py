@@ -41,7 +41,13 @@ def _compose_mode(a_shapes, a_strides, n, r, loads=None):
     rest_n, rest_r = n, r
     for i in range(last):
         s, d = a_shapes[i], a_strides[i]
-        if decide.lt(rest_r * (rest_n - 1), s) is True:
+        inside = decide.lt(rest_r * (rest_n - 1), s)
+        if inside is None and decide.divides(rest_r, s) is not True and decide.divides(s, rest_r) is not True:
+            # whether the rest lies inside this mode is open, and so is the stride divisibility the other
+            # side needs: the concrete walk takes either rule by value, so split (where no split is possible,
+            # the divisibility below becomes an obligation: sound, and narrower than the concrete walk)
+            split_cases(Condition("lt", rest_r * (rest_n - 1), s))
+        if inside is True:
             # what is left of the right mode lies inside this mode of A (CuTe's ceil_div rule: the new shape
             # is min(ceil(s / r), n)): it is n:r*d whatever the divisibilities, e.g. (3,9):(36,6) o 2:1 = 2:36
             shapes.append(rest_n)
@@ -59,13 +65,21 @@ def _compose_mode(a_shapes, a_strides, n, r, loads=None):
         rest_r = 1
         if type(new_s) is int and new_s == 1:
             continue
-        if _pick(new_s, rest_n, "shape divisibility", i, f" for the right mode {n}:{r}") == "second":
+        within = decide.le(rest_n, new_s)
+        if within is None and decide.divides(new_s, rest_n) is not True:
+            # the rest fits inside this mode (no divisibility needed) or fills it (new_s | rest_n): an open
+            # order splits as above
+            split_cases(Condition("le", rest_n, new_s))
+        if within is True or within is None and _pick(new_s, rest_n, "shape divisibility", i,
+                                                      f" for the right mode {n}:{r}") == "second":
             # the remaining extent fits inside this mode: take it all
             shapes.append(rest_n)
             strides.append(stride)
             _add_load(loads, i, q * (rest_n - 1))
             rest_n = 1
             break
+        if within is False:
+            _pick(new_s, rest_n, "shape divisibility", i, f" for the right mode {n}:{r}")
         shapes.append(new_s)
         strides.append(stride)
         _add_load(loads, i, s - q)
