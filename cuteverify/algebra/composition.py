@@ -199,12 +199,15 @@ def composition(a, b):
     (2) the leaves add without carries: in each mode ``i < k`` the leaves' largest digits add up to less
         than ``s_i``. The leaves' index ranges may overlap, e.g. ``(2,(4,4)):(4,(1,8)) o
         ((4,2),(4,2)):((0,8),(8,32))`` only feeds the last digit.
-    Both are exact for plain ints: where (1) fails no layout of the leaf's size is ``A o (n:r)`` (CuTe C++
-    asserts ``r' % s_i == 0 or r' < s_i`` and shape divisibility when static, and where it takes
-    ``ceil(s_i/r') < n'`` elements of a mode that ``r'`` does not divide, its answer is wrong); where (2)
-    fails a sum of leaf values carries once and the mode-by-mode answer is wrong there
-    (``core.kernels.carry_error`` names the coordinate). Symbolic: undecided conditions are obligations.
-    Stride 0 gives ``n:0``.
+    For plain ints (the fast path, ``core.kernels.composition_ints``) refusal is exact: CuTe C++ asserts
+    ``r' % s_i == 0 or r' < s_i`` and shape divisibility when static; where it takes ``ceil(s_i/r') < n'``
+    elements of a mode that ``r'`` does not divide, its answer misses ``(ceil(s_i/r')*r' - s_i)*d_i``, wrong
+    unless ``d_i == 0`` (then CuTe's answer is returned if it checks out value by value, B up to 4096
+    elements); where (2) fails, a sum of leaf values carries once and the mode-by-mode answer is wrong there
+    (``core.kernels.carry_error`` names the coordinate), and no layout of B's shape is ``A o B``.
+    Coordinate strides take the same walk through the decision interface. Symbolic: where an order is open
+    (a rest inside a mode, the divisibility order) the operation splits into cases; undecided conditions
+    are obligations. Stride 0 gives ``n:0``.
     Post-condition: ``compatible(B, R)`` and ``R(c) == A(B(c))`` for all ``c < size(B)``, A read at a negative
     index as CuTe reads it (C++ division: ``A(-x) == -A(x)``).
     Domains (docs/model.md section 3.1): integer and coordinate strides on either side; F2 left layouts by
