@@ -1,7 +1,7 @@
 """Functional composition ``R = A o B`` (ALGEBRA.md section 3; Shah Def. 2.11-2.17, Thm 2.18)."""
 from __future__ import annotations
 
-from ..core.kernels import composition_ints, overlap_error
+from ..core.kernels import CARRY, composition_ints
 from ..core.layout import Layout, leaves, size
 from ..core.strides import F2, ScaledBasis
 from ..core.swizzle import ComposedLayout, Swizzle
@@ -13,13 +13,14 @@ from ._op import as_layout, exact_div, mode_text, operation, split_cases
 from .coalesce import coalesce_flat
 
 
-def _compose_mode(a_shapes, a_strides, n, r, alone=False):
+def _compose_mode(a_shapes, a_strides, n, r, loads=None):
     """``A o (n:r)`` for a coalesced flat A given as leaf lists; returns ``(shape, stride)``.
 
     Divide ``r`` out of A's leading modes (stride divisibility), then take ``n`` elements (shape
-    divisibility); the last mode of A absorbs what is left of ``n`` (extended domain). When ``n:r`` is the
-    right layout's only mode that moves (``alone``), a rest of it that lies inside one mode of A needs no
-    divisibility (see below); with other modes beside it, sums of their offsets could cross that mode.
+    divisibility); the last mode of A absorbs what is left of ``n`` (extended domain). A rest that lies
+    inside one mode of A needs no divisibility (see below). Each result mode ``k:q*d_i`` adds ``k*q`` to
+    digit ``i`` of A's mixed radix; ``loads`` (one entry per mode of A but the last) receives the largest
+    such value, ``(k-1)*q``, for the caller's no-carry check across B's leaves (``_check_loads``).
     """
     if type(r) is int:
         if r == 0:
@@ -40,11 +41,18 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
     rest_n, rest_r = n, r
     for i in range(last):
         s, d = a_shapes[i], a_strides[i]
-        if alone and decide.lt(rest_r * (rest_n - 1), s) is True:
+        inside = decide.lt(rest_r * (rest_n - 1), s)
+        if inside is None and decide.divides(rest_r, s) is not True and decide.divides(s, rest_r) is not True:
+            # whether the rest lies inside this mode is open, and so is the stride divisibility the other
+            # side needs: the concrete walk takes either rule by value, so split (where no split is possible,
+            # the divisibility below becomes an obligation: sound, and narrower than the concrete walk)
+            split_cases(Condition("lt", rest_r * (rest_n - 1), s))
+        if inside is True:
             # what is left of the right mode lies inside this mode of A (CuTe's ceil_div rule: the new shape
             # is min(ceil(s / r), n)): it is n:r*d whatever the divisibilities, e.g. (3,9):(36,6) o 2:1 = 2:36
             shapes.append(rest_n)
             strides.append(rest_r * d)
+            _add_load(loads, i, rest_r * (rest_n - 1))
             rest_n = 1
             break
         # plain ints take core.kernels.compose_ints; here at least one entry is symbolic, and each
@@ -52,18 +60,29 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
         if _pick(rest_r, s, "stride divisibility", i, f" ({s}:{d}) for the right mode {n}:{r}") == "second":
             rest_r = exact_div(rest_r, s)
             continue
-        new_s, stride = exact_div(s, rest_r), rest_r * d
+        q = rest_r
+        new_s, stride = exact_div(s, q), q * d
         rest_r = 1
         if type(new_s) is int and new_s == 1:
             continue
-        if _pick(new_s, rest_n, "shape divisibility", i, f" for the right mode {n}:{r}") == "second":
+        within = decide.le(rest_n, new_s)
+        if within is None and decide.divides(new_s, rest_n) is not True:
+            # the rest fits inside this mode (no divisibility needed) or fills it (new_s | rest_n): an open
+            # order splits as above
+            split_cases(Condition("le", rest_n, new_s))
+        if within is True or within is None and _pick(new_s, rest_n, "shape divisibility", i,
+                                                      f" for the right mode {n}:{r}") == "second":
             # the remaining extent fits inside this mode: take it all
             shapes.append(rest_n)
             strides.append(stride)
+            _add_load(loads, i, q * (rest_n - 1))
             rest_n = 1
             break
+        if within is False:
+            _pick(new_s, rest_n, "shape divisibility", i, f" for the right mode {n}:{r}")
         shapes.append(new_s)
         strides.append(stride)
+        _add_load(loads, i, s - q)
         rest_n = exact_div(rest_n, new_s)
         done = decide.is_one(rest_n)
         if done is True:
@@ -79,6 +98,26 @@ def _compose_mode(a_shapes, a_strides, n, r, alone=False):
     if len(shapes) == 1:
         return shapes[0], strides[0]
     return tuple(shapes), tuple(strides)
+
+
+def _add_load(loads, i, v):
+    if loads is not None:
+        loads[i] = v if type(loads[i]) is int and loads[i] == 0 else loads[i] + v
+
+
+def _check_loads(a_shapes, a_strides, loads, b):
+    """B's leaves compose one by one (CuTe: ``A o (B0, B1) = (A o B0, A o B1)``); their sum is ``A o B``
+    exactly when no digit of A's mixed radix but the last carries: in each mode ``i`` of the coalesced A but
+    the last, the leaves' largest digits (``loads[i]``) add up to less than its size. Where they do not, a
+    sum of leaf values carries once into mode ``i+1`` and, A being coalesced (``d_{i+1} != s_i*d_i``), the
+    sum of the leaves' results differs from ``A(B(c))`` there (``core.kernels.carry_error`` names such a
+    coordinate for plain ints); undecided: an obligation."""
+    for i, t in enumerate(loads):
+        if type(t) is int and t == 0:
+            continue
+        decide.require(decide.lt(t, a_shapes[i]), Condition("lt", t, a_shapes[i]), "composition",
+                       f"{CARRY}the leaves of the right layout must add up to less than the size of mode {i} of "
+                       f"the coalesced left layout ({a_shapes[i]}:{a_strides[i]}) there", f"right layout {b}")
 
 
 def _pick(x, y, what, i, detail=""):
@@ -129,7 +168,7 @@ def _unit_stride(a_shapes, a_strides, r):
     return r * a_strides[-1]
 
 
-def _compose(a_shapes, a_strides, b_shape, b_stride, alone=False):
+def _compose(a_shapes, a_strides, b_shape, b_stride, loads=None):
     if type(b_stride) is int:
         if b_stride < 0 and b_shape != 1 and len(a_shapes) > 1:
             raise NotAdmissibleError("composition", "negative strides in the right layout are not supported",
@@ -138,9 +177,9 @@ def _compose(a_shapes, a_strides, b_shape, b_stride, alone=False):
         decide.require(decide.le(0, b_stride), Condition("le", 0, b_stride), "composition",
                        "negative strides in the right layout are not supported", mode_text(b_shape, b_stride))
     if type(b_shape) is tuple:
-        parts = [_compose(a_shapes, a_strides, s, d, alone) for s, d in zip(b_shape, b_stride)]
+        parts = [_compose(a_shapes, a_strides, s, d, loads) for s, d in zip(b_shape, b_stride)]
         return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
-    return _compose_mode(a_shapes, a_strides, b_shape, b_stride, alone)
+    return _compose_mode(a_shapes, a_strides, b_shape, b_stride, loads)
 
 
 @operation(swizzle_through=True)
@@ -150,9 +189,25 @@ def composition(a, b):
     ``b`` may be a layout, a shape (each ``n`` read as ``n:1``), or a tiler: a tuple of layouts/shapes/None
     applied to A's modes one by one (``None`` keeps the mode). A ``ComposedLayout`` on the left keeps its
     swizzle: ``(Sw o o o L) o B = Sw o o o (L o B)``.
-    Admissibility: at every step of ``A o (n:r)`` with A coalesced, stride divisibility (``r`` and the
-    current mode size divide one another) and shape divisibility (the remaining ``n`` and the available
-    extent divide one another); stride 0 gives ``n:0``.
+    Admissibility (integer and coordinate strides; A coalesced to ``(s_0..s_k):(d_0..d_k)``, read as
+    mixed-radix digits, digit ``i < k`` below ``s_i``, the last one unbounded): B composes leaf by leaf, as
+    CuTe does, and
+    (1) each leaf ``n:r`` (``r >= 0``) splits its values ``j*r`` into digits without carries: where the rest
+        ``n':r'`` lies inside mode ``i`` (``r'*(n'-1) < s_i``) it is taken whole (CuTe's
+        ``min(ceil(s_i/r'), n')``), otherwise ``r'`` and ``s_i`` divide one another (stride divisibility)
+        and, where ``s_i/r'`` elements fill the mode, they divide the remaining ``n'`` (shape divisibility);
+    (2) the leaves add without carries: in each mode ``i < k`` the leaves' largest digits add up to less
+        than ``s_i``. The leaves' index ranges may overlap, e.g. ``(2,(4,4)):(4,(1,8)) o
+        ((4,2),(4,2)):((0,8),(8,32))`` only feeds the last digit.
+    For plain ints (the fast path, ``core.kernels.composition_ints``) refusal is exact: CuTe C++ asserts
+    ``r' % s_i == 0 or r' < s_i`` and shape divisibility when static; where it takes ``ceil(s_i/r') < n'``
+    elements of a mode that ``r'`` does not divide, its answer misses ``(ceil(s_i/r')*r' - s_i)*d_i``, wrong
+    unless ``d_i == 0`` (then CuTe's answer is returned if it checks out value by value, B up to 4096
+    elements); where (2) fails, a sum of leaf values carries once and the mode-by-mode answer is wrong there
+    (``core.kernels.carry_error`` names the coordinate), and no layout of B's shape is ``A o B``.
+    Coordinate strides take the same walk through the decision interface. Symbolic: where an order is open
+    (a rest inside a mode, the divisibility order) the operation splits into cases; undecided conditions
+    are obligations. Stride 0 gives ``n:0``.
     Post-condition: ``compatible(B, R)`` and ``R(c) == A(B(c))`` for all ``c < size(B)``, A read at a negative
     index as CuTe reads it (C++ division: ``A(-x) == -A(x)``).
     Domains (docs/model.md section 3.1): integer and coordinate strides on either side; F2 left layouts by
@@ -198,9 +253,10 @@ def composition(a, b):
         r = composition(a, Layout._make(b.shape, transform(b.stride, abs)))
         return Layout._make(r.shape, transform(r.stride, lambda x: -x))
     # coordinate strides (``a@i``) compose like integers: the divisibility walk only scales them
-    alone = len(shapes) > 1 and _check_disjoint_modes(b)
+    loads = [0] * (len(shapes) - 1)
     try:
-        s, d = _compose(shapes, strides, b.shape, b.stride, alone)
+        s, d = _compose(shapes, strides, b.shape, b.stride, loads)
+        _check_loads(shapes, strides, loads, b)
     except NotAdmissibleError as e:
         if not all(type(getattr(x, "value", x)) is int for x in shapes + strides):
             # symbolic A: for some values its modes may chain (coalesce into fewer modes) and the concrete
@@ -303,8 +359,7 @@ def _compose_f2(shapes, strides, b):
         raise NotAdmissibleError("composition", "an F2 left layout composes only with concrete layouts", str(b))
     vals = [int(x) for x in strides]
     digits = [ScaledBasis(1, (i,)) for i in range(len(shapes))]
-    alone = len(shapes) > 1 and _check_disjoint_modes(b)
-    s, d = _compose(shapes, digits, b.shape, b.stride, alone)
+    s, d = _compose(shapes, digits, b.shape, b.stride)
     feeds: dict = {}
     for n, q in zip(flatten(s), flatten(d)):
         if n != 1 and hasattr(q, "path"):
@@ -359,36 +414,6 @@ def _compose_composed(a, b):
                                  f"A(Sw(y)) == {new}(A(y)) fails on the right layout's image (CuTe's "
                                  f"{r} is not A o B here)", f"{a} o {b}")
     return r
-
-
-def _check_disjoint_modes(b):
-    """Composition distributes over B's modes: ``A o (B0, B1) = (A o B0, A o B1)``. That equals ``A o B``
-    only if A adds up over B's modes, which holds when the index ranges ``[r, r*n)`` the modes ``n:r`` of B
-    address are disjoint (each lands on its own digits of A's mixed radix). A rank-1 A is linear and needs
-    no such condition; the caller skips it then. True when B has at most one mode that moves (size > 1,
-    stride != 0)."""
-    modes = [(s, d) for s, d in zip(*leaves(b))
-             if not (type(s) is int and s == 1) and not (type(d) is int and d == 0)]
-    if len(modes) < 2:
-        return True
-    if all(type(s) is int and type(d) is int for s, d in modes):
-        spans = sorted((d, d * s, s) for s, d in modes)
-        for (lo0, hi0, s0), (lo1, hi1, s1) in zip(spans, spans[1:]):
-            if hi0 > lo1:
-                raise overlap_error(s0, lo0, hi0, s1, lo1, b)
-        return
-    spans = list(modes)
-    for i in range(len(spans)):
-        for j in range(i + 1, len(spans)):
-            (si, di), (sj, dj) = spans[i], spans[j]
-            before = decide.le(di * si, dj)
-            after = decide.le(dj * sj, di)
-            if before or after:
-                continue
-            # symbolic A may coalesce to a single (linear) mode for some values, where overlap is harmless:
-            # never refuse here, claim the result only where the ranges are disjoint
-            decide.require(None, Condition("le", di * si, dj), "composition",
-                           "the modes of the right layout must address disjoint index ranges", f"right layout {b}")
 
 
 def _by_mode(a, tiler, op, keep_rest=True):

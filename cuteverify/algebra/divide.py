@@ -1,8 +1,10 @@
 """The divide and product families (ALGEBRA.md section 3; Shah Def. 2.22)."""
 from __future__ import annotations
 
+from ..core.kernels import CARRY
 from ..core.layout import Layout, cosize, make_layout, size
 from ..errors import NotAdmissibleError
+from ..symbolic import decide
 from ._op import as_layout, operation
 from .coalesce import coalesce
 from .complement import complement
@@ -133,6 +135,25 @@ def _append(layout, r):
     return make_layout(*modes)
 
 
+def _repeat(pa, pb, r):
+    """The repeat half of ``logical_product(pa, pb)`` for the padded rank-``r`` operands, mode by mode:
+    ``C o pb_i`` with ``C = complement(pa, size(pa)*cosize(pb))``. CuTe's composition distributes over the
+    right operand's modes, so each repeat mode is ``C o pb_i`` on its own whether or not the modes, added,
+    are ``C o pb`` as one function; where they are not (their digits in C carry), the result is CuTe's and a
+    note says that copies of A need not land where B puts them (they may overlap)."""
+    c = complement(pa, size(pa) * cosize(pb))
+    if pa.is_concrete and pb.is_concrete:
+        try:
+            return composition(c, pb)
+        except NotAdmissibleError as e:
+            if not e.condition.startswith(CARRY):
+                raise
+        decide.note(f"the repeat modes compose with the complement {c} one by one, as CuTe does; together "
+                    f"they are not {c} o {pb} as one function (their digits carry), so copies of the block "
+                    "need not land where the tiler puts them and may overlap")
+    return make_layout(*(composition(c, pb[i]) for i in range(r)))
+
+
 def _zip_product(a, b, block_first):
     b = as_layout(b)
     r = max(len(a), len(b))
@@ -146,8 +167,7 @@ def _zip_product(a, b, block_first):
             first, second = first[0], second[0]
         pairs = [(first, second) if block_first else (second, first)]
     else:
-        prod = logical_product(pa, pb)
-        first, second = prod[0], prod[1]
+        first, second = pa, _repeat(pa, pb, r)
         pairs = [(first[i], second[i]) if block_first else (second[i], first[i]) for i in range(r)]
     modes = [make_layout(x, y) for x, y in pairs]
     if not block_first:

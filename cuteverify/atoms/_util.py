@@ -101,9 +101,10 @@ def compose_by_leaf(a: Layout, b) -> Layout:
     """CuTe's ``composition(A, B)`` for a layout B: distributed over B's leaves, ``A o B = (A o b_0, A o b_1,
     ...)`` in B's profile (C++ ``composition_impl`` recurses on a tuple shape), so ``R(c) = sum_i A(b_i(c_i))``.
 
-    The algebra's ``composition`` is the function ``A(B(c))`` and refuses a B whose modes address overlapping
-    index ranges, where the two differ; the atom layer builds such B (the tiled copy of a replicated A operand
-    maps several threads into one range) and needs CuTe's definition there, as CuTe DSL computes it. Where the
+    The algebra's ``composition`` is the function ``A(B(c))`` and refuses a B whose leaves, added, carry from
+    one mode of A into the next, where the two differ; the atom layer builds such B (the tiled copy of a
+    replicated A operand maps several threads into one range) and needs CuTe's definition there, as CuTe DSL
+    computes it. Where the
     algebra accepts B the two agree, so it is tried first (it is also the fast path).
     Valid for: what the algebra's composition accepts leaf by leaf (int and symbolic strides, plain A)."""
     try:

@@ -6,6 +6,10 @@ from __future__ import annotations
 from ..errors import NotAdmissibleError
 from .layout import Layout
 
+# Every refusal for leaves of a right layout that carry into a digit of the left one starts with this (a
+# product catches it and composes its repeat mode by mode, as CuTe does).
+CARRY = "carry: "
+
 
 def coalesce_flat_ints(shapes, strides, keep_last):
     """``algebra.coalesce.coalesce_flat`` on plain-int leaf lists (size-1 modes dropped, ``s0:d0, s1:s0*d0``
@@ -38,14 +42,23 @@ def coalesce_flat_ints(shapes, strides, keep_last):
     return tuple(rs), tuple(rd)
 
 
-def compose_ints(a_shapes, a_strides, b_shape, b_stride, alone):
-    """``A o B`` for a coalesced flat plain-int A (``a_shapes``, ``a_strides``) and a plain-int B given by its
-    shape and stride: the walk of ``algebra.composition._compose_mode`` without the decision interface (the
-    differential suites hold the two to the same answers). ``alone``: B has at most one moving mode."""
+def compose_ints(a_shapes, a_strides, b_shape, b_stride, loads=None):
+    """``A o B`` leaf by leaf for a coalesced flat plain-int A (``a_shapes``, ``a_strides``) and a plain-int B
+    given by its shape and stride: the walk of ``algebra.composition._compose_mode`` without the decision
+    interface (the differential suites hold the two to the same answers).
+
+    A reads an index ``x`` as mixed-radix digits (digit ``i`` below ``a_shapes[i]``, the last one unbounded:
+    the extended domain) and adds ``digit_i * a_strides[i]``. A leaf ``n:r`` of B composes exactly when its
+    values ``k*r`` (``k < n``) split into digits without carries: ``r`` divides out of the leading modes
+    (stride divisibility), then the ``n`` elements fill whole modes (shape divisibility), and a rest that
+    lies inside one mode (``r*(n-1) < s``: CuTe's ``min(ceil(s/r), n)``) is taken whole whatever the
+    divisibilities. Each result mode ``k:q*d_i`` adds ``k*q`` to digit ``i``; ``loads`` (a list with one
+    entry per mode of A but the last, or None) receives the largest such value ``(k-1)*q`` per digit, so the
+    caller can check that B's leaves, added, carry nowhere (``composition_ints``)."""
     if type(b_shape) is tuple:
         ss, ds = [], []
         for n, r in zip(b_shape, b_stride):
-            x, y = compose_ints(a_shapes, a_strides, n, r, alone)
+            x, y = compose_ints(a_shapes, a_strides, n, r, loads)
             ss.append(x)
             ds.append(y)
         return tuple(ss), tuple(ds)
@@ -66,13 +79,15 @@ def compose_ints(a_shapes, a_strides, b_shape, b_stride, alone):
     rest_n, rest_r = n, r
     for i in range(last):
         s, d = a_shapes[i], a_strides[i]
-        if alone and rest_r * (rest_n - 1) < s:
+        if rest_r * (rest_n - 1) < s:
             shapes.append(rest_n)  # the rest lies inside this mode (see _compose_mode)
             strides.append(rest_r * d)
+            if loads is not None:
+                loads[i] += rest_r * (rest_n - 1)
             rest_n = 1
             break
         if s % rest_r == 0:
-            new_s, stride = s // rest_r, rest_r * d
+            new_s, q = s // rest_r, rest_r
             rest_r = 1
         elif rest_r % s == 0:
             rest_r //= s
@@ -83,16 +98,13 @@ def compose_ints(a_shapes, a_strides, b_shape, b_stride, alone):
                                      f"mode {n}:{r}")
         if new_s == 1:
             continue
-        if new_s % rest_n == 0:
-            shapes.append(rest_n)
-            strides.append(stride)
-            rest_n = 1
-            break
         if rest_n % new_s:
             raise NotAdmissibleError("composition", f"shape divisibility: {new_s} and {rest_n} must divide one "
                                      "another", f"mode {i} of the coalesced left layout for the right mode {n}:{r}")
         shapes.append(new_s)
-        strides.append(stride)
+        strides.append(q * d)
+        if loads is not None:
+            loads[i] += s - q
         rest_n //= new_s
         if rest_n == 1:
             break
@@ -108,26 +120,129 @@ def compose_ints(a_shapes, a_strides, b_shape, b_stride, alone):
 def composition_ints(la, b, lb):
     """``A o B`` for a plain-int A (given by its leaves ``la``) and a plain-int layout B (leaves ``lb``) with
     non-negative strides: the steps of ``algebra.composition`` without the domain dispatch and the decision
-    interface. Refuses (NotAdmissibleError) as the algebra does: B's moving modes must address disjoint
-    index ranges, and each step needs stride and shape divisibility."""
+    interface. CuTe composes B leaf by leaf; the sum of the leaves' results is ``A o B`` exactly when, in
+    each mode ``i`` of the coalesced A but the last, the leaves' largest digits add up to less than its size
+    (no carry: the digits of a sum are then the sums of the digits). Otherwise no layout of B's shape is
+    ``A o B`` (``carry_error`` names a coordinate where the sum differs), and each leaf needs stride and
+    shape divisibility (``compose_ints``). Both conditions are exact where every mode of the coalesced A
+    but the last moves (a leaf's value then shows in each digit it reaches); a stride-0 mode hides its
+    digit, and where the walk refuses there, CuTe's own answer is returned if it checks out value by value
+    (``_cute_checked``)."""
     shapes, strides = coalesce_flat_ints(la[0], la[1], True)
     if type(shapes) is not tuple:
-        shapes, strides = (shapes,), (strides,)
-    alone = False
-    if len(shapes) > 1:
-        moving = [(d, d * n, n) for n, d in zip(lb[0], lb[1]) if n != 1 and d != 0]
-        alone = len(moving) < 2
-        if not alone:
-            moving.sort()
-            for (lo0, hi0, s0), (lo1, _, s1) in zip(moving, moving[1:]):
-                if hi0 > lo1:
-                    raise overlap_error(s0, lo0, hi0, s1, lo1, b)
-    s, d = compose_ints(shapes, strides, b.shape, b.stride, alone)
+        return Layout._make_ints(*compose_ints((shapes,), (strides,), b.shape, b.stride))
+    loads = [0] * (len(shapes) - 1)
+    try:
+        s, d = compose_ints(shapes, strides, b.shape, b.stride, loads)
+        for i, t in enumerate(loads):
+            if t >= shapes[i]:
+                raise carry_error(shapes, strides, i, b, lb)
+    except NotAdmissibleError:
+        if 0 in strides[:-1]:
+            r = _cute_checked(shapes, strides, b, lb)
+            if r is not None:
+                return r
+        raise
     return Layout._make_ints(s, d)
 
 
-def overlap_error(s0, lo0, hi0, s1, lo1, b):
+# A refused composition whose left layout has a stride-0 mode is checked value by value up to this size.
+_CHECK_LIMIT = 1 << 12
+
+
+def _cute_leaf(shapes, strides, n, r):
+    """CuTe C++'s ``composition_impl`` for a coalesced flat A and a leaf ``n:r`` (``r >= 0``) under its weak
+    conditions (``r % s == 0 or r < s``, then ``ceil(s/r)`` elements, which must divide the rest of ``n``):
+    ``(shape, stride)``, or None where C++ asserts."""
+    if r == 0 or n == 1:
+        return compose_ints(shapes, strides, n, r)
+    out_s, out_d = [], []
+    rest_n, rest_r = n, r
+    for s, d in zip(shapes[:-1], strides[:-1]):
+        if not (rest_r % s == 0 or rest_r < s):
+            return None
+        next_s, next_r = -(-s // rest_r), -(-rest_r // s)
+        if next_s != 1 and rest_n != 1:
+            new = min(next_s, rest_n)
+            if rest_n % new:
+                return None
+            out_s.append(new)
+            out_d.append(rest_r * d)
+            rest_n //= new
+        rest_r = next_r
+    if not out_s or rest_n != 1:
+        out_s.append(rest_n)
+        out_d.append(rest_r * strides[-1])
+    return (out_s[0], out_d[0]) if len(out_s) == 1 else (tuple(out_s), tuple(out_d))
+
+
+def _cute_checked(shapes, strides, b, lb):
+    """CuTe's leaf-by-leaf answer to ``A o B`` where C++ gives one and it equals ``A(B(c))`` on all of B's
+    domain (at most ``_CHECK_LIMIT`` elements), else None."""
+    n = 1
+    for x in lb[0]:
+        n *= x
+    if n > _CHECK_LIMIT:
+        return None
+
+    def walk(sh, st):
+        if type(sh) is tuple:
+            parts = [walk(x, y) for x, y in zip(sh, st)]
+            if any(p is None for p in parts):
+                return None
+            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+        return _cute_leaf(shapes, strides, sh, st)
+
+    got = walk(b.shape, b.stride)
+    if got is None:
+        return None
+    r = Layout._make_ints(*got)
+    for i in range(n):
+        if r(i) != _eval_flat(shapes, strides, b(i)):
+            return None
+    return r
+
+
+def _eval_flat(shapes, strides, x):
+    """A coalesced flat A at ``x >= 0``, the last mode unbounded (the extended domain)."""
+    out = 0
+    for s, d in zip(shapes[:-1], strides[:-1]):
+        x, digit = divmod(x, s)
+        out += digit * d
+    return out + x * strides[-1]
+
+
+def carry_error(shapes, strides, i, b, lb):
+    """The refusal for leaves of B whose largest digits in mode ``i`` of the coalesced A add up to its size or
+    more. Of the leaves that reach digit ``i`` (each alone below ``shapes[i]``), the largest ones whose
+    digits add up to ``T`` with ``shapes[i] <= T < 2*shapes[i]``, each at that digit and 0 elsewhere, make
+    ``A(B(c))`` carry once: it is ``(T - s)*d_i + d_{i+1}`` where the leaves composed one by one give
+    ``T*d_i``, and ``d_{i+1} != s*d_i`` in a coalesced A. As the leaves of any ``R`` with B's shape are fixed
+    by ``R(c) == A(B(c))`` on the axes, no layout of B's shape is ``A o B`` there."""
+    s = shapes[i]
+    reach = []
+    for t, (n, r) in enumerate(zip(lb[0], lb[1])):
+        own = [0] * (len(shapes) - 1)
+        if n != 1 and r != 0:
+            compose_ints(shapes, strides, n, r, own)
+        if own[i]:
+            reach.append((own[i], t))
+    reach.sort(reverse=True)
+    coord = [0] * len(lb[0])
+    total = 0
+    unit = 1
+    for x in shapes[:i]:
+        unit *= x
+    for v, t in reach:
+        coord[t] = v * unit // lb[1][t]
+        total += v
+        if total >= s:
+            break
+    vals = [c * r for c, r in zip(coord, lb[1])]
+    whole = _eval_flat(shapes, strides, sum(vals))
+    parts = sum(_eval_flat(shapes, strides, v) for v in vals)
     return NotAdmissibleError(
-        "composition", "the modes of the right layout must address disjoint index ranges "
-        f"(a mode {s0}:{lo0} covers [{lo0},{hi0}) and a mode {s1}:{lo1} starts at {lo1}), otherwise "
-        "A o B differs from the mode-by-mode composition", f"right layout {b}")
+        "composition", f"{CARRY}the leaves of the right layout add up to {total} >= {s} in mode {i} of the "
+        f"coalesced left layout ({s}:{strides[i]}); at the leaf coordinates ({','.join(map(str, coord))}) "
+        f"A(B(c)) = {whole} but the leaves composed one by one give {parts}, so no layout of B's shape is A o B",
+        f"right layout {b}")

@@ -252,7 +252,7 @@ def _swizzle_slice(sw, only, anti, sliced):
     if type(shapes) is not tuple:
         shapes, strides = (shapes,), (strides,)
     try:
-        s, d = compose_ints(shapes, strides, sliced.shape, sliced.stride, True)
+        s, d = compose_ints(shapes, strides, sliced.shape, sliced.stride)
     except NotAdmissibleError:
         return None
     return Layout._make(s, d)
