@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.convention import keeps_size1
 from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout, compact_col_major, cosize
 from ..core.strides import F2
@@ -26,6 +27,8 @@ def complement(layout, cotarget=None):
     ``s:d`` contributes ``floor(d/cur) : cur`` and sets ``cur = d*s``; finally ``ceil_div(cotarget, cur)``
     laid out column-major from ``cur``; coalesce. ``cotarget`` defaults to ``cosize(layout)``; a shape
     cotarget is divided mode by mode as CuTe's ``ceil_div`` does (``complement(2:1, (3,4))`` is ``8:2``).
+    Nothing left (every mode of size 1) is ``1:0`` (CuTe DSL's form), or under ``core.convention``'s
+    ``"keep"`` the construction's last mode (CuTe IR's: ``complement(3:1, 3)`` is ``1:3``).
     Valid for: plain layouts with integer strides (concrete or symbolic). F2 (``^v``) and coordinate (E<i>)
     strides, negative strides and swizzled layouts are refused (named conditions).
     Admissibility: strides non-negative (CuTe's construction gives negative shapes otherwise, e.g.
@@ -225,7 +228,15 @@ def _complement_ints(fs, fd, cotarget):
         strides.append(cur)
     if gap is not None:
         _note_not_nested(gap, _bounds(modes, shapes, strides, cotarget))
-    return coalesce_flat_ints(shapes, strides, False)
+    return _size1(coalesce_flat_ints(shapes, strides, False), strides)
+
+
+def _size1(result, strides):
+    """Nothing left to complement: ``1:0`` by CuTe DSL's convention, the construction's last mode (``1:cur``)
+    by CuTe IR's (``core.convention``)."""
+    if keeps_size1() and type(result[0]) is int and result[0] == 1:
+        return 1, strides[-1]
+    return result
 
 
 def _walk_ints(modes):
@@ -362,7 +373,7 @@ def _complement_symbolic(fs, fd, cotarget):
     else:
         shapes.append(_ceil_div(cotarget, cur))
         strides.append(cur)
-    s, d = coalesce_flat(shapes, strides)
+    s, d = _size1(coalesce_flat(shapes, strides), strides)
     return Layout._make(s, d)
 
 

@@ -204,11 +204,10 @@ def _left_inverse_plain(layout):
             decide.obligate(Condition("ne", d, 0), "left_inverse keeps a mode whose stride is not known to be 0")
         modes.append((d, s, p))
     if not modes:
-        # Every mode has stride 0 (or size 1): CuTe C++ ends with the last sorted mode's shape, ``size(L):0``
-        # once coalesced (``(3,7):(0,0)`` gives ``21:0``). That is a quasi-inverse (``R(0) == 0``) and no left
-        # inverse exists unless size(L) == 1, as the stride-0 note says. CuTe DSL gives ``1:0``, a different
-        # function of the same property; C++'s is returned (the campaign of tests/cpp_oracle compares it).
-        return Layout._make(shapes[-1], 0) if shapes else Layout._make(1, 0)
+        # Every mode has stride 0 (or size 1): the image is {0} and R needs only R(0) == 0. CuTe DSL and CuTe IR
+        # give 1:0, CuTe C++ the last sorted mode's shape, size(L):0 once coalesced (``(3,7):(0,0)`` gives
+        # ``21:0``); the two agree on the image. DSL's form is the one printed (docs/model.md section 2.5).
+        return Layout._make(1, 0)
     negative = [m for m in modes if type(m[0]) is int and m[0] < 0]
     if negative:
         return _left_inverse_negative(modes, negative)
