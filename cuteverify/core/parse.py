@@ -476,8 +476,12 @@ def parse_tuple(text: str, source: str = "tuple"):
 
 
 def integrality_obligations(layout) -> list:
-    """Entries such as ``N/8`` must be integers for the layout to exist: one obligation ``8 | N`` each."""
-    outer = layout.outer if hasattr(layout, "outer") else layout
+    """Entries such as ``N/8`` must be integers for the layout to exist: one obligation ``8 | N`` each (of a
+    composed layout: of its plain layouts, the inner layout and every layout of the chain)."""
+    if hasattr(layout, "outer"):
+        out = integrality_obligations(layout.inner) if isinstance(layout.inner, Layout) else []
+        return out + [o for o in integrality_obligations(layout.outer) if o not in out]
+    outer = layout
     out = []
     for x in list(flatten(outer.shape)) + [getattr(d, "value", d) for d in flatten(outer.stride)]:
         if isinstance(x, sympy.Basic) and not x.is_Integer:
