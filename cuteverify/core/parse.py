@@ -409,6 +409,8 @@ def _swizzle_prefix(p: _Parser):
         p.pos = ptr.end()
         base = _element_base(int(ptr.group(1)), base, p, ostart)
     else:
+        if p.peek() == "(" and _has_top_comma(text[p.pos + 1:max(p.pos + 1, matching(text, p.pos))]):
+            p.error("an integer offset (a swizzle reads integers, not a coordinate)", ostart)
         offset = p.leaf()
         if hasattr(offset, "path"):
             p.error("an integer offset", ostart)
