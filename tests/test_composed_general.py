@@ -92,8 +92,8 @@ def test_cpp_print_and_dynamic_offsets():
 
 
 @pytest.mark.parametrize("text, where", [
-    ("(4,5):(1,4) o 2 o (2,3):(1@0,1@1)", 1),  # an integer offset cannot be added to coordinates
-    ("(4,5):(1,4) o (1,0) o (2,3):(1,2)", 1),  # nor a coordinate to integers
+    ("(4,5):(1,4) o 2 o (2,3):(1@0,1@1)", 15),  # an integer offset cannot be added to coordinates
+    ("(4,5):(1,4) o (1,0) o (2,3):(1,2)", 15),  # nor a coordinate to integers
     ("S<3,4,3> o (0,0) o (2,3):(1@0,1@1)", 12),  # a swizzle reads integers
     ("(4,5):(1,4) o 1@0 o 4:1", 15),
     ("(4,5):(1,4) o 2 o", 18),

@@ -350,7 +350,7 @@ def parse(text, assume=None, *, source: str = "layout"):
         shape, stride = _layout_body(p)
         if not p.at_compose():
             break
-        prefixes.append(((shape, stride), _compose_offset(p), start))
+        prefixes.append(((shape, stride),) + _compose_offset(p))
     _finish(p)
     assumptions = _with_facts(assumptions, p.facts)
     L = _make_parsed(shape, stride, assumptions)
@@ -373,7 +373,7 @@ def _make_parsed(shape, stride, assumptions):
 
 
 def _compose_offset(p: _Parser):
-    """``o offset o`` after an outer function (a layout): the offset, an integer, a
+    """``o offset o`` after an outer function (a layout): ``(offset, position)``, the offset an integer, a
     symbol, ``?``, or a coordinate such as ``(0,0)``; the parser moved past the second ``o``."""
     p.pos += 1
     p.ws()
@@ -386,7 +386,7 @@ def _compose_offset(p: _Parser):
     if not p.at_compose():
         p.error("' o ' before the inner layout (an offset is followed by ' o ')")
     p.pos += 1
-    return offset
+    return offset, ostart
 
 
 def _swizzle_prefix(p: _Parser):
