@@ -46,8 +46,9 @@ def complement(layout, cotarget=None):
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
     if type(layout) is not Layout and hasattr(layout, "outer"):
-        raise NotAdmissibleError("complement", "a swizzled layout has no complement of its own image (CuTe "
-                                 "takes the complement of the inner layout); take it of the inner layout")
+        raise NotAdmissibleError("complement", "a composed (or swizzled) layout has no complement of its own "
+                                 "image (CuTe C++ takes the complement of the inner layout, CuTe's IR refuses "
+                                 "it); take it of the inner layout")
     if isinstance(cotarget, Layout) or hasattr(cotarget, "outer"):
         cotarget = _size_of_text(cotarget)
     lv = layout.int_leaves if type(layout) is Layout else None

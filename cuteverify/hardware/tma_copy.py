@@ -27,7 +27,7 @@ import re
 
 from ..core.layout import Layout, size
 from ..core.parse import as_assumptions, parse
-from ..core.swizzle import ComposedLayout
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..errors import TmaError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition as C
@@ -105,6 +105,8 @@ def merge_box_modes(shape, stride, box):
 def _smem_parts(smem):
     """(inner layout, element swizzle or None, offset) of a smem layout (Layout / ComposedLayout)."""
     if isinstance(smem, ComposedLayout):
+        if not isinstance(smem.inner, Swizzle) or not isinstance(smem.outer, Layout):
+            raise TmaError(f"smem layout {smem}: a TMA destination is a layout or a swizzle composed with one")
         return smem.outer, smem.inner, smem.offset
     return smem, None, 0
 
