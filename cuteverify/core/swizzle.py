@@ -7,9 +7,12 @@ is ``ComposedLayout(Sw, offset, L)``: ``x -> Sw(offset + L(x))``, printed ``S<3,
 from __future__ import annotations
 
 from ..errors import NotAdmissibleError
+from ..symbolic import normalize, symbol
 from ..symbolic.expr import format_value
 from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
+from .strides import ScaledBasis
+from .tuples import flatten
 
 # Values a swizzled slice is checked on before a decayed (CuTe) form is returned; past this the exact generic
 # form ``Sw o (off + D) o sliced`` is returned instead.
@@ -97,6 +100,10 @@ class ComposedLayout:
             raise NotAdmissibleError("ComposedLayout", f"the outer layout must be a layout, got {outer!r}")
         if isinstance(offset, (tuple, Layout, ComposedLayout, Swizzle)):
             raise NotAdmissibleError("ComposedLayout", f"the offset must be an integer, got {offset!r}")
+        if isinstance(inner, Swizzle) and isinstance(outer, Layout) and any(
+                isinstance(x, ScaledBasis) for x in flatten(outer.stride)):
+            raise NotAdmissibleError("ComposedLayout", "a swizzle acts on integers, not on the coordinates of an "
+                                     "outer layout with coordinate (E<i>) strides", str(outer))
         self.inner, self.offset, self.outer = inner, offset, outer
 
     @property
@@ -205,10 +212,15 @@ class ComposedLayout:
         return f"ComposedLayout({self})"
 
     def subs(self, values=None, **kw):
-        return ComposedLayout(self.inner, self.offset, self.outer.subs(values, **kw))
+        """Instantiate symbols, the offset's included (a slice of a symbolic layout moves symbols there)."""
+        values = dict(values or {}, **kw)
+        offset = self.offset
+        if getattr(offset, "free_symbols", None):
+            offset = normalize(offset.subs({symbol(getattr(k, "name", k)): v for k, v in values.items()}))
+        return ComposedLayout(self.inner, offset, self.outer.subs(values))
 
     def free_symbols(self):
-        return self.outer.free_symbols()
+        return self.outer.free_symbols() | set(getattr(self.offset, "free_symbols", None) or ())
 
 
 def _leaves(crd):
