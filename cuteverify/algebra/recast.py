@@ -133,7 +133,12 @@ def _unit_view(small, big, n, b):
 
 
 def recast(layout, old_bits: int, new_bits: int):
-    """View a layout of ``old_bits``-wide elements as ``new_bits``-wide ones."""
+    """View a layout of ``old_bits``-wide elements as ``new_bits``-wide ones.
+
+    Admissibility: both widths positive integers, one a multiple of the other."""
+    for name, bits in (("old_bits", old_bits), ("new_bits", new_bits)):
+        if type(bits) is not int or bits <= 0:
+            raise NotAdmissibleError("recast", f"{name} must be a positive integer (got {bits!r})")
     if new_bits > old_bits:
         if new_bits % old_bits:
             raise NotAdmissibleError("recast", f"{new_bits} bits is not a multiple of {old_bits} bits")

@@ -19,6 +19,7 @@ from .strides import F2, ScaledBasis
 from .swizzle import ComposedLayout, Swizzle
 from .format import format_tuple, format_value
 from .scan import has_top, matching
+from . import cute_ir_text
 from .tuples import congruent, flatten
 from ..symbolic.conditions import Condition, Obligation
 from ..symbolic.lazy import sympy
@@ -328,12 +329,18 @@ _SMEM_PTR = re.compile(r"smem_ptr\[(\d+)b\]\([^)]*\)")
 def parse(text, assume=None, *, source: str = "layout"):
     """Parse CuTe notation into a ``Layout`` or ``ComposedLayout`` (docs/model.md section 2.5).
 
-    ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text. A CUTLASS print
+    ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text. CuTe IR's type
+    texts (``!cute.layout<"...">``, ``!cute.tile<"[...]">``, ...) are read by ``core.cute_ir_text``: a tile,
+    shape or coordinate gives its tuple. A CUTLASS print
     ``Sw<B,M,S> o smem_ptr[Nb](...) o L`` swizzles byte addresses of N-bit elements; it is read as the same
     function on element indices, ``S<B, M - log2(N/8), S> o 0 o L``.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and to_layout read objects)")
+    if cute_ir_text.is_cute_ir(text):
+        # CuTe IR's type texts (!cute.layout<"...">, !cute.tile<"[...]">, ...): their bodies are read here
+        shared = as_assumptions(assume)
+        return cute_ir_text.read(text, lambda body: parse(body, shared, source=source), parse_tuple, source=source)
     assumptions = as_assumptions(assume)
     p = _Parser(text, source)
     if not text.strip():

@@ -16,6 +16,7 @@ from .format import format_tuple
 from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
 from .strides import ArithTuple, ScaledBasis
+from .tuples import flatten
 
 # Values a swizzled slice is checked on before a decayed (CuTe) form is returned; past this the exact generic
 # form ``Sw o (off + D) o sliced`` is returned instead.
@@ -123,6 +124,10 @@ class ComposedLayout:
         elif isinstance(outer, Layout) and _coordinate_valued(outer) and not (type(offset) is int and offset == 0):
             raise NotAdmissibleError("ComposedLayout", f"the integer offset {format_value(offset)} cannot be added "
                                      f"to the coordinate values of {outer} (write the offset as a coordinate)")
+        if isinstance(inner, Swizzle) and isinstance(outer, Layout) and any(
+                isinstance(x, ScaledBasis) for x in flatten(outer.stride)):
+            raise NotAdmissibleError("ComposedLayout", "a swizzle acts on integers, not on the coordinates of an "
+                                     "outer layout with coordinate (E<i>) strides", str(outer))
         self.inner, self.offset, self.outer = inner, offset, outer
 
     @property
