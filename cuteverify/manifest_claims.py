@@ -439,13 +439,16 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
         ph = int(ph) if isinstance(ph, str) and ph.strip().isdigit() else ph
         v = bank_conflicts(lay(args["smem"]), _access(r, args, "access"), dtype=_dtype(args),
                            elem_bytes=args.get("elem_bytes"), vector_bytes=args.get("vector"), phases=ph,
-                           base_bytes=args.get("base") or 0, tile=args.get("tile"), side=args.get("side"))
+                           base_bytes=args.get("base") or 0, tile=_access_tile(r, args, "access"),
+                           side=args.get("side"))
         return _issued(r, args, v)
     if kind == "vector":
         smem = lay(args["smem"]) if args.get("smem") else None
         v = max_vector_width(_access(r, args, "layout"), dtype=_dtype(args), elem_bytes=args.get("elem_bytes"),
                              alignment=args.get("alignment", 16), smem=smem, require=args["require"],
-                             tv=False if args.get("flat") else None, tile=args.get("tile"), side=args.get("side"))
+                             tv=False if args.get("flat") else None,
+                             tile=_access_tile(r, args, "layout") if smem is not None else args.get("tile"),
+                             side=args.get("side"))
         return _issued(r, args, v)
     if kind == "tma":
         return _tma(r, args)
@@ -484,6 +487,21 @@ def _issued(r, args, verdict):
         return verdict
     v = copy_vectorizes(tc, smem, copy_smem_side(tc, args.get("side")))
     return v if v.status == "refuted" else verdict
+
+
+def _access_tile(r, args, main):
+    """The tile a banks / vector claim's TV layout is placed by: the tile it indexes when it was read off a tiled
+    MMA or copy (a stated ``tile`` must be that one), else the stated ``tile``."""
+    if args.get("copy"):
+        return args.get("tile")
+    known, given = r.tile_of(args[main]), args.get("tile")
+    if known is None:
+        return given
+    known = tuple(known)
+    if given is not None and tuple(given) != known:
+        raise NotAdmissibleError("banks" if main == "access" else "vector", f"tile {'x'.join(map(str, given))} "
+                                 f"is not the {'x'.join(map(str, known))} tile {args[main]} indexes")
+    return known
 
 
 def _access(r, args, main):

@@ -134,3 +134,28 @@ def test_compatible_with_an_operand_outside_registers_is_an_input_error():
         with pytest.raises(NotAdmissibleError) as e:
             at.compatible_tv(copy, mma, op)
         assert where in str(e.value) and f"operand {op}" in str(e.value)
+
+
+def test_a_tv_layout_read_off_a_copy_is_placed_by_the_copy_s_tile(tmp_path):
+    """Review finding: ``tv: g2s.layout_tv_tiled`` indexes the copy's 16x64 tile; over a 64x16 smem of the same
+    size it used to be read in the smem's own index space (proved), and a contradicting ``tile:`` was used."""
+    p = tmp_path / "t.cute.yaml"
+    p.write_text(textwrap.dedent("""
+        version: 1
+        kernels:
+          k:
+            layouts:
+              g2s: make_tiled_copy_tv(SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, (16,8):(8,1), (1,8), bf16)
+              tv: g2s.layout_tv_tiled
+              sX: "(64,16):(16,1)"
+              sP: "(128,128):(128,1)"
+            claims:
+              - banks: {smem: sX, access: tv, dtype: bf16}
+              - banks: {smem: sP, access: tv, tile: 64x16, dtype: bf16}
+              - banks: {smem: sP, access: tv, dtype: bf16}
+              - vector: {smem: sX, layout: tv, require: 16}
+        """))
+    res = mf.run(mf.load(str(p)))
+    assert [r["status"] for r in res] == ["error", "error", "proved", "error"], res
+    assert "(16,64)" in res[0]["reason"] and "(64,16)" in res[0]["reason"]
+    assert "64x16" in res[1]["reason"] and "16x64" in res[1]["reason"]
