@@ -159,3 +159,27 @@ def test_a_tv_layout_read_off_a_copy_is_placed_by_the_copy_s_tile(tmp_path):
     assert [r["status"] for r in res] == ["error", "error", "proved", "error"], res
     assert "(16,64)" in res[0]["reason"] and "(64,16)" in res[0]["reason"]
     assert "64x16" in res[1]["reason"] and "16x64" in res[1]["reason"]
+
+
+def test_a_cta_tiler_over_the_leading_gmem_modes_keeps_the_batch_mode(tmp_path):
+    """Review finding: CuTe's composition(gmem, cta_tiler) keeps gmem modes past the tiler (the batch L of an
+    (M,K,L) tensor, as CUTLASS's collectives and the CuTe DSL Hopper GEMM pass it); that was an input error."""
+    p = tmp_path / "t.cute.yaml"
+    p.write_text(textwrap.dedent("""
+        version: 1
+        kernels:
+          k:
+            symbols: [M, K, L]
+            assume: ["M % 128 == 0", "K % 64 == 0", "M <= 65536", "K <= 65536", "L <= 64"]
+            layouts:
+              sA0: tile_to_shape(S<3,3,3> o 0 o (8,64):(64,1), (128,64,4))
+            claims:
+              - tma: {dtype: f16, gmem: "(M,K,L):(K,1,M*K)", smem: sA0, cta_tiler: "(128,64)"}
+              - tma: {dtype: f16, gmem: "(M,K,L):(K,1,M*K)", smem: sA0, cta_tiler: "(64,64)"}
+                expect: refuted
+              - tma: {dtype: f16, gmem: "(M,K):(K,1)", smem: sA0, cta_tiler: "(128,64,2)"}
+                expect: refuted
+        """))
+    res = mf.run(mf.load(str(p)))
+    assert [r["status"] for r in res] == ["proved", "refuted", "error"], res
+    assert "CTA tile (64,64" in str(res[1]["reason"]) + str(res[1]["counterexample"])

@@ -195,6 +195,14 @@ def _stage0(smem, rank):
     return ComposedLayout(sw, off, first) if sw is not None else first
 
 
+def _pad_modes(smem, k):
+    """``smem`` with ``k`` trailing size-1 modes (the gmem modes a CTA tile fixes)."""
+    s_lay, sw, off = _smem_parts(smem)
+    st = s_lay.stride if isinstance(s_lay.stride, tuple) else (s_lay.stride,)
+    padded = Layout(tuple(_modes(s_lay)) + (1,) * k, tuple(st) + (0,) * k)
+    return ComposedLayout(sw, off, padded) if sw is not None else padded
+
+
 def cta_tile_rule(smem, tiler):
     """Rule ``cta_tile``: the smem tile and the CTA tile have the same size (CUTLASS's static_assert in
     ``construct_tma_gbasis``) and the same extent along each mode, so that smem coordinate ``c`` holds CTA
@@ -255,10 +263,12 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     """The descriptor ``make_tma_copy`` builds for copying a smem tile ``smem`` of the gmem tensor ``gmem``
     (both CuTe layouts or text, same rank, modes in the same order), and the verdict of all its rules.
 
-    ``cta_tiler`` (optional): the CTA tile handed to ``make_tma_copy`` (a shape over the gmem modes, same rank
-    as gmem; :func:`read_cta_tiler`); it adds rule ``cta_tile`` (:func:`cta_tile_rule`), and a smem layout
-    with one more mode than the tiler is staged: stage 0 is the copy's tile. A tiler whose rank is not gmem's,
-    or a smem layout whose rank is neither, is a :class:`TmaError` naming the shapes.
+    ``cta_tiler`` (optional): the CTA tile handed to ``make_tma_copy`` (a shape over the first gmem modes,
+    :func:`read_cta_tiler`; gmem modes past it, such as a batch L, are kept whole as CuTe's composition keeps
+    them: the tile is one coordinate of each); it adds rule ``cta_tile`` (:func:`cta_tile_rule`), and a smem
+    layout with one more mode than the tiler is staged: stage 0 is the copy's tile. A tiler with more modes
+    than gmem, or a smem layout whose rank is neither the tiler's nor one more, is a :class:`TmaError` naming
+    the shapes.
 
     Definition: the TMA dimensions are gmem's modes with the stride-1 mode first (innermost first), the
     box is the smem tile's extent along each, merged as :func:`merge_box_modes`; the swizzle is
@@ -277,7 +287,7 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     tiler = None if cta_tiler is None else read_cta_tiler(cta_tiler)
     if tiler is not None:
         g_rank, s_rank = len(_flat(gmem.shape)), len(_modes(_smem_parts(smem)[0]))
-        if len(tiler) != g_rank:
+        if len(tiler) > g_rank:
             raise TmaError(f"cta_tiler {_shape_text(tiler)} has {len(tiler)} modes, the gmem layout {gmem} "
                            f"{g_rank}: the CTA tile is a shape over the gmem modes")
         if s_rank == len(tiler) + 1:
@@ -285,6 +295,11 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
         elif s_rank != len(tiler):
             raise TmaError(f"the smem layout {smem} has {s_rank} modes, the CTA tile {_shape_text(tiler)} "
                            f"{len(tiler)}: the smem tile is one stage (the same rank) or staged (one more mode)")
+        if len(tiler) < g_rank:
+            # CuTe's composition(gmem, cta_tiler) keeps the gmem modes past the tiler whole: the CTA's tile is
+            # one coordinate of each (a (M,K,L) tensor with a (128,64) tile: one batch), a box extent of 1
+            smem = _pad_modes(smem, g_rank - len(tiler))
+            tiler = tuple(tiler) + (1,) * (g_rank - len(tiler))
     g_sh, g_st = _flat(gmem.shape), _flat(gmem.stride)
     s_lay, _, _ = _smem_parts(smem)
     if len(s_lay.shape if isinstance(s_lay.shape, tuple) else (s_lay.shape,)) != len(g_sh):
