@@ -17,7 +17,7 @@ from . import prover as P
 from .analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, read_tile
 from .analysis.cp_async_banks import copy_cp_async_banks
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
-from .atoms.operand_desc import check_operand, declared_major, prove_operand
+from .atoms.operand_desc import declared_major, prove_operand
 from .checked import ShapeMismatch, checked_agrees, checked_equal
 from .core.layout import size
 from .core.tiles import read_extents
@@ -561,8 +561,8 @@ def _read_cta_tiler(k, v, path):
 
 
 def _read_operand(k, body, bp):
-    """``operand: {tiled_mma, operand: A | B, smem, dtype?, major?}``, checked at load with its line: the
-    operand has a descriptor and a declared major, and the smem tile fits the operand tile."""
+    """``operand: {tiled_mma, operand: A | B, smem, dtype?, major?}``: the fields and their references checked
+    at load with their line."""
     for f in ("tiled_mma", "operand", "smem"):
         if body.get(f) is None:
             raise k.error(f"operand needs {f}", bp)
@@ -574,12 +574,8 @@ def _read_operand(k, body, bp):
     for f in ("dtype", "major"):
         if body.get(f) is not None:
             out[f] = str(body[f])
-    smem = k.env[out["smem"]] if out["smem"] in k.env else evaluate(out["smem"], k.env, k.asm, k.symbols)
-    try:
-        check_operand(k.env[out["tiled_mma"]], out["operand"], smem, out.get("dtype"), major=out.get("major"),
-                      name=out["smem"])
-    except CuteVerifyError as e:  # no descriptor, no major, a tile that does not fit, an unknown dtype
-        raise k.error(f"operand: {e}", bp) from None
+    # no descriptor, no major, a tile that does not fit: checked when the claim runs (prove_operand), so the
+    # failure is this claim's, with its line, and the other claims of the file still run
     return out
 
 
