@@ -14,6 +14,7 @@ from ..core.kernels import coalesce_flat_ints
 from .coalesce import coalesce, coalesce_flat
 from .complement import _sorted_symbolic
 from .composition import composition
+from .coord import Codomain, is_coordinate, is_zero
 
 # The reason of the obligation a left inverse of a non-injective layout carries (tests look for it).
 NOT_INJECTIVE = "left_inverse: the layout is not injective"
@@ -71,9 +72,12 @@ def right_inverse(layout):
     Swizzled ``Sw o 0 o L`` (CuTe's): ``R o Sw`` with ``R = right_inverse(L)``, written ``Sw' o 0 o R`` where
     ``Sw'`` is the swizzle of the masks ``R(yyy)``, ``R(zzz)``; the result is checked by enumeration and
     refused where CuTe's construction does not give a right inverse (or gives no swizzle).
+    Coordinate (E<i>) strides: ``_right_inverse_coord`` (one chain per axis of the codomain).
     Valid for: plain layouts with integer strides (concrete or symbolic; symbolic strides known
-    non-negative), and concrete swizzled layouts with offset 0. F2 and E<i> strides are refused.
-    Post-condition: ``L(R(i)) == i`` for every ``i < size(R)``.
+    non-negative), concrete coordinate layouts, and concrete swizzled layouts with offset 0. F2 strides are
+    refused.
+    Post-condition: ``L(R(i)) == i`` for every ``i < size(R)`` (for a coordinate layout ``i`` is read as the
+    coordinate ``idx2crd(i, shape(R))`` of the codomain).
     """
     if type(layout) is not Layout and hasattr(layout, "outer"):
         return _swizzled_inverse(layout, "right_inverse", _right_inverse_plain)
@@ -106,6 +110,8 @@ def _right_inverse_ints(fs, fd):
 
 
 def _right_inverse_plain(layout):
+    if is_coordinate(layout):
+        return _right_inverse_coord(layout)
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None:
         r = _right_inverse_ints(*lv)
@@ -168,8 +174,10 @@ def left_inverse(layout):
     L's image as CuTe's ``(-d, s):(0, 1)`` but with non-negative shapes; strides of both signs are refused,
     as CuTe's result then has negative shapes and is an inverse only under C's truncating division.
     Swizzled ``Sw o 0 o L``: as for ``right_inverse``, checked by enumeration.
+    Coordinate (E<i>) strides: ``_left_inverse_coord`` (one construction per axis of the codomain).
     Valid for: plain layouts with integer strides (concrete or symbolic; symbolic strides known
-    non-negative) and concrete swizzled layouts with offset 0. F2 and E<i> strides are refused.
+    non-negative), concrete coordinate layouts, and concrete swizzled layouts with offset 0. F2 strides are
+    refused.
     Post-condition: ``L(R(L(i))) == L(i)`` for all ``i < size(L)``; ``R(L(i)) == i`` as well unless the
     result carries a note (``Layout.notes``) whose text starts with ``NOT_INJECTIVE`` (the stronger property holds
     exactly where its condition does; for a concrete layout the condition is false).
@@ -180,6 +188,8 @@ def left_inverse(layout):
 
 
 def _left_inverse_plain(layout):
+    if is_coordinate(layout):
+        return _left_inverse_coord(layout)
     shapes, strides, pos = _prepare(layout, "left_inverse")
     modes = []
     if all(type(d) is int for d in strides):
@@ -294,6 +304,107 @@ def _left_inverse_negative(modes, negative):
     # on the exact multiples L produces)
     sh, st = coalesce_flat([-d, s], [0, -p])
     return Layout._make(sh, st)
+
+
+# --- coordinate (E<i>) strides (the order and the axes: algebra.coord) -------------------------------------
+
+def _coord_modes(layout, op, negative=False):
+    """The codomain and, per axis, the modes ``(v, s, p)`` of the coalesced layout on it (value, size,
+    position in L's domain), sorted by ``(v, s, p)`` as NVlabs' reference sorts them; ``zeros``: the
+    stride-0 modes of size > 1."""
+    cod = Codomain(layout, op, negative)
+    shapes, strides = _flat_coalesced(layout)
+    axes = [[] for _ in range(len(cod))]
+    zeros = []
+    p = 1
+    for s, d in zip(shapes, strides):
+        if is_zero(d):
+            if s != 1:
+                zeros.append((s, d))
+        elif s != 1:
+            axes[cod.axis(d)].append((d.value, s, p))
+        p *= s
+    for modes in axes:
+        modes.sort()
+    return cod, axes, zeros
+
+
+def _right_inverse_coord(layout):
+    """``right_inverse`` of a concrete coordinate layout.
+
+    Definition (CuTe IR's and NVlabs' reference; CuTe DSL agrees on every case measured): per axis ``a`` of
+    the codomain, the integer stride chain of the modes on ``a`` (ordered by value): from ``want = 1``, a mode
+    ``s : v@a`` with ``v == want`` is taken (size ``s`` at its position ``p`` in L's domain) and ``want *= s``;
+    the axis's inverse is the taken modes coalesced (``1:0`` where none). R is the axes' inverses nested as
+    the coprofile (``(4,5):(1@1,1@0)`` gives ``(5,4):(4,1)``). Zero and negative strides are never on a chain.
+    Post-condition: ``L(R(c)) == c`` for every coordinate ``c`` of R's domain (``c = idx2crd(i, shape(R))``
+    for ``i < size(R)``, read as a point of the codomain)."""
+    cod, axes, _ = _coord_modes(layout, "right_inverse", negative=True)
+    parts = []
+    for modes in axes:
+        rs, rd = [], []
+        want = 1
+        for v, s, p in modes:
+            if v == want:
+                rs.append(s)
+                rd.append(p)
+                want *= s
+        parts.append(coalesce_flat_ints(rs, rd, False))
+    return Layout._make(*cod.assemble(parts))
+
+
+def _left_inverse_coord(layout):
+    """``left_inverse`` of a concrete coordinate layout.
+
+    Definition (CuTe IR's and NVlabs' reference; CuTe DSL agrees on every case measured): per axis ``a`` of
+    the codomain, CuTe's integer construction on the modes ``s_k : v_k@a`` of that axis sorted by value:
+    ``(v_0, v_1/v_0, ..., s_n) : (0, p_0, ..., p_n)`` coalesced (``1:0`` for an axis with no mode), ``p_k``
+    the position of mode k in L's domain; R is the axes' layouts nested as the coprofile
+    (``(2,3):(1@0,1@1)`` gives ``(2,3):(1,2)``; R reads a coordinate of the codomain).
+    Admissibility: each stride divides the next on its axis (CuTe's left inverse divisibility condition,
+    which DSL and NVlabs enforce too); concrete, non-negative strides.
+    Post-condition: ``L(R(L(i))) == L(i)`` for all ``i < size(L)``; ``R(L(i)) == i`` as well unless the
+    result carries a ``NOT_INJECTIVE`` note (a stride-0 mode of size > 1, or modes that overlap on an axis:
+    then CuTe's quasi-inverse, checked value by value as for integers).
+    """
+    cod, axes, zeros = _coord_modes(layout, "left_inverse")
+    for s, d in zeros:
+        _note_not_injective(False, None, f"a stride-0 mode {mode_text(s, d)}")
+    parts = []
+    overlap = False
+    for modes in axes:
+        if not modes:
+            parts.append((1, 0))
+            continue
+        rs, rd = [], []
+        if modes[0][0] != 1:
+            rs.append(modes[0][0])
+            rd.append(0)
+        for (v, s, p), (nv, _, _) in zip(modes, modes[1:]):
+            if nv % v:
+                raise NotAdmissibleError("left_inverse", f"each stride must divide the next larger one on its "
+                                         f"coordinate (CuTe's left inverse divisibility condition): {v} does not "
+                                         f"divide {nv}", mode_text(s, v))
+            if s > nv // v:
+                overlap = True
+                _note_not_injective(False, None, f"mode {s}:{v} overlaps the next on its coordinate")
+            rs.append(nv // v)
+            rd.append(p)
+        rs.append(modes[-1][1])
+        rd.append(modes[-1][2])
+        parts.append(coalesce_flat_ints(rs, rd, False))
+    result = Layout._make(*cod.assemble(parts))
+    if overlap:
+        n = size(layout)
+        if n > ENUMERATION_CAP:
+            raise UndecidedError(f"left_inverse of {layout}: its modes overlap, so CuTe's quasi-inverse {result} "
+                                 f"is checked by enumeration, and {n} > {ENUMERATION_CAP} elements")
+        for i in range(n):
+            y = layout(i)
+            if cod.coordinate(layout(result(cod.coordinate(y)))) != cod.coordinate(y):
+                raise NotAdmissibleError("left_inverse", f"the modes overlap and CuTe's construction {result} is "
+                                         f"not a quasi-inverse: L(R(L({i}))) != L({i})")
+    return result
 
 
 # --- swizzled layouts -------------------------------------------------------------------------------------
