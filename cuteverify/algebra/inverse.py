@@ -310,22 +310,24 @@ def _left_inverse_negative(modes, negative):
 
 def _coord_modes(layout, op, negative=False):
     """The codomain and, per axis, the modes ``(v, s, p)`` of the coalesced layout on it (value, size,
-    position in L's domain), sorted by ``(v, s, p)`` as NVlabs' reference sorts them; ``zeros``: the
-    stride-0 modes of size > 1."""
+    position in L's domain) in the order of CuTe's exchange sort by stride (0 first, then by axis and value:
+    the order CuTe DSL takes for equal strides, as for integers); ``zeros``: the stride-0 modes of size > 1."""
     cod = Codomain(layout, op, negative)
     shapes, strides = _flat_coalesced(layout)
+    pos, p = [], 1
+    for s in shapes:
+        pos.append(p)
+        p *= s
+    keys = [(-1, 0) if is_zero(d) else (cod.axis(d), d.value) for d in strides]
     axes = [[] for _ in range(len(cod))]
     zeros = []
-    p = 1
-    for s, d in zip(shapes, strides):
+    for k in _cute_order(keys):
+        s, d = shapes[k], strides[k]
         if is_zero(d):
             if s != 1:
                 zeros.append((s, d))
         elif s != 1:
-            axes[cod.axis(d)].append((d.value, s, p))
-        p *= s
-    for modes in axes:
-        modes.sort()
+            axes[keys[k][0]].append((d.value, s, pos[k]))
     return cod, axes, zeros
 
 
@@ -333,7 +335,8 @@ def _right_inverse_coord(layout):
     """``right_inverse`` of a concrete coordinate layout.
 
     Definition (CuTe IR's and NVlabs' reference; CuTe DSL agrees on every case measured): per axis ``a`` of
-    the codomain, the integer stride chain of the modes on ``a`` (ordered by value): from ``want = 1``, a mode
+    the codomain, the integer stride chain of the modes on ``a`` (in CuTe's order, ``_coord_modes``): from
+    ``want = 1``, a mode
     ``s : v@a`` with ``v == want`` is taken (size ``s`` at its position ``p`` in L's domain) and ``want *= s``;
     the axis's inverse is the taken modes coalesced (``1:0`` where none). R is the axes' inverses nested as
     the coprofile (``(4,5):(1@1,1@0)`` gives ``(5,4):(4,1)``). Zero and negative strides are never on a chain.
@@ -357,7 +360,8 @@ def _left_inverse_coord(layout):
     """``left_inverse`` of a concrete coordinate layout.
 
     Definition (CuTe IR's and NVlabs' reference; CuTe DSL agrees on every case measured): per axis ``a`` of
-    the codomain, CuTe's integer construction on the modes ``s_k : v_k@a`` of that axis sorted by value:
+    the codomain, CuTe's integer construction on the modes ``s_k : v_k@a`` of that axis sorted by value
+    (equal values in CuTe's order, ``_coord_modes``):
     ``(v_0, v_1/v_0, ..., s_n) : (0, p_0, ..., p_n)`` coalesced (``1:0`` for an axis with no mode), ``p_k``
     the position of mode k in L's domain; R is the axes' layouts nested as the coprofile
     (``(2,3):(1@0,1@1)`` gives ``(2,3):(1,2)``; R reads a coordinate of the codomain).
