@@ -464,10 +464,20 @@ def test_identity_layouts_live_dsl():
     (lambda: cv.left_inverse("4:-1@0"), "negative coordinate strides"),
     (lambda: cv.right_inverse("(M,4):(1@0,1@1)"), "symbolic"),
     (lambda: cv.logical_product("4:2@0", "3:1"), "shape divisibility"),
+    # a common vector compares integer offsets: never an integer layout against a coordinate one
+    (lambda: cv.max_common_vector("(4,8):(1,4)", "(4,8):(1@0,1@1)"), "coordinate"),
+    (lambda: cv.max_common_layout("(4,8):(1@0,1@1)", "(4,8):(1@0,1@1)"), "coordinate"),
+    (lambda: cv.right_inverse("S<1,2,3> o 0 o (8,8):(1@0,1@1)"), "swizzle acts on integer offsets"),
 ])
 def test_refusals_name_the_condition(call, match):
     with pytest.raises(cv.NotAdmissibleError, match=match):
         call()
+
+
+def test_disjoint_query_stays_on_integer_codomains():
+    # the prover's disjoint(A, M) is a claim about [0, M) of the integers: no verdict for coordinates
+    v = cv.prove("disjoint(4:2@0, 16)")
+    assert v.status == "unknown" and "coordinate" in (v.reason or "")
 
 
 # --- randomized post-condition checks ----------------------------------------------------------------------

@@ -423,6 +423,9 @@ def _swizzled_inverse(layout, op, plain):
     if not (type(off) is int and off == 0):
         raise NotAdmissibleError(op, f"a swizzled layout with offset {off} != 0: CuTe's inverse is "
                                      "R o -offset o Sw, which has no layout form here")
+    if is_coordinate(inner):
+        raise NotAdmissibleError(op, "a swizzle acts on integer offsets, and this inner layout has coordinate "
+                                     "(E<i>) strides", str(inner))
     if not inner.is_concrete:
         raise NotAdmissibleError(op, "the inverse of a symbolic swizzled layout is not supported")
     R = plain(inner)
@@ -480,8 +483,13 @@ def max_common_layout(a, b):
     the common layout of ``A'`` and the other, truncated to ``2^M`` elements (the bits a swizzle leaves
     alone). Valid for: plain integer-stride layouts; one concrete swizzled layout with offset 0 (two swizzled
     layouts: CuTe has no such overload, refused).
-    Post-condition: ``A(R(i)) == B(R(i)) == i`` for ``i < size(R)``.
+    Post-condition: ``A(R(i)) == B(R(i)) == i`` for ``i < size(R)``. Coordinate (E<i>) layouts are refused:
+    ``== i`` compares integer offsets, and their values are coordinates.
     """
+    for x in (a, b):
+        if is_coordinate(x.outer if hasattr(x, "outer") and type(x) is not Layout else x):
+            raise NotAdmissibleError("max_common_layout", "a common vector compares integer offsets, and this "
+                                     "layout has coordinate (E<i>) strides", str(x))
     if hasattr(a, "outer") or hasattr(b, "outer"):
         if hasattr(a, "outer") and hasattr(b, "outer"):
             raise NotAdmissibleError("max_common_layout", "both layouts swizzled (CuTe C++ has no such overload); "
