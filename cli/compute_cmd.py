@@ -6,6 +6,7 @@ import re
 import click
 
 from cuteverify.algebra.expr import evaluate, parse_let
+from cuteverify.core.convention import SIZE1_CONVENTIONS, size1_strides
 from cuteverify.core.layout import cosize, depth, is_weakly_congruent, rank, shape, size
 from cuteverify.core.parse import parse, parse_tuple, unknowns_note
 
@@ -54,14 +55,19 @@ def _noted(info: dict, *texts) -> dict:
 @click.option("--let", "lets", multiple=True, metavar="NAME=LAYOUT", help="Bind a name: --let A='(4,8):(1,4)' (or A=@FILE).", callback=text_input)
 @click.option("--symbols", "-s", "symbols", multiple=True, metavar="NAMES",
               help="Declare names as symbols (comma-separated, repeatable), e.g. -s M,N for the bare expression 'M*N'.")
+@click.option("--size1-strides", "size1", type=click.Choice(SIZE1_CONVENTIONS), default="dsl", show_default=True,
+              help="Strides of the size-1 modes the operations make: dsl (CuTe DSL 4.8.1's, complement(3:1, 3) is "
+                   "1:0) or keep (CuTe IR's, 1:3). The same function either way.")
 @assume_option
 @json_option
 @guarded
-def algebra_cmd(expression, lets, symbols, assume, as_json):
-    """Evaluate an algebra EXPRESSION, e.g. "composition((6,2):(8,2), (4,3):(3,1))"."""
+def algebra_cmd(expression, lets, symbols, size1, assume, as_json):
+    """Evaluate an algebra EXPRESSION, e.g. "composition((6,2):(8,2), (4,3):(3,1))"; operations take mode=
+    (e.g. "coalesce(A, mode=1)")."""
     bindings = parse_let(lets)
     _refuse_unbound(expression, bindings, symbols, assume)
-    r = evaluate(expression, bindings, assume=assume and list(assume) or None)
+    with size1_strides(size1):
+        r = evaluate(expression, bindings, assume=assume and list(assume) or None)
     out = {"expression": expression, "result": show(r)}
     obs = getattr(r, "obligations", ())
     if obs:

@@ -6,6 +6,7 @@ point down only; docs/model.md section 1): ``errors``, ``symbolic``, ``core``, `
 ``prover``, ``hardware``, ``atoms``, ``analysis``, ``triton`` and ``synth``, then the front ends ``manifest``, ``testing``, ``pytest_plugin``, ``draw``, ``cli``.
 """
 from .algebra import *  # noqa: F401,F403
+from .core.convention import SIZE1_CONVENTIONS, size1_strides
 from .core.interop import parse, to_layout
 from .core.layout import (Layout, compact_col_major, compact_row_major, compatible, cosize, crd2crd, crd2idx,
                           depth, idx2crd, image, is_compatible, is_congruent, is_weakly_congruent,

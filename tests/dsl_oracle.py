@@ -54,6 +54,7 @@ Ops and their ``args`` tuple
                     tiled/flat_product with a TILER give DslError("ValueError: ...")
 "blocked_product" "raked_product"   (LAYOUT, LAYOUT)
 "right_inverse" "left_inverse"      (LAYOUT,)
+"nullspace"                         (LAYOUT,)
 "max_common_layout" "max_common_vector"  (LAYOUT, LAYOUT)
 "upcast"   (LAYOUT, N)   C++ upcast<N>   == cute.recast_layout(N, 1, L)
 "downcast" (LAYOUT, N)   C++ downcast<N> == cute.recast_layout(1, N, L)
@@ -96,7 +97,7 @@ OPS = (
     "logical_product", "zipped_product", "tiled_product", "flat_product",
     "blocked_product", "raked_product", "right_inverse", "left_inverse",
     "max_common_layout", "max_common_vector", "upcast", "downcast", "size",
-    "cosize", "make_layout_shape", "tile_to_shape", "swizzle_eval", "eval",
+    "cosize", "make_layout_shape", "tile_to_shape", "swizzle_eval", "eval", "nullspace",
 )
 
 # Cases traced per jit function.  One trace of 500 cases costs ~0.15 s.
@@ -306,7 +307,7 @@ def _worker_main(fd: int) -> None:
                   "blocked_product", "raked_product", "max_common_layout",
                   "max_common_vector"):
             return getattr(cute, op)(to_val(a[0]), to_val(a[1]))
-        if op in ("right_inverse", "left_inverse", "size", "cosize"):
+        if op in ("right_inverse", "left_inverse", "size", "cosize", "nullspace"):
             return getattr(cute, op)(to_val(a[0]))
         if op == "upcast":
             return cute.recast_layout(int(a[1]), 1, to_val(a[0]))

@@ -119,3 +119,18 @@ def test_a_cp_async_claim_with_gmem_counts_the_global_rows(tmp_path):
     p.write_text(textwrap.dedent(bad))
     res = mf.run(mf.load(str(p)))
     assert res[1]["status"] == "error" and "(64,64)" in res[1]["reason"] and "(128,64)" in res[1]["reason"]
+
+
+def test_compatible_with_an_operand_outside_registers_is_an_input_error():
+    """UMMA's accumulator lives in TMEM and an SS wgmma's B in shared memory: no thread holds a fragment of
+    them, so a register copy cannot be compatible or incompatible with it."""
+    import pytest
+    from cuteverify import atoms as at
+    from cuteverify.errors import NotAdmissibleError
+    umma = at.make_tiled_mma("SM100_MMA_F16BF16_SS", M=128, N=256, a_major="K", b_major="K")
+    wg = at.make_tiled_mma("SM90_64x128x16_F32BF16BF16_SS")
+    copy = at.make_tiled_copy_tv("UniversalCopy<uint32_t>", "(32,4):(1,32)", "(1,2)", "f32")
+    for mma, op, where in ((umma, "C", "TMEM"), (wg, "B", "shared memory")):
+        with pytest.raises(NotAdmissibleError) as e:
+            at.compatible_tv(copy, mma, op)
+        assert where in str(e.value) and f"operand {op}" in str(e.value)

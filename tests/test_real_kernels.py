@@ -1,20 +1,26 @@
-"""The three real-kernel manifests (examples/fa4_fwd_sm80, fa4_bwd_sm90, dense_gemm_sm90) against CuTe DSL 4.8.1:
-every ``layouts:`` entry of each manifest equals, as a function on its whole domain, the object the kernel's
-source builds with CuTe DSL (the same calls: FlashAttention-4's ``flash_fwd.py`` / ``ampere_helpers.py`` /
-``flash_bwd_sm90.py`` with QuACK's helpers, CUTLASS's ``hopper/dense_gemm.py`` with ``hopper_helpers``), traced
-on the CPU in one ``@cute.jit`` (one subprocess for all three kernels, as tests/test_tma_dsl.py does).
+"""The real-kernel manifests (examples/fa4_fwd_sm80, fa4_bwd_sm90, dense_gemm_sm90, blackwell_gemm_2cta_sm100)
+against CuTe DSL 4.8.1: every ``layouts:`` entry of each manifest equals, as a function on its whole domain, the
+object the kernel's source builds with CuTe DSL (the same calls: FlashAttention-4's ``flash_fwd.py`` /
+``ampere_helpers.py`` / ``flash_bwd_sm90.py`` with QuACK's helpers, CUTLASS's ``hopper/dense_gemm.py`` with
+``hopper_helpers`` and ``blackwell/dense_gemm.py`` with ``blackwell_helpers``), traced on the CPU in one
+``@cute.jit`` per architecture (warpgroup ops trace under ``CUTE_DSL_ARCH=sm_90a``, tcgen05 ops under ``sm_100a``).
 
 Compared per entry: a layout (plain or swizzled) at every index; a tiled MMA's ``tv_layout_A/B/C_tiled``; a tiled
 copy's ``layout_src_tv_tiled``, ``layout_dst_tv_tiled`` and ``tiler_mn``. Both sides are evaluated here, from
 their printed ``shape:stride`` (the DSL's) and their shape and stride (cuteverify's), by a numpy evaluator that
-shares no code with the library. Swizzles: cuteverify's act on element offsets; the DSL's GMMA atoms
-(``warpgroup.make_smem_layout_atom``) carry the byte swizzle its smem pointers apply, so those are evaluated on
-byte offsets (``S(2 x) / 2`` for 16-bit types); FlashAttention-4's SM80 atom is an element swizzle in the DSL
-too. Every entry of a manifest must have its DSL counterpart (a new entry without one fails the test).
+shares no code with the library. Swizzles: cuteverify's act on element offsets; the DSL's GMMA / UMMA atoms
+carry the byte swizzle its smem pointers apply, so those are evaluated on byte offsets (``S(2 x) / 2`` for 16-bit
+types); FlashAttention-4's SM80 atom is an element swizzle in the DSL too. Every entry of a manifest must have its
+DSL counterpart (a new entry without one fails the test). The Blackwell manifest's entries that are not kernel
+objects are built in the DSL from the same definitions: the pair tiles (both CTAs' buffers, CTA c's at
+c * cosize) and make_tmem_copy's (thread, value) -> TMEM address layout (copy_traits_sm100.hpp's ValID); every
+partition, tiler and TV layout derived from them is the DSL's own (``partition_A/B``, ``make_tmem_copy``).
+No manifest claim relates a TMEM layout to the hardware; a test here checks the Blackwell accumulator and its
+tcgen05.ld against the TMEM data-path model.
 
 The broken twins (examples/broken/*_broken.cute.yaml): every claim is refuted with a counterexample that names
-the thread (or coordinate), the element and the cause; claims whose check issue 25 is still adding are listed in
-``PENDING`` and left out until it lands."""
+the thread (for a per-thread access), the element and the cause, and together they make each mistake of
+issue 25 (wrong copy tile, wrong atom width, wrong declared major, epilogue stage smaller than its tile)."""
 import ast
 import json
 import os
@@ -31,15 +37,17 @@ import dsl_oracle
 
 from cuteverify import manifest
 from cuteverify.atoms import TiledCopy, TiledMma
+from cuteverify.core.layout import Layout
 from cuteverify.core.swizzle import ComposedLayout
 from cuteverify.core.tuples import flatten
+from cuteverify.hardware import tmem
 from cuteverify.manifest_expr import environment
 
 needs_dsl = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fa4_fwd_sm80": "fa4_fwd_sm80_hdim128", "fa4_bwd_sm90": "fa4_bwd_sm90_hdim128",
-           "dense_gemm_sm90": "dense_gemm_sm90_f16"}
+           "dense_gemm_sm90": "dense_gemm_sm90_f16", "blackwell_gemm_2cta_sm100": "blackwell_gemm_2cta_sm100_f16"}
 
 # The DSL side: each kernel's objects built as its source builds them, keyed by the manifest entry's name.
 # A swizzled layout is sent as [text, unit]: unit is the bytes per element its swizzle is applied in
@@ -66,7 +74,6 @@ def fa4_fwd_sm80():
     sV = cute.tile_to_shape(sAtom, (64, 128, 1), (0, 1, 2))
     sO = cute.tile_to_shape(sAtom, (128, 128), (0, 1))
     sVt = cute.composition(sV, cute.make_ordered_layout((128, 64, 1), order=(1, 0, 2)))   # transpose_view
-    sVt0 = cute.slice_(sVt, (None, None, 0))
     thr = cute.make_ordered_layout((16, 8), order=(1, 0))
     g2s = cute.make_tiled_copy_tv(atom(cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL), bf16, 128), thr,
                                   cute.make_layout((1, 8)))
@@ -77,14 +84,8 @@ def fa4_fwd_sm80():
     s2r_Q, s2r_K = cute.make_tiled_copy_A(ldsm, qk), cute.make_tiled_copy_B(ldsm, qk)
     s2r_Vt = cute.make_tiled_copy_B(ldsm_t, pv)
     r2s_O = cute.make_tiled_copy_C(atom(CopyUniversalOp(), bf16, 32), pv)   # utils.get_smem_store_atom, arch < 90
-    sK0 = cute.slice_(sK, (None, None, 0))
-    lay = dict(sAtom=sAtom, sQ=sQ, sK=sK, sV=sV, sVt=sVt, sVt0=sVt0, sO=sO, g2s=g2s, s2g_O=s2g_O, qk=qk, pv=pv,
-               s2r_Q=s2r_Q, s2r_K=s2r_K, s2r_Vt=s2r_Vt, r2s_O=r2s_O,
-               # the block of smem one iteration of each copy touches: the copy's tiler over the tensor
-               sQ_g2s=cute.composition(sQ, g2s.tiler_mn), sK_g2s=cute.composition(sK0, g2s.tiler_mn),
-               sQ_ldsm=cute.composition(sQ, s2r_Q.tiler_mn), sK_ldsm=cute.composition(sK0, s2r_K.tiler_mn),
-               sVt_ldsm=cute.composition(sVt0, s2r_Vt.tiler_mn), sO_r2s=cute.composition(sO, r2s_O.tiler_mn),
-               sO_s2g=cute.composition(sO, s2g_O.tiler_mn))
+    lay = dict(sAtom=sAtom, sQ=sQ, sK=sK, sV=sV, sVt=sVt, sO=sO, g2s=g2s, s2g_O=s2g_O, qk=qk, pv=pv,
+               s2r_Q=s2r_Q, s2r_K=s2r_K, s2r_Vt=s2r_Vt, r2s_O=r2s_O)
     return lay, {n: 1 for n in lay}
 
 def gmma_smem(shape, stage, mms, dtype):
@@ -113,7 +114,8 @@ def fa4_bwd_sm90():
     stsm_n, stsm_t = (atom(warp.StMatrix8x8x16bOp(transpose=t, num_matrices=4), bf16) for t in (False, True))
     lay = dict(sAtom=atom_k, sQ=sQ, sdO=sdO, sK=sK, sV=sV, sPdS=sPdS, sQ0=st0(sQ), sdO0=st0(sdO), sdS0=st0(sPdS),
                sQt0=st0(transpose_view(sQ)), sdOt0=st0(transpose_view(sdO)), sdSt0=st0(transpose_view(sPdS)),
-               sKt=transpose_view(sK), SdP=SdP, dV=dKV[0], dK=dKV[1], dQ=dQ, dV_allk=dV_allk,
+               sKt=transpose_view(sK), sQt=transpose_view(sQ), sdOt=transpose_view(sdO), SdP=SdP, dV=dKV[0],
+               dK=dKV[1], dQ=dQ, dV_allk=dV_allk,
                ST_regs=cute.make_tiled_copy_C(atom(CopyUniversalOp(), bf16, 16), SdP),
                r2s_dS=cute.make_tiled_copy_C(stsm_t, SdP), r2s_dV=cute.make_tiled_copy_C(stsm_n, dKV[0]),
                r2s_dK=cute.make_tiled_copy_C(stsm_n, dKV[1]))
@@ -132,13 +134,58 @@ def dense_gemm_sm90():
     st0 = lambda x: cute.slice_(x, (None, None, 0))
     catom = cute.make_tiled_copy_C_atom(atom(warp.StMatrix8x8x16bOp(False, 4), f16), mma)
     r2s = cute.make_tiled_copy_S(sm90.sm90_get_smem_store_op(ROW, elem_ty_d=f16, elem_ty_acc=f32), catom)
-    tvC = mma.tv_layout_C_tiled
     lay = dict(sAtomAB=warpgroup.make_smem_layout_atom(sm90.get_smem_layout_atom(ROW, f16, 64), f16),
                sAtomC=warpgroup.make_smem_layout_atom(sm90.get_smem_layout_atom(ROW, f16, epi_tile[1]), f16),
-               sA=sA, sB=sB, sC=sC, sA0=st0(sA), sB0=st0(sB), sC0=st0(sC), mma=mma, tvC=tvC,
-               tvC8=cute.composition(tvC, (128, 8)), catom_m=catom.tiler_mn[0], catom_n=catom.tiler_mn[1],
-               catom_tv=catom.layout_tv_tiled, r2s=r2s)
+               sA=sA, sB=sB, sC=sC, sA0=st0(sA), sB0=st0(sB), sC0=st0(sC), mma=mma, catom=catom, r2s=r2s)
     return lay, {n: 2 for n in lay}
+
+def blackwell_gemm_2cta_sm100():
+    # DenseGemmKernel(f32 acc, use_2cta_instrs, (256,128), cluster (2,1), use_tma_store) on f16 A/B/C, A and B
+    # K-major, C row-major: _setup_attributes / _compute_stages / kernel() / epilog_*_copy_and_partition
+    import cutlass.utils.blackwell_helpers as sm100
+    from cutlass.cute.nvgpu import tcgen05
+    mma = sm100.make_trivial_tiled_mma(f16, K, K, f32, tcgen05.CtaGroup.TWO, (256, 128))
+    mma_tiler, cta_tile = (256, 128, 64), (128, 128, 64)
+    epi_tile = sm100.compute_epilogue_tile_shape(cta_tile, True, ROW, f16)
+    one = [sm100.make_smem_layout_a(mma, mma_tiler, f16, 1), sm100.make_smem_layout_b(mma, mma_tiler, f16, 1),
+           sm100.make_smem_layout_epi(f16, ROW, epi_tile, 1)]
+    ab_bytes = cute.size_in_bytes(f16, one[0]) + cute.size_in_bytes(f16, one[1])
+    c_bytes, cap = 2 * cute.size_in_bytes(f16, one[2]), utils.get_smem_capacity_in_bytes("sm_100")
+    ab_stage = (cap - 2 * (1024 + c_bytes)) // ab_bytes
+    c_stage = 2 + (cap - ab_bytes * ab_stage - 2 * (1024 + c_bytes)) // (2 * cute.size_in_bytes(f16, one[2]))
+    sA = sm100.make_smem_layout_a(mma, mma_tiler, f16, ab_stage)
+    sB = sm100.make_smem_layout_b(mma, mma_tiler, f16, ab_stage)
+    sC = sm100.make_smem_layout_epi(f16, ROW, epi_tile, c_stage)
+    lay = dict(mma=mma, sA=sA, sB=sB, sC=sC, sA0=cute.slice_(sA, (None, None, None, 0)),
+               sB0=cute.slice_(sB, (None, None, None, 0)), sC0=cute.slice_(sC, (None, None, 0)),
+               sAtom=tcgen05.make_smem_layout_atom(sm100.get_smem_layout_atom_ab(K, f16, (256, 64)), f16),
+               sAtomC=tcgen05.make_smem_layout_atom(sm100.get_smem_layout_atom_epi(ROW, f16, epi_tile), f16))
+    # the pair tiles (the manifest's view of both CTAs' buffers: CTA c's at c * cosize) and each CTA's
+    # partition of them; the offset of CTA v's partition is the pair layout at its first coordinate
+    sptr = cute.make_ptr(f16, 0, cute.AddressSpace.smem, assumed_align=1024)
+    for op, s, mn in (("A", sA, 128), ("B", sB, 64)):
+        pair = cute.make_layout(((mn, 2), 64, ab_stage), stride=((64, cute.cosize(s.outer)), 1, mn * 64))
+        lay["s" + op + "_pair"] = [f"{s.inner} o 0 o {pair}", 2]
+        ident = cute.make_identity_tensor((2 * mn, 64, ab_stage))
+        for v in (0, 1):
+            part = getattr(mma.get_slice(v), "partition_" + op)
+            off = cute.crd2idx(part(ident)[0], pair)
+            lay[f"tCs{op}{v}"] = [f"{s.inner} o {off} o {part(cute.make_tensor(sptr, pair)).layout}", 2]
+    acc = mma.make_fragment_C(mma.partition_shape_C(mma_tiler[:2]))
+    tAcc = cute.make_tensor(cute.make_ptr(f32, 0, cute.AddressSpace.tmem), acc.layout)
+    tAcc_epi = cute.flat_divide(tAcc[((None, None), 0, 0)], epi_tile)
+    tAcc_epi0 = tAcc_epi[(None, None, 0, 0)]
+    t2r = tcgen05.make_tmem_copy(sm100.get_tmem_load_op(cta_tile, ROW, f16, f32, epi_tile, True), tAcc_epi0)
+    # make_tmem_copy's (thread, value) -> TMEM address layout for Ld32x32b x32 on f32: atom_t_layout
+    # (32,4):(0, 32 << 16) and coalesce(upcast<32>(ValID (1024,32):(1, 32 << 16))) of copy_traits_sm100.hpp
+    addr_tv = cute.make_layout(((32, 4), (32, 32)), stride=((0, 32 << 16), (1, 1 << 16)))
+    r2s = cute.make_tiled_copy_D(sm100.get_smem_store_op(ROW, f16, f32, t2r), t2r)
+    lay.update(tAcc=acc.layout, tAcc_mn=tAcc[((None, None), 0, 0)].layout, tAcc_epi=tAcc_epi.layout,
+               tAcc_epi0=tAcc_epi0.layout, t2r_addr_tv=addr_tv,
+               t2r_tv_data=cute.composition(cute.left_inverse(tAcc_epi0.layout), addr_tv),
+               t2r_m=t2r.tiler_mn[0], t2r_n=t2r.tiler_mn[1], t2r_tv=t2r.layout_tv_tiled, t2r=t2r, r2s=r2s,
+               r2s_128b=cute.make_tiled_copy_D(atom(CopyUniversalOp(), f16, 128), t2r))
+    return lay, {n: 2 if n.startswith("s") else 1 for n in lay}
 
 def ser(x, unit):
     if isinstance(x, cute.TiledMma):
@@ -146,31 +193,39 @@ def ser(x, unit):
     if isinstance(x, cute.TiledCopy):
         return {"src": str(x.layout_src_tv_tiled), "dst": str(x.layout_dst_tv_tiled),
                 "tiler": [str(t) for t in x.tiler_mn]}
+    if isinstance(x, list):  # already [text, unit]
+        return x
     return [str(x), unit]
 
 @cute.jit
 def run():
     out = {}
-    for name, f in (("fa4_fwd_sm80", fa4_fwd_sm80), ("fa4_bwd_sm90", fa4_bwd_sm90),
-                    ("dense_gemm_sm90", dense_gemm_sm90)):
-        lay, units = f()
+    for name in sys.argv[1:]:
+        lay, units = globals()[name]()
         out[name] = {n: ser(v, units[n]) for n, v in lay.items()}
     print("RESULT " + json.dumps(out))
 run()
 '''
 
 
+#: the kernels per CUTE_DSL_ARCH their ops trace under (warpgroup ops need sm_90a, tcgen05 ops sm_100a)
+ARCHS = {"sm_90a": ("fa4_fwd_sm80", "fa4_bwd_sm90", "dense_gemm_sm90"), "sm_100a": ("blackwell_gemm_2cta_sm100",)}
+
+
 @pytest.fixture(scope="module")
 def dsl(tmp_path_factory):
     script = tmp_path_factory.mktemp("real_kernels_dsl") / "worker.py"  # the DSL traces from a source file only
     script.write_text(WORKER)
-    env = dsl_oracle._worker_env()
-    env["CUTE_DSL_ARCH"] = "sm_90a"  # so the warpgroup ops trace
-    r = subprocess.run([dsl_oracle._python(), "-W", "ignore", str(script)], capture_output=True, text=True,
-                       env=env, timeout=600, check=False)
-    line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
-    assert line is not None, r.stderr[-3000:]
-    return json.loads(line[len("RESULT "):])
+    out = {}
+    for arch, names in ARCHS.items():
+        env = dsl_oracle._worker_env()
+        env["CUTE_DSL_ARCH"] = arch
+        r = subprocess.run([dsl_oracle._python(), "-W", "ignore", str(script), *names], capture_output=True,
+                           text=True, env=env, timeout=600, check=False)
+        line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
+        assert line is not None, r.stderr[-3000:]
+        out.update(json.loads(line[len("RESULT "):]))
+    return out
 
 
 # ----------------------------------------------------------------- an evaluator independent of the library
@@ -271,24 +326,63 @@ def test_the_evaluator_is_not_vacuous(dsl):
     assert len(fails) == 3, fails
 
 
+# ------------------------------------------------------------------- the Blackwell epilogue against TMEM
+
+def test_blackwell_accumulator_and_tcgen05_ld_agree_with_the_tmem_data_path():
+    """No manifest claim kind relates a TMEM layout to the hardware, so this test does: the manifest's
+    accumulator agrees with data path A of the M=256 cta_group::2 UMMA (lane m, column n), and its tcgen05.ld
+    copy, iterated over the CTA's four 128x32 epilogue subtiles as the kernel does, delivers to (thread, value)
+    the element its TV layout names (``hardware.tmem.check_epilogue``: warp w reads lanes 32w.., 32 columns per
+    load). The (thread, value) -> CTA tile index table is evaluated here from the copy's TV layout and tiler;
+    the same check refutes the copy with its tile written as the shape (thread (lane, warp) at row
+    4*lane + warp, not the lane its warp's load reads)."""
+    env = _manifest_env("blackwell_gemm_2cta_sm100")
+    t2r = env["t2r"]
+    assert tmem.check_accumulator(env["tAcc"], 256, 128, 2).proved
+
+    def cta_tv(tiler):
+        tv = _cv_values(t2r.layout_dst_tv_tiled).reshape(32, 128).T          # [thread, value] tile indices
+        rows, cols = (_cv_values(t) for t in tiler)
+        m, n = rows[tv % len(rows)], cols[tv // len(rows)]
+        idx = np.concatenate([m + 128 * (n + 32 * j) for j in range(4)], axis=1)   # the four subtiles
+        # (thread, value) -> m + 128 n as a layout: thread (lane, warp), value (column, subtile)
+        lay = Layout(((32, 4), (32, 4)), ((1, 32), (128, 4096)))
+        assert np.array_equal(_cv_values(lay).reshape(128, 128, order="F"), idx), "not the table"
+        return lay
+
+    assert tmem.check_epilogue(env["tAcc"], cta_tv(t2r.tiler_mn), 256, 128, 2, shape="32x32b", R=32).proved
+    wrong = tmem.check_epilogue(env["tAcc"], Layout(((32, 4), (32, 4)), ((4, 1), (128, 4096))), 256, 128, 2,
+                                shape="32x32b", R=32)
+    assert wrong.status == "refuted" and wrong.counterexample.detail["thread"] == 1, wrong
+    assert "D(4, 0)" in wrong.counterexample.note and "reads lane 1" in wrong.counterexample.note
+
+
 # ------------------------------------------------------------------------------------------ the broken twins
 
-#: twin claims (by the start of their name) whose verdict needs a check issue 25 adds; each is left out below
-#: until that check is on main (today they are schema errors, or proved: the wrong verdicts the issue reports)
-PENDING = {
-    # a 64x128 tile does not divide the 128x64 view: since item 1 an input error naming both shapes, not refuted
-    "wrong copy tile: a 64x128 store tile": "a wrong tile that the smem view's shape admits (issue 25, item 1)",
-    "wrong declared major": "the operand claim: a declared GMMA major against its smem (item 4)",
-    "epilogue stage smaller than its tile": "the tma claim's cta_tiler (item 5)",
-}
-
-
 def _twin_results(name):
-    with open(os.path.join(ROOT, "examples", "broken", f"{name}_broken.cute.yaml")) as f:
-        doc = yaml.safe_load(f)
-    for k in doc["kernels"].values():
-        k["claims"] = [c for c in k["claims"] if not str(c.get("name", "")).startswith(tuple(PENDING))]
-    return manifest.run(manifest.load_text(yaml.safe_dump(doc, sort_keys=False), f"{name}_broken"))
+    return manifest.run(manifest.load(os.path.join(ROOT, "examples", "broken", f"{name}_broken.cute.yaml")))
+
+
+def _names_thread_element_cause(r) -> bool:
+    """The refutation names the thread (for a per-thread access), the element and the cause, each in the words
+    of its kind (evaluated on the counterexample text and reason, as a user reads them)."""
+    cex, why, kind = r["counterexample"] or "", r.get("reason") or "", r["kind"]
+    if kind in ("banks", "vector"):  # a copy: the thread, its elements, and the bank or the broken vector
+        return bool(re.search(r"threads? \d+", cex) and "element" in cex
+                    and ("bank" in cex or "not contiguous" in cex))
+    if kind == "operand":  # the block and thread, the element the descriptor misreads, the declared major
+        return bool(re.search(r"\(thread \d+\)", cex) and re.search(r"element \(mn=\d+, k=\d+\)", cex)
+                    and re.search(r"declared \w+::Major::\w+ but the tile is", why))
+    if kind == "tma":  # one thread issues a TMA for the whole tile: the element and CUTLASS's requirement
+        return bool(re.search(r"CTA tile element \(\d+,\d+\) lies outside", cex) and "CUTLASS" in cex)
+    if kind == "injective":  # two coordinates and the address they share
+        return bool(re.search(r"coordinates \d+ .* and \d+ .* both map to \d+", cex))
+    if kind == "covers":  # a layout used over a tile it was not built for names both tiles
+        return "tile it was built for" in cex and "the claim names the tile" in cex
+    if kind == "agrees" and "thread" in cex:  # a tiled MMA: thread, value and both elements
+        return bool(re.search(r"thread \d+, value \d+", cex) and "the hardware holds" in cex)
+    # an smem layout against its hardware atom: the element and where each side puts it
+    return bool(re.search(r"coordinate \(\d+, \d+", cex) and "hardware puts that element" in cex)
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
@@ -297,9 +391,17 @@ def test_broken_twin_is_refuted_naming_thread_element_and_cause(name):
     assert results
     for r in results:
         assert r["status"] == "refuted", r
-        cex = r["counterexample"] or ""
-        if r["kind"] in ("banks", "vector"):  # a copy: the thread, its elements and why they fail
-            assert re.search(r"threads? \d+", cex) and re.search(r"element", cex), cex
-            assert "bank" in cex or "not contiguous" in cex, cex
-        else:  # an smem layout against its hardware atom: the element and where each side puts it
-            assert re.search(r"coordinate \(\d+, \d+", cex) and "hardware puts that element" in cex, cex
+        assert _names_thread_element_cause(r), r
+
+
+def test_twins_cover_the_issue_mistakes():
+    """Each mistake kind of issue 25 is a twin claim of some real kernel (wrong copy tile, wrong atom width,
+    wrong declared major, epilogue stage smaller than its tile), and the Blackwell twin breaks each of its
+    parts once."""
+    names = {n: [r["claim"] for r in _twin_results(n)] for n in KERNELS}
+    flat = [x for v in names.values() for x in v]
+    for kind in ("wrong copy tile", "wrong atom width", "wrong declared major", "epilogue stage smaller"):
+        assert any(x.startswith(kind) for x in flat), kind
+    for part in ("the tiled MMA", "the 2-CTA split", "UMMA descriptors", "tcgen05.ld", "the TMEM accumulator",
+                 "the epilogue store", "epilogue stage smaller"):
+        assert any(part in x for x in names["blackwell_gemm_2cta_sm100"]), part

@@ -5,6 +5,7 @@ from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout, leaves
 from ..core.strides import F2
 from ..core.tuples import flatten, transform2
+from ..errors import NotAdmissibleError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import operation
@@ -115,7 +116,8 @@ def coalesce(layout, profile=None):
     coordinate; F2 strides only where the merged mode is the same function (``f2_chain``); a composed layout
     is coalesced through its outer layout.
     With ``profile`` (a tuple), mode ``i`` is coalesced separately to the profile's mode ``i``; modes past
-    the profile are kept as they are. Always admissible. Post-condition: ``R(i) == L(i)`` for ``i < size``,
+    the profile are kept as they are. Admissible when the profile has at most as many modes as the layout,
+    mode by mode (CuTe C++ asserts it; a longer profile is not a profile of the layout). Post-condition: ``R(i) == L(i)`` for ``i < size``,
     ``size(R) == size(L)``, and ``depth(R) <= 1``.
     """
     if profile is None and type(layout) is Layout and layout.assumptions is None and not layout.obligations:
@@ -130,6 +132,9 @@ def _coalesce(layout, profile=None):
     if type(layout) is not Layout and hasattr(layout, "outer"):
         return layout.with_outer(coalesce(layout.outer, profile))
     if type(profile) is tuple:
+        if len(profile) > len(layout):
+            raise NotAdmissibleError("coalesce", "the profile must not have more modes than the layout",
+                                     f"profile of rank {len(profile)}, layout {layout} of rank {len(layout)}")
         modes = []
         for i in range(len(layout)):
             sub = layout[i]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.convention import keeps_size1
 from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout, compact_col_major, cosize
 from ..core.strides import F2
@@ -28,6 +29,8 @@ def complement(layout, cotarget=None):
     ``s:d`` contributes ``floor(d/cur) : cur`` and sets ``cur = d*s``; finally ``ceil_div(cotarget, cur)``
     laid out column-major from ``cur``; coalesce. ``cotarget`` defaults to ``cosize(layout)``; a shape
     cotarget is divided mode by mode as CuTe's ``ceil_div`` does (``complement(2:1, (3,4))`` is ``8:2``).
+    Nothing left (every mode of size 1) is ``1:0`` (CuTe DSL's form), or under ``core.convention``'s
+    ``"keep"`` the construction's last mode (CuTe IR's: ``complement(3:1, 3)`` is ``1:3``).
     Valid for: plain layouts with integer strides (concrete or symbolic) and concrete layouts with coordinate
     (E<i>) strides (``_complement_coord``: one construction per axis of the codomain). F2 (``^v``) strides,
     negative strides and swizzled layouts are refused (named conditions).
@@ -46,8 +49,9 @@ def complement(layout, cotarget=None):
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
     if type(layout) is not Layout and hasattr(layout, "outer"):
-        raise NotAdmissibleError("complement", "a swizzled layout has no complement of its own image (CuTe "
-                                 "takes the complement of the inner layout); take it of the inner layout")
+        raise NotAdmissibleError("complement", "a composed (or swizzled) layout has no complement of its own "
+                                 "image (CuTe C++ takes the complement of the inner layout, CuTe's IR refuses "
+                                 "it); take it of the inner layout")
     if isinstance(cotarget, Layout) or hasattr(cotarget, "outer"):
         cotarget = _size_of_text(cotarget)
     if is_coordinate(layout):
@@ -227,7 +231,15 @@ def _complement_ints(fs, fd, cotarget):
         strides.append(cur)
     if gap is not None:
         _note_not_nested(gap, _bounds(modes, shapes, strides, cotarget))
-    return coalesce_flat_ints(shapes, strides, False)
+    return _size1(coalesce_flat_ints(shapes, strides, False), strides)
+
+
+def _size1(result, strides):
+    """Nothing left to complement: ``1:0`` by CuTe DSL's convention, the construction's last mode (``1:cur``)
+    by CuTe IR's (``core.convention``)."""
+    if keeps_size1() and type(result[0]) is int and result[0] == 1:
+        return 1, strides[-1]
+    return result
 
 
 def _walk_ints(modes):
@@ -364,7 +376,7 @@ def _complement_symbolic(fs, fd, cotarget):
     else:
         shapes.append(_ceil_div(cotarget, cur))
         strides.append(cur)
-    s, d = coalesce_flat(shapes, strides)
+    s, d = _size1(coalesce_flat(shapes, strides), strides)
     return Layout._make(s, d)
 
 

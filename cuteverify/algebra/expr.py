@@ -2,7 +2,8 @@
 
 Arguments are layouts in CuTe notation, tilers ``<3:4, 8:2>`` (a tuple of layouts, ``_`` keeps a mode),
 plain shapes ``(4,8)`` (read as tilers of ``n:1`` per mode, as CuTe reads them), integers, names bound by
-the caller, or nested calls. Used by the CLI's ``algebra`` verb and by claim text; names come from
+the caller, or nested calls; after them, keyword arguments ``mode=1`` / ``mode=(0,1)`` (the operation on that
+mode only), ``profile=``, ``cotarget=``, ``order=``. Used by the CLI's ``algebra`` verb and by claim text; names come from
 ``--let NAME=LAYOUT`` items read by :func:`parse_let`.
 """
 from __future__ import annotations
@@ -27,6 +28,9 @@ from ..errors import ParseError
 from ..symbolic import parse_expr
 
 _CALL = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
+_KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
+# ``mode=`` applies an operation to one mode (algebra.bymode); the others are the operations' own options.
+_KEYWORDS = frozenset({"mode", "profile", "cotarget", "order"})
 
 
 def _functions():
@@ -117,10 +121,21 @@ def evaluate(text: str, bindings: dict | None = None, assume=None):
             if text[close_i + 1:off + len(piece)].strip():
                 raise ParseError(text, close_i + 2, "',' or ')' after the call", "expression")
             fn = funcs[m.group(1)]
-            args = [arg(p, o) for p, o in split_top(text, open_i + 1, close_i)] if text[open_i + 1:close_i].strip() \
-                else []
+            args, kw = [], {}
+            for p, o in (split_top(text, open_i + 1, close_i) if text[open_i + 1:close_i].strip() else []):
+                k = _KEYWORD.match(p)
+                if k:
+                    if k.group(1) not in _KEYWORDS:
+                        raise ParseError(text, o + k.start(1) + 1, f"a keyword argument of the algebra (one of "
+                                         f"{', '.join(sorted(_KEYWORDS))})", "expression")
+                    kw[k.group(1)] = arg(p[k.end():], o + k.end())
+                elif kw:
+                    raise ParseError(text, o + len(p) - len(p.lstrip()) + 1, "a keyword argument (positional "
+                                     "arguments come first)", "expression")
+                else:
+                    args.append(arg(p, o))
             try:
-                return fn(*args)
+                return fn(*args, **kw)
             except (TypeError, AttributeError) as e:
                 # an unbound name reads as a number (a symbolic size); where a layout was needed, say so
                 unbound = [p.strip() for p, _ in split_top(text, open_i + 1, close_i)

@@ -16,12 +16,17 @@ def tile_to_shape(block, target_shape, order=None):
     """Repeat ``block`` (column-major by default, or in the mode ``order`` given as a tuple of ranks) until
     it covers ``target_shape``; each mode of the result is coalesced to the target's mode.
 
-    Admissibility: each mode of the block divides the corresponding target mode.
+    Admissibility (CuTe C++'s): ``rank(block) <= rank(target_shape)``; each mode of the block divides the
+    corresponding target mode; ``order``, where given, has one distinct integer per mode (only their order
+    counts, as C++'s ``Step<_2,_1,_3>``).
     Post-condition: ``shape`` is compatible with ``target_shape`` mode by mode and the layout restricted to
     the first block equals ``block``.
     """
     target = target_shape if type(target_shape) is tuple else (target_shape,)
-    r = max(len(block), len(target))
+    if len(block) > len(target):
+        raise NotAdmissibleError("tile_to_shape", "the block's rank must not exceed the target shape's",
+                                 f"rank {len(block)} block, rank {len(target)} target")
+    r = len(target)
     pb = block if len(block) >= r else _append(block, r)  # C++ append<R>: a rank-R block stays as it is
     target = target + (1,) * (r - len(target))
     reps = []
@@ -39,8 +44,12 @@ def tile_to_shape(block, target_shape, order=None):
 
 def _ordered_strides(shape, order):
     """Compact strides where mode ``i`` has rank ``order[i]`` (0 fastest), like ``make_ordered_layout``."""
-    if len(order) != len(shape):
-        raise NotAdmissibleError("tile_to_shape", "the order must have one entry per mode")
+    if type(order) is not tuple or len(order) != len(shape):
+        raise NotAdmissibleError("tile_to_shape", f"the order must have one entry per mode ({len(shape)})",
+                                 f"order {order!r}")
+    if any(type(o) is not int for o in order) or len(set(order)) != len(order):
+        raise NotAdmissibleError("tile_to_shape", "the order must be distinct integers (the order in which the "
+                                 "modes are tiled)", f"order {order!r}")
     strides = [0] * len(shape)
     cur = 1
     for i in sorted(range(len(shape)), key=lambda k: order[k]):

@@ -130,13 +130,24 @@ def _per_thread(tv: Layout):
     return np, np.sort(vals.reshape(-1, nthr).T, axis=1)
 
 
+#: where an MMA spec's operand lives when not in registers (the spec's ``operands.<X>.from``)
+_OPERAND_HOME = {"smem_desc": "shared memory through a descriptor", "tmem": "tensor memory (TMEM)"}
+
+
 def compatible_tv(tiled_copy, tiled_mma, operand: str) -> Verdict:
     """Proved when, for every thread, the elements of the tiled copy's register side
     (``layout_dst_tv_tiled`` for ldmatrix, ``layout_src_tv_tiled`` for stmatrix / UniversalCopy) are the
     elements of ``tiled_mma.tv_layout_<operand>_tiled`` for that thread (as multisets, over the same tile);
-    refuted with the first thread and element that differ."""
+    refuted with the first thread and element that differ. Admissible for an operand the MMA reads from
+    registers; an operand in shared memory (wgmma / UMMA descriptors) or TMEM is an input error naming it."""
     if operand not in ("A", "B", "C"):
         raise NotAdmissibleError("compatible", f"operand must be A, B or C, got {operand!r}")
+    src = _OPERAND_HOME.get(((getattr(tiled_mma, "spec", None) and tiled_mma.spec.data.get("operands")) or {})
+                            .get(operand, {}).get("from"))
+    if src is not None:  # no thread holds this operand in registers: there is no fragment to compare with
+        raise NotAdmissibleError("compatible", f"operand {operand} of {tiled_mma.name} is read from {src}, not "
+                                 f"from registers, so the register side of {tiled_copy.name} has no fragment to "
+                                 "match" + ("; check the smem tile with an `operand` claim" if operand != "C" else ""))
     reg = tiled_copy.layout_tv(tiled_copy.reg_side)
     frag = tiled_mma.tv_layout_tiled(operand)
     claim = f"compatible({tiled_copy.name}, {tiled_mma.name}.{operand})"

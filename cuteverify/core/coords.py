@@ -2,6 +2,7 @@
 strides. Plain tuple arithmetic on ints and sympy expressions; ``core.layout`` re-exports them."""
 from __future__ import annotations
 
+from ..errors import NotAdmissibleError
 from .tuples import flatten, product, unflatten, weakly_congruent
 
 
@@ -20,7 +21,8 @@ def idx2crd(idx, shape):
     """Integral coordinate -> natural coordinate of ``shape`` (paper eq. 4; last mode not reduced)."""
     if type(idx) is tuple:
         if not weakly_congruent(idx, shape):
-            raise ValueError("coordinate is not weakly congruent with the shape")
+            raise NotAdmissibleError("idx2crd", "the coordinate must be weakly congruent with the shape",
+                                     f"coordinate {idx!r}, shape {shape!r}")
         return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
     if type(shape) is tuple:
         out = []
@@ -37,7 +39,8 @@ def crd2idx(crd, shape):
     """Any coordinate of ``shape`` -> its integral coordinate (paper eq. 5, hierarchical)."""
     if type(crd) is tuple:
         if type(shape) is not tuple or len(crd) != len(shape):
-            raise ValueError("coordinate is not weakly congruent with the shape")
+            raise NotAdmissibleError("crd2idx", "the coordinate must be weakly congruent with the shape",
+                                     f"coordinate {crd!r}, shape {shape!r}")
         total, mult = 0, 1
         for c, s in zip(crd, shape):
             total = total + crd2idx(c, s) * mult

@@ -181,8 +181,8 @@ class Layout:
                 return -_eval_int(-c, self.shape, self.stride)
             return _eval_int(c, self.shape, self.stride)
         if not weakly_congruent(c, self.shape):
-            raise ValueError(f"coordinate {format_tuple(c)} is not weakly congruent with shape "
-                             f"{format_tuple(self.shape)}")
+            raise NotAdmissibleError("layout evaluation", "the coordinate must be weakly congruent with the shape",
+                                     f"coordinate {format_tuple(c)}, shape {format_tuple(self.shape)}")
         return _eval_crd(c, self.shape, self.stride)
 
     def values(self) -> list:
@@ -528,7 +528,8 @@ def slice_and_offset(layout, crd):
     if type(crd) is not tuple:
         return None, layout(crd)
     if type(layout.shape) is not tuple or len(crd) != len(layout.shape):
-        raise ValueError(f"slice coordinate of rank {len(crd)} does not match layout {layout}")
+        raise NotAdmissibleError("slice", "the slice coordinate must be weakly congruent with the layout's shape",
+                                 f"coordinate of rank {len(crd)}, layout {layout}")
     subs, offset = [], 0
     for c, i in zip(crd, range(len(crd))):
         sub, off = slice_and_offset(layout[i], c)

@@ -2,8 +2,10 @@
 
 Accepted: CuTe DSL prints (``((2,2),(4,2)):((1,8),(2,16))``), CUTLASS C++ prints (``(_4,_8):(_1,_4)``),
 shape-only forms (``(4,8)``: compact column-major), coordinate strides (``1@0``, nested ``1@0@1``, or
-``E<0>``), symbolic entries (``(M,(8,K)):(1,(M,8*M))``), and swizzled layouts
-(``S<3,3,3> o 0 o (8,64):(64,1)``, C++ ``Sw<3,3,3> o _0 o ...``). Printing is exactly CuTe DSL's form.
+``E<0>``), symbolic entries (``(M,(8,K)):(1,(M,8*M))``), swizzled layouts
+(``S<3,3,3> o 0 o (8,64):(64,1)``, C++ ``Sw<3,3,3> o _0 o ...``) and composed layouts with any outer layout
+(``(2,3):(3,1) o 2 o (3,4):(4,1)``, coordinate offsets ``(4,5):(1,4) o (0,0) o (2,3):(1@0,1@1)``, chains
+``A o 0 o S<3,4,3> o 0 o L`` read right-nested). Printing is exactly CuTe DSL's form.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from .strides import F2, ScaledBasis
 from .swizzle import ComposedLayout, Swizzle
 from .format import format_tuple, format_value
 from .scan import has_top, matching
+from . import cute_ir_text
 from .tuples import congruent, flatten
 from ..symbolic.conditions import Condition, Obligation
 from ..symbolic.lazy import sympy
@@ -326,33 +329,71 @@ _SMEM_PTR = re.compile(r"smem_ptr\[(\d+)b\]\([^)]*\)")
 def parse(text, assume=None, *, source: str = "layout"):
     """Parse CuTe notation into a ``Layout`` or ``ComposedLayout`` (docs/model.md section 2.5).
 
-    ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text. A CUTLASS print
+    ``assume``: assumption strings or an ``Assumptions`` object for the symbols in the text. CuTe IR's type
+    texts (``!cute.layout<"...">``, ``!cute.tile<"[...]">``, ...) are read by ``core.cute_ir_text``: a tile,
+    shape or coordinate gives its tuple. A CUTLASS print
     ``Sw<B,M,S> o smem_ptr[Nb](...) o L`` swizzles byte addresses of N-bit elements; it is read as the same
     function on element indices, ``S<B, M - log2(N/8), S> o 0 o L``.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and to_layout read objects)")
+    if cute_ir_text.is_cute_ir(text):
+        # CuTe IR's type texts (!cute.layout<"...">, !cute.tile<"[...]">, ...): their bodies are read here
+        shared = as_assumptions(assume)
+        return cute_ir_text.read(text, lambda body: parse(body, shared, source=source), parse_tuple, source=source)
     assumptions = as_assumptions(assume)
     p = _Parser(text, source)
     if not text.strip():
         p.error("a layout such as (4,8):(1,4)")
-    prefixes = []  # CuTe nests composed layouts: ``Sw<1,0,2> o _0 o Sw<1,5,2> o _0 o _2:_16``
+    # CuTe nests composed layouts: ``Sw<1,0,2> o _0 o Sw<1,5,2> o _0 o _2:_16``; any layout may be an outer
+    # function, ``(2,3):(3,1) o 2 o (3,4):(4,1)``; the chain is read right-nested (the same function either way)
+    prefixes = []
     while True:
+        start = p.pos
         prefix = _swizzle_prefix(p)
-        if prefix is None:
+        if prefix is not None:
+            prefixes.append(prefix + (start,))
+            continue
+        shape, stride = _layout_body(p)
+        if not p.at_compose():
             break
-        prefixes.append(prefix)
-    shape, stride = _layout_body(p)
+        prefixes.append(((shape, stride),) + _compose_offset(p))
     _finish(p)
     assumptions = _with_facts(assumptions, p.facts)
+    L = _make_parsed(shape, stride, assumptions)
+    for fn, offset, at in reversed(prefixes):
+        if type(fn) is tuple:
+            fn = _make_parsed(*fn, assumptions)
+        try:
+            L = ComposedLayout(fn, offset, L)
+        except NotAdmissibleError as e:
+            raise ParseError(text, at + 1, f"a composed layout: {e.condition}", source) from None
+    _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
+    return L
+
+
+def _make_parsed(shape, stride, assumptions):
     probe = Layout._make(shape, stride)
     # entries like N/8 exist only where they are integers: the algebra carries that forward
     obligations = () if probe.is_concrete else tuple(integrality_obligations(probe))
-    L = Layout(shape, stride, obligations=obligations, assumptions=assumptions)
-    _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
-    for sw, offset in reversed(prefixes):
-        L = ComposedLayout(sw, offset, L)
-    return L
+    return Layout(shape, stride, obligations=obligations, assumptions=assumptions)
+
+
+def _compose_offset(p: _Parser):
+    """``o offset o`` after an outer function (a layout): ``(offset, position)``, the offset an integer, a
+    symbol, ``?``, or a coordinate such as ``(0,0)``; the parser moved past the second ``o``."""
+    p.pos += 1
+    p.ws()
+    ostart = p.pos
+    offset = p.htuple() if p.peek() == "(" else p.leaf()
+    while type(offset) is tuple and len(offset) == 1:  # ``(2)`` is the integer 2
+        offset = offset[0]
+    if any(hasattr(x, "path") for x in flatten(offset)):
+        p.error("an integer or coordinate offset (e.g. 2 or (0,0))", ostart)
+    if not p.at_compose():
+        p.error("' o ' before the inner layout (an offset is followed by ' o ')")
+    p.pos += 1
+    return offset, ostart
 
 
 def _swizzle_prefix(p: _Parser):
@@ -375,6 +416,8 @@ def _swizzle_prefix(p: _Parser):
         p.pos = ptr.end()
         base = _element_base(int(ptr.group(1)), base, p, ostart)
     else:
+        if p.peek() == "(" and _has_top_comma(text[p.pos + 1:max(p.pos + 1, matching(text, p.pos))]):
+            p.error("an integer offset (a swizzle reads integers, not a coordinate)", ostart)
         offset = p.leaf()
         if hasattr(offset, "path"):
             p.error("an integer offset", ostart)
@@ -442,8 +485,12 @@ def parse_tuple(text: str, source: str = "tuple"):
 
 
 def integrality_obligations(layout) -> list:
-    """Entries such as ``N/8`` must be integers for the layout to exist: one obligation ``8 | N`` each."""
-    outer = layout.outer if hasattr(layout, "outer") else layout
+    """Entries such as ``N/8`` must be integers for the layout to exist: one obligation ``8 | N`` each (of a
+    composed layout: of its plain layouts, the inner layout and every layout of the chain)."""
+    if hasattr(layout, "outer"):
+        out = integrality_obligations(layout.inner) if isinstance(layout.inner, Layout) else []
+        return out + [o for o in integrality_obligations(layout.outer) if o not in out]
+    outer = layout
     out = []
     for x in list(flatten(outer.shape)) + [getattr(d, "value", d) for d in flatten(outer.stride)]:
         if isinstance(x, sympy.Basic) and not x.is_Integer:

@@ -3,13 +3,20 @@
 ``Swizzle<B,M,S>(x) = x ^ ((x & (((1<<B)-1) << (M+S))) >> S)``: the B bits starting at bit M+S are XORed
 into the B bits starting at bit M (for negative S the shift goes the other way). A shared-memory layout
 is ``ComposedLayout(Sw, offset, L)``: ``x -> Sw(offset + L(x))``, printed ``S<3,3,3> o 0 o (8,64):(64,1)``.
+CuTe's general ``ComposedLayout<A, offset, B>`` has any layout as its outer function ``A`` (``inner`` here):
+``(2,3):(3,1) o 2 o (3,4):(4,1)`` maps ``c -> A(2 + B(c))``, ``A`` read on its extended domain as CuTe reads
+it; with coordinate values (``E<i>`` strides in ``B``) the offset is a coordinate, ``(0,0)``.
 """
 from __future__ import annotations
 
 from ..errors import NotAdmissibleError
+from ..symbolic import normalize, symbol
 from ..symbolic.expr import format_value
+from .format import format_tuple
 from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
+from .strides import ArithTuple, ScaledBasis
+from .tuples import flatten
 
 # Values a swizzled slice is checked on before a decayed (CuTe) form is returned; past this the exact generic
 # form ``Sw o (off + D) o sliced`` is returned instead.
@@ -83,20 +90,44 @@ class Swizzle:
 
 
 class ComposedLayout:
-    """``inner o offset o outer``: ``x -> inner(offset + outer(x))``; ``inner`` a Swizzle or a Layout, ``outer``
-    a Layout or (as CuTe nests them, e.g. a swizzled layout composed with a swizzled layout) a ComposedLayout.
-    The domain side is ``outer``: shape, size, rank and cosize are ``outer``'s (CUTLASS's
-    ``layout_composed.hpp``); there is no stride."""
+    """``inner o offset o outer``: ``x -> inner(offset + outer(x))`` (CuTe's ``ComposedLayout<A, offset, B>``,
+    ``A = inner``, ``B = outer``, the names CuTe's IR uses); ``inner`` a Swizzle or a Layout (any stride domain,
+    read on its extended domain as CuTe reads it), ``outer`` a Layout or (as CuTe nests them) a ComposedLayout.
+    A composed ``inner`` is re-associated to the right, ``(A o a o B) o b o C == A o a o (B o b o C)`` (the same
+    function; CuTe prints both alike). The domain side is ``outer``: shape, size, rank and cosize are
+    ``outer``'s (CUTLASS's ``layout_composed.hpp``); there is no stride.
+    The offset is an integer (or integer expression), or, where ``outer`` produces coordinates (``E<i>``
+    strides) and ``inner`` is a Layout that reads them, a coordinate such as ``(0,0)`` (held as an
+    ``ArithTuple``). Admissibility: a swizzle takes integer offsets only; a coordinate offset needs a Layout
+    ``inner``; a non-zero integer offset cannot be added to coordinate values (NotAdmissibleError)."""
 
     __slots__ = ("inner", "offset", "outer")
 
     def __init__(self, inner, offset, outer):
+        if isinstance(inner, ComposedLayout):
+            inner, offset, outer = inner.inner, inner.offset, ComposedLayout(inner.outer, offset, outer)
         if not isinstance(inner, (Swizzle, Layout)):
             raise NotAdmissibleError("ComposedLayout", f"the inner function must be a Swizzle or a Layout, got {inner!r}")
         if not isinstance(outer, (Layout, ComposedLayout)):
             raise NotAdmissibleError("ComposedLayout", f"the outer layout must be a layout, got {outer!r}")
-        if isinstance(offset, (tuple, Layout, ComposedLayout, Swizzle)):
-            raise NotAdmissibleError("ComposedLayout", f"the offset must be an integer, got {offset!r}")
+        if isinstance(offset, (Layout, ComposedLayout, Swizzle, ScaledBasis)):
+            raise NotAdmissibleError("ComposedLayout", f"the offset must be an integer or a coordinate, got {offset!r}")
+        if isinstance(offset, (tuple, list)):
+            offset = _as_arith(offset)
+            if isinstance(inner, Swizzle):
+                raise NotAdmissibleError("ComposedLayout", f"a swizzle reads integers: the offset must be an "
+                                         f"integer, got the coordinate {_offset_text(offset)}")
+            if isinstance(outer, Layout) and not _coordinate_valued(outer) and \
+                    any(x != 0 for x in _flat_offset(offset)):
+                raise NotAdmissibleError("ComposedLayout", f"the coordinate offset {_offset_text(offset)} cannot be "
+                                         f"added to the integer values of {outer}")
+        elif isinstance(outer, Layout) and _coordinate_valued(outer) and not (type(offset) is int and offset == 0):
+            raise NotAdmissibleError("ComposedLayout", f"the integer offset {format_value(offset)} cannot be added "
+                                     f"to the coordinate values of {outer} (write the offset as a coordinate)")
+        if isinstance(inner, Swizzle) and isinstance(outer, Layout) and any(
+                isinstance(x, ScaledBasis) for x in flatten(outer.stride)):
+            raise NotAdmissibleError("ComposedLayout", "a swizzle acts on integers, not on the coordinates of an "
+                                     "outer layout with coordinate (E<i>) strides", str(outer))
         self.inner, self.offset, self.outer = inner, offset, outer
 
     @property
@@ -105,6 +136,9 @@ class ComposedLayout:
 
     @property
     def obligations(self):
+        if isinstance(self.inner, Layout) and self.inner.obligations:
+            out = list(self.inner.obligations)
+            return tuple(out + [o for o in self.outer.obligations if o not in out])
         return self.outer.obligations
 
     @property
@@ -117,14 +151,25 @@ class ComposedLayout:
 
     @property
     def is_concrete(self):
-        return self.outer.is_concrete and type(self.offset) is int
+        if isinstance(self.inner, Layout) and self.inner.free_symbols():
+            return False
+        return self.outer.is_concrete and all(type(x) is int for x in _flat_offset(self.offset))
 
     def __call__(self, *coord):
-        return self.inner(self.offset + self.outer(*coord))
+        return self._apply(self.offset + self.outer(*coord))
+
+    def _apply(self, x):
+        """``inner(x)``: a coordinate (``ArithTuple``) is handed to a Layout as the plain tuple it reads."""
+        f = self.inner
+        if isinstance(x, ArithTuple):
+            if not isinstance(f, Layout):
+                raise NotAdmissibleError("ComposedLayout", f"{f} reads integers, got the coordinate {x}")
+            x = _as_coord(x, f.shape)
+        return f(x)
 
     def values(self):
-        f, o = self.inner, self.offset
-        return [f(o + v) for v in self.outer.values()]
+        o = self.offset
+        return [self._apply(o + v) for v in self.outer.values()]
 
     def cosize(self):
         """CUTLASS's ``cosize(ComposedLayout)``: the cosize of the outer (domain-side) layout."""
@@ -169,7 +214,7 @@ class ComposedLayout:
             return self, 0
         sliced, d = slice_and_offset(self.outer, crd)
         if sliced is None:
-            return None, self.inner(self.offset + d)
+            return None, self._apply(self.offset + d)
         generic = (ComposedLayout(self.inner, self.offset + d, sliced), 0)
         if all(c is None for c in _leaves(crd)):
             return ComposedLayout(self.inner, self.offset, sliced), 0
@@ -199,16 +244,71 @@ class ComposedLayout:
         return hash((self.inner, self.offset, self.outer))
 
     def __str__(self):
-        return f"{self.inner} o {format_value(self.offset)} o {self.outer}"
+        return f"{self.inner} o {_offset_text(self.offset)} o {self.outer}"
 
     def __repr__(self):
         return f"ComposedLayout({self})"
 
     def subs(self, values=None, **kw):
-        return ComposedLayout(self.inner, self.offset, self.outer.subs(values, **kw))
+        """Instantiate symbols in the outer layout, the offset and a Layout ``inner`` (``Layout.subs``'s rules)."""
+        values = dict(values or {}, **kw)
+        inner = self.inner.subs(values) if isinstance(self.inner, Layout) and self.inner.free_symbols() else \
+            self.inner
+        outer = self.outer.subs(values)
+        m = {symbol(getattr(k, "name", k)): v for k, v in values.items()}
+
+        def sub(x):
+            if isinstance(x, tuple):
+                return ArithTuple(sub(e) for e in x)
+            return normalize(x.subs(m)) if hasattr(x, "subs") else x
+
+        return ComposedLayout(inner, sub(self.offset), outer)
 
     def free_symbols(self):
-        return self.outer.free_symbols()
+        out = set(self.outer.free_symbols())
+        if isinstance(self.inner, Layout):
+            out |= self.inner.free_symbols()
+        for x in _flat_offset(self.offset):
+            out |= set(getattr(x, "free_symbols", ()))
+        return out
+
+
+def _as_arith(t):
+    return ArithTuple(_as_arith(e) if isinstance(e, (tuple, list)) else e for e in t)
+
+
+def _flat_offset(off):
+    if isinstance(off, tuple):
+        return [x for e in off for x in _flat_offset(e)]
+    return [off]
+
+
+def _offset_text(off):
+    return format_tuple(_plain_tuple(off)) if isinstance(off, tuple) else format_value(off)
+
+
+def _plain_tuple(t):
+    return tuple(_plain_tuple(e) if isinstance(e, tuple) else e for e in t)
+
+
+def _as_coord(x, shape):
+    """A coordinate value as the (nested) plain tuple ``shape`` reads: ``ArithTuple`` addition drops trailing
+    zero entries, so the missing ones are 0 (CuTe's coordinates are zero-extended)."""
+    if not isinstance(x, tuple):
+        return x
+    if type(shape) is not tuple:
+        if all(e == 0 for e in _flat_offset(x)[1:]):
+            return _as_coord(x[0], shape) if len(x) else 0
+        raise NotAdmissibleError("ComposedLayout", f"the coordinate {_offset_text(x)} has more modes than the "
+                                 f"shape {format_tuple(shape)} of the outer function")
+    if len(x) > len(shape) and any(e != 0 for e in _flat_offset(x[len(shape):])):
+        raise NotAdmissibleError("ComposedLayout", f"the coordinate {_offset_text(x)} has more modes than the "
+                                 f"shape {format_tuple(shape)} of the outer function")
+    return tuple(_as_coord(x[i], shape[i]) if i < len(x) else 0 for i in range(len(shape)))
+
+
+def _coordinate_valued(layout):
+    return any(isinstance(d, ScaledBasis) for d in layout.leaves[1])
 
 
 def _leaves(crd):

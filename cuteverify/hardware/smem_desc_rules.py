@@ -36,7 +36,7 @@ import re
 from ..algebra.tile import tile_to_shape
 from ..core.layout import size
 from ..core.parse import as_assumptions, parse
-from ..core.swizzle import ComposedLayout
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..errors import SpecError, TmaError, UnknownSpec
 from ..prover.verdict import Counterexample, Verdict
 from ..symbolic import parse_expr
@@ -89,6 +89,9 @@ class _Block:
 
     def __init__(self, smem, bits):
         if isinstance(smem, ComposedLayout):
+            if not isinstance(smem.inner, Swizzle):
+                raise TmaError(f"smem layout {smem}: a descriptor's operand is a layout or a swizzle composed "
+                               "with one")
             outer, self.swz, self.offset = smem.outer, smem.inner, smem.offset
         else:
             outer, self.swz, self.offset = smem, None, 0

@@ -57,6 +57,8 @@ class SmemBox:
 
 def _outer(smem):
     if isinstance(smem, ComposedLayout):
+        if not isinstance(smem.inner, Swizzle) or not hasattr(smem.outer, "stride"):
+            raise TmaError(f"smem layout {smem}: a TMA destination is a layout or a swizzle composed with one")
         return smem.outer, smem.inner, smem.offset
     return smem, None, 0
 

@@ -27,7 +27,7 @@ import re
 
 from ..core.layout import Layout, size
 from ..core.parse import as_assumptions, parse
-from ..core.swizzle import ComposedLayout
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..errors import TmaError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition as C
@@ -105,6 +105,8 @@ def merge_box_modes(shape, stride, box):
 def _smem_parts(smem):
     """(inner layout, element swizzle or None, offset) of a smem layout (Layout / ComposedLayout)."""
     if isinstance(smem, ComposedLayout):
+        if not isinstance(smem.inner, Swizzle) or not isinstance(smem.outer, Layout):
+            raise TmaError(f"smem layout {smem}: a TMA destination is a layout or a swizzle composed with one")
         return smem.outer, smem.inner, smem.offset
     return smem, None, 0
 
@@ -207,8 +209,8 @@ def cta_tile_rule(smem, tiler):
 
     def misplaced(_):
         if n_s != n_t:
-            return (f"{shapes} have {n_s} and {n_t} elements (CUTLASS: \"TMA requires CTA_Tile and SLayout "
-                    "top-level size equivalence\")")
+            return f"{shapes} have {n_s} and {n_t} elements: {_lost(ext, tiler, n_s, n_t)} (CUTLASS: \"TMA " \
+                   "requires CTA_Tile and SLayout top-level size equivalence\")"
         for i in range(n_s):  # the first index whose coordinates differ: the copy puts it elsewhere
             a, b = _colmajor(i, tiler), _colmajor(i, ext)
             if a != b:
@@ -219,6 +221,21 @@ def cta_tile_rule(smem, tiler):
     ok = n_s == n_t and ext == tuple(tiler)
     return Rule("cta_tile", "the smem tile has the CTA tile's shape (make_tma_copy's cta_tiler)",
                 [(ok, misplaced)], source=_CUTLASS + " (construct_tma_gbasis)")
+
+
+def _lost(ext, tiler, n_s, n_t):
+    """The element of tiles of different sizes that one side lacks: the first CTA tile coordinate past the
+    smem extent of its mode (``(64,0)`` of a 128x128 tile over a 64x128 stage), else the first smem coordinate
+    past the tile's; for shapes of different ranks, the first column-major index one side lacks."""
+    if len(ext) == len(tiler):
+        for i, (e, t) in enumerate(zip(ext, tiler)):
+            if e != t:
+                at = _shape_text(tuple(min(e, t) if j == i else 0 for j in range(len(ext))))
+                return (f"CTA tile element {at} lies outside the smem tile" if e < t else
+                        f"smem coordinate {at} receives no CTA tile element")
+    if n_s < n_t:
+        return f"CTA tile element {_shape_text(_colmajor(n_s, tiler))} (index {n_s}) has no smem coordinate"
+    return f"smem coordinate {_shape_text(_colmajor(n_t, ext))} (index {n_t}) receives no CTA tile element"
 
 
 def _colmajor(i, shape):

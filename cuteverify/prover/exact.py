@@ -3,13 +3,15 @@
 Valid for concrete forms only. ``int``: enumeration (small sizes), sorted strides, exhaustive collision /
 preimage search, interval chains (``intlin``), common refinement for equality; Z3 only when a search runs
 out of budget. ``coord``: the coordinates are independent, so each coordinate's integer procedure decides
-it. ``swizzle`` (over an int form): a swizzle is an involution of the integers, so a swizzled layout is
+it. ``composed`` (a general composed layout): its value table, or the form it reduces to (``composed``).
+``swizzle`` (over an int form): a swizzle is an involution of the integers, so a swizzled layout is
 injective exactly when its inner layout is, and (offset 0, codomain a multiple of the swizzle's block)
 onto ``[0, n)`` exactly when the inner layout is; F2 rank when it is GF(2)-linear. ``f2`` and ``mixed``:
 the procedures of ``f2`` only. Each answer is a ``Verdict`` whose counterexample is in index terms.
 """
 from __future__ import annotations
 
+from . import composed
 from . import f2 as xor
 from . import intlin, tables, z3query
 from .forms import F2_KINDS, Form, components
@@ -66,6 +68,9 @@ def _inj_flat(flat: Flat, layout=None):
 
 def injective(f: Form) -> Verdict:
     """Injectivity of a concrete form of any kind, dispatched on its stride domain (module docstring)."""
+    f = composed.effective(f)
+    if f.kind == "composed":
+        return composed.injective(f)
     if f.kind in F2_KINDS:
         return xor.f2_form_injective(f)
     if f.kind == "int":
@@ -93,6 +98,10 @@ def injective(f: Form) -> Verdict:
 
 def surjective(f: Form, n, L) -> Verdict:
     """``[0, n)`` (a coord form: the box ``n``) inside the image of concrete form ``f`` of layout ``L``."""
+    f = composed.effective(f)
+    if f.kind == "composed":
+        return composed.surjective(f, n)
+    L = f.layout if f.layout is not None else L  # a reduced composed layout: the same function
     if f.kind in F2_KINDS:
         return xor.f2_form_surjective(f, n)
     if f.kind == "int":
@@ -139,7 +148,12 @@ def surjective(f: Form, n, L) -> Verdict:
 
 def equal(fa: Form, fb: Form, A, B) -> Verdict:
     """Pointwise equality of two concrete forms of the same size. Common refinement only for int and coord
-    forms; swizzles and F2 strides by their own procedures."""
+    forms; swizzles and F2 strides by their own procedures; a composed form by its value table, or as the
+    layout it reduces to."""
+    fa, fb = composed.effective(fa), composed.effective(fb)
+    if fa.kind == "composed" or fb.kind == "composed":
+        return tables.equal_enum(A, B)
+    A, B = fa.layout if fa.layout is not None else A, fb.layout if fb.layout is not None else B
     if fa.kind in F2_KINDS or fb.kind in F2_KINDS:
         return xor.f2_form_equal(fa, fb)
     size = Flat(fa.shapes, [0] * len(fa.shapes)).size

@@ -8,9 +8,13 @@ Every procedure of the prover dispatches on ``Form.kind`` and says which kinds i
 """
 from __future__ import annotations
 
+from ..algebra import composition
+from ..core.layout import Layout
 from ..core.strides import F2, ScaledBasis
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten
-from ..errors import Unsupported
+from ..errors import CuteVerifyError, Unsupported
+from ..symbolic import decide
 from ..symbolic.lazy import sympy
 
 
@@ -56,7 +60,8 @@ class Form:
     """``kind``: 'int' (strides ints/expressions), 'coord' (strides ``(path, value)`` or None for 0),
     'f2' (the ints ``v`` of F2 strides ``^v``, 0 for integer-0 strides), 'mixed' (F2 values and non-zero
     integer strides, as ints: only ``layout``'s own evaluation is meaningful), 'swizzle' (int inner form with
-    ``swizzle`` and ``offset``)."""
+    ``swizzle`` and ``offset``), 'composed' (a concrete general composed layout, decided from its value table
+    or through ``reduce_composed``: no strides; ``prover.composed``)."""
 
     __slots__ = ("kind", "shapes", "strides", "swizzle", "offset", "layout")
 
@@ -102,8 +107,8 @@ def decompose(layout) -> Form:
     inner form). Anything else raises ``Unsupported`` (the query answers unknown)."""
     if hasattr(layout, "outer"):
         inner = layout.inner
-        if not hasattr(inner, "bits"):
-            raise Unsupported("composed layouts whose inner function is a layout (not a swizzle) are not modelled")
+        if not isinstance(inner, Swizzle) or not isinstance(layout.outer, Layout):
+            return _decompose_composed(layout)
         f = decompose(layout.outer)
         if f.kind != "int":
             raise Unsupported(f"a swizzle over {f.kind} strides is not modelled")
@@ -126,6 +131,50 @@ def decompose(layout) -> Form:
                 raise Unsupported(f"a layout mixing integer stride {d} with coordinate strides is not modelled")
         return Form("coord", shapes, strides, layout=layout)
     return Form("int", shapes, [as_int(d) for d in raw], layout=layout)
+
+
+def _decompose_composed(layout) -> Form:
+    """A general composed layout (a layout as outer function, or nested): a concrete one is the 'composed'
+    kind (``prover.composed`` enumerates it, exact whatever the functions, or reduces it past its budget); a
+    symbolic one is the form of the plain (or swizzled) layout it equals on its domain (``reduce_composed``),
+    else ``Unsupported`` (its symbols are then decided by substitution)."""
+    if not layout.free_symbols():
+        return Form("composed", [as_int(s) for s in flatten(layout.shape)], [], layout=layout)
+    reduced = reduce_composed(layout)
+    if reduced is None:
+        raise Unsupported(f"the symbolic composed layout {layout} is decided only at concrete values of its "
+                          "symbols, unless it has offset 0 and its functions compose into one layout")
+    return decompose(reduced)
+
+
+def reduce_composed(layout):
+    """A plain layout (or a swizzle over one) equal to the composed ``layout`` at every index of its domain, or
+    None. ``A o 0 o B`` is ``composition(A, B)``: composition's post-condition is ``R(c) == A(B(c))`` for
+    every ``c < size(B)``, A read on its extended domain, which is how a composed layout reads A. Valid only
+    where the composition needs no obligation: it runs apart from any claim's context, and a result that
+    carries a new obligation (or is split into cases) is not used. Non-zero offsets are not reduced."""
+    outer = layout.outer
+    if isinstance(outer, ComposedLayout):
+        outer = reduce_composed(outer)
+        if outer is None:
+            return None
+    if isinstance(layout.inner, Swizzle):
+        return ComposedLayout(layout.inner, layout.offset, outer) if isinstance(outer, Layout) else None
+    if not (type(layout.offset) is int and layout.offset == 0):
+        return None
+    token = decide.enter(None)
+    try:
+        r = composition(layout.inner, outer)
+    except CuteVerifyError:
+        return None
+    finally:
+        decide.leave(token)
+    if not isinstance(r, (Layout, ComposedLayout)):
+        return None
+    known = set(layout.obligations)
+    if any(o not in known for o in r.obligations):
+        return None
+    return r
 
 
 def _decompose_f2(shapes, raw, layout):
@@ -158,5 +207,5 @@ def path_of_index(i):
     return canon_path((i,))
 
 
-__all__ = ["Form", "decompose", "norm_value", "canon_path", "as_int", "is_symbolic", "components", "F2_KINDS",
+__all__ = ["Form", "decompose", "reduce_composed", "norm_value", "canon_path", "as_int", "is_symbolic", "components", "F2_KINDS",
            "path_of_index"]

@@ -53,10 +53,7 @@ def coerce(x, assume=None):
         return parse(x, assume=assume)
     if isinstance(x, (Layout,)) or hasattr(x, "outer"):
         if assume is not None and getattr(x, "assumptions", None) is None:
-            asm = as_assumptions(assume)
-            x = Layout(x.shape, x.stride, obligations=x.obligations, assumptions=asm) if isinstance(x, Layout) \
-                else type(x)(x.inner, x.offset, Layout(x.outer.shape, x.outer.stride,
-                                                       obligations=x.outer.obligations, assumptions=asm))
+            x = _assuming(x, as_assumptions(assume))
         return x
     if type(x) is tuple or type(x) is int:
         return Layout(x)
@@ -64,6 +61,15 @@ def coerce(x, assume=None):
         return coerce(to_layout(x), assume)
     except (TypeError, ValueError):
         raise TypeError(f"expected a layout or layout text, got {x!r}") from None
+
+
+def _assuming(x, asm):
+    """``x`` with the assumptions ``asm`` on each of its plain layouts (a composed layout's outer function and
+    every inner layout of a chain as well)."""
+    if isinstance(x, Layout):
+        return Layout(x.shape, x.stride, obligations=x.obligations, assumptions=asm)
+    inner = _assuming(x.inner, asm) if isinstance(x.inner, Layout) else x.inner
+    return type(x)(inner, x.offset, _assuming(x.outer, asm))
 
 
 def _free(layouts, extra=()):
@@ -133,8 +139,13 @@ def _hypotheses(asm, conditions):
 
 
 def _concrete_ok(L):
-    """Substituted layout is well formed: integer shapes >= 1, integer strides."""
-    outer = L.outer if hasattr(L, "outer") else L
+    """Substituted layout is well formed: integer shapes >= 1, integer strides (every layout of a composed
+    one, and an integer or coordinate offset)."""
+    if hasattr(L, "outer"):
+        off = L.offset if isinstance(L.offset, tuple) else (L.offset,)
+        return all(type(as_int(x)) is int for x in flatten(off)) and _concrete_ok(L.outer) and \
+            (not isinstance(L.inner, Layout) or _concrete_ok(L.inner))
+    outer = L
     for s in flatten(outer.shape):
         if type(s) is not int or s < 1:
             return False

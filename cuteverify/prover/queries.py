@@ -19,7 +19,7 @@ from ..core.tuples import flatten, product
 from ..errors import ContradictoryAssumptions, CuteVerifyError, NotAdmissibleError, Unsupported
 from ..symbolic import decide, parse_expr
 from ..symbolic.lazy import sympy
-from . import exact, recheck, structural, z3query
+from . import composed, exact, recheck, structural, z3query
 from . import f2 as xor
 from .forms import F2_KINDS, decompose
 from .intlin import Flat
@@ -53,6 +53,9 @@ class Surjective(Query):
 
     def _codomain(self, L, f, extra):
         n = (extra or {}).get("codomain")
+        f = composed.effective(f)
+        if f.kind == "composed":
+            return product(n) if type(n) is tuple else n if n is not None else composed.codomain(f)
         if f.kind == "coord":
             return exact.coord_extents(f) if n is None else structural.coord_codomain(n)
         if type(n) is tuple:
@@ -113,7 +116,7 @@ class Bijective(Query):
 
     def concrete(self, ls, extra):
         L = ls[0]
-        f = decompose(L)
+        f = composed.effective(decompose(L))
         v = exact.injective(f)
         if v.status != "proved":
             return v

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..core.layout import idx2crd
 from ..core.tuples import flatten
+from . import composed
 from . import f2 as xor
 from . import intlin, tables
 from .exact import component_flat
@@ -64,7 +65,10 @@ def out_of_range(L, cex, n):
 def missed(L, cex, n):
     """The value is in the codomain and no coordinate reaches it (an exact preimage search)."""
     v = cex.value
-    f = decompose(L)
+    f = composed.effective(decompose(L))
+    if f.kind == "composed":
+        return composed.missed_value(f, v, n)
+    L = f.layout if f.layout is not None else L  # a reduced composed layout: the same function
     if f.kind in F2_KINDS:
         if type(v) is not int or not (0 <= v < n):
             return False

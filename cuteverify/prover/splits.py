@@ -40,7 +40,9 @@ def _subs(L, values):
             off = to_int(off, values)
             if off is None:
                 off = L.offset
-        return ComposedLayout(L.inner, off, _subs(L.outer, values))
+        # a layout as the outer function (CuTe's general composed layout) has symbols of its own
+        inner = _subs(L.inner, values) if isinstance(L.inner, Layout) and L.inner.free_symbols() else L.inner
+        return ComposedLayout(inner, off, _subs(L.outer, values))
     fast = _subs_plain(L, values)
     return fast if fast is not None else L.subs(values)
 

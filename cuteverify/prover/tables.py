@@ -12,6 +12,7 @@ from .verdict import Counterexample, Verdict
 ENUM_LIMIT = 1 << 12        # injectivity and f2 procedures: enumerate up to this size
 ENUM_SURJ_LIMIT = 1 << 20   # surjectivity: enumerate the image up to this size
 EQUAL_ENUM_LIMIT = 1 << 16  # equality: compare the value tables up to this size
+COMPOSED_ENUM_LIMIT = 1 << 16  # general composed layouts (a layout as outer function): enumerate up to this size
 MISSED_LIMIT = 1 << 22      # a codomain this large is not scanned for a missed value
 FINITE_LIMIT = 1024         # symbolic claims: all assignments of finite sets up to this many
 FINITE_STRUCTURAL_FIRST = 16  # symbolic claims: more finite assignments than this: a structural proof first
