@@ -23,7 +23,9 @@ from ._op import mode_text
 
 def is_coordinate(layout) -> bool:
     """A plain layout with at least one coordinate (``E<i>``) stride (the rest are 0)."""
-    return type(layout) is Layout and any(type(d) is ScaledBasis for d in layout.leaves[1])
+    # int_leaves is cached: plain-int layouts (the concrete fast path) answer without a scan
+    return type(layout) is Layout and layout.int_leaves is None and \
+        any(type(d) is ScaledBasis for d in layout.leaves[1])
 
 
 def is_zero(d) -> bool:
