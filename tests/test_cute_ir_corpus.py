@@ -155,64 +155,19 @@ def compare(case, result):
 # =============================================================================================================
 # Cases that fail today (strict xfails): case id -> reason
 # =============================================================================================================
-PART2 = "issue 26 part 2: algebra over coordinate (E<i>) strides"
 PART3 = "issue 26 part 3: general composed layouts (outer layout not a swizzle)"
 PART4 = "issue 26 part 4: new operations / size-1 convention"
 XFAIL: dict[str, str] = {
     "coalesce:117:composed_layout_no_profile": PART3,
-    "complement:653:CG_TEST_complement_sb1": PART2,
-    "complement:664:CG_TEST_complement_sb2": PART2,
-    "complement:675:CG_TEST_complement_sb3": PART2,
-    "complement:686:CG_TEST_complement_sb4": PART2,
-    "complement:697:CG_TEST_complement_sb5": PART2,
     "composition:96:composed_layout_layout": PART3,
     "composition:130:composed_layout_shape": PART3,
     "composition:147:composed_layout_tile": PART3,
-    "left_inverse:130:scaled_basis_strides": PART2,
-    "left_inverse:142:scaled_basis_zero_mixed": PART2,
-    "left_inverse:250:CG_TEST_coord_basic": PART2,
-    "left_inverse:262:CG_TEST_coord_transpose": PART2,
-    "left_inverse:274:CG_TEST_coord_sb_coefficient": PART2,
-    "left_inverse:286:CG_TEST_coord_mixed_sb_zero": PART2,
-    "left_inverse:298:CG_TEST_coord_regression": PART2,
-    "left_inverse:488:CG_TEST_li_coord_nested_basis": PART2,
-    "left_inverse:501:CG_TEST_li_nested_3_3_sb_coef124": PART2,
-    "left_inverse:514:CG_TEST_li_nested_3_3_sb_coef126_symmetric": PART2,
-    "left_inverse:526:CG_TEST_li_nested_3_3_sb_coef126_asymmetric": PART2,
-    "left_inverse:539:CG_TEST_li_nested_rank2_flat_sb_mixed": PART2,
-    "left_inverse:552:CG_TEST_li_nested_rank2_rank2_sb_mixed": PART2,
     "recast_layout:154:composed_upcast_x2": PART3,
-    "right_inverse:130:scaled_basis_strides": PART2,
-    "right_inverse:142:scaled_basis_zero_mixed": PART2,
-    "right_inverse:262:CG_TEST_coord_basic": PART2,
-    "right_inverse:274:CG_TEST_coord_transpose": PART2,
-    "right_inverse:286:CG_TEST_coord_sb_coefficient": PART2,
-    "right_inverse:298:CG_TEST_coord_mixed_sb_zero": PART2,
-    "right_inverse:309:CG_TEST_coord_regression": PART2,
-    "right_inverse:419:CG_TEST_ri_coord_nested_basis": PART2,
-    "right_inverse:431:CG_TEST_ri_nested_3_3_sb_coef124": PART2,
-    "right_inverse:443:CG_TEST_ri_nested_3_3_sb_coef125_symmetric": PART2,
-    "right_inverse:454:CG_TEST_ri_nested_3_3_sb_coef125_asymmetric": PART2,
-    "right_inverse:466:CG_TEST_ri_nested_rank2_flat_sb_mixed": PART2,
-    "right_inverse:478:CG_TEST_ri_nested_rank2_rank2_sb_mixed": PART2,
     "slice:130:composed_fix_first": PART3,
     "blocked_product:150:CG_TEST_blocked_product_composed": PART3,
-    "blocked_product:163:CG_TEST_scaled_basis_lhs": PART2,
-    "flat_divide:212:flat_divide_scaled_basis_layout_tiler": PART2,
-    "flat_product:151:CG_TEST_scaled_basis_lhs": PART2,
-    "logical_divide:187:logical_divide_scaled_basis_layout_tiler": PART2,
     "logical_product:334:CG_TEST_lp_composed": PART3,
-    "logical_product:347:CG_TEST_scaled_basis_lhs": PART2,
-    "logical_product:360:CG_TEST_scaled_basis_lhs_composed_sb_in_b": PART3,
     "logical_product:373:CG_TEST_scaled_basis_lhs_composed_sb_in_a": PART3,
-    "logical_product:386:CG_TEST_scaled_basis_lhs_mixed": PART2,
-    "logical_product:399:CG_TEST_scaled_basis_lhs_rank1": PART2,
     "raked_product:160:CG_TEST_raked_product_composed": PART3,
-    "raked_product:173:CG_TEST_scaled_basis_lhs": PART2,
-    "tiled_divide:212:tiled_divide_scaled_basis_layout_tiler": PART2,
-    "tiled_product:151:CG_TEST_scaled_basis_lhs": PART2,
-    "zipped_divide:212:zipped_divide_scaled_basis_layout_tiler": PART2,
-    "zipped_product:151:CG_TEST_scaled_basis_lhs": PART2,
     "fold_accessors:65:fold_composed_get_inner_layout": PART3,
     "fold_accessors:96:fold_composed_get_offset": PART3,
     "fold_accessors:111:fold_composed_get_outer": PART3,
@@ -245,6 +200,10 @@ DYNAMIC = ("a dynamic (?) input CuTe IR refuses: cuteverify's symbolic algebra c
 BASIS_RHS = ("a product with coordinate (E<i>) strides in the right layout: cuteverify reads A at a coordinate as "
              "CuTe C++'s basis_get does (a coordinate past A's rank picks A itself); checked: R[0] == A, "
              "size(R) == size(A)*size(B)")
+COORD_COMPLEMENT = ("a complement of coordinate (E<i>) strides with a shape cotarget: CuTe IR's op refuses any "
+                    "cotarget there, cuteverify extends each coordinate to its extent as cutegen's complement "
+                    "(used by CuTe IR's own logical_divide) and CuTe DSL do (docs/model.md 3.4); checked: "
+                    "(A, R) is a bijection onto the box of the cotarget")
 ORDER = ("a tile_to_shape order that is not 0-based: cuteverify reads the order as CuTe C++ does (Step<_2,_1,_3>: "
          "only the relative order counts); checked: the same function as CuTe IR's answer for the 0-based order")
 ACCEPTED: dict[str, tuple] = {
@@ -257,6 +216,7 @@ ACCEPTED: dict[str, tuple] = {
     **{f"{op}_errors:{line}:scaled_basis_tiler_stride": (BASIS_RHS, "product") for op, line in (
         ("blocked_product", 109), ("flat_product", 108), ("logical_product", 109), ("raked_product", 108),
         ("tiled_product", 108), ("zipped_product", 108))},
+    "complement_errors:54:scaled_basis_stride": (COORD_COMPLEMENT, "complement"),
     "tile_to_shape_errors:152:order_out_of_range": (ORDER, "order"),
     "tile_to_shape_errors:169:order_not_zero_based": (ORDER, "order"),
     "slice_errors:91:swizzle_composed_slice_no_underscore": (
@@ -369,6 +329,13 @@ def test_error_case_wrong_result_type(case):
     assert same, f"CuTe IR infers {inferred['text']}, cuteverify {fmt(result)}"
 
 
+def _box(shape):
+    pts = [()]
+    for n in shape:
+        pts = [p + (x,) for x in range(n) for p in pts]
+    return pts
+
+
 def _instantiations(syms):
     for v in (2, 8):
         yield {str(s): v for s in syms}
@@ -423,6 +390,16 @@ def test_error_case_accepted(case):
         assert compare(ref[0], result)[0]
     elif check == "size1":
         assert cv.size(result) == 1
+    elif check == "complement":
+        box = ev.parse_tuple(case["operands"][1]["text"])
+        got = []
+        for r in ev.values(ev.parse_layout(str(result))):
+            for a in ev.values(ev.parse_layout(str(args[0]))):
+                c = collections.Counter(dict(a))
+                c.update(dict(r))
+                got.append(tuple(sorted((p, v) for p, v in c.items() if v)))
+        want = [tuple(((k,), x) for k, x in enumerate(pt) if x) for pt in _box(box)]
+        assert sorted(got) == sorted(want)
     elif check == "dynamic":
         syms = set()
         for a in args:

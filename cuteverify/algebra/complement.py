@@ -7,6 +7,7 @@ from ..core.convention import keeps_size1
 from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout, compact_col_major, cosize
 from ..core.strides import F2
+from ..core.format import format_tuple
 from ..core.tuples import flatten, product, transform
 from ..errors import NotAdmissibleError
 from ..symbolic import decide, normalize
@@ -14,6 +15,7 @@ from ..symbolic.conditions import Condition
 from ..symbolic.lazy import sympy
 from ._op import exact_div, mode_text, operation
 from .coalesce import coalesce_flat
+from .coord import Codomain, basis, is_coordinate, is_zero
 
 # The reason of the obligation a complement carries when the strides do not nest (tests look for it).
 NOT_NESTED = "complement: the strides do not nest"
@@ -29,8 +31,9 @@ def complement(layout, cotarget=None):
     cotarget is divided mode by mode as CuTe's ``ceil_div`` does (``complement(2:1, (3,4))`` is ``8:2``).
     Nothing left (every mode of size 1) is ``1:0`` (CuTe DSL's form), or under ``core.convention``'s
     ``"keep"`` the construction's last mode (CuTe IR's: ``complement(3:1, 3)`` is ``1:3``).
-    Valid for: plain layouts with integer strides (concrete or symbolic). F2 (``^v``) and coordinate (E<i>)
-    strides, negative strides and swizzled layouts are refused (named conditions).
+    Valid for: plain layouts with integer strides (concrete or symbolic) and concrete layouts with coordinate
+    (E<i>) strides (``_complement_coord``: one construction per axis of the codomain). F2 (``^v``) strides,
+    negative strides and swizzled layouts are refused (named conditions).
     Admissibility: strides non-negative (CuTe's construction gives negative shapes otherwise, e.g.
     ``(-1,0):(1,-4)`` for ``4:-1``); no non-trivial mode of size 0 (CuTe divides by zero); every
     ``floor(d/cur) >= 1`` (a mode that starts inside the extent of the smaller ones: CuTe rejects it as
@@ -51,6 +54,8 @@ def complement(layout, cotarget=None):
                                  "it); take it of the inner layout")
     if isinstance(cotarget, Layout) or hasattr(cotarget, "outer"):
         cotarget = _size_of_text(cotarget)
+    if is_coordinate(layout):
+        return _complement_coord(layout, cotarget)
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None and (cotarget is None or type(cotarget) is int):
         s, d = _complement_ints(lv[0], lv[1], cotarget)
@@ -65,9 +70,6 @@ def complement(layout, cotarget=None):
         if isinstance(d, F2):
             raise NotAdmissibleError("complement", "F2 (^v) strides: the complement of an XOR-linear layout "
                                      "is not implemented", mode_text(s, d))
-        if hasattr(d, "path"):
-            raise NotAdmissibleError("complement", "coordinate (E<i>) strides have no complement",
-                                     mode_text(s, d))
     if concrete:
         _check_ints(fs, fd)
     if cotarget is None:
@@ -413,4 +415,137 @@ def _sorted_symbolic(modes):
     return out
 
 
-__all__ = ["complement", "NOT_NESTED"]
+# --- coordinate (E<i>) strides ----------------------------------------------------------------------------
+
+def _complement_coord(layout, cotarget):
+    """``complement`` of a concrete coordinate layout (the order and the axes: ``algebra.coord``).
+
+    Definition (CuTe IR's, NVlabs' reference ``complement(A, extend)``; CuTe DSL gives the same where it
+    takes the call): one integer construction per axis ``a`` of the codomain, on the modes ``s:v@a`` of that
+    axis sorted by ``v``: with ``cur = 1`` each contributes ``floor(v/cur) : cur@a`` and sets ``cur = v*s``,
+    as ``_walk_ints`` does for integers (the same refusals and the same ``NOT_NESTED`` note); the axis ends
+    with ``n : cur@a``. The result is the axes' layouts nested as the coprofile (``3:4@2`` gives
+    ``(1,1,(4,1)):(1@0,1@1,(1@2,12@2))``).
+    ``cotarget`` None: ``n = 1`` and the trailing mode is kept (the minimal complement; its extent carries
+    the extended domain, which the products compose with). ``cotarget`` a shape ``(M_0, M_1, ...)`` read by
+    the coprofile's structure: ``n = ceil(size(M_a)/cur)`` per axis, then coalesced (a trailing size-1 mode is
+    dropped unless it is all that is left: ``1:cur@a``); modes of the cotarget past the coprofile are whole
+    axes ``M_i : 1@i``. An integer ``M`` is the shape ``(M)`` when the codomain has one axis.
+    Admissibility: as for integers per axis (non-negative strides, no overlap); concrete sizes and strides;
+    a cotarget that names every axis (an integer cotarget for several axes, or a shape of lower rank than
+    the coprofile, is refused: CuTe IR refuses every cotarget here, cutegen gives the integer to every axis
+    and CuTe DSL only to the first, so the references do not say how far each axis extends).
+    Post-condition: per axis, ``R_a`` is ordered and meets the image of the axis's modes only at 0; so
+    ``R`` is ordered in the colexicographic order of coordinates and ``image(R)`` meets ``image(layout)``
+    only at 0. Where every axis nests, ``(layout, R)`` is injective and, with a cotarget, covers the box
+    ``[0, M_0) x [0, M_1) x ...``.
+    """
+    cod, walks = _coord_walks(layout)
+    ext = _coord_extents(cod, cotarget)
+    shape, stride = _coord_result(cod, walks, ext)
+    if type(cotarget) is tuple and len(cotarget) > len(cod.root):
+        extra = [_whole_axis(cotarget[i], (i,)) for i in range(len(cod.root), len(cotarget))]
+        shape = shape + tuple(x for x, _ in extra)
+        stride = stride + tuple(y for _, y in extra)
+    return Layout._make(shape, stride)
+
+
+def repeat_complement(layout, reach):
+    """The complement a product composes its tiler with, for a concrete coordinate layout (CuTe IR's and
+    NVlabs' ``logical_product(A, B) = (A, complement(A) o B)``): the minimal complement (``reach`` None: a
+    coordinate tiler, whose bases pick the axes, each composed on its extended domain) or, for an integer
+    tiler of cosize ``reach``, the minimal complement with its last axis's trailing mode grown to
+    ``ceil(reach / size(minimal))`` so that ``size(R) >= reach`` (the same function on ``[0, reach)`` as the
+    minimal one on its extended domain; the other axes' size-1 trailing modes drop out). The copies of A
+    therefore stack along the last coordinate of the codomain. Post-condition: as ``_complement_coord``'s."""
+    cod, walks = _coord_walks(layout)
+    if reach is None:
+        return Layout._make(*_coord_result(cod, walks, [None] * len(cod)))
+    if type(reach) is not int:
+        raise NotAdmissibleError("logical_product", "a symbolic tiler of a coordinate (E<i>) layout is not "
+                                 "supported", str(reach))
+    gaps = math.prod(math.prod(shapes) for shapes, _, _ in walks)
+    ext = [1] * (len(cod) - 1) + [max(1, -(-reach // gaps)) * walks[-1][2]]
+    return Layout._make(*_coord_result(cod, walks, ext))
+
+
+def _coord_walks(layout):
+    """The codomain's axes and, per axis, ``_walk_ints`` over its modes: ``(shapes, strides, cur)``."""
+    cod = Codomain(layout, "complement")
+    axes = [[] for _ in range(len(cod))]
+    for s, d in zip(*layout.leaves):
+        if s == 1 or is_zero(d):
+            continue
+        if s == 0:
+            _check_ints((s,), (d.value,))
+        axes[cod.axis(d)].append((d.value, s))
+    walks = []
+    for k, modes in enumerate(axes):
+        modes.sort()
+        shapes, strides, cur, gap = _walk_ints(modes)
+        if gap is not None:
+            _note_not_nested(gap, f" (axis {cod.paths[k]})")
+        walks.append((shapes, strides, cur))
+    return cod, walks
+
+
+def _coord_result(cod, walks, ext):
+    """Each axis's modes and its last mode ``ceil(ext/cur) : cur`` (``1 : cur`` kept where ``ext`` is None),
+    coalesced, nested as the coprofile."""
+    parts = []
+    for (shapes, strides, cur), e, path in zip(walks, ext, cod.paths):
+        if e is None:
+            sh, st = coalesce_flat_ints(shapes + [1], strides + [cur], True)
+        else:
+            sh, st = coalesce_flat_ints(shapes + [-(-e // cur)], strides + [cur], False)
+            if sh == 1:
+                st = cur
+        parts.append((sh, tuple(basis(v, path) for v in st) if type(st) is tuple else basis(st, path)))
+    return cod.assemble(parts)
+
+
+def _coord_extents(cod, cotarget):
+    """The extent to cover on each axis (None: the minimal complement)."""
+    if cotarget is None:
+        return [None] * len(cod)
+    if type(cotarget) is int:
+        _positive(cotarget)
+        if len(cod) != 1:
+            raise NotAdmissibleError("complement", f"an integer cotarget {cotarget} for a layout whose codomain has "
+                                     f"{len(cod)} coordinates does not say how far each extends; give a shape "
+                                     "with one extent per coordinate (as logical_divide passes shape(A))")
+        return [cotarget]
+    out = []
+
+    def walk(node, t, where):
+        if type(t) is not tuple or len(t) < len(node):
+            raise NotAdmissibleError("complement", f"the cotarget {format_tuple(cotarget)} must give an extent for "
+                                     f"every coordinate of the codomain (mode {where or '()'} has {len(node)})")
+        for i, child in enumerate(node):
+            if child is None:
+                m = product(t[i])
+                if type(m) is not int:
+                    raise NotAdmissibleError("complement", "symbolic cotargets of a coordinate (E<i>) layout are "
+                                                           "not supported", format_tuple(cotarget))
+                _positive(m)
+                out.append(m)
+            else:
+                walk(child, t[i], where + (i,))
+
+    walk(cod.root, cotarget, ())
+    return out
+
+
+def _whole_axis(extent, path):
+    """``extent : E<path>``, nested as the extent is (a mode of the cotarget that the layout leaves alone)."""
+    if type(extent) is tuple:
+        parts = [_whole_axis(e, path + (j,)) for j, e in enumerate(extent)]
+        return tuple(x for x, _ in parts), tuple(y for _, y in parts)
+    if type(extent) is not int:
+        raise NotAdmissibleError("complement", "symbolic cotargets of a coordinate (E<i>) layout are not "
+                                               "supported", format_tuple(extent))
+    _positive(extent)
+    return extent, basis(1, path)
+
+
+__all__ = ["complement", "repeat_complement", "NOT_NESTED"]

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from ..core.kernels import CARRY
-from ..core.layout import Layout, cosize, make_layout, size
+from ..core.layout import Layout, cosize, make_layout, shape, size
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
 from ._op import as_layout, operation
 from .coalesce import coalesce
-from .complement import complement
+from .complement import complement, repeat_complement
+from .coord import is_coordinate
 from .composition import _by_mode, composition
 
 
@@ -35,7 +36,9 @@ def logical_divide(a, b):
     """``A / B = A o (B, complement(B, size(A)))``: split A into tiles of B and the rest.
 
     ``b`` may be a layout, or a tiler (tuple, per mode; ints and shapes mean compact layouts, ``None``
-    keeps the mode). Admissibility: the complement and the composition are admissible.
+    keeps the mode). A coordinate (E<i>) ``b`` picks modes of A by its bases; its complement is taken in
+    ``shape(A)``, one extent per coordinate (C++, CuTe IR and CuTe DSL do so: ``(128,64):(1@1,1@0) / 2:64@0``
+    is ``(2,(64,64)):(64@1,(1@1,1@0))``). Admissibility: the complement and the composition are admissible.
     Post-condition: ``R`` is rank 2 per divided mode, ``R(i, j) == A(B(i) + size(B)*...)``; in particular
     ``R[0] == A o B`` as functions and ``size(R) == size(A)``.
     """
@@ -43,6 +46,8 @@ def logical_divide(a, b):
     if t is not None:
         return _by_mode(a, t, logical_divide)
     b = as_layout(b)
+    if is_coordinate(b):
+        return composition(a, make_layout(b, _complement_body(b, shape(a))))
     if type(a) is Layout and type(b) is Layout:
         return _composition_body(a, make_layout(b, _complement_body(b, size(a))))
     return composition(a, make_layout(b, complement(b, size(a))))
@@ -52,16 +57,30 @@ def logical_divide(a, b):
 def logical_product(a, b):
     """``A x B = (A, complement(A, size(A)*cosize(B)) o B)``: B copies of A.
 
-    A tiler ``b`` applies mode by mode. Admissibility: the complement and the composition are admissible.
-    Post-condition: ``R[0] == A``; ``size(R) == size(A)*size(B)``.
+    A tiler ``b`` applies mode by mode. A coordinate (E<i>) ``a`` takes CuTe IR's complement
+    (``repeat_complement``: the copies stack along the last coordinate of A's codomain; CuTe DSL 4.8.1 reads
+    the integer cotarget as the first coordinate's extent and stacks them along it, a different layout with
+    the same properties: ``identity (4,3) x (2,5):(1,2)`` is ``(3@1,6@1)`` here and in CuTe IR, ``(4@0,8@0)``
+    in DSL). Admissibility: the complement and the composition are admissible.
+    Post-condition: ``R[0] == A``; ``size(R) == size(A)*size(B)``; for a coordinate ``a`` and an injective
+    ``b``, ``R`` is injective (the copies of A do not overlap).
     """
     t = _tiler(b)
     if t is not None:
         return _by_mode(a, t, logical_product)
     b = as_layout(b)
     if type(a) is Layout and type(b) is Layout:
-        return make_layout(a, _composition_body(_complement_body(a, size(a) * cosize(b)), b))
+        return make_layout(a, _composition_body(_repeat_of(a, b), b))
     return make_layout(a, composition(complement(a, size(a) * cosize(b)), b))
+
+
+def _repeat_of(a, b):
+    """The complement of ``a`` that a product composes ``b`` with: ``complement(a, size(a)*cosize(b))``, or
+    for a coordinate ``a`` CuTe IR's (``repeat_complement``; its whole minimal complement for a coordinate
+    ``b``, whose bases pick its axes)."""
+    if is_coordinate(a):
+        return repeat_complement(a, None if is_coordinate(b) else cosize(b))
+    return _complement_body(a, size(a) * cosize(b))
 
 
 def _unzip(r, b):
@@ -141,7 +160,7 @@ def _repeat(pa, pb, r):
     right operand's modes, so each repeat mode is ``C o pb_i`` on its own whether or not the modes, added,
     are ``C o pb`` as one function; where they are not (their digits in C carry), the result is CuTe's and a
     note says that copies of A need not land where B puts them (they may overlap)."""
-    c = complement(pa, size(pa) * cosize(pb))
+    c = _repeat_of(pa, pb) if is_coordinate(pa) else complement(pa, size(pa) * cosize(pb))
     if pa.is_concrete and pb.is_concrete:
         try:
             return composition(c, pb)

@@ -14,6 +14,7 @@ from ..core.kernels import coalesce_flat_ints
 from .coalesce import coalesce, coalesce_flat
 from .complement import _sorted_symbolic
 from .composition import composition
+from .coord import Codomain, is_coordinate, is_zero
 
 # The reason of the obligation a left inverse of a non-injective layout carries (tests look for it).
 NOT_INJECTIVE = "left_inverse: the layout is not injective"
@@ -73,10 +74,12 @@ def right_inverse(layout):
     refused where CuTe's construction does not give a right inverse (or gives no swizzle). A general
     composed ``A o off o B`` (A a layout): CuTe C++'s ``right_inverse(B) o -off o right_inverse(A)``, checked
     by enumeration likewise (CuTe's IR refuses composed operands).
+    Coordinate (E<i>) strides: ``_right_inverse_coord`` (one chain per axis of the codomain).
     Valid for: plain layouts with integer strides (concrete or symbolic; symbolic strides known
-    non-negative), concrete swizzled layouts with offset 0, concrete general composed layouts with an
-    integer offset. F2 and E<i> strides are refused.
-    Post-condition: ``L(R(i)) == i`` for every ``i < size(R)`` (composed: ``R(i)`` in ``[0, size(L))``).
+    non-negative), concrete coordinate layouts, concrete swizzled layouts with offset 0, concrete general
+    composed layouts with an integer offset. F2 strides are refused.
+    Post-condition: ``L(R(i)) == i`` for every ``i < size(R)`` (composed: ``R(i)`` in ``[0, size(L))``; for a
+    coordinate layout ``i`` is read as the coordinate ``idx2crd(i, shape(R))`` of the codomain).
     """
     if type(layout) is not Layout and hasattr(layout, "outer"):
         return _swizzled_inverse(layout, "right_inverse", _right_inverse_plain)
@@ -109,6 +112,8 @@ def _right_inverse_ints(fs, fd):
 
 
 def _right_inverse_plain(layout):
+    if is_coordinate(layout):
+        return _right_inverse_coord(layout)
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None:
         r = _right_inverse_ints(*lv)
@@ -172,9 +177,10 @@ def left_inverse(layout):
     as CuTe's result then has negative shapes and is an inverse only under C's truncating division.
     Swizzled ``Sw o 0 o L`` and general composed ``A o off o B``: as for ``right_inverse``, checked by
     enumeration.
+    Coordinate (E<i>) strides: ``_left_inverse_coord`` (one construction per axis of the codomain).
     Valid for: plain layouts with integer strides (concrete or symbolic; symbolic strides known
-    non-negative), concrete swizzled layouts with offset 0 and concrete general composed layouts with an
-    integer offset. F2 and E<i> strides are refused.
+    non-negative), concrete coordinate layouts, concrete swizzled layouts with offset 0 and concrete general
+    composed layouts with an integer offset. F2 strides are refused.
     Post-condition: ``L(R(L(i))) == L(i)`` for all ``i < size(L)``; ``R(L(i)) == i`` as well unless the
     result carries a note (``Layout.notes``) whose text starts with ``NOT_INJECTIVE`` (the stronger property holds
     exactly where its condition does; for a concrete layout the condition is false).
@@ -185,6 +191,8 @@ def left_inverse(layout):
 
 
 def _left_inverse_plain(layout):
+    if is_coordinate(layout):
+        return _left_inverse_coord(layout)
     shapes, strides, pos = _prepare(layout, "left_inverse")
     modes = []
     if all(type(d) is int for d in strides):
@@ -300,6 +308,111 @@ def _left_inverse_negative(modes, negative):
     return Layout._make(sh, st)
 
 
+# --- coordinate (E<i>) strides (the order and the axes: algebra.coord) -------------------------------------
+
+def _coord_modes(layout, op, negative=False):
+    """The codomain and, per axis, the modes ``(v, s, p)`` of the coalesced layout on it (value, size,
+    position in L's domain) in the order of CuTe's exchange sort by stride (0 first, then by axis and value:
+    the order CuTe DSL takes for equal strides, as for integers); ``zeros``: the stride-0 modes of size > 1."""
+    cod = Codomain(layout, op, negative)
+    shapes, strides = _flat_coalesced(layout)
+    pos, p = [], 1
+    for s in shapes:
+        pos.append(p)
+        p *= s
+    keys = [(-1, 0) if is_zero(d) else (cod.axis(d), d.value) for d in strides]
+    axes = [[] for _ in range(len(cod))]
+    zeros = []
+    for k in _cute_order(keys):
+        s, d = shapes[k], strides[k]
+        if is_zero(d):
+            if s != 1:
+                zeros.append((s, d))
+        elif s != 1:
+            axes[keys[k][0]].append((d.value, s, pos[k]))
+    return cod, axes, zeros
+
+
+def _right_inverse_coord(layout):
+    """``right_inverse`` of a concrete coordinate layout.
+
+    Definition (CuTe IR's and NVlabs' reference; CuTe DSL agrees on every case measured): per axis ``a`` of
+    the codomain, the integer stride chain of the modes on ``a`` (in CuTe's order, ``_coord_modes``): from
+    ``want = 1``, a mode
+    ``s : v@a`` with ``v == want`` is taken (size ``s`` at its position ``p`` in L's domain) and ``want *= s``;
+    the axis's inverse is the taken modes coalesced (``1:0`` where none). R is the axes' inverses nested as
+    the coprofile (``(4,5):(1@1,1@0)`` gives ``(5,4):(4,1)``). Zero and negative strides are never on a chain.
+    Post-condition: ``L(R(c)) == c`` for every coordinate ``c`` of R's domain (``c = idx2crd(i, shape(R))``
+    for ``i < size(R)``, read as a point of the codomain)."""
+    cod, axes, _ = _coord_modes(layout, "right_inverse", negative=True)
+    parts = []
+    for modes in axes:
+        rs, rd = [], []
+        want = 1
+        for v, s, p in modes:
+            if v == want:
+                rs.append(s)
+                rd.append(p)
+                want *= s
+        parts.append(coalesce_flat_ints(rs, rd, False))
+    return Layout._make(*cod.assemble(parts))
+
+
+def _left_inverse_coord(layout):
+    """``left_inverse`` of a concrete coordinate layout.
+
+    Definition (CuTe IR's and NVlabs' reference; CuTe DSL agrees on every case measured): per axis ``a`` of
+    the codomain, CuTe's integer construction on the modes ``s_k : v_k@a`` of that axis sorted by value
+    (equal values in CuTe's order, ``_coord_modes``):
+    ``(v_0, v_1/v_0, ..., s_n) : (0, p_0, ..., p_n)`` coalesced (``1:0`` for an axis with no mode), ``p_k``
+    the position of mode k in L's domain; R is the axes' layouts nested as the coprofile
+    (``(2,3):(1@0,1@1)`` gives ``(2,3):(1,2)``; R reads a coordinate of the codomain).
+    Admissibility: each stride divides the next on its axis (CuTe's left inverse divisibility condition,
+    which DSL and NVlabs enforce too); concrete, non-negative strides.
+    Post-condition: ``L(R(L(i))) == L(i)`` for all ``i < size(L)``; ``R(L(i)) == i`` as well unless the
+    result carries a ``NOT_INJECTIVE`` note (a stride-0 mode of size > 1, or modes that overlap on an axis:
+    then CuTe's quasi-inverse, checked value by value as for integers).
+    """
+    cod, axes, zeros = _coord_modes(layout, "left_inverse")
+    for s, d in zeros:
+        _note_not_injective(False, None, f"a stride-0 mode {mode_text(s, d)}")
+    parts = []
+    overlap = False
+    for modes in axes:
+        if not modes:
+            parts.append((1, 0))
+            continue
+        rs, rd = [], []
+        if modes[0][0] != 1:
+            rs.append(modes[0][0])
+            rd.append(0)
+        for (v, s, p), (nv, _, _) in zip(modes, modes[1:]):
+            if nv % v:
+                raise NotAdmissibleError("left_inverse", f"each stride must divide the next larger one on its "
+                                         f"coordinate (CuTe's left inverse divisibility condition): {v} does not "
+                                         f"divide {nv}", mode_text(s, v))
+            if s > nv // v:
+                overlap = True
+                _note_not_injective(False, None, f"mode {s}:{v} overlaps the next on its coordinate")
+            rs.append(nv // v)
+            rd.append(p)
+        rs.append(modes[-1][1])
+        rd.append(modes[-1][2])
+        parts.append(coalesce_flat_ints(rs, rd, False))
+    result = Layout._make(*cod.assemble(parts))
+    if overlap:
+        n = size(layout)
+        if n > ENUMERATION_CAP:
+            raise UndecidedError(f"left_inverse of {layout}: its modes overlap, so CuTe's quasi-inverse {result} "
+                                 f"is checked by enumeration, and {n} > {ENUMERATION_CAP} elements")
+        for i in range(n):
+            y = layout(i)
+            if cod.coordinate(layout(result(cod.coordinate(y)))) != cod.coordinate(y):
+                raise NotAdmissibleError("left_inverse", f"the modes overlap and CuTe's construction {result} is "
+                                         f"not a quasi-inverse: L(R(L({i}))) != L({i})")
+    return result
+
+
 # --- swizzled layouts -------------------------------------------------------------------------------------
 
 def _swizzled_inverse(layout, op, plain):
@@ -387,8 +500,13 @@ def max_common_layout(a, b):
     the common layout of ``A'`` and the other, truncated to ``2^M`` elements (the bits a swizzle leaves
     alone). Valid for: plain integer-stride layouts; one concrete swizzled layout with offset 0 (two swizzled
     layouts: CuTe has no such overload, refused).
-    Post-condition: ``A(R(i)) == B(R(i)) == i`` for ``i < size(R)``.
+    Post-condition: ``A(R(i)) == B(R(i)) == i`` for ``i < size(R)``. Coordinate (E<i>) layouts are refused:
+    ``== i`` compares integer offsets, and their values are coordinates.
     """
+    for x in (a, b):
+        if is_coordinate(x.outer if hasattr(x, "outer") and type(x) is not Layout else x):
+            raise NotAdmissibleError("max_common_layout", "a common vector compares integer offsets, and this "
+                                     "layout has coordinate (E<i>) strides", str(x))
     if hasattr(a, "outer") or hasattr(b, "outer"):
         if hasattr(a, "outer") and hasattr(b, "outer"):
             raise NotAdmissibleError("max_common_layout", "both layouts swizzled (CuTe C++ has no such overload); "
