@@ -1,19 +1,25 @@
-"""TTGIR layout attributes -> linear layouts, as Triton's compiler computes them (docs/model.md section 12).
+"""TTGIR layout attributes -> linear layouts, as Triton 3.9's compiler computes them (docs/model.md section 12).
 
-Follows ``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp`` and ``lib/Tools/LayoutUtils.cpp`` of
-triton-lang/triton (the revision with ``NVMMASharedEncodingAttr`` and ``SwizzledSharedEncodingAttr``), step by
-step, with the operations of :class:`cuteverify.linear.LinearLayout` (Triton's ``operator*``,
-``transposeOuts``): a register layout has in dims ``register, lane, warp, block`` and a shared layout
-``offset, block``; out dims are ``dim0, dim1, ...`` (``dim0`` the tensor's first index).
+Follows Triton 3.9's ``toLinearLayout`` (``LinearLayoutConversions.cpp``, ``LayoutUtils.cpp``) step by step,
+with the operations of :class:`cuteverify.linear.LinearLayout` (Triton's ``operator*``, ``transposeOuts``): a
+register layout has in dims ``register, lane, warp, block`` and a shared layout ``offset, block``; out dims are
+``dim0, dim1, ...`` (``dim0`` the tensor's first index). The CTA split is the attribute's CGA layout (3.9's
+``CGALayout`` bases, or those ``makeCgaLayout`` derives from the older fields): the ``block`` in dim then has
+bases. What 3.9 changed from older revisions, and this module follows: a dot operand's CGA bases have K set to
+0 (CTAs never split K); ``blocked`` drops the registers that fall outside a tensor smaller than
+``sizePerThread`` (others broadcast them); ``swizzled_shared`` swizzles each CTA's share; ``nvmma_shared`` tiles
+one CTA's share by TMA boxes (each extent at most 256, the contiguous one the swizzle width), including the
+unswizzled and rank-3 forms.
 
 Admissible: tensor extents that are powers of two, a rank the attribute allows, and the per-attribute rules
-Triton asserts (an nvmma_shared tensor at least one 8-row swizzle atom, mma tiles of whole instruction
-shapes). Anything else is a :class:`TritonLayoutError` (an input error) naming the attribute and the rule,
-never an assertion. Multi-CTA fields (``CTAsPerCGA`` ...) are modelled as Triton does (``makeCgaLayout``):
-the ``block`` in dim then has bases.
+Triton asserts (an nvmma_shared box at least one 8-row swizzle atom, mma tiles of whole instruction shapes, a
+``linear`` attribute that is a permutation once its zero bases are removed). Anything else is a
+:class:`TritonLayoutError` (an input error) naming the attribute and the rule, never an assertion; so is the one
+form whose 3.9 answer is degenerate (a transposed unswizzled nvmma_shared of rank >= 3 maps more offsets than
+the tensor has elements).
 
-Post-condition (checked by the tests against Triton's own unit-test expectations): the bases are exactly
-Triton's, in Triton's order, out dims ``dim0..`` with sizes the tensor's extents.
+Post-condition (checked by tests/test_triton39_corpus.py against a corpus converted by Triton 3.9 itself): the
+bases are exactly Triton's, in Triton's order, out dims ``dim0..`` with sizes the tensor's extents.
 """
 from __future__ import annotations
 

@@ -115,6 +115,9 @@ def _tv_side(L, tile, shape, transpose: bool, what: str) -> _Side:
         raise TritonLayoutError(f"the other side must be a CuTe layout, an MMA atom / tiled MMA, a Triton attribute "
                                 f"or a linear layout, got {type(L).__name__}")
     tile = tuple(tile)
+    if len(shape) != 2 or len(tile) != 2:
+        raise TritonLayoutError(f"{what} indexes a 2-D tile (m + M*n); the Triton tensor is {_txt(shape)} (rank "
+                                f"{len(shape)}) and the tile {_txt(tile)}")
     want = (shape[1], shape[0]) if transpose else tuple(shape)
     if tile != want:
         hint = " (a tiled MMA covers the tensor when built with permutation_mnk = the tensor's M, N, K)" \
@@ -283,13 +286,19 @@ def prove_triton_equals(attr_or_text, shape, other, *, exact=False, operand=None
 
     Returns a Verdict: proved (the reason says whether the exact question holds too), refuted with a re-checked
     counterexample (kind ``disagree``: thread, lane, warp, register, Triton's element and the other's), or
-    unknown when a witness does not re-check. Input errors (a malformed attribute, shapes or thread counts that
-    differ, an inadmissible conversion) raise CuteVerifyError subclasses."""
+    unknown when a witness does not re-check. Two shared attributes over different CTA shares (offsets x
+    blocks) are refuted (kind ``mismatch``). Input errors raise CuteVerifyError subclasses: a malformed
+    attribute, shapes that differ, thread grids (lanes per warp, warps, CTAs) that differ, a multi-CTA
+    attribute against a CuTe TV layout (one CTA's), a CuTe TV layout against a tensor that is not 2-D, a CuTe
+    layout with free symbols (F2 ``^k`` and integer strides are concrete), an inadmissible conversion."""
     t0 = time.perf_counter()
     attr, shape, ll = triton_layout(attr_or_text, shape, aliases)
     if attr.shared:
         return _prove_shared(attr, shape, ll, other, aliases, t0)
     side = _other_side(other, attr, shape, operand, tile, transpose, aliases, params)
+    if hasattr(side, "layout") and _grid(ll)[2] > 1:
+        raise TritonLayoutError(f"{attr.text()} spreads the tensor over {_grid(ll)[2]} CTAs; {side.what} is one "
+                                "CTA's (compare one CTA's share, or another multi-CTA attribute)")
     if side.ll is None:
         return _prove_enumerated(attr, shape, ll, side, exact, t0)
     if getattr(side.ll, "in_dim_names", None) and "offset" in side.ll.in_dim_names:
