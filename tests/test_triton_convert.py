@@ -73,7 +73,8 @@ FACTS = [
      {R: [[0, 1], [1, 0], [0, 32], [16, 0], [32, 0], [64, 0], [128, 0], [256, 0]],
       L: [[0, 2], [0, 4], [0, 8], [2, 0], [4, 0]], W: [[0, 16], [8, 0]], K: [[0, 64], [512, 0]]}),
     ("Blocked4D", blocked([1, 1, 1, 4], [2, 1, 1, 16], [1, 2, 4, 1], [3, 0, 1, 2]), [2, 1, 1, 1],
-     {R: [[0, 0, 0, 0]] * 2, L: [[0, 0, 0, 0]] * 4 + [[1, 0, 0, 0]], W: [[0, 0, 0, 0]] * 3, K: []}),
+     # Triton 3.9 drops the two registers that only repeat the one element along dim3 (older unit test: [0]*2)
+     {R: [], L: [[0, 0, 0, 0]] * 4 + [[1, 0, 0, 0]], W: [[0, 0, 0, 0]] * 3, K: []}),
     ("BlockedDotOperandLhs", dot(blocked([2, 4], [8, 4], [2, 4], [1, 0]), 0, 0), [32, 16],
      {R: [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]], L: [[0, 0], [0, 0], [2, 0], [4, 0], [8, 0]],
       W: [[0, 0], [0, 0], [16, 0]], K: []}),
@@ -210,8 +211,9 @@ def test_linear_attribute_is_its_bases():
     (mma(2, [16, 16], [4, 1]), [64, 64], "instrShape"),
     (dot(mma(3, [16, 64, 16], [4, 1]), 1, 2), [64, 64], "shared memory"),
     (dot(mma(2, [16, 8], [4, 1]), 0, 3), [64, 64], "kWidth"),
-    (nvmma(128, False, 16), [8, 32], "swizzle atom"),
-    (nvmma(0, False, 16), [64, 64], "swizzlingByteWidth = 0"),
+    (nvmma(128, False, 16), [8, 32], "swizzle row"),
+    (nvmma(128, False, 16), [4, 64], "swizzle atom"),
+    (nvmma(0, True, 16), [4, 64, 64], "rank 3 or more"),  # Triton 3.9's answer has more offsets than elements
 ])
 def test_inadmissible_shapes_are_input_errors(text, shape, words):
     with pytest.raises(TritonLayoutError, match=words) as e:

@@ -225,12 +225,15 @@ def _assignment_text(values):
 
 
 def check_rule(rule: Rule, assumptions) -> Verdict:
-    """One rule's Verdict: its first refuted clause, else its first unknown clause, else proved. The method
+    """One rule's Verdict: refuted with the smallest violating assignment over all its clauses (a rule such as
+    "every stride below 2**40" has one clause per stride; any of them may break first), else its first
+    unknown clause, else proved. The method
     names the enumerations that decided clauses (``hardware rules (enumeration of n in {32,...})``)."""
     t0 = time.perf_counter()
     claim = f"{rule.name}: {rule.text}"
     unknown = None
     hows = []
+    best = None  # (values, note, how) of the smallest violating assignment over every clause
     for cond, explain in rule.clauses:
         status, values, reason = decide_clause(cond, assumptions)
         if reason.startswith("enumeration of ") and reason not in hows:
@@ -238,17 +241,27 @@ def check_rule(rule: Rule, assumptions) -> Verdict:
         if status == "refuted":
             names = {s.name for s in cond.symbols()} if not isinstance(cond, bool) else set()
             values = {k: v for k, v in values.items() if k in names} or values
-            asg = _assignment_text(values)
-            note = (f"{asg}: " if asg else "") + explain(values)
-            cex = RuleViolation("rule", assignment=values, note=note, detail={"rule": rule.name})
-            return Verdict("refuted", claim=claim, method=_method(hows[-1:]), counterexample=cex, reason=note,
-                           elapsed=time.perf_counter() - t0)
+            if best is None or _order_key(values, best[0]) < _order_key(best[0], values):
+                asg = _assignment_text(values)
+                best = (values, (f"{asg}: " if asg else "") + explain(values),
+                        reason if reason.startswith("enumeration of ") else None)
         if status == "unknown" and unknown is None:
             unknown = f"{cond}: {reason}"
+    if best is not None:
+        values, note, how = best
+        cex = RuleViolation("rule", assignment=values, note=note, detail={"rule": rule.name})
+        return Verdict("refuted", claim=claim, method=_method([how] if how else []), counterexample=cex,
+                       reason=note, elapsed=time.perf_counter() - t0)
     if unknown is not None:
         return Verdict("unknown", claim=claim, method=_method(hows), reason=unknown,
                        elapsed=time.perf_counter() - t0)
     return Verdict("proved", claim=claim, method=_method(hows), elapsed=time.perf_counter() - t0)
+
+
+def _order_key(values: dict, other: dict) -> tuple:
+    """Two clauses' witnesses compared in the order the clauses' own search uses (values of the sorted symbol
+    names, lexicographically); a symbol one witness leaves free counts as its smallest value, 0."""
+    return tuple(values.get(n, 0) for n in sorted(set(values) | set(other)))
 
 
 def _method(hows) -> str:
@@ -257,7 +270,8 @@ def _method(hows) -> str:
 
 def check_rules(rules, assumptions, claim: str, fields=None) -> RuleVerdict:
     """Every rule decided; the verdict is refuted if an enforced rule is, else unknown if one is, else
-    proved. The counterexample is the first refuted rule's."""
+    proved. The counterexample is the smallest violating assignment over the refuted rules (each rule's own
+    is the smallest over its clauses), the first rule's on a tie."""
     t0 = time.perf_counter()
     results = [check_rule(r, assumptions) for r in rules]
     enforced = [(r, v) for r, v in zip(rules, results) if r.enforced]
@@ -266,7 +280,13 @@ def check_rules(rules, assumptions, claim: str, fields=None) -> RuleVerdict:
     refuted = [v for _, v in enforced if v.refuted]
     unknown = [v for _, v in enforced if v.status == "unknown"]
     if refuted:
-        status, cex = "refuted", refuted[0].counterexample
+        # the smallest violating assignment over every broken rule (the first rule's on a tie)
+        cex = refuted[0].counterexample
+        for v in refuted[1:]:
+            a, b = v.counterexample.assignment or {}, cex.assignment or {}
+            if _order_key(a, b) < _order_key(b, a):
+                cex = v.counterexample
+        status = "refuted"
         # each broken rule's witness is on its own FAIL line and the first is the counterexample: the reason
         # names the rules, it does not repeat the witnesses
         reason = "broken: " + ", ".join(v.claim.split(":", 1)[0] for v in refuted)

@@ -214,10 +214,10 @@ class TmaDescriptor:
     def check(self):
         """Decide every rule for all assignments satisfying the assumptions (docs/model.md section 5.3).
 
-        Post-condition: ``proved`` when every enforced rule holds for all of them; ``refuted`` with the
-        first violated rule and a re-checked assignment (the smallest violating one, in the order of the
-        symbol names) as counterexample; ``unknown`` with the undecided rules. ``.rules`` has each rule's
-        Verdict."""
+        Post-condition: ``proved`` when every enforced rule holds for all of them; ``refuted`` with a
+        re-checked assignment as counterexample: the smallest violating one (in the order of the symbol names)
+        over every clause of every broken rule, each broken rule's own FAIL line the smallest over its clauses
+        (every stride, every dim); ``unknown`` with the undecided rules. ``.rules`` has each rule's Verdict."""
         claim = "cuTensorMapEncodeTiled accepts " + repr(self)
         return check_rules(self.rules(), self.assumptions, claim, fields=self.fields())
 

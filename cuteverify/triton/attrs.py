@@ -65,24 +65,52 @@ class UnsupportedAttribute(ParseError):
 
 @dataclass(frozen=True)
 class CtaLayout:
-    """How a tensor is split over the CTAs of a cluster (Triton's ``CTALayoutAttr``): ``CTAsPerCGA``,
-    ``CTASplitNum``, ``CTAOrder``. ``single`` when every count is 1 (one CTA holds the whole tensor)."""
+    """How a tensor is split over the CTAs of a cluster. Two spellings: Triton 3.9's ``CGALayout = [[...], ...]``
+    (``bases``: one tensor-index vector per bit of the block id, a zero vector where CTAs hold copies) and the
+    older ``CTAsPerCGA`` / ``CTASplitNum`` / ``CTAOrder`` (``bases`` None; :meth:`cga_bases` gives the bases
+    Triton's ``makeCgaLayout`` derives from them). ``single`` when there is one CTA (no block bits)."""
 
     ctas_per_cga: tuple
     cta_split_num: tuple
     cta_order: tuple
+    bases: tuple = None
 
     @classmethod
     def default(cls, rank: int) -> CtaLayout:
         return cls((1,) * rank, (1,) * rank, tuple(range(rank - 1, -1, -1)))
 
+    @classmethod
+    def from_bases(cls, bases, rank: int) -> CtaLayout:
+        """The 3.9 form: ``bases`` (tuples of ``rank`` ints each)."""
+        return cls(None, None, None, tuple(tuple(b) for b in bases)) if bases else cls.default(rank)
+
+    @property
+    def rank(self) -> int:
+        return len(self.bases[0]) if self.bases else len(self.cta_order)
+
     @property
     def single(self) -> bool:
-        return all(c == 1 for c in self.ctas_per_cga) and all(c == 1 for c in self.cta_split_num)
+        return not self.cga_bases()
+
+    def cga_bases(self) -> tuple:
+        """The block id's bases, bit 0 first (Triton's ``makeCgaLayout`` for the older fields: per dim of
+        ``CTAOrder``, ``CTASplitNum`` distinct pieces then ``CTAsPerCGA / CTASplitNum`` copies)."""
+        if self.bases is not None:
+            return self.bases
+        out = []
+        rank = len(self.cta_order)
+        for d in self.cta_order:
+            split, ctas = self.cta_split_num[d], self.ctas_per_cga[d]
+            for k in range(split.bit_length() - 1):
+                out.append(tuple((1 << k) if i == d else 0 for i in range(rank)))
+            out.extend([(0,) * rank] * ((ctas // split).bit_length() - 1))
+        return tuple(out)
 
     def fields(self) -> str:
         if self.single:
             return ""
+        if self.bases is not None:
+            return f", CGALayout = {_lst(self.bases)}"
         return (f", CTAsPerCGA = {_lst(self.ctas_per_cga)}, CTASplitNum = {_lst(self.cta_split_num)}, "
                 f"CTAOrder = {_lst(self.cta_order)}")
 
@@ -166,17 +194,19 @@ class NvmmaShared:
     element_bit_width: int
     fp4_padded: bool
     cta: CtaLayout
+    nd: int = 0  # the ``rank`` field (Triton 3.9 prints it when not 2); 0 when the text has none
     kind = "nvmma_shared"
     shared = True
 
     @property
     def rank(self) -> int:
-        return len(self.cta.cta_order) or 2
+        return self.nd or self.cta.rank or 2
 
     def text(self) -> str:
         fp4 = ", fp4Padded = true" if self.fp4_padded else ""
+        nd = f", rank = {self.nd}" if self.nd else ""
         return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.swizzling_byte_width}, transposed = "
-                f"{str(self.transposed).lower()}, elementBitWidth = {self.element_bit_width}{fp4}"
+                f"{str(self.transposed).lower()}, elementBitWidth = {self.element_bit_width}{fp4}{nd}"
                 f"{self.cta.fields()}}}>")
 
 
@@ -401,8 +431,17 @@ class AttrReader:
         return out
 
     def cta(self, fields, rank, close) -> CtaLayout:
-        got = [k for k in ("CTAsPerCGA", "CTASplitNum", "CTAOrder") if k in fields]
-        if not got:
+        old = [k for k in ("CTAsPerCGA", "CTASplitNum", "CTAOrder") if k in fields]
+        if "CGALayout" in fields:
+            if old:
+                self.error(fields[old[0]][1], "either CGALayout (Triton 3.9) or the CTAsPerCGA / CTASplitNum / "
+                                              f"CTAOrder fields, not both ({old[0]} is given with CGALayout)")
+            v = fields["CGALayout"][0]
+            if not isinstance(v.value, list):
+                self.error(v.pos, "a list of bases for CGALayout")
+            bases = tuple(self.ints(b, "a basis of CGALayout", rank, lo=0) for b in v.value)
+            return CtaLayout.from_bases(bases, rank)
+        if not old:
             return CtaLayout.default(rank)
         for k in ("CTAsPerCGA", "CTASplitNum", "CTAOrder"):
             self.need(fields, k, close)
@@ -415,7 +454,7 @@ class AttrReader:
         return c
 
     # -- the attributes --------------------------------------------------------------------------------------
-    _CTA = ("CTAsPerCGA", "CTASplitNum", "CTAOrder")
+    _CTA = ("CTAsPerCGA", "CTASplitNum", "CTAOrder", "CGALayout")
 
     def make_blocked(self, f, close):
         self.take(f, ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order") + self._CTA, close)
@@ -456,8 +495,17 @@ class AttrReader:
         tr = self.bool_of(f["transposed"][0], "transposed") if "transposed" in f else False
         eb = self.int_of(self.need(f, "elementBitWidth", close), "elementBitWidth", choices=(4, 8, 16, 32, 64))
         fp4 = self.bool_of(f["fp4Padded"][0], "fp4Padded") if "fp4Padded" in f else False
-        r = len(f["CTAOrder"][0].value) if "CTAOrder" in f and isinstance(f["CTAOrder"][0].value, list) else 2
-        return NvmmaShared(sw, tr, eb, fp4, self.cta(f, r, close))
+        nd = self.int_of(f["rank"][0], "rank", 1) if "rank" in f else 0
+        if "CTAOrder" in f and isinstance(f["CTAOrder"][0].value, list):
+            r = len(f["CTAOrder"][0].value)
+        elif "CGALayout" in f and isinstance(f["CGALayout"][0].value, list) and f["CGALayout"][0].value and \
+                isinstance(f["CGALayout"][0].value[0].value, list):
+            r = len(f["CGALayout"][0].value[0].value)
+        else:
+            r = nd or 2
+        if nd and r != nd:
+            self.error(f["rank"][1], f"rank = {nd} as many as the CTA fields' entries ({r})")
+        return NvmmaShared(sw, tr, eb, fp4, self.cta(f, r, close), nd)
 
     def make_swizzled_shared(self, f, close):
         self.take(f, ("vec", "perPhase", "maxPhase", "order") + self._CTA, close)

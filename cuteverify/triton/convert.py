@@ -1,19 +1,25 @@
-"""TTGIR layout attributes -> linear layouts, as Triton's compiler computes them (docs/model.md section 12).
+"""TTGIR layout attributes -> linear layouts, as Triton 3.9's compiler computes them (docs/model.md section 12).
 
-Follows ``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp`` and ``lib/Tools/LayoutUtils.cpp`` of
-triton-lang/triton (the revision with ``NVMMASharedEncodingAttr`` and ``SwizzledSharedEncodingAttr``), step by
-step, with the operations of :class:`cuteverify.linear.LinearLayout` (Triton's ``operator*``,
-``transposeOuts``): a register layout has in dims ``register, lane, warp, block`` and a shared layout
-``offset, block``; out dims are ``dim0, dim1, ...`` (``dim0`` the tensor's first index).
+Follows Triton 3.9's ``toLinearLayout`` (``LinearLayoutConversions.cpp``, ``LayoutUtils.cpp``) step by step,
+with the operations of :class:`cuteverify.linear.LinearLayout` (Triton's ``operator*``, ``transposeOuts``): a
+register layout has in dims ``register, lane, warp, block`` and a shared layout ``offset, block``; out dims are
+``dim0, dim1, ...`` (``dim0`` the tensor's first index). The CTA split is the attribute's CGA layout (3.9's
+``CGALayout`` bases, or those ``makeCgaLayout`` derives from the older fields): the ``block`` in dim then has
+bases. What 3.9 changed from older revisions, and this module follows: a dot operand's CGA bases have K set to
+0 (CTAs never split K); ``blocked`` drops the registers that fall outside a tensor smaller than
+``sizePerThread`` (others broadcast them); ``swizzled_shared`` swizzles each CTA's share; ``nvmma_shared`` tiles
+one CTA's share by TMA boxes (each extent at most 256, the contiguous one the swizzle width), including the
+unswizzled and rank-3 forms.
 
 Admissible: tensor extents that are powers of two, a rank the attribute allows, and the per-attribute rules
-Triton asserts (an nvmma_shared tensor at least one 8-row swizzle atom, mma tiles of whole instruction
-shapes). Anything else is a :class:`TritonLayoutError` (an input error) naming the attribute and the rule,
-never an assertion. Multi-CTA fields (``CTAsPerCGA`` ...) are modelled as Triton does (``makeCgaLayout``):
-the ``block`` in dim then has bases.
+Triton asserts (an nvmma_shared box at least one 8-row swizzle atom, mma tiles of whole instruction shapes, a
+``linear`` attribute that is a permutation once its zero bases are removed). Anything else is a
+:class:`TritonLayoutError` (an input error) naming the attribute and the rule, never an assertion; so is the one
+form whose 3.9 answer is degenerate (a transposed unswizzled nvmma_shared of rank >= 3 maps more offsets than
+the tensor has elements).
 
-Post-condition (checked by the tests against Triton's own unit-test expectations): the bases are exactly
-Triton's, in Triton's order, out dims ``dim0..`` with sizes the tensor's extents.
+Post-condition (checked by tests/test_triton39_corpus.py against a corpus converted by Triton 3.9 itself): the
+bases are exactly Triton's, in Triton's order, out dims ``dim0..`` with sizes the tensor's extents.
 """
 from __future__ import annotations
 
@@ -75,27 +81,21 @@ def _identity_nd(in_dim: str, shape, order) -> LinearLayout:
 
 
 def ensure_not_larger(lay: LinearLayout, shape: dict, broadcast_registers: bool = True) -> LinearLayout:
-    """Triton's ``ensureLayoutNotLargerThan``: for each out dim larger than ``shape[dim]``, set its largest
-    basis values to 0 (largest first, in dims in order on ties) until the dim fits: the dropped bits then
-    broadcast (several inputs hold the same element). Valid for layouts whose bases are 0 or powers of two in
-    each out dim (every distributed attribute's)."""
-    bases = {n: [list(b) for b in bs] for n, bs in lay.bases.items()}
-    outs = lay.out_dim_names
-    for j, o in enumerate(outs):
-        actual, want = lay.out_dim_size(o), shape[o]
-        if actual <= want:
-            continue
-        cands = [(b[j], k, n, i) for k, (n, bs) in enumerate(bases.items()) for i, b in enumerate(bs) if b[j]]
-        # largest value first; Triton's llvm::sort is not stable, ties (equal bases) keep dim and bit order
-        cands.sort(key=lambda c: (-c[0], c[1], c[3]))
-        for _, _, n, i in cands:
-            if actual <= want:
-                break
-            bases[n][i][j] = 0
-            actual >>= 1
-    if not broadcast_registers:
-        raise TritonLayoutError("ensure_not_larger: only the broadcasting form is modelled")
-    return _make(bases, outs)
+    """Triton's ``ensureLayoutNotLargerThan`` (3.9): each out dim's size becomes ``min(size, shape[dim])`` and
+    every basis value at or above it is set to 0 (those bits then broadcast: several inputs hold the same
+    element). With ``broadcast_registers=False`` a ``register`` basis that this turns into all zeros is dropped
+    instead (fewer registers, as Triton's ``combineCtaCgaWithShape`` does for a tensor smaller than the tile)."""
+    sizes = [min(s, shape[o]) for o, s in lay.out_dims]
+    out = []
+    for n, bs in lay.bases.items():
+        row = []
+        for b in bs:
+            nb = tuple(0 if v >= sz else v for v, sz in zip(b, sizes))
+            if not broadcast_registers and n == "register" and any(b) and not any(nb):
+                continue
+            row.append(nb)
+        out.append((n, row))
+    return LinearLayout(out, list(zip(lay.out_dim_names, sizes)))
 
 
 def ensure_not_smaller(lay: LinearLayout, shape: dict) -> LinearLayout:
@@ -111,31 +111,40 @@ def ensure_not_smaller(lay: LinearLayout, shape: dict) -> LinearLayout:
 
 
 def _cga(cta, rank: int) -> LinearLayout:
-    """Triton's ``makeCgaLayout``: block id -> tensor index (``CTASplitNum`` distinct pieces per dim, the rest
-    of ``CTAsPerCGA`` broadcast), dims in ``CTAOrder``."""
+    """The CGA layout: block id -> tensor index, from Triton 3.9's ``CGALayout`` bases (or the bases
+    ``makeCgaLayout`` derives from the older ``CTAsPerCGA`` fields); out dims ``dim0..`` in order, each sized
+    by its largest basis value."""
     names = dim_names(rank)
-    out = LinearLayout.empty()
-    for d in cta.cta_order:
-        split, ctas = cta.cta_split_num[d], cta.ctas_per_cga[d]
-        out = out * LinearLayout.identity_1d(split, "block", names[d]) * \
-            LinearLayout.zeros_1d(ctas // split, "block", names[d])
-    return out.transpose_outs(names)
+    bases = cta.cga_bases()
+    for b in bases:
+        if len(b) != rank:
+            raise TritonLayoutError(f"the CGA layout {[list(x) for x in bases]} has rank {len(b)}, the tensor {rank}")
+    return _make({"block": bases}, names)
 
 
-def _combine(cta_lay: LinearLayout, cta, shape) -> LinearLayout:
+def _shape_per_cta(cta, shape) -> list:
+    """Triton's ``getShapePerCTA``: each extent divided by the CTAs that split it (at least 1)."""
+    cga = _cga(cta, len(shape))
+    return [max(1, s // cga.out_dim_size(d)) for s, d in zip(shape, dim_names(len(shape)))]
+
+
+def _combine(cta_lay: LinearLayout, cta, shape, broadcast_registers: bool = True) -> LinearLayout:
     """Triton's ``combineCtaCgaWithShape``: fit the block layout and then the CTA layout to the tensor shape
-    (repeat along the first in dim when smaller, broadcast when larger) and join them."""
+    (repeat along the first in dim when smaller; when larger, broadcast, or with ``broadcast_registers=False``
+    drop the register bits that fall outside, as Triton 3.9 does for ``blocked``) and join them."""
     rank = len(shape)
     names = dim_names(rank)
     labeled = dict(zip(names, shape))
     cga = ensure_not_larger(_cga(cta, rank), labeled).transpose_outs(cta_lay.out_dim_names)
     cta_shape = {d: max(1, labeled[d] // cga.out_dim_size(d)) for d in cta_lay.out_dim_names}
     cta_lay = ensure_not_smaller(cta_lay, cta_shape)
-    cta_lay = ensure_not_larger(cta_lay, cta_shape)
+    cta_lay = ensure_not_larger(cta_lay, cta_shape, broadcast_registers)
     out = (cta_lay * cga).transpose_outs(names)
     for d in names:
-        if out.out_dim_size(d) != labeled[d]:  # Triton asserts this; a failure is a bug here, not user input
-            raise AssertionError(f"combineCtaCgaWithShape: {d} has size {out.out_dim_size(d)}, not {labeled[d]}")
+        if out.out_dim_size(d) != labeled[d]:
+            raise TritonLayoutError(f"the CGA layout {[list(b) for b in cta.cga_bases()]} does not fit the tensor "
+                                    f"{'x'.join(map(str, shape))}: {d} has size {out.out_dim_size(d)}, not "
+                                    f"{labeled[d]}")
     return out
 
 
@@ -161,7 +170,8 @@ def _bad(attr, why: str):
 def _blocked(a: Blocked, shape) -> LinearLayout:
     cta = _identity_nd("register", a.size_per_thread, a.order) * \
         _identity_nd("lane", a.threads_per_warp, a.order) * _identity_nd("warp", a.warps_per_cta, a.order)
-    return _combine(cta, a.cta, shape)
+    # Triton 3.9 keeps no register that only repeats an element of a tensor smaller than sizePerThread
+    return _combine(cta, a.cta, shape, broadcast_registers=False)
 
 
 def _mma_tile(tile, k_width: int, order, rep_order) -> LinearLayout:
@@ -238,7 +248,7 @@ def _nvidia_dot(a: DotOperand, shape) -> LinearLayout:
     k_dim = rank - 1 if is_a else rank - 2
     warps = _broadcast_dot(mma.warps_per_cta, _matrix_order(rank, mma.version_major != 3), k_dim, "warp")
     cta = cta * warps.transpose_outs(cta.out_dim_names)
-    return _combine(cta, mma.cta, shape)
+    return _combine(cta, _dot_cga(mma.cta, k_dim, rank), shape)
 
 
 def _fma_dot(a: DotOperand, shape) -> LinearLayout:
@@ -253,7 +263,14 @@ def _fma_dot(a: DotOperand, shape) -> LinearLayout:
     regs = _identity_nd("register", size, b.order).transpose_outs(rep)
     lanes = _broadcast_dot(b.threads_per_warp, b.order, k_dim, "lane").transpose_outs(rep)
     warps = _broadcast_dot(b.warps_per_cta, b.order, k_dim, "warp").transpose_outs(rep)
-    return _combine(regs * lanes * warps, b.cta, shape)
+    return _combine(regs * lanes * warps, _dot_cga(b.cta, k_dim, rank), shape)
+
+
+def _dot_cga(cta, k_dim: int, rank: int) -> CtaLayout:
+    """Triton's ``getCGALayout`` of a dot operand: the parent's CGA bases with the K entry set to 0 (CTAs never
+    split K: each CTA holding a slice of M (or N) needs the whole K extent)."""
+    bases = tuple(tuple(0 if i == k_dim else v for i, v in enumerate(b)) for b in cta.cga_bases())
+    return CtaLayout.from_bases(bases, rank)
 
 
 def _dot(a: DotOperand, shape) -> LinearLayout:
@@ -275,6 +292,15 @@ def _linear(a: LinearAttr, shape) -> LinearLayout:
                 if v >= s:
                     _bad(a, f"a basis of {n} ({list(b)}) has {d} = {v}, outside the tensor's extent {s}")
     lay = LinearLayout(list(a.bases), list(zip(names, shape)))
+    seen = set()
+    for n, bs in a.bases:
+        for b in bs:
+            if not any(b):
+                continue
+            if sum(1 for v in b if v) != 1 or not _pow2(max(b)) or b in seen:
+                _bad(a, f"the basis {list(b)} of {n}: Triton 3.9 requires a permutation matrix once the zero "
+                        "(broadcast) bases are removed (each basis one power of two in one dim, no two equal)")
+            seen.add(b)
     if not lay.is_surjective():
         _bad(a, f"the bases do not reach every element of a {'x'.join(map(str, shape))} tensor (Triton "
                 "requires a surjective layout)")
@@ -284,48 +310,110 @@ def _linear(a: LinearAttr, shape) -> LinearLayout:
 # ------------------------------------------------------------------------------------------ shared
 
 def _swizzled(a: SwizzledShared, shape) -> LinearLayout:
+    """Triton's ``swizzledSharedToLinearLayout``: each CTA's share (``getShapePerCTA``) is swizzled, its rows
+    (``order[1]``) XOR-ing ``vec * ((row / perPhase) % maxPhase)`` into the columns (``order[0]``)."""
     rank = len(shape)
     names = dim_names(rank)
+    per_cta = _shape_per_cta(a.cta, shape)
     if rank == 1:
-        return _combine(LinearLayout.identity_1d(shape[0], "offset", "dim0"), a.cta, shape)
+        return _combine(LinearLayout.identity_1d(per_cta[0], "offset", "dim0"), a.cta, shape)
     col, row = a.order[0], a.order[1]
-    ncols, nrows = shape[col], shape[row]
+    ncols, nrows = per_cta[col], per_cta[row]
     bases = [(0, 1 << i) for i in range(_log2(ncols))]
     for i in range(_log2(nrows)):
         r = 1 << i
         bases.append((r, (a.vec * ((r // a.per_phase) % a.max_phase)) % ncols))
     cta = _make({"offset": bases}, [names[row], names[col]])
     for d in a.order[2:]:
-        cta = cta * LinearLayout.identity_1d(shape[d], "offset", names[d])
+        cta = cta * LinearLayout.identity_1d(per_cta[d], "offset", names[d])
     return _combine(cta, a.cta, shape)
 
 
 def _cta_of(a: NvmmaShared, rank: int):
-    # the attribute does not carry a rank: a single-CTA one fits any tensor
+    # a single-CTA attribute without a rank field (older Triton's text) fits a tensor of any rank
     return CtaLayout.default(rank) if a.cta.single else a.cta
 
 
-_PHASES = {32: (4, 2), 64: (2, 4), 128: (1, 8)}
+_PHASES = {0: (1, 1), 32: (4, 2), 64: (2, 4), 128: (1, 8)}
+TMA_BOX_MAX = 256  # Triton's getTMABlockShape: no TMA box extent above 256
+
+
+def _tma_block(a: NvmmaShared, per_cta) -> list:
+    """Triton's ``getTMABlockShape(..., packedSize=true)``: the TMA box of one CTA's share: every extent at most
+    256, the contiguous one exactly the swizzle width (in elements; halved again for fp4Padded)."""
+    block = list(per_cta)
+    contig = 0 if a.transposed else len(block) - 1
+    if a.fp4_padded:
+        block[contig] *= 2
+    block = [min(x, TMA_BOX_MAX) for x in block]
+    if a.swizzling_byte_width:
+        width = 8 * a.swizzling_byte_width // a.element_bit_width
+        if block[contig] < width:
+            _bad(a, f"the contiguous dim {contig} of a CTA's share is {block[contig]} elements, less than one "
+                    f"{a.swizzling_byte_width}-byte swizzle row ({width} elements)")
+        block[contig] = width
+    if a.fp4_padded:
+        block[contig] //= 2
+    return block
+
+
+def _reshape_row_major(bases, src, dst):
+    """Bases over out dims of sizes ``src`` re-read over ``dst`` (both row-major: the last dim fastest), as
+    Triton's ``reshapeLayout``."""
+    def flat(v):
+        f = 0
+        for x, n in zip(v, src):
+            f = f * n + x
+        return f
+
+    def unflat(f):
+        out = []
+        for n in reversed(dst):
+            out.append(f % n)
+            f //= n
+        return tuple(reversed(out))
+    return [unflat(flat(b)) for b in bases]
 
 
 def _nvmma_shared(a: NvmmaShared, shape) -> LinearLayout:
+    """Triton 3.9's ``nvmmaSharedToLinearLayout``: the 8-row swizzle atom (``getCoreMatrixLinearLayout``) is
+    repeated over the TMA box of one CTA's share, rows first, then reshaped to the box (transposed: the first
+    dim contiguous), then repeated over the rest of the share dim by dim (dim0 first), then over the CTAs.
+    Unswizzled (``swizzlingByteWidth = 0``): the box in row-major order, the contiguous dim fastest."""
     rank = len(shape)
-    if rank == 1:
-        return _combine(LinearLayout.identity_1d(shape[0], "offset", "dim0"), _cta_of(a, 1), shape)
-    if rank != 2:
-        _bad(a, "nvmma_shared is modelled for rank-1 and rank-2 tensors")
-    if a.swizzling_byte_width not in _PHASES:
-        _bad(a, "swizzlingByteWidth = 0 is not modelled (this Triton revision's conversion has no rule for "
-                "an unswizzled nvmma layout; later revisions tile it by TMA boxes)")
+    if a.nd and a.nd != rank:
+        _bad(a, f"the attribute has rank {a.nd}, the tensor {'x'.join(map(str, shape))} rank {rank}")
+    if a.fp4_padded and (a.swizzling_byte_width != 128 or a.element_bit_width != 8):
+        _bad(a, "fp4Padded needs swizzlingByteWidth = 128 and elementBitWidth = 8")
+    cta = _cta_of(a, rank)
+    names = dim_names(rank)
+    per_cta = _shape_per_cta(cta, shape)
+    block = _tma_block(a, per_cta)
+    if a.swizzling_byte_width == 0:
+        if a.transposed and rank > 2:
+            _bad(a, "a transposed unswizzled nvmma_shared layout of rank 3 or more is not modelled (Triton 3.9 "
+                    "maps more offsets than the tensor has elements there)")
+        # the box with the contiguous dim fastest (transposed: dim0), then the share's rest, last dim first
+        lay = LinearLayout.empty()
+        for d in ([0, 1] if a.transposed else range(rank - 1, -1, -1)):
+            lay = lay * LinearLayout.identity_1d(block[d], "offset", names[d])
+        lay = ensure_not_smaller(lay.transpose_outs(names[::-1]), dict(zip(names, per_cta)))
+        return _combine(lay.transpose_outs(names), cta, shape)
+    if rank < 2:
+        _bad(a, "a swizzled nvmma_shared layout needs a tensor of rank 2 or more")
+    rows, cols = 1, block[-1]
+    for x in block[:-1]:
+        rows *= x
+    if a.transposed:
+        rows, cols = cols, rows
     eb, width = a.element_bit_width, a.swizzling_byte_width
     per_phase, max_phase = _PHASES[width]
     vec = 128 // eb
-    col, row = (0, 1) if a.transposed else (1, 0)
     tile_rows, tile_cols = 8, 8 * width // eb
     packing = 2 if a.fp4_padded else 1
-    if shape[col] * packing < tile_cols or shape[row] < tile_rows:
-        _bad(a, f"the tensor must be at least one swizzle atom of {tile_rows} x {tile_cols // packing} "
-                f"elements (rows x contiguous), got {shape[row]} x {shape[col]}")
+    if cols * packing < tile_cols or rows < tile_rows:
+        _bad(a, f"a CTA's TMA box must hold one swizzle atom of {tile_rows} x {tile_cols // packing} elements "
+                f"(rows x contiguous), got {rows} x {cols}")
 
     def packed(c):
         return c // 16 * 8 + c % 8 if a.fp4_padded else c
@@ -334,9 +422,24 @@ def _nvmma_shared(a: NvmmaShared, shape) -> LinearLayout:
     for i in range(_log2(tile_rows)):
         r = 1 << i
         bases.append((r, packed(vec * ((r // per_phase) % max_phase))))
-    names = dim_names(rank)
-    cta = _make({"offset": bases}, [names[row], names[col]])
-    return _combine(cta, _cta_of(a, rank), shape)
+    tile = ensure_not_smaller(_make({"offset": bases}, ["dim0", "dim1"]), {"dim0": rows, "dim1": cols})
+    box = block[1:] + block[:1] if a.transposed else block
+    flat = [b for b in tile.bases["offset"]]
+    if tile.total_out_size() != _prod(box):
+        _bad(a, f"the swizzle atoms do not tile the TMA box {'x'.join(map(str, block))}")
+    moved = _reshape_row_major(flat, [tile.out_dim_size("dim0"), tile.out_dim_size("dim1")], box)
+    if a.transposed:  # the last dim of the reshaped box is the tensor's first
+        moved = [(b[-1],) + tuple(b[:-1]) for b in moved]
+    lay = LinearLayout({"offset": moved}, list(zip(names, block)))
+    lay = ensure_not_smaller(lay, dict(zip(names, per_cta)))
+    return _combine(lay, cta, shape)
+
+
+def _prod(xs) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
 
 
 _CONVERT = {"blocked": _blocked, "nvidia_mma": _nvidia_mma, "dot_op": _dot, "linear": _linear,
@@ -361,14 +464,18 @@ def to_linear(attr, shape) -> LinearLayout:
     if kind != "nvmma_shared" and kind != "linear" and rank != len(shape):
         raise TritonLayoutError(f"{attr.text()} has rank {rank}, the tensor "
                                 f"{'x'.join(map(str, shape))} rank {len(shape)}")
-    if kind == "nvmma_shared" and not attr.cta.single and len(attr.cta.cta_order) != len(shape):
-        raise TritonLayoutError(f"{attr.text()}: the CTA fields have rank {len(attr.cta.cta_order)}, the "
+    if kind == "nvmma_shared" and not attr.cta.single and attr.cta.rank != len(shape):
+        raise TritonLayoutError(f"{attr.text()}: the CTA fields have rank {attr.cta.rank}, the "
                                 f"tensor {len(shape)}")
     cta = getattr(attr, "cta", None) or getattr(getattr(attr, "parent", None), "cta", None)
     if cta is not None:
-        for f in (cta.ctas_per_cga, cta.cta_split_num):
-            if any(not _pow2(x) for x in f):
-                raise TritonLayoutError(f"{attr.text()}: CTAsPerCGA and CTASplitNum entries must be powers of two")
+        if cta.bases is None:
+            for f in (cta.ctas_per_cga, cta.cta_split_num):
+                if any(not _pow2(x) for x in f):
+                    raise TritonLayoutError(f"{attr.text()}: CTAsPerCGA and CTASplitNum entries must be powers "
+                                            "of two")
+        elif any(v and not _pow2(v) for b in cta.bases for v in b):
+            raise TritonLayoutError(f"{attr.text()}: every CGALayout entry must be 0 or a power of two")
     for name in ("size_per_thread", "threads_per_warp", "warps_per_cta"):
         vals = getattr(attr, name, ())
         if any(not _pow2(x) for x in vals):

@@ -75,10 +75,17 @@ def _linear_side(ll: LinearLayout, what: str) -> _Side:
 
 def _as_cute(other):
     lay = parse(other, source="CuTe layout") if isinstance(other, str) else other
-    if isinstance(lay, (Layout, ComposedLayout)) and not lay.is_concrete:
+    # F2 (^k) and E<i> strides are concrete values; only a free symbol (N, K ...) needs a substitution
+    if isinstance(lay, (Layout, ComposedLayout)) and not lay.is_concrete and lay.free_symbols():
         raise TritonLayoutError(f"the CuTe layout {lay} has symbols: a Triton layout is concrete, substitute values "
                                 "first (Layout.subs)")
     return lay
+
+
+def _at(L, coord) -> int:
+    """A CuTe layout's value at ``coord`` as an int (an F2 stride's ``^k`` value read as the number k)."""
+    v = L(coord)
+    return v if type(v) is int else int(v)
 
 
 def _operand_layout(other, operand):
@@ -108,6 +115,9 @@ def _tv_side(L, tile, shape, transpose: bool, what: str) -> _Side:
         raise TritonLayoutError(f"the other side must be a CuTe layout, an MMA atom / tiled MMA, a Triton attribute "
                                 f"or a linear layout, got {type(L).__name__}")
     tile = tuple(tile)
+    if len(shape) != 2 or len(tile) != 2:
+        raise TritonLayoutError(f"{what} indexes a 2-D tile (m + M*n); the Triton tensor is {_txt(shape)} (rank "
+                                f"{len(shape)}) and the tile {_txt(tile)}")
     want = (shape[1], shape[0]) if transpose else tuple(shape)
     if tile != want:
         hint = " (a tiled MMA covers the tensor when built with permutation_mnk = the tensor's M, N, K)" \
@@ -131,7 +141,7 @@ def _tv_side(L, tile, shape, transpose: bool, what: str) -> _Side:
         if inp.get("block", 0):
             return (0, 0)  # a CuTe TV layout has no block: a block bit is Triton's alone
         t = inp.get("lane", 0) + lanes * inp.get("warp", 0)
-        i = L((t, inp.get("register", 0)))
+        i = _at(L, (t, inp.get("register", 0)))
         m, n = i % M, i // M
         return (n, m) if transpose else (m, n)
     side = _Side(ll, what, element, V)
@@ -162,21 +172,23 @@ def _other_side(other, attr, shape, operand, tile, transpose, aliases, params=No
     return _tv_side(L, tile, shape, tr, f"the CuTe TV layout {L}")
 
 
+def _grid(lay: LinearLayout) -> tuple:
+    """``(lanes, warps, blocks)`` of a register layout (1 for a dim it does not have)."""
+    return tuple(lay.in_dim_size(d) if lay.has_in_dim(d) else 1 for d in THREAD_DIMS)
+
+
 def _check_threads(ll: LinearLayout, side: _Side, what: str):
-    def count(lay):
-        n = 1
-        for d in THREAD_DIMS:
-            if lay.has_in_dim(d):
-                n *= lay.in_dim_size(d)
-        return n
-    a, b = count(ll), count(side.ll)
-    if a != b:
-        raise TritonLayoutError(f"thread counts differ: {what} has {a} threads, {side.what} {b}")
-    for d in ("lane",):
-        sa = ll.in_dim_size(d) if ll.has_in_dim(d) else 1
-        sb = side.ll.in_dim_size(d) if side.ll.has_in_dim(d) else 1
-        if sa != sb:
-            raise TritonLayoutError(f"warp sizes differ: {what} has {sa} lanes per warp, {side.what} {sb}")
+    """Both sides must run on the same grid: lanes per warp, warps per CTA and CTAs each equal (a layout over
+    4 warps and one over 2 warps in 2 CTAs have the same thread count but no common thread index)."""
+    (la, wa, ba), (lb, wb, bb) = _grid(ll), _grid(side.ll)
+    if la * wa * ba != lb * wb * bb:
+        raise TritonLayoutError(f"thread counts differ: {what} has {la * wa * ba} threads, {side.what} "
+                                f"{lb * wb * bb}")
+    if la != lb:
+        raise TritonLayoutError(f"warp sizes differ: {what} has {la} lanes per warp, {side.what} {lb}")
+    if (wa, ba) != (wb, bb):
+        raise TritonLayoutError(f"thread grids differ: {what} has {wa} warps x {ba} CTAs, {side.what} {wb} warps "
+                                f"x {bb} CTAs")
     sa = [s for n, s in ll.out_dims]
     sb = [s for n, s in side.ll.out_dims]
     if sa != sb:
@@ -274,13 +286,19 @@ def prove_triton_equals(attr_or_text, shape, other, *, exact=False, operand=None
 
     Returns a Verdict: proved (the reason says whether the exact question holds too), refuted with a re-checked
     counterexample (kind ``disagree``: thread, lane, warp, register, Triton's element and the other's), or
-    unknown when a witness does not re-check. Input errors (a malformed attribute, shapes or thread counts that
-    differ, an inadmissible conversion) raise CuteVerifyError subclasses."""
+    unknown when a witness does not re-check. Two shared attributes over different CTA shares (offsets x
+    blocks) are refuted (kind ``mismatch``). Input errors raise CuteVerifyError subclasses: a malformed
+    attribute, shapes that differ, thread grids (lanes per warp, warps, CTAs) that differ, a multi-CTA
+    attribute against a CuTe TV layout (one CTA's), a CuTe TV layout against a tensor that is not 2-D, a CuTe
+    layout with free symbols (F2 ``^k`` and integer strides are concrete), an inadmissible conversion."""
     t0 = time.perf_counter()
     attr, shape, ll = triton_layout(attr_or_text, shape, aliases)
     if attr.shared:
         return _prove_shared(attr, shape, ll, other, aliases, t0)
     side = _other_side(other, attr, shape, operand, tile, transpose, aliases, params)
+    if hasattr(side, "layout") and _grid(ll)[2] > 1:
+        raise TritonLayoutError(f"{attr.text()} spreads the tensor over {_grid(ll)[2]} CTAs; {side.what} is one "
+                                "CTA's (compare one CTA's share, or another multi-CTA attribute)")
     if side.ll is None:
         return _prove_enumerated(attr, shape, ll, side, exact, t0)
     if getattr(side.ll, "in_dim_names", None) and "offset" in side.ll.in_dim_names:
@@ -344,7 +362,7 @@ def _prove_enumerated(attr, shape, ll, side, exact, t0) -> Verdict:
     M, N = side.tile
     for t in range(side.threads):
         for v in range(side.registers):
-            i = side.layout((t, v))
+            i = _at(side.layout, (t, v))
             if not 0 <= i < M * N:
                 raise TritonLayoutError(f"{side.what} maps thread {t} value {v} to index {i}, outside its "
                                         f"{M}x{N} tile")
@@ -401,6 +419,13 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
         return lay.in_dim_size("block") if lay.has_in_dim("block") else 1
     if S is None and (blocks(ll) > 1 or blocks(theirs) > 1):
         # several CTAs: the block bits are part of the function, compared with the offsets
+        def sizes(lay):
+            return {d: (lay.in_dim_size(d) if lay.has_in_dim(d) else 1) for d in ("offset", "block")}
+        if sizes(ll) != sizes(theirs) or ll.out_dims != theirs.out_dims:
+            why = (f"the CTA shares differ: Triton's layout has {sizes(ll)['block']} CTAs of "
+                   f"{sizes(ll)['offset']} offsets, {what} {sizes(theirs)['block']} CTAs of "
+                   f"{sizes(theirs)['offset']} offsets")
+            return done("refuted", counterexample=Counterexample("mismatch", note=why), reason=why)
         c = equal_function(ll, theirs)
         if c:
             return done("proved", reason="every (block, offset) holds the same element")
@@ -425,14 +450,14 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
     b = other_ll.apply({"offset": o})
     if S is not None:  # re-check on the CuTe layout itself: it stores b at o and a elsewhere
         try:
-            ok = S(tuple(b)) == o and S(tuple(a)) != o
+            ok = _at(S, tuple(b)) == o and _at(S, tuple(a)) != o
         except CuteVerifyError:
             ok = False
     else:
         ok = a != b
     if not ok:
         return done("unknown", reason=f"internal: the witness {c.witness} does not re-check")
-    where = f" (CuTe stores {a} at offset {S(tuple(a))})" if S is not None else ""
+    where = f" (CuTe stores {a} at offset {_at(S, tuple(a))})" if S is not None else ""
     note = f"offset {o}: Triton's layout stores element {a} there, {what} stores {b}{where}"
     return done("refuted", counterexample=Counterexample("disagree", coords=(o,), values=(a, b), note=note,
                                                           detail={"offset": o, "triton": a, "other": b}))
@@ -454,10 +479,10 @@ def _shared_enumerated(attr, shape, ll, S, what, why, t0) -> Verdict:
     where = {}
     for o in range(total):
         e = mine.apply({"offset": o})
-        where.setdefault(S(e), e)
+        where.setdefault(_at(S, e), e)
     for o in range(total):
         e = mine.apply({"offset": o})
-        got = S(e)
+        got = _at(S, e)
         if got != o:
             b = where.get(o)
             note = (f"offset {o}: Triton's layout stores element {e} there, {what} stores it at offset {got}" +
