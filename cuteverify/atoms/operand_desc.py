@@ -139,6 +139,9 @@ def _smem_form(tm, operand, smem, name, form=None):
     ``tile_to_mma_shape`` of ``partition_shape_A``). ``form`` (``"tile"`` / ``"mma"``) fixes the reading; by
     default a shape that fits exactly one is read so, and one that fits both or neither is refused, naming the
     shape (its nested modes as written) and what each reading needs."""
+    if form not in (None, "tile", "mma"):
+        raise NotAdmissibleError("operand", f"form is 'tile' (partition_A/B's input) or 'mma' (make_fragment_A/B's "
+                                 f"MMA-partitioned input), got {form!r}")
     _, _, outer = _parts(smem)
     if getattr(outer, "int_leaves", None) is None:
         raise NotAdmissibleError("operand", f"smem {name} = {smem}: a descriptor reads a concrete smem layout "
@@ -159,8 +162,9 @@ def _smem_form(tm, operand, smem, name, form=None):
                 f"[,stages]) as partition_shape_{operand} / tile_to_mma_shape build it, its first mode the "
                 f"atom's ({mn},K) block {_fmt(block)}")
     if as_tile and as_mma:
-        raise NotAdmissibleError("operand", f"{has}: it reads both ways, and the two read different blocks: "
-                                 f"{tile_rule}; {mma_rule}. Regroup its modes so that it reads one way")
+        raise NotAdmissibleError("operand", f"{has}: it fits both readings, whose blocks differ: {tile_rule}; "
+                                 f"{mma_rule}. Which one holds depends on whether the kernel partitions it or hands "
+                                 "it to make_fragment as is (form= 'tile' / 'mma')")
     if as_mma:
         return "mma", None
     if as_tile:
