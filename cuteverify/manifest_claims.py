@@ -454,7 +454,8 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
         return _tma(r, args)
     if kind == "operand":
         return prove_operand(r.value(args["tiled_mma"]), args["operand"], lay(args["smem"]), args.get("dtype"),
-                             major=args.get("major"), name=args["smem"], mma_name=args["tiled_mma"])
+                             major=args.get("major"), name=args["smem"], mma_name=args["tiled_mma"],
+                             form=args.get("form"))
     if kind == "smem_optimal":
         return prove_smem_optimal(lay(args["smem"]), args["tile"], args["dtype"],
                                   [_access_item(r.env, x) for x in args["writes"]],
@@ -601,6 +602,7 @@ def implicit_claims(layouts: dict, env: dict, stated=frozenset()) -> list:
                 or declared_major(tm, op) is None:
             continue
         seen.add((mma, op, smem))
-        out.append((entry, {"tiled_mma": mma, "operand": op, "smem": smem, "implicit": entry},
+        # the kernel partitions S: read as an (MN, K[, stages]) tile, never as an MMA-partitioned one
+        out.append((entry, {"tiled_mma": mma, "operand": op, "smem": smem, "implicit": entry, "form": "tile"},
                     f"implicit ({entry}): {smem} is read through {mma}'s operand {op} descriptors"))
     return out

@@ -11,10 +11,9 @@ their printed ``shape:stride`` (the DSL's) and their shape and stride (cuteverif
 shares no code with the library. Swizzles: cuteverify's act on element offsets; the DSL's GMMA / UMMA atoms
 carry the byte swizzle its smem pointers apply, so those are evaluated on byte offsets (``S(2 x) / 2`` for 16-bit
 types); FlashAttention-4's SM80 atom is an element swizzle in the DSL too. Every entry of a manifest must have its
-DSL counterpart (a new entry without one fails the test). The Blackwell manifest's entries that are not kernel
-objects are built in the DSL from the same definitions: the pair tiles (both CTAs' buffers, CTA c's at
-c * cosize) and make_tmem_copy's (thread, value) -> TMEM address layout (copy_traits_sm100.hpp's ValID); every
-partition, tiler and TV layout derived from them is the DSL's own (``partition_A/B``, ``make_tmem_copy``).
+DSL counterpart (a new entry without one fails the test). The Blackwell manifest's one entry that is not a kernel
+object is built in the DSL from the same definition: make_tmem_copy's (thread, value) -> TMEM address layout
+(copy_traits_sm100.hpp's ValID); every tiler and TV layout derived from it is the DSL's own (``make_tmem_copy``).
 No manifest claim relates a TMEM layout to the hardware; a test here checks the Blackwell accumulator and its
 tcgen05.ld against the TMEM data-path model.
 
@@ -160,17 +159,6 @@ def blackwell_gemm_2cta_sm100():
                sB0=cute.slice_(sB, (None, None, None, 0)), sC0=cute.slice_(sC, (None, None, 0)),
                sAtom=tcgen05.make_smem_layout_atom(sm100.get_smem_layout_atom_ab(K, f16, (256, 64)), f16),
                sAtomC=tcgen05.make_smem_layout_atom(sm100.get_smem_layout_atom_epi(ROW, f16, epi_tile), f16))
-    # the pair tiles (the manifest's view of both CTAs' buffers: CTA c's at c * cosize) and each CTA's
-    # partition of them; the offset of CTA v's partition is the pair layout at its first coordinate
-    sptr = cute.make_ptr(f16, 0, cute.AddressSpace.smem, assumed_align=1024)
-    for op, s, mn in (("A", sA, 128), ("B", sB, 64)):
-        pair = cute.make_layout(((mn, 2), 64, ab_stage), stride=((64, cute.cosize(s.outer)), 1, mn * 64))
-        lay["s" + op + "_pair"] = [f"{s.inner} o 0 o {pair}", 2]
-        ident = cute.make_identity_tensor((2 * mn, 64, ab_stage))
-        for v in (0, 1):
-            part = getattr(mma.get_slice(v), "partition_" + op)
-            off = cute.crd2idx(part(ident)[0], pair)
-            lay[f"tCs{op}{v}"] = [f"{s.inner} o {off} o {part(cute.make_tensor(sptr, pair)).layout}", 2]
     acc = mma.make_fragment_C(mma.partition_shape_C(mma_tiler[:2]))
     tAcc = cute.make_tensor(cute.make_ptr(f32, 0, cute.AddressSpace.tmem), acc.layout)
     tAcc_epi = cute.flat_divide(tAcc[((None, None), 0, 0)], epi_tile)

@@ -5,7 +5,9 @@ What the kernel does (CUTLASS ``mma_traits_sm90_gmma.hpp`` / ``mma_traits_sm100.
 thr_mma.partition_A(sA)`` is ``(MMA, MMA_M, MMA_K, ...)``, its atom mode ``MMA`` the ``(MN, K)`` block one
 instruction reads; ``thr_mma.make_fragment_A(tCsA)`` builds ``make_gmma_desc<Major>(tensor<0>(tCsA))``
 (``make_umma_desc``) with the operand's *declared* ``Major`` and advances only the start address over the
-other modes. So for every thread slice and every block ``(m, k, stage...)`` of the partition, the descriptor
+other modes; SM100 kernels hand ``make_fragment_A`` the MMA-partitioned tile itself (``make_smem_layout_a``,
+``tile_to_mma_shape``), already ``(MMA, MMA_M, MMA_K, stages)``. So for every thread slice and every block
+``(m, k, stage...)`` of the partition (of the tile itself in the second form), the descriptor
 of the declared major, its layout type, LBO and SBO taken from the block as ``make_gmma_desc`` takes them,
 must read each element of the block where the smem layout puts it.
 
@@ -21,10 +23,21 @@ Admissible (else :class:`NotAdmissibleError`, an input error): operand A or B of
 it through a shared-memory descriptor (an SS atom's A and B, an RS / TS atom's B); a declared major (the atom
 named with CUTLASS's template arguments, ``SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::K,GMMA::Major::MN>``,
 UMMA's ``a_major`` / ``b_major`` parameters, the K-major-only ``_TN`` atoms, or ``major=``); a concrete smem
-layout of rank >= 2 whose ``(MN, K)`` extents are multiples of the tiled MMA's operand tile (CuTe's
-``partition_A/B``; the modes past the second are the pipeline stages). Sparse operands are not modelled.
-For the 2-CTA UMMA atoms (``2x1SM``) the smem tile is the pair's ``(MN, K)`` tile; each CTA's half is a
-thread slice (its blocks start where the layout puts that half).
+layout in one of the two forms kernels hand over:
+
+- an ``(MN, K[, stages])`` tile of rank >= 2 whose ``(MN, K)`` extents are multiples of the tiled MMA's operand
+  tile, which the kernel partitions (``make_fragment_A(thr_mma.partition_A(sA))``; CuTe DSL's SM90
+  ``make_smem_layout_a`` is ``tile_to_shape`` of ``(M, K, stages)``). For the 2-CTA UMMA atoms (``2x1SM``) it is
+  the pair's ``(MN, K)`` tile; each CTA's half is a thread slice (its blocks start where the layout puts it);
+- the MMA-partitioned tile ``((ATOM_MN, ATOM_K), REST_MN, REST_K[, stages])`` the kernel hands to
+  ``make_fragment_A(sA)`` as is (CuTe DSL's SM100 ``make_smem_layout_a``: ``tile_to_mma_shape`` of
+  ``partition_shape_A(tiled_mma, (M, K))`` and the stages; CUTLASS's ``MakeTensor<UMMA::smem_desc>`` builds
+  ``make_umma_desc`` of mode 0 and advances the start address over the others). Its first mode is the atom's
+  block per thread slice (:func:`atom_block`; for a 2-CTA atom the CTA's half, ``(M/2, K)`` of A and
+  ``(N/2, K)`` of B: each CTA's own buffer, read CTA-relative), in any nesting. A shape that reads both ways
+  is refused (``form=`` decides).
+
+Sparse operands are not modelled.
 """
 from __future__ import annotations
 
@@ -42,7 +55,7 @@ from ..prover.verdict import Counterexample, Verdict
 from ._util import flat_coord, mode
 from .mma import TiledMma, make_tiled_mma
 
-__all__ = ["check_operand", "declared_major", "operand_blocks", "operand_descriptors", "prove_operand"]
+__all__ = ["atom_block", "check_operand", "declared_major", "operand_blocks", "operand_descriptors", "prove_operand"]
 
 _TILE_MODE = {"A": 0, "B": 1}        # the operand's MN mode among the tiled MMA's (M, N, K)
 _MAJOR_TOKEN = re.compile(r"Major(?:Mode)?\s*(?:::|\.)\s*(MN|K)\b")
@@ -105,26 +118,65 @@ def _parts(layout):
     return None, 0, layout
 
 
-def _tile_check(tm, operand, smem, name):
-    """The smem tile against the tiled MMA's operand tile: rank >= 2, concrete, (MN, K) multiples."""
+def atom_block(tiled_mma, operand):
+    """The ``(MN, K)`` extents of the block one instruction reads per thread slice (per CTA for the 2-CTA UMMA
+    atoms): the atom mode of CuTe's ``partition_shape_A/B(tiled_mma, (MN, K))``, i.e. of thread 0's
+    ``partition_A/B`` of the operand tile."""
+    tm = tiled_mma
+    want = (tm.get_tile_size(_TILE_MODE[operand]), tm.get_tile_size(2))
+    atom = mode(tm.get_slice(0).partition(operand, Layout(want)).layout, 0)
+    if type(atom.shape) is not tuple or len(atom.shape) != 2:
+        raise NotAdmissibleError("operand", f"{tm.name}: the atom mode of partition_{operand} is {atom}, not an "
+                                 "(MN, K) block")
+    return size(mode(atom, 0)), size(mode(atom, 1))
+
+
+def _smem_form(tm, operand, smem, name, form=None):
+    """How the kernel hands the smem tile to the descriptor: ``("tile", extents)`` for an ``(MN, K[, stages])``
+    tile it partitions (``make_fragment_A(partition_A(sA))``, CuTe DSL's SM90 ``make_smem_layout_a``:
+    ``tile_to_shape``), ``("mma", None)`` for the MMA-partitioned ``((ATOM_MN, ATOM_K), REST_MN, REST_K[,
+    stages])`` tile it reads as given (``make_fragment_A(sA)``; CuTe DSL's SM100 ``make_smem_layout_a``:
+    ``tile_to_mma_shape`` of ``partition_shape_A``). ``form`` (``"tile"`` / ``"mma"``) fixes the reading; by
+    default a shape that fits exactly one is read so, and one that fits both or neither is refused, naming the
+    shape (its nested modes as written) and what each reading needs."""
+    if form not in (None, "tile", "mma"):
+        raise NotAdmissibleError("operand", f"form is 'tile' (partition_A/B's input) or 'mma' (make_fragment_A/B's "
+                                 f"MMA-partitioned input), got {form!r}")
     _, _, outer = _parts(smem)
-    shape = outer.shape if type(outer.shape) is tuple else (outer.shape,)
     if getattr(outer, "int_leaves", None) is None:
         raise NotAdmissibleError("operand", f"smem {name} = {smem}: a descriptor reads a concrete smem layout "
                                  "(integer shapes and strides)")
+    shape = outer.shape if type(outer.shape) is tuple else (outer.shape,)
     want = (tm.get_tile_size(_TILE_MODE[operand]), tm.get_tile_size(2))
+    block = atom_block(tm, operand)
     got = tuple(size(s) for s in shape)
-    mn_what = "M" if operand == "A" else "N"
-    if len(shape) < 2 or got[0] % want[0] or got[1] % want[1]:
-        raise NotAdmissibleError(
-            "operand", f"the smem tile {name} has shape {_fmt(got)}, the tiled MMA's operand {operand} tile is "
-            f"({mn_what},K) = {_fmt(want)}: partition_{operand} needs an ({mn_what}, K[, stages]) smem tile "
-            f"whose {mn_what} and K extents are multiples of {want[0]} and {want[1]}")
-    return got
+    as_tile = len(shape) >= 2 and got[0] % want[0] == 0 and got[1] % want[1] == 0 and form != "mma"
+    m0 = shape[0]
+    as_mma = len(shape) >= 3 and type(m0) is tuple and len(m0) == 2 and form != "tile" \
+        and (size(m0[0]), size(m0[1])) == block
+    mn = "M" if operand == "A" else "N"
+    has = f"the smem tile {name} has shape {_fmt(shape)} (mode sizes {_fmt(got)})"
+    tile_rule = (f"partition_{operand} reads an ({mn}, K[, stages]) tile whose {mn} and K extents are multiples "
+                 f"of the tiled MMA's operand {operand} tile ({mn},K) = {_fmt(want)}")
+    mma_rule = (f"make_fragment_{operand} reads an MMA-partitioned tile ((ATOM_{mn},ATOM_K),REST_{mn},REST_K"
+                f"[,stages]) as partition_shape_{operand} / tile_to_mma_shape build it, its first mode the "
+                f"atom's ({mn},K) block {_fmt(block)}")
+    if as_tile and as_mma:
+        raise NotAdmissibleError("operand", f"{has}: it fits both readings, whose blocks differ: {tile_rule}; "
+                                 f"{mma_rule}. Which one holds depends on whether the kernel partitions it or hands "
+                                 "it to make_fragment as is (form= 'tile' / 'mma')")
+    if as_mma:
+        return "mma", None
+    if as_tile:
+        return "tile", got
+    rules = {"tile": tile_rule, "mma": mma_rule}
+    raise NotAdmissibleError("operand", f"{has}: " + ("; ".join(rules.values()) if form is None else rules[form]))
 
 
 def _fmt(t):
-    return "(" + ",".join(str(x) for x in t) + ")"
+    if type(t) is not tuple:
+        return str(t)
+    return "(" + ",".join(_fmt(x) for x in t) + ")"
 
 
 def _representatives(tm, operand):
@@ -152,32 +204,48 @@ def _rest_name(operand, i, n):
     return "stage" if n == 3 else f"mode {i + 1}"
 
 
-def operand_blocks(tiled_mma, operand, smem, name="smem"):
-    """The blocks one instruction reads, as the kernel's partition gives them: a list of ``(thread, rest,
-    block, origin)`` where ``thread`` is a representative thread index, ``rest`` the coordinate in the
-    partition's modes past the atom mode (``(m-block, k-block, stages...)``), ``block`` the ``(MN, K)`` layout
-    of that block (the atom mode at the block's offset, the smem swizzle kept) and ``origin`` a function from a
-    block element ``(i, j)`` to its coordinate in the smem tile. Admissibility as :func:`prove_operand`."""
+def operand_blocks(tiled_mma, operand, smem, name="smem", form=None):
+    """The blocks one instruction reads, as the kernel hands them to the descriptor: a list of ``(thread, rest,
+    block, origin)`` where ``thread`` is a representative thread index, ``rest`` the coordinate in the modes
+    past the atom mode (``(m-block, k-block, stages...)``), ``block`` the ``(MN, K)`` layout of that block (the
+    atom mode at the block's offset, the smem swizzle kept) and ``origin`` a function from a block element
+    ``(i, j)`` to its coordinate in the smem tile. An ``(MN, K[, stages])`` tile is partitioned per thread
+    slice (``partition_A/B``); an MMA-partitioned tile is read as given, its first mode at every coordinate of
+    the others, the same blocks in every thread (``thread`` 0). Admissibility as :func:`prove_operand`."""
     _check_operand(operand)
-    extents = _tile_check(tiled_mma, operand, smem, name)
+    kind, extents = _smem_form(tiled_mma, operand, smem, name, form)
+    if kind == "mma":
+        swz, off, outer = _parts(smem)
+        return [(0, rest, block, _mma_origin(rest)) for rest, block in _blocks(swz, off, outer)]
     index = Layout(extents)  # compact column-major over the tile: partitions to the coordinate's index
     out = []
     for t in _representatives(tiled_mma, operand):
         thr = tiled_mma.get_slice(t)
         part = thr.partition(operand, smem)
         swz, off, outer = _parts(part.layout)
-        off += part.offset
-        ipart = thr.partition(operand, index)
         atom = mode(outer, 0)
         if type(atom.shape) is not tuple or len(atom.shape) != 2:
             raise NotAdmissibleError("operand", f"{tiled_mma.name}: the atom mode of partition_{operand} is "
                                      f"{atom}, not an (MN, K) block")
-        rank = len(outer.shape)
-        for rest in itertools.product(*(range(size(mode(outer, i))) for i in range(1, rank))):
-            o = outer(0, *rest) if rest else 0
-            block = ComposedLayout(swz if swz is not None else Swizzle(0, 4, 3), off + o, atom)
-            out.append((t, rest, block, _origin(ipart, rest, extents)))
+        ipart = thr.partition(operand, index)
+        out += [(t, rest, block, _origin(ipart, rest, extents))
+                for rest, block in _blocks(swz, off + part.offset, outer)]
     return out
+
+
+def _blocks(swz, off, outer):
+    """``(rest, block)`` per coordinate of the modes past the first: the first mode placed at its offset."""
+    atom = mode(outer, 0)
+    rank = len(outer.shape)
+    for rest in itertools.product(*(range(size(mode(outer, i))) for i in range(1, rank))):
+        o = outer(0, *rest) if rest else 0
+        yield rest, ComposedLayout(swz if swz is not None else Swizzle(0, 4, 3), off + o, atom)
+
+
+def _mma_origin(rest):
+    def coord(i, j):
+        return ((i, j),) + tuple(rest)
+    return coord
 
 
 def _origin(ipart, rest, extents):
@@ -227,34 +295,37 @@ def _setup(tiled_mma, operand, major, dtype):
     return tm, arch, declared, dtype, bits
 
 
-def check_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="smem"):
+def check_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="smem", form=None):
     """The admissibility of :func:`prove_operand` alone (no evaluation): raises :class:`NotAdmissibleError`
     naming what is missing or, for a smem tile that does not fit the operand tile, both shapes."""
     tm, _, _, _, _ = _setup(tiled_mma, operand, major, dtype)
-    _tile_check(tm, operand, smem, name)
+    _smem_form(tm, operand, smem, name, form)
 
 
-def operand_descriptors(tiled_mma, operand, smem, dtype=None, *, major=None, name="smem"):
+def operand_descriptors(tiled_mma, operand, smem, dtype=None, *, major=None, name="smem", form=None):
     """Per block of :func:`operand_blocks`: ``(thread, rest, SmemDescriptor or None, RuleVerdict)``, the
     descriptor CUTLASS builds for that block with the declared major (fields as ``make_gmma_desc`` /
     ``make_umma_desc`` take them, start address relative to the smem buffer) and the verdict of its rules."""
     tm, arch, declared, dtype, _ = _setup(tiled_mma, operand, major, dtype)
     out = []
-    for t, rest, block, _ in operand_blocks(tm, operand, smem, name):
+    for t, rest, block, _ in operand_blocks(tm, operand, smem, name, form):
         d, v = from_layout(block, dtype, arch, major=declared)
         out.append((t, rest, d, v))
     return out
 
 
-def prove_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="smem", mma_name=None) -> Verdict:
-    """Does every block of ``partition_A/B(smem)`` that the tiled MMA reads match the descriptor of its declared
-    major (module docstring)? ``dtype`` defaults to the atom's operand type, ``major`` to the declared one
-    (given with a declared one, the two must agree); ``name`` / ``mma_name`` name the two in the verdict.
+def prove_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="smem", mma_name=None,
+                  form=None) -> Verdict:
+    """Does every block the tiled MMA reads of ``smem`` (of ``partition_A/B(smem)`` for an ``(MN, K[, stages])``
+    tile, of the tile itself for an MMA-partitioned one) match the descriptor of its declared major (module
+    docstring)? ``dtype`` defaults to the atom's operand type, ``major`` to the declared one (given with a
+    declared one, the two must agree); ``name`` / ``mma_name`` name the two in the verdict; ``form``
+    (``"tile"`` / ``"mma"``, default: by shape) fixes how the kernel hands ``smem`` over (:func:`operand_blocks`).
 
     Post-condition: proved only when every rule of every block holds; refuted with the block, the thread, the
     element and the cause; an input error
     (:class:`NotAdmissibleError`) when the operand has no descriptor, no major is declared, or the smem tile
-    does not fit the operand tile (both shapes named).
+    fits neither reading, or both (its shape and what each reading needs named).
 
     Every block has the same atom mode and swizzle; only its offset differs. Blocks whose start addresses agree
     modulo 1024 bytes (a multiple of every descriptor swizzle's period, so both address functions agree
@@ -266,7 +337,8 @@ def prove_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="sme
     spelled = _major_spelling(arch, declared)
     claim = (f"operand {operand} of {mma_name} ({spelled}) reads {name} through "
              f"{'wgmma' if arch == 'sm_90' else 'UMMA'} descriptors in every block")
-    blocks = operand_blocks(tm, operand, smem, name)
+    kind, _ = _smem_form(tm, operand, smem, name, form)
+    blocks = operand_blocks(tm, operand, smem, name, kind)
     seen = {}
     eb = bits // 8
     for t, rest, block, origin in blocks:
@@ -283,12 +355,14 @@ def prove_operand(tiled_mma, operand, smem, dtype=None, *, major=None, name="sme
             return _refuted(claim, v, desc, block, t, rest, origin, tm, operand, declared, arch, name, t0)
     n = len(blocks[0][1]) if blocks else 0
     threads = len({b[0] for b in blocks})
+    modes = ", ".join(_rest_name(operand, i, n) for i in range(n))
+    how = (f"{threads} thread slice{'s' if threads != 1 else ''} x {len(blocks) // max(threads, 1)} ({modes}) of "
+           f"partition_{operand}" if kind == "tile" else
+           f"({modes}) of the MMA-partitioned tile as make_fragment_{operand} reads it, the same in every thread")
     return Verdict("proved", claim=claim, elapsed=time.perf_counter() - t0,
                    method=f"descriptor per block as make_{'gmma' if arch == 'sm_90' else 'umma'}_desc builds it: "
-                          f"{len(blocks)} blocks ({threads} thread slice{'s' if threads != 1 else ''} x "
-                          f"{len(blocks) // max(threads, 1)} ({', '.join(_rest_name(operand, i, n) for i in range(n))}"
-                          f")), {len(seen)} distinct start phase{'s' if len(seen) != 1 else ''} each evaluated on "
-                          "all its elements")
+                          f"{len(blocks)} blocks ({how}), {len(seen)} distinct start phase"
+                          f"{'s' if len(seen) != 1 else ''} each evaluated on all its elements")
 
 
 def _refuted(claim, v, desc, block, t, rest, origin, tm, operand, declared, arch, name, t0):

@@ -15,7 +15,7 @@ from .selfcheck import self_check
 from .spec import TV_VARS, Library, Spec, operand_formulas
 
 __all__ = ["load_file", "load", "default_library", "reload", "get", "names", "resolve", "resolve_spec",
-           "resolve_instance", "instance_name", "family_name", "template_args", "ENUMS"]
+           "resolve_instance", "instance_name", "family_name", "template_args", "wgmma_template_params", "ENUMS"]
 
 
 def load_file(text: str, file: str, validate: bool = True) -> list:
@@ -191,6 +191,7 @@ def _lookup(name: str, dtype, lib: Library) -> tuple:
     spec = lib[fam]
     args = fixed.pop("_args", None)
     if args is not None:
+        _check_wgmma_args(spec, args, name)
         fixed = _bind_args(spec, args, name, fixed)
     return spec, fixed
 
@@ -315,7 +316,8 @@ def family_name(name: str) -> tuple:
 
 
 # CUTLASS's enums of the MMA templates (cute/arch/mma_sm90_desc.hpp, mma_sm100_desc.hpp) and their values
-ENUMS = {"Major": ("K", "MN"), "ScaleIn": ("One", "Neg"), "ScaleOut": ("Zero", "One"), "Saturate": ("False", "True")}
+ENUMS = {"Major": ("K", "MN"), "ScaleIn": ("One", "Neg"), "ScaleOut": ("Zero", "One"), "Saturate": ("False", "True"),
+         "SparseSel": ("Zero", "One")}
 
 # CUTLASS's element types -> the spec library's dtype names (an unlisted type is not checked)
 _CPP_TYPES = {"half_t": "f16", "bfloat16_t": "bf16", "float": "f32", "tfloat32_t": "tf32", "double": "f64",
@@ -380,6 +382,65 @@ def _specialisation(name: str, lib: Library):
         else:
             return lib[cand], params  # handed out checked
     return None
+
+
+# a wgmma family (spec name): its types, SS / RS, the K-major-only _TN forms (cute/arch/mma_sm90_gmma*.hpp)
+_WGMMA_FAMILY = re.compile(r"^SM90_(?:SPARSE_)?64xNx\d+_(\w+?)_(SS|RS)(_TN)?(?:_SATURATE)?(_SPARSE)?$")
+
+
+def wgmma_template_params(spec_name: str):
+    """The template parameters CUTLASS declares for a wgmma atom (``cute/arch/mma_sm90_gmma.hpp``, ``_ext``,
+    ``_sparse``): a list of ``(enum, parameter, default)`` (default None: required), or None when
+    ``spec_name`` is no wgmma family. ``_SS`` / ``_RS``: ``<Major tnspA, Major tnspB, ScaleIn scaleA = One,
+    ScaleIn scaleB = One>``; the K-major-only ``_TN`` atoms take no majors: ``<ScaleIn scaleA = One, ScaleIn
+    scaleB = One>`` (tf32, 8-bit float), nothing for the integer ones (no template at all); the sparse atoms
+    add ``SparseSel spsel = Zero``."""
+    m = _WGMMA_FAMILY.match(spec_name)
+    if not m:
+        return None
+    types, tn, sparse = m.group(1), m.group(3), m.group(4)
+    out = [] if tn else [("Major", "tnspA", None), ("Major", "tnspB", None)]
+    if not (tn and re.search(r"[SU]8", types)):  # integer wgmma has no scale-in (no negation)
+        out += [("ScaleIn", "scaleA", "One"), ("ScaleIn", "scaleB", "One")]
+    if sparse:
+        out.append(("SparseSel", "spsel", "Zero"))
+    return out
+
+
+def _check_wgmma_args(spec: Spec, args: list, name: str):
+    """A wgmma atom's template arguments against CUTLASS's parameter list (:func:`wgmma_template_params`):
+    each argument the enum of its position, the required ones (both majors) given, no more than declared, and
+    an RS atom's A K-major (CUTLASS's ``static_assert(tnspA == GMMA::Major::K, "Register source operand A must
+    have K major layout.")``). Raises :class:`SpecError` naming the rule; other specs are not checked here."""
+    params = wgmma_template_params(spec.name)
+    if params is None:
+        return
+
+    def err(msg):
+        return SpecError(f"{name}: {msg}", spec.file, spec.line, spec.name)
+    decl = "<" + ", ".join(f"GMMA::{e} {p}" + (f" = GMMA::{e}::{d}" if d else "") for e, p, d in params) + ">"
+    if not params:
+        raise err("CUTLASS declares this integer wgmma atom as a plain struct (cute/arch/mma_sm90_gmma.hpp): it "
+                  "takes no template arguments")
+    if len(args) > len(params):
+        raise err(f"{len(args)} template arguments, the atom takes at most {len(params)}: {decl}"
+                  + (" (the K-major-only _TN atoms take no Major arguments)" if params[0][0] != "Major" else ""))
+    given = {}
+    for i, (arg, (enum, pname, _)) in enumerate(zip(args, params)):
+        if arg[0] != "enum" or arg[1] != enum:
+            got = f"GMMA::{arg[1]}::{arg[2]}" if arg[0] == "enum" else str(arg[1])
+            extra = " (the K-major-only _TN atoms take no Major arguments)" \
+                if arg[0] == "enum" and arg[1] == "Major" else ""
+            raise err(f"template argument {i + 1} is {got}, CUTLASS's parameter {i + 1} is GMMA::{enum} {pname} "
+                      f"({decl}){extra}")
+        given[pname] = arg[2]
+    missing = [p for _, p, d in params if d is None and p not in given]
+    if missing:
+        raise err(f"{len(args)} template argument{'s' if len(args) != 1 else ''}, the atom needs "
+                  f"{', '.join(missing)} too: {decl} (the majors have no default)")
+    if "_RS" in spec.name and given.get("tnspA", "K") != "K":
+        raise err("Register source operand A must have K major layout (CUTLASS's static_assert in the RS atoms: "
+                  "tnspA == GMMA::Major::K): an RS atom reads A from registers, so A's major is GMMA::Major::K")
 
 
 def _bind_args(spec: Spec, args: list, name: str, fixed: dict) -> dict:
