@@ -14,7 +14,8 @@ must refuse with a ``CuteVerifyError`` (a ``ParseError`` naming the column, a ``
 condition), or the case is in ``ACCEPTED``: CuTe IR refuses something cuteverify admits, the reason written
 there, and the test checks cuteverify's result against the operation's post-condition.
 
-Cases that fail today are strict xfails (``XFAIL``), so that fixing one makes the list shrink.
+Cases that fail today are strict xfails (``XFAIL``, empty since issue 26's parts 2-4 landed), so that fixing one
+makes the list shrink.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import os
 import re
 import sys
 
+import numpy as np
 import pytest
 
 import cuteverify as cv
@@ -155,36 +157,16 @@ def compare(case, result):
 # =============================================================================================================
 # Cases that fail today (strict xfails): case id -> reason
 # =============================================================================================================
-PART3 = "issue 26 part 3: general composed layouts (outer layout not a swizzle)"
-PART4 = "issue 26 part 4: new operations / size-1 convention"
-XFAIL: dict[str, str] = {
-    "coalesce:117:composed_layout_no_profile": PART3,
-    "composition:96:composed_layout_layout": PART3,
-    "composition:130:composed_layout_shape": PART3,
-    "composition:147:composed_layout_tile": PART3,
-    "recast_layout:154:composed_upcast_x2": PART3,
-    "slice:130:composed_fix_first": PART3,
-    "blocked_product:150:CG_TEST_blocked_product_composed": PART3,
-    "logical_product:334:CG_TEST_lp_composed": PART3,
-    "logical_product:373:CG_TEST_scaled_basis_lhs_composed_sb_in_a": PART3,
-    "raked_product:160:CG_TEST_raked_product_composed": PART3,
-    "fold_accessors:65:fold_composed_get_inner_layout": PART3,
-    "fold_accessors:96:fold_composed_get_offset": PART3,
-    "fold_accessors:111:fold_composed_get_outer": PART3,
-    "fold_layout_algebra:60:fold_composition_composed_layout": PART3,
-    "fold_layout_algebra:90:fold_coalesce_composed_layout": PART3,
-    "fold_layout_algebra:167:fold_recast_layout_composed_layout": PART3,
-    "fold_layout_algebra:199:fold_slice_composed_layout": PART3,
-    "slice_errors:121:kind_mismatch_composed_to_layout": PART3,
-    "left_inverse:82:broadcast": PART4 + " (left_inverse(4:0): CuTe IR and DSL 1:0, cuteverify C++'s 4:0)",
-    "left_inverse:352:CG_TEST_li_3_7_0_0": PART4 + " (left_inverse((3,7):(0,0)): CuTe IR 1:0, cuteverify 21:0)",
-}
-
+XFAIL: dict[str, str] = {}  # none today: every mapped static case is CuTe IR's function, or in REFUSED
 # Static cases cuteverify refuses deliberately (docs/model.md section 2.6): case id -> why. The test checks the
 # refusal and what makes CuTe IR's answer unacceptable.
 UNDERSCORE = ("a '_' tiler mode in a zipped/tiled/flat divide: CuTe IR splits the undivided mode at its own "
               "nesting (tile = its first sub-mode); CuTe DSL refuses, cuteverify too")
+COORD_OFFSET = ("a coordinate offset before an integer-valued inner layout: A((1,1) + B(c)) adds a coordinate to a "
+                "nonzero integer, which CuTe C++ does not define (ArithmeticTuple + C<0> only); cuteverify refuses it "
+                "as C++ does (docs/model.md 2.6)")
 REFUSED: dict[str, str] = {
+    "logical_product:373:CG_TEST_scaled_basis_lhs_composed_sb_in_a": COORD_OFFSET,
     "flat_divide:339:CG_TEST_flat_divide_gemm_underscore": UNDERSCORE,
     "tiled_divide:339:CG_TEST_tiled_divide_gemm_underscore": UNDERSCORE,
     "zipped_divide:363:CG_TEST_zipped_divide_gemm_underscore": UNDERSCORE,
@@ -224,7 +206,8 @@ ACCEPTED: dict[str, tuple] = {
         "does for a plain layout; checked: size 1", "size1"),
     **{k: ("coordinate strides of different depths: cuteverify reads E<i> as E<i,0> (docs/model.md 2.3), so the "
            "text has one meaning; checked: the values ireval computes under that reading", "depth") for k in (
-        "layout_errors:117:mixed_depth_basis_stride", "stride_errors:134:mixed_depth_basis_simple",
+        "layout_errors:117:mixed_depth_basis_stride", "composed_layout_errors:127:inner_mixed_depth_basis",
+        "stride_errors:134:mixed_depth_basis_simple",
         "stride_errors:142:mixed_depth_basis_reversed", "stride_errors:158:mixed_depth_basis_three_way",
         "tile_errors:69:mixed_depth_basis_in_tile_slot")},
     **{k: ("a swizzle whose bits reach past 32: cuteverify's integers are unbounded; checked: the swizzle's "
@@ -271,16 +254,30 @@ def test_static_case(case):
                  f"cuteverify {fmt(result)}"
 
 
+def _named(e) -> str:
+    """The condition a refusal names: a NotAdmissibleError's condition, a ParseError's expectation at its column."""
+    if isinstance(e, ParseError):
+        return e.expected if e.column >= 1 else ""
+    return e.condition
+
+
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in MAPPED if c["id"] in REFUSED])
 def test_static_case_refused(case):
     """Where cuteverify refuses CuTe IR's answer on purpose, it names the condition, and the answer fails the
     post-condition cuteverify holds (tile_to_shape: compatible with the target; a '_' divide: C++ and DSL
-    define no tile for an undivided mode, CuTe IR's 'tile' is the mode's first sub-mode)."""
-    with pytest.raises(NotAdmissibleError) as info:
+    define no tile for an undivided mode, CuTe IR's 'tile' is the mode's first sub-mode; a coordinate offset:
+    added to nonzero integers, which neither C++ nor the evaluator defines)."""
+    with pytest.raises((NotAdmissibleError, ParseError)) as info:
         run(case)
-    assert info.value.condition
+    assert _named(info.value)
     expected = ev.parse_layout(case["result"]["text"])
-    if case["op"] == "tile_to_shape":
+    if REFUSED[case["id"]] is COORD_OFFSET:
+        operand = ev.parse_layout(case["operands"][0]["text"])
+        inner = ev.values(operand.inner)
+        assert type(operand.offset) is tuple and isinstance(inner, np.ndarray) and inner.any()
+        with pytest.raises(ev.NotEvaluable):  # CuTe IR's answer has the same coordinate + integer sum
+            ev.values(expected)
+    elif case["op"] == "tile_to_shape":
         target = ev.parse_tuple(case["operands"][1]["text"])
         assert ev.size(expected) != _prod(target)  # not compatible with the target shape
     else:
@@ -360,7 +357,7 @@ def test_error_case_accepted(case):
             v = cv.parse(ir_text(t))  # admitted: E<i> read as E<i,0>
             if t["kind"] == "stride":
                 continue
-            lay, text = (v, t["text"]) if t["kind"] == "layout" else (v[0], t["text"][1:-1])
+            lay, text = (v, t["text"]) if t["kind"] in LC else (v[0], t["text"][1:-1])
             assert ev.same_function(ev.parse_layout(text), ev.parse_layout(str(lay)))
         return
     if check == "swizzle":
@@ -439,14 +436,25 @@ REGRESSIONS = {
     "coalesce with a profile longer than the layout (admitted)": lambda: cv.coalesce(
         cv.parse("(3,(4,5)):(8,(1,4))"), (1, 1, 1)),
     "a swizzle of coordinates (TypeError when evaluated)": lambda: cv.parse("S<3,4,3> o 0 o (4,2):(1@0,1@1)"),
+    # cosize_errors:81: C++'s cosize(layout_b) is 6, the function reaches 12 (0,10,1,11,2,12)
+    "cosize behind a layout outer function (admitted: 6)": lambda: cv.cosize(cv.parse("(2,3):(10,1) o 0 o 6:1")),
+    # the product of the function 2:10 is (4,2):(2,40); main read cosize(B) as 2 and answered (4,2):(2,10)
+    "a product by a composed tiler with a layout outer function (wrong answer)": lambda: cv.logical_product(
+        cv.parse("4:2"), cv.parse("(2,3):(10,1) o 0 o 2:1")),
+    # composed_layout_errors:120: the inner coordinates name modes the outer function lacks (failed when evaluated)
+    "a coordinate below an integer mode of the outer function (admitted)": lambda: cv.parse(
+        "(4,5):(1,4) o 0 o (2,3):(1@1@0,1@0)"),
+    "a coordinate past the rank of the outer function (admitted)": lambda: cv.ComposedLayout(
+        cv.parse("(4,5):(1,4)"), (0, 0), cv.parse("(2,3):(1@0,1@2)")),
 }
 
 
 @pytest.mark.parametrize("name", list(REGRESSIONS))
 def test_regression_refused(name):
-    with pytest.raises(NotAdmissibleError) as info:
+    """Refused with a named condition (text is refused by the reader, at its column)."""
+    with pytest.raises((NotAdmissibleError, ParseError)) as info:
         REGRESSIONS[name]()
-    assert info.value.condition
+    assert _named(info.value)
 
 
 def test_regression_composed_subs_offset():

@@ -408,8 +408,8 @@ def size(x):
 
 def cosize(x):
     """CUTLASS's ``cosize``: ``1 + sum (s_k - 1) * |d_k|``, the extent of the image from its lowest point
-    (``L(size-1) + 1`` for non-negative strides; ``cosize(4:-1) == 4``). A composed layout's is its outer
-    layout's. F2 strides have no such sum: their cosize is one past the largest value."""
+    (``L(size-1) + 1`` for non-negative strides; ``cosize(4:-1) == 4``). A swizzled layout's is its domain-side
+    layout's (C++'s ``cosize(layout_b)``); behind a layout outer function it is refused. F2 strides have no such sum: their cosize is one past the largest value."""
     if type(x) is Layout:
         lv = x.int_leaves
         if lv is not None:

@@ -99,7 +99,9 @@ class ComposedLayout:
     The offset is an integer (or integer expression), or, where ``outer`` produces coordinates (``E<i>``
     strides) and ``inner`` is a Layout that reads them, a coordinate such as ``(0,0)`` (held as an
     ``ArithTuple``). Admissibility: a swizzle takes integer offsets only; a coordinate offset needs a Layout
-    ``inner``; a non-zero integer offset cannot be added to coordinate values (NotAdmissibleError)."""
+    ``inner``; a non-zero integer offset cannot be added to coordinate values; the coordinates ``outer``
+    produces (its ``E<i>`` paths) and a coordinate offset must be coordinates of ``inner``'s shape
+    (NotAdmissibleError)."""
 
     __slots__ = ("inner", "offset", "outer")
 
@@ -128,6 +130,8 @@ class ComposedLayout:
                 isinstance(x, ScaledBasis) for x in flatten(outer.stride)):
             raise NotAdmissibleError("ComposedLayout", "a swizzle acts on integers, not on the coordinates of an "
                                      "outer layout with coordinate (E<i>) strides", str(outer))
+        if isinstance(inner, Layout) and isinstance(outer, Layout):
+            _check_readable(inner, offset, outer)
         self.inner, self.offset, self.outer = inner, offset, outer
 
     @property
@@ -172,7 +176,13 @@ class ComposedLayout:
         return [self._apply(o + v) for v in self.outer.values()]
 
     def cosize(self):
-        """CUTLASS's ``cosize(ComposedLayout)``: the cosize of the outer (domain-side) layout."""
+        """CUTLASS's ``cosize(ComposedLayout)``: the cosize of the outer (domain-side) layout. Admissible for a
+        swizzle ``inner`` only (as CuTe IR): behind a layout ``inner`` that number bounds nothing the function
+        reaches (``(2,3):(10,1) o 0 o 6:1`` reaches 12, C++ answers 6), so it is refused there."""
+        if isinstance(self.inner, Layout):
+            raise NotAdmissibleError("cosize", f"the outer function {self.inner} is a layout, not a swizzle: "
+                                     f"C++'s cosize(layout_b) bounds nothing it reaches (CuTe IR refuses it too)",
+                                     str(self))
         return cosize(self.outer)
 
     def __len__(self):
@@ -305,6 +315,22 @@ def _as_coord(x, shape):
         raise NotAdmissibleError("ComposedLayout", f"the coordinate {_offset_text(x)} has more modes than the "
                                  f"shape {format_tuple(shape)} of the outer function")
     return tuple(_as_coord(x[i], shape[i]) if i < len(x) else 0 for i in range(len(shape)))
+
+
+def _check_readable(inner, offset, outer):
+    """Each coordinate ``outer`` produces (each ``E<i>`` stride's path) and a coordinate offset must be a
+    coordinate of ``inner``'s shape (CuTe reads it there): a path into a mode ``inner`` does not have, or below
+    one of its integer modes (``E<0,1>`` for a shape ``(4,5)``), is refused here, not at evaluation."""
+    for d in flatten(outer.stride):
+        if isinstance(d, ScaledBasis):
+            try:
+                _as_coord(ScaledBasis(1, d.path).as_tuple(), inner.shape)
+            except NotAdmissibleError:
+                raise NotAdmissibleError("ComposedLayout", f"the coordinate stride E<{','.join(map(str, d.path))}> "
+                                         f"of {outer} names no mode of the shape {format_tuple(inner.shape)} of "
+                                         f"the outer function {inner}") from None
+    if isinstance(offset, tuple) and all(type(x) is int for x in _flat_offset(offset)):
+        _as_coord(offset, inner.shape)
 
 
 def _coordinate_valued(layout):
