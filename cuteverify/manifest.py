@@ -77,7 +77,7 @@ each ``require``: ``synth.prove_smem_optimal``; counterexample: the objective te
 ``operand`` (each k-block of ``partition_A/B(smem)`` is read by the wgmma / UMMA descriptor of the declared major,
 ``<GMMA::Major::K,GMMA::Major::MN>`` / ``a_major`` / ``major``: ``atoms.operand_desc``; counterexample: block,
 thread, element, cause), also implied by each entry ``M.get_slice(t).partition_A(S)`` (``_B``,
-``partition_fragment_A/B``) naming such a tiled MMA and a layout (``manifest_claims.implicit_claims``).
+``partition_fragment_A/B``) naming such a tiled MMA and a layout (``manifest_operand.implicit_claims``).
 
 A claim passes when its verdict equals ``expect``. Errors (bad YAML, schema violations, unparsable layout text,
 unknown names, cycles, undeclared symbols, an entry of the wrong kind) are :class:`ManifestError` with file,
@@ -99,7 +99,8 @@ from .core.parse import DYNAMIC_PREFIX, as_assumptions, unknowns_notes
 from .errors import CuteVerifyError, ParseError
 from .hardware import agrees
 from . import manifest_cache
-from .manifest_claims import KINDS, claim_text, implicit_claims, read_args, verdict_for
+from .manifest_claims import KINDS, claim_text, read_args, verdict_for
+from .manifest_operand import implicit_claims
 from .manifest_junit import junit_xml  # noqa: F401 - re-exported
 from .manifest_expr import LayoutExprError, environment, evaluate, evaluate_value, is_layout, shared_assumptions
 from .manifest_yaml import ManifestError, YamlRefusal, compose

@@ -17,14 +17,15 @@ from . import prover as P
 from .analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, read_tile
 from .analysis.cp_async_banks import copy_cp_async_banks
 from .atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
-from .atoms.operand_desc import declared_major, prove_operand
+from .atoms.operand_desc import prove_operand
 from .checked import ShapeMismatch, checked_agrees, checked_equal
 from .core.layout import size
 from .core.tiles import read_extents
 from .core.tuples import flatten
-from .errors import CuteVerifyError, NotAdmissibleError, TmaError
+from .errors import CuteVerifyError, NotAdmissibleError
 from .hardware.tma import TmaDescriptor
-from .hardware.tma_copy import from_copy, read_cta_tiler
+from .hardware.tma_copy import from_copy
+from .manifest_operand import read_cta_tiler_field, read_operand
 from .manifest_expr import (
     entry_tiles,
     environment,
@@ -37,7 +38,7 @@ from .manifest_expr import (
 from .synth import prove_smem_optimal
 from .triton import prove_triton_equals
 
-__all__ = ["KINDS", "OPERANDS", "claim_text", "implicit_claims", "read_args", "verdict_for"]
+__all__ = ["KINDS", "OPERANDS", "claim_text", "read_args", "verdict_for"]
 
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove", "covers", "compatible",
          "banks", "vector", "tma", "triton", "smem_optimal", "operand")
@@ -114,7 +115,7 @@ def read_args(k, kind, body, bp) -> dict:
     if kind == "smem_optimal":
         return _read_smem_optimal(k, body, bp)
     if kind == "operand":
-        return _read_operand(k, body, bp)
+        return read_operand(k, body, bp)
     return _read_tma(k, body, bp)
 
 
@@ -264,7 +265,7 @@ def _read_tma(k, body, bp):
         out["gmem"] = k.ref(out["gmem"], bp + ("gmem",))
         out["smem"] = k.ref(out["smem"], bp + ("smem",))
         if "cta_tiler" in out:
-            out["cta_tiler"] = _read_cta_tiler(k, out["cta_tiler"], bp + ("cta_tiler",))
+            out["cta_tiler"] = read_cta_tiler_field(k, out["cta_tiler"], bp + ("cta_tiler",))
     elif "shape" not in out:
         raise k.error("tma needs shape (and stride, box, ...), or gmem and smem", bp)
     else:
@@ -548,61 +549,3 @@ def _tma(r, a):
                       l2_promotion=a.get("l2_promotion", "NONE"), oob_fill=a.get("oob_fill", "NONE"),
                       address=a.get("address"), assume=r.asm, arch=arch)
     return d.check()
-
-
-# ------------------------------------------------------------------ tma's CTA tile, the operand claim
-
-def _read_cta_tiler(k, v, path):
-    """``cta_tiler``: ``(128,64)`` / ``128x64`` / ``[128, 64]``, kept as ``(128,64)``."""
-    try:
-        t = read_cta_tiler(tuple(v) if isinstance(v, list) else v)
-    except TmaError as e:
-        raise k.error(str(e), path) from None
-    return "(" + ",".join(map(str, t)) + ")"
-
-
-def _read_operand(k, body, bp):
-    """``operand: {tiled_mma, operand: A | B, smem, dtype?, major?}``: the fields and their references checked
-    at load with their line."""
-    for f in ("tiled_mma", "operand", "smem"):
-        if body.get(f) is None:
-            raise k.error(f"operand needs {f}", bp)
-    if body["operand"] not in ("A", "B"):
-        raise k.error(f"operand: the operand read through a descriptor is A or B (got {body['operand']!r})",
-                      bp + ("operand",))
-    out = {"tiled_mma": k.obj(body["tiled_mma"], bp + ("tiled_mma",), TiledMma), "operand": body["operand"],
-           "smem": k.ref(body["smem"], bp + ("smem",))}
-    for f in ("dtype", "major"):
-        if body.get(f) is not None:
-            out[f] = str(body[f])
-    # no descriptor, no major, a tile that does not fit: checked when the claim runs (prove_operand), so the
-    # failure is this claim's, with its line, and the other claims of the file still run
-    return out
-
-
-_PARTITION = re.compile(r"\s*([A-Za-z_]\w*)\s*\.\s*get_slice\s*\([^()]*\)\s*\.\s*partition(?:_fragment)?_([AB])"
-                        r"\s*\(\s*([A-Za-z_]\w*)\s*\)")
-
-
-def implicit_claims(layouts: dict, env: dict, stated=frozenset()) -> list:
-    """The ``operand`` claims a kernel states without writing them: ``(entry, args, name)`` for each entry whose
-    text begins ``M.get_slice(t).partition_A(S)`` (``partition_B``, ``partition_fragment_A`` / ``_B``) where
-    ``M`` names a tiled MMA entry that reads that operand through a shared-memory descriptor and declares its
-    major, and ``S`` names a layout entry: the kernel partitions ``S`` for that descriptor, so the descriptor of
-    the declared major must read it (``atoms.operand_desc.prove_operand``). A triple ``(M, operand, S)`` in
-    ``stated`` (a written ``operand`` claim) or already implied is skipped."""
-    out, seen = [], set(stated)
-    for entry, text in layouts.items():
-        m = _PARTITION.match(str(text))
-        if not m or (m.group(1), m.group(2), m.group(3)) in seen:
-            continue
-        mma, op, smem = m.groups()
-        tm, sv = env.get(mma), env.get(smem)
-        if not isinstance(tm, TiledMma) or not is_layout(sv) or tm.operand_source(op) != "smem_desc" \
-                or declared_major(tm, op) is None:
-            continue
-        seen.add((mma, op, smem))
-        # the kernel partitions S: read as an (MN, K[, stages]) tile, never as an MMA-partitioned one
-        out.append((entry, {"tiled_mma": mma, "operand": op, "smem": smem, "implicit": entry, "form": "tile"},
-                    f"implicit ({entry}): {smem} is read through {mma}'s operand {op} descriptors"))
-    return out

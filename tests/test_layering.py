@@ -27,7 +27,7 @@ LAYERS = [
     ("cuteverify.analysis",),
     # Triton's layouts and smem-layout synthesis use the analyses (bank conflicts, vector widths)
     ("cuteverify.triton", "cuteverify.synth"),
-    ("cuteverify.manifest", "cuteverify.manifest_yaml", "cuteverify.manifest_expr", "cuteverify.manifest_claims", "cuteverify.manifest_cache", "cuteverify.manifest_junit", "cuteverify.checked", "cuteverify.messages", "cuteverify.report", "cuteverify.testing",
+    ("cuteverify.manifest", "cuteverify.manifest_yaml", "cuteverify.manifest_expr", "cuteverify.manifest_claims", "cuteverify.manifest_cache", "cuteverify.manifest_junit", "cuteverify.manifest_operand", "cuteverify.checked", "cuteverify.messages", "cuteverify.report", "cuteverify.testing",
      "cuteverify.pytest_plugin", "cuteverify.draw", "cuteverify.cli"),
 ]
 # function-local imports of project modules that are there on purpose: (module, imported module) -> why
