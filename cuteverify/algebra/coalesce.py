@@ -62,8 +62,14 @@ def coalesce_flat(shapes, strides, units_matter=True, keep_last=False):
         return 1, 0
     if keep_last and type(shapes[-1]) is int and shapes[-1] == 1:
         # the last mode carries the extended domain; CuTe keeps it through composition
-        d = strides[-1]
-        if not (type(d) is int and type(rs[-1]) is int and type(rd[-1]) is int and d == rs[-1] * rd[-1]):
+        d, ps, pd = strides[-1], rs[-1], rd[-1]
+        if hasattr(d, "path") or hasattr(pd, "path"):
+            # an E<i> extension that chains on the last kept mode's axis is that mode's own extension
+            # (CuTe's coalesce_x: ``(2,1):(1@0,2@0)`` is ``2:1@0`` everywhere)
+            chains = _basis_chain(d, ps, pd)
+        else:
+            chains = type(d) is int and type(ps) is int and type(pd) is int and d == ps * pd
+        if not chains:
             rs.append(1)
             rd.append(d)
     if len(rs) == 1:

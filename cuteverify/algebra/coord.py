@@ -5,7 +5,10 @@ A layout whose strides are ``v@i`` (``v * E<i>``, nested ``v@j@i``) maps an inde
 ``Z^P`` where ``P`` is the layout's *coprofile*: the profile of ``sum_k E<path_k>`` over its strides
 (``(2,3,5):(4@1,5@0,7@1@2)`` has coprofile ``(_,_,(_,_))``). The leaves of ``P``, in order, are the *axes*.
 ``E<i>`` where axis ``i`` is a tuple names its first leaf (``E<i> == E<i,0>``, as cuteverify's evaluator and
-CuTe's ``ArithTuple`` add them). Every non-zero stride lies on exactly one axis.
+CuTe's ``ArithTuple`` add them). Every non-zero stride lies on exactly one axis. A stride ``0@i`` adds
+nothing but still names axis ``i`` (as in CuTe DSL, whose ``right_inverse((2,3):(1@0,0@2))`` is
+``(2,1,1):(1,0,0)``): an axis whose modes all have stride 0 has image {0}; complement and the products read
+it as an axis with no modes (its complement is the whole axis, and a product may stack its copies there).
 
 Order on coordinates: strides are ordered by (axis, value): ``a@i < b@j`` iff axis ``i`` comes before axis
 ``j`` in the coprofile, or ``i == j`` and ``a < b``; coordinates are compared colexicographically (the last
@@ -52,7 +55,9 @@ class Codomain:
             if type(d) is ScaledBasis and d.value < 0 and s != 1 and not negative:
                 raise NotAdmissibleError(op, "negative coordinate strides are not supported (the per-axis "
                                              "constructions need non-negative strides)", mode_text(s, d))
-            if type(d) is ScaledBasis and d.value != 0:
+            if type(d) is ScaledBasis:
+                # a stride 0@i still names axis i (CuTe's coprofile is the profile of the sum of the strides,
+                # 0@i included): the axis is there, its image {0}
                 self._insert(d.path)
         self.paths = []
         self._leaves(self.root, (), self.paths)
