@@ -384,11 +384,15 @@ _CHECK_LIMIT = 1 << 16
 
 
 def _compose_composed(a, b):
-    """``A o (F o 0 o L)`` for a plain A (CuTe's ``layout_composed.hpp``): ``(A o F) o L``. For a swizzle F,
+    """``A o (F o 0 o L)`` for a plain A (CuTe's ``layout_composed.hpp``): ``(A o F) o L``, exact only where
+    ``L``'s image lies in ``[0, size(F))`` for a layout F (``A o F`` is ``A(F(x))`` for ``x < size(F)`` only,
+    while the composed layout reads F on its extended domain); elsewhere refused (``_require_within``), where
+    CuTe C++ returns a wrong layout (``(2,3):(3,1) o (2:1 o 0 o 4:1)``: C++ ``4:3``, the function 0,3,1,4). For a swizzle F,
     ``A o Sw`` is CuTe's ``Sw' o A`` with ``Sw' = make_swizzle<A(Y), A(Z)>`` (A's images of the swizzle's bit
     masks): the result is ``Sw' o 0 o (A o L)``.
 
-    Admissibility: the offset is 0 (CuTe requires it); ``A(Y)`` and ``A(Z)`` form a swizzle; and, since
+    Admissibility: the offset is 0 (CuTe requires it); for a layout F, ``A o F`` admissible and
+    ``0 <= L(c) < size(F)`` for every ``c`` (``_require_within``); for a swizzle F, ``A(Y)`` and ``A(Z)`` form a swizzle; and, since
     ``A(Sw(y)) == Sw'(A(y))`` holds only where A moves the swizzled bits as whole bits (no carries), the
     result is checked against ``A(B(c))`` for every ``c < size(B)``: concrete layouts of at most
     ``_CHECK_LIMIT`` elements. Post-condition: ``R(c) == A(B(c))`` for ``c < size(B)``.
@@ -397,6 +401,7 @@ def _compose_composed(a, b):
         raise NotAdmissibleError("composition", "a composed right operand must have offset 0 (as in CuTe)", str(b))
     inner = b.inner
     if isinstance(inner, Layout):
+        _require_within(inner, b.outer, f"{a} o ({b})")
         return composition(composition(a, inner), b.outer)
     if inner.bits == 0:
         return composition(a, b.outer)
@@ -414,6 +419,59 @@ def _compose_composed(a, b):
                                  f"A(Sw(y)) == {new}(A(y)) fails on the right layout's image (CuTe's "
                                  f"{r} is not A o B here)", f"{a} o {b}")
     return r
+
+
+def _require_within(f, lay, where):
+    """Admissibility of ``(A o F) o L`` for ``A o F o L``: every value of ``lay`` (an integer, the integer
+    an F2 value is, or a coordinate) indexes ``F`` inside its domain, ``[0, size(F))`` (a coordinate: each
+    entry inside its mode). A concrete ``lay`` is checked by its value range (an int-stride layout from its
+    strides, otherwise value by value up to ``_CHECK_LIMIT`` elements); a symbolic one only where the
+    decision interface proves it (non-negative strides and ``cosize(lay) <= size(F)``). Otherwise
+    NotAdmissibleError naming the condition."""
+    n = size(f)
+    why = (f"the right operand's domain-side layout B = {lay} must index its outer function A = {f} inside "
+           f"A's domain [0, {n}) (the composed layout reads A past its size, where L o A is not L(A(x)))")
+    if type(lay) is Layout and not any(isinstance(d, (F2, ScaledBasis)) for d in lay.leaves[1]):
+        lo = hi = 0
+        for s, d in zip(*lay.leaves):
+            if decide.is_one(s) is True:
+                continue
+            neg = d < 0 if type(d) is int else (False if decide.le(0, d) is True else None)
+            if neg is None:
+                raise NotAdmissibleError("composition", why + f"; the sign of the stride {d} is not decided",
+                                         where)
+            if neg:
+                lo = lo + (s - 1) * d
+            else:
+                hi = hi + (s - 1) * d
+        if decide.le(0, lo) is True and decide.lt(hi, n) is True:
+            return
+        raise NotAdmissibleError("composition", why + f"; its values reach [{lo}, {hi}]", where)
+    m = size(lay)
+    vals = lay.values() if type(m) is int and m <= _CHECK_LIMIT and not lay.free_symbols() else None
+    if vals is None:
+        raise NotAdmissibleError("composition", why + f"; checked value by value on concrete layouts of at "
+                                 f"most {_CHECK_LIMIT} elements only", where)
+    for v in vals:
+        if isinstance(v, F2):
+            v = v.value
+        if isinstance(v, tuple):
+            ok = _coord_within(v, f.shape)
+        else:
+            ok = type(v) is int and decide.le(0, v) is True and decide.lt(v, n) is True
+        if not ok:
+            raise NotAdmissibleError("composition", why + f"; it reaches {v}", where)
+
+
+def _coord_within(v, shape):
+    """The coordinate value ``v`` (zero-extended, as a composed layout reads it) lies inside ``shape``."""
+    if not isinstance(v, tuple):
+        return type(v) is int and decide.le(0, v) is True and decide.lt(v, size(shape)) is True
+    if type(shape) is not tuple:
+        return all(e == 0 for e in v[1:]) and _coord_within(v[0] if len(v) else 0, shape)
+    if len(v) > len(shape) and any(not (isinstance(e, int) and e == 0) for e in v[len(shape):]):
+        return False
+    return all(_coord_within(v[i] if i < len(v) else 0, shape[i]) for i in range(len(shape)))
 
 
 def _by_mode(a, tiler, op, keep_rest=True):

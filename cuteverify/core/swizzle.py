@@ -5,7 +5,8 @@ into the B bits starting at bit M (for negative S the shift goes the other way).
 is ``ComposedLayout(Sw, offset, L)``: ``x -> Sw(offset + L(x))``, printed ``S<3,3,3> o 0 o (8,64):(64,1)``.
 CuTe's general ``ComposedLayout<A, offset, B>`` has any layout as its outer function ``A`` (``inner`` here):
 ``(2,3):(3,1) o 2 o (3,4):(4,1)`` maps ``c -> A(2 + B(c))``, ``A`` read on its extended domain as CuTe reads
-it; with coordinate values (``E<i>`` strides in ``B``) the offset is a coordinate, ``(0,0)``.
+it; with coordinate values (``E<i>`` strides in ``B``) the offset is a coordinate, ``(0,0)``. The offset is
+added as an integer to the integer an F2 value ``B(c)`` is (its bits), as CuTe's ComposedLayout adds it.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ..symbolic.expr import format_value
 from .format import format_tuple
 from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
-from .strides import ArithTuple, ScaledBasis
+from .strides import F2, ArithTuple, ScaledBasis
 from .tuples import flatten
 
 # Values a swizzled slice is checked on before a decayed (CuTe) form is returned; past this the exact generic
@@ -160,20 +161,38 @@ class ComposedLayout:
         return self.outer.is_concrete and all(type(x) is int for x in _flat_offset(self.offset))
 
     def __call__(self, *coord):
-        return self._apply(self.offset + self.outer(*coord))
+        return self._apply(self._feed(self.outer(*coord)))
+
+    def _feed(self, v):
+        """``offset + v``, integer addition: an F2 value ``v`` is the integer its bits are (docs/model.md
+        section 4; ``F2.__add__`` would XOR the offset in)."""
+        if isinstance(v, F2):
+            v = v.value
+        return self.offset + v
 
     def _apply(self, x):
-        """``inner(x)``: a coordinate (``ArithTuple``) is handed to a Layout as the plain tuple it reads."""
+        """``inner(x)``: a coordinate (``ArithTuple``) is handed to a Layout as the plain tuple it reads.
+        Admissibility: a negative integer index reaches a Layout ``inner`` only where its strides are
+        integers (CuTe reads it as ``A(-x) == -A(x)``, which is undefined for coordinate or F2 values), and
+        a coordinate with a negative entry reaches no F2 ``inner``; otherwise NotAdmissibleError."""
         f = self.inner
         if isinstance(x, ArithTuple):
             if not isinstance(f, Layout):
                 raise NotAdmissibleError("ComposedLayout", f"{f} reads integers, got the coordinate {x}")
             x = _as_coord(x, f.shape)
+            if any(type(e) is int and e < 0 for e in _flat_offset(x)) and _stride_kinds(f) & {"f2"}:
+                raise NotAdmissibleError("ComposedLayout", f"the coordinate {_offset_text(x)} with a negative "
+                                         f"entry reaches the outer function {f}, whose F2 strides have no "
+                                         f"negative multiples", str(self))
+        elif type(x) is int and x < 0 and isinstance(f, Layout) and _stride_kinds(f) & {"f2", "coord"}:
+            raise NotAdmissibleError("ComposedLayout", f"the negative index {x} reaches the outer function {f}, "
+                                     f"whose strides are {' and '.join(_KIND_NAMES[k] for k in sorted(_stride_kinds(f) - {'int'}))} "
+                                     f"values: CuTe's extension A(-x) == -A(x) is defined for integer strides "
+                                     f"only", str(self))
         return f(x)
 
     def values(self):
-        o = self.offset
-        return [self._apply(o + v) for v in self.outer.values()]
+        return [self._apply(self._feed(v)) for v in self.outer.values()]
 
     def cosize(self):
         """CUTLASS's ``cosize(ComposedLayout)``: the cosize of the outer (domain-side) layout. Admissible for a
@@ -224,10 +243,12 @@ class ComposedLayout:
             return self, 0
         sliced, d = slice_and_offset(self.outer, crd)
         if sliced is None:
-            return None, self._apply(self.offset + d)
-        generic = (ComposedLayout(self.inner, self.offset + d, sliced), 0)
+            return None, self._apply(self._feed(d))
         if all(c is None for c in _leaves(crd)):
             return ComposedLayout(self.inner, self.offset, sliced), 0
+        if isinstance(d, F2) or "f2" in _stride_kinds(sliced):
+            d = _f2_slice_offset(d, sliced, self)
+        generic = (ComposedLayout(self.inner, self.offset + d, sliced), 0)
         sw = self.inner
         if not (isinstance(sw, Swizzle) and type(d) is int and type(self.offset) is int and
                 type(sliced) is Layout and sliced.int_leaves is not None and size(sliced) <= _CHECK_LIMIT):
@@ -281,6 +302,39 @@ class ComposedLayout:
         for x in _flat_offset(self.offset):
             out |= set(getattr(x, "free_symbols", ()))
         return out
+
+
+_KIND_NAMES = {"coord": "coordinate (E<i>)", "f2": "F2"}
+
+
+def _stride_kinds(layout):
+    """The stride domains of ``layout``'s leaves: a subset of {"int", "f2", "coord"}."""
+    return {"f2" if isinstance(d, F2) else "coord" if isinstance(d, ScaledBasis) else "int"
+            for d in layout.leaves[1]}
+
+
+def _f2_slice_offset(d, sliced, where):
+    """The integer ``D`` with ``int(d XOR sliced(r)) == D + int(sliced(r))`` for every ``r``: the fixed
+    modes' F2 value ``d`` as an integer, exact where its bits meet none of the free modes' values (then XOR
+    is +). Checked value by value on concrete layouts of at most ``_CHECK_LIMIT`` elements; otherwise
+    NotAdmissibleError (no offset of a composed layout describes the slice)."""
+    dv = d.value if isinstance(d, F2) else d
+    n = size(sliced)
+    vals = sliced.values() if type(dv) is int and type(n) is int and n <= _CHECK_LIMIT else None
+    if vals is not None:
+        vals = [v.value if isinstance(v, F2) else v for v in vals]
+    if vals is None or any(type(v) is not int for v in vals):
+        raise NotAdmissibleError("slice", "slicing an F2-valued inner layout behind a composed layout needs "
+                                 f"concrete layouts of at most {_CHECK_LIMIT} elements (the fixed modes' value "
+                                 "is checked to share no bit with the free modes')", str(where))
+    bits = 0
+    for v in vals:
+        bits |= v
+    if dv & bits or dv < 0:
+        raise NotAdmissibleError("slice", f"the fixed modes' F2 value ^{dv} shares bits with the free modes' "
+                                 f"values (mask {bits}): off + (B XOR D) is no offset of a composed layout",
+                                 str(where))
+    return dv
 
 
 def _as_arith(t):

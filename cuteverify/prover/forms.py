@@ -152,7 +152,9 @@ def reduce_composed(layout):
     None. ``A o 0 o B`` is ``composition(A, B)``: composition's post-condition is ``R(c) == A(B(c))`` for
     every ``c < size(B)``, A read on its extended domain, which is how a composed layout reads A. Valid only
     where the composition needs no obligation: it runs apart from any claim's context, and a result that
-    carries a new obligation (or is split into cases) is not used. Non-zero offsets are not reduced."""
+    carries a new obligation (or is split into cases) is not used. Non-zero offsets are not reduced. Where a
+    negative index may reach an A with coordinate or F2 strides (the composed layout is not defined there,
+    ``ComposedLayout._apply``; composition would answer CuTe's ``-A(x)``) it raises ``Unsupported`` naming it."""
     outer = layout.outer
     if isinstance(outer, ComposedLayout):
         outer = reduce_composed(outer)
@@ -164,7 +166,12 @@ def reduce_composed(layout):
         return None
     token = decide.enter(None)
     try:
+        if any(isinstance(d, (F2, ScaledBasis)) for d in layout.inner.leaves[1]) and _may_read_negative(outer):
+            raise Unsupported(f"a negative index may reach the outer function {layout.inner} of {layout}, "
+                              "whose coordinate or F2 strides have no A(-x) == -A(x) (not reduced)")
         r = composition(layout.inner, outer)
+    except Unsupported:
+        raise
     except CuteVerifyError:
         return None
     finally:
@@ -175,6 +182,30 @@ def reduce_composed(layout):
     if any(o not in known for o in r.obligations):
         return None
     return r
+
+
+def _may_read_negative(lay) -> bool:
+    """False only where every value of ``lay`` (a plain layout, or a swizzle over one) is proved
+    non-negative: integer strides of decided sign summing to a non-negative minimum, F2 strides with
+    non-negative values (their values are then non-negative integers); coordinate values are not indices."""
+    if isinstance(lay, ComposedLayout):
+        if not isinstance(lay.inner, Swizzle):
+            return True  # a swizzle keeps a non-negative integer non-negative
+        off, lay = lay.offset, lay.outer
+    else:
+        off = 0
+    lo = off
+    for s, d in zip(*lay.leaves):
+        if isinstance(d, ScaledBasis):
+            return True
+        if isinstance(d, F2):
+            if decide.le(0, d.value) is not True:
+                return True
+        elif decide.lt(d, 0) is True:
+            lo = lo + (s - 1) * d
+        elif decide.le(0, d) is not True:
+            return True
+    return decide.le(0, lo) is not True
 
 
 def _decompose_f2(shapes, raw, layout):
