@@ -4,7 +4,9 @@ tiled MMAs and tiled copies, thread partitions and retiling, under CuTe DSL's na
 ``make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2,2,1), (32,32,16))`` and
 ``make_tiled_copy_A("SM75_U32x4_LDSM_N", tiled_mma, "f16")`` compute what CUTLASS's ``mma_atom.hpp`` /
 ``copy_atom.hpp`` compute, with the project's algebra; ``check`` states their post-conditions (coverage of the
-tile, agreement of a copy's register side with an MMA fragment).
+tile, agreement of a copy's register side with an MMA fragment, a copy issued over a tensor as ``cute.copy``
+vectorises it); ``operand_desc`` proves a wgmma / UMMA operand's declared major against the smem layout it
+reads, block by block, through the descriptor ``make_gmma_desc`` / ``make_umma_desc`` builds.
 
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``, ``hardware``.
 

@@ -1,6 +1,7 @@
 """The layout model (docs/model.md section 2): HTuples, strides (integer, coordinate ``E<i>``, F2), the
-immutable ``Layout`` with slicing, swizzles and composed layouts, the notation (parse / format) and
-conversion from other libraries' objects.
+immutable ``Layout`` with slicing, swizzles and composed layouts, the notation (parse / format, CuTe IR's
+types in ``cute_ir_text``, extents and permutations in ``tiles``), the size-1 stride convention
+(``convention``) and conversion from other libraries' objects.
 
 May import: ``errors``, ``symbolic``.
 """
