@@ -8,7 +8,8 @@
 Modules: ``pipeline`` (the stages every query runs), ``queries`` (the five queries and the public functions),
 ``claims`` (claim text), ``forms`` (layouts split by stride domain), ``exact`` / ``f2`` / ``intlin`` (exact
 procedures for concrete layouts), ``structural`` (proofs for symbolic layouts), ``z3query`` (Z3 encodings),
-``recheck`` (witnesses re-checked), ``tables`` (value tables and budgets), ``verdict`` (the answers).
+``recheck`` (witnesses re-checked), ``tables`` (value tables and budgets), ``composed`` (general composed
+layouts: value tables within budget, reduction to one layout past it), ``verdict`` (the answers).
 
 May import: ``cuteverify.errors``, ``cuteverify.symbolic``, ``cuteverify.core``, ``cuteverify.algebra``
 (docs/model.md section 1).
