@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..errors import NotAdmissibleError
 from ..symbolic import normalize, symbol
 from ..symbolic.expr import format_value
+from .arrays import layout_array, swizzle_array
 from .format import format_tuple
 from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
@@ -24,7 +25,7 @@ from .tuples import flatten
 _CHECK_LIMIT = 1 << 18
 
 class Swizzle:
-    __slots__ = ("bits", "base", "shift")
+    __slots__ = ("bits", "base", "shift", "_y")
 
     def __init__(self, bits: int, base: int, shift: int):
         for name, v in (("B", bits), ("M", base), ("S", shift)):
@@ -36,6 +37,7 @@ class Swizzle:
             raise NotAdmissibleError("Swizzle", f"|S| >= B is required so the XORed bit ranges do not overlap "
                                                 f"(B={bits}, S={shift})")
         self.bits, self.base, self.shift = bits, base, shift
+        self._y = ((1 << bits) - 1) << (base + max(shift, 0))  # yyy_mask, read on every evaluation
 
     @property
     def yyy_mask(self) -> int:
@@ -49,8 +51,8 @@ class Swizzle:
 
     def __call__(self, x):
         if self.shift >= 0:
-            return x ^ ((x & self.yyy_mask) >> self.shift)
-        return x ^ ((x & self.yyy_mask) << -self.shift)
+            return x ^ ((x & self._y) >> self.shift)
+        return x ^ ((x & self._y) << -self.shift)
 
     def size(self) -> int:
         """The swizzle is a bijection of each aligned block of this many elements."""
@@ -161,7 +163,10 @@ class ComposedLayout:
         return self.outer.is_concrete and all(type(x) is int for x in _flat_offset(self.offset))
 
     def __call__(self, *coord):
-        return self._apply(self._feed(self.outer(*coord)))
+        v = self.outer(*coord)
+        if type(v) is int and type(self.offset) is int and type(self.inner) is Swizzle:
+            return self.inner(self.offset + v)  # the common smem case: no F2 value, no coordinate
+        return self._apply(self._feed(v))
 
     def _feed(self, v):
         """``offset + v``, integer addition: an F2 value ``v`` is the integer its bits are (docs/model.md
@@ -192,7 +197,22 @@ class ComposedLayout:
         return f(x)
 
     def values(self):
+        a = self.values_array()
+        if a is not None:
+            return a.tolist()
         return [self._apply(self._feed(v)) for v in self.outer.values()]
+
+    def values_array(self):
+        """``[self(0), ..., self(size-1)]`` as an int64 numpy array for a concrete ``Swizzle o int o Layout``
+        with integer strides (batch evaluation), else None (``values`` then evaluates in Python)."""
+        sw = self.inner
+        if type(sw) is not Swizzle or type(self.offset) is not int or type(self.outer) is not Layout or \
+                (sw.yyy_mask | sw.zzz_mask) >> 60:
+            return None
+        a = layout_array(self.outer)
+        if a is None or (a.size and max(abs(int(a.min())), abs(int(a.max()))) + abs(self.offset) >= 1 << 61):
+            return None
+        return swizzle_array(self.inner, a + self.offset)
 
     def cosize(self):
         """CUTLASS's ``cosize(ComposedLayout)``: the cosize of the outer (domain-side) layout. Admissible for a

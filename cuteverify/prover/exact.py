@@ -11,6 +11,7 @@ the procedures of ``f2`` only. Each answer is a ``Verdict`` whose counterexample
 """
 from __future__ import annotations
 
+from ..core.bitlinear import bit_affine, index_bits
 from . import composed
 from . import f2 as xor
 from . import intlin, tables, z3query
@@ -158,6 +159,9 @@ def equal(fa: Form, fb: Form, A, B) -> Verdict:
         return xor.f2_form_equal(fa, fb)
     size = Flat(fa.shapes, [0] * len(fa.shapes)).size
     if fa.kind == "swizzle" or fb.kind == "swizzle":
+        r = equal_bits(A, B)
+        if r is not None:
+            return r
         if size <= tables.EQUAL_ENUM_LIMIT:
             return tables.equal_enum(A, B)
         return z3query.z3_equal_bv(fa, fb)
@@ -180,4 +184,23 @@ def equal(fa: Form, fb: Form, A, B) -> Verdict:
     return z3query.z3_equal(fa, fb, None)
 
 
-__all__ = ["injective", "surjective", "equal", "component_flat", "coord_extents", "coord_sizes"]
+def equal_bits(A, B):
+    """Equality of two concrete layouts of the same size that are F2-affine in their index bits
+    (``core.bitlinear``: swizzles over power-of-two strides with disjoint bits, plain layouts of that kind),
+    independent of the size; None where either is not. Exact: the domain ``[0, size)`` holds 0 and every
+    ``2**j`` with ``j < n``, and an affine map that vanishes there has zero constant and zero columns, so the
+    two maps agree on the domain iff their constants and columns do; the first difference is the witness
+    (index 0 for the constants, ``2**j`` for column ``j``)."""
+    n = index_bits(A)
+    fa, fb = bit_affine(A, n), bit_affine(B, n)
+    if fa is None or fb is None:
+        return None
+    if fa.const != fb.const:
+        return refuted("f2-bits", differ(0))
+    for j, (x, y) in enumerate(zip(fa.cols, fb.cols)):
+        if x != y:
+            return refuted("f2-bits", differ(1 << j))
+    return proved("f2-bits")
+
+
+__all__ = ["equal_bits", "injective", "surjective", "equal", "component_flat", "coord_extents", "coord_sizes"]

@@ -1,0 +1,140 @@
+"""Plain and swizzled layouts as F2-affine maps of the index's bits (docs/model.md sections 4 and 9).
+
+A concrete layout ``L`` with integer strides is *bit-linear on ``n`` bits* when, for every integer index ``x``
+in ``[0, 2**n)``, ``L(x) == XOR_j bit_j(x) * cols[j]`` for fixed columns ``cols``. Sufficient condition (the
+one checked here): every flat mode but the last has a power-of-two size (so its digit is a slice of ``x``'s
+bits, and the last mode's digit is ``x`` shifted down, as CuTe's extended domain reads it); every stride is 0
+or a power of two; the columns ``d_k << j`` of the digit bits are pairwise bit-disjoint. Then ``L(x)`` is an
+integer sum of disjoint columns, and for non-negative integers ``a + b == a ^ b`` when ``a & b == 0``.
+A swizzle is F2-linear (``x ^ ((x & Y) >> S)``), so ``Sw o off o L`` is bit-affine with columns ``Sw(c)`` and
+constant ``Sw(off)`` when, in addition, ``off`` is a non-negative integer sharing no bit with any column
+(``off + v == off ^ v``).
+
+Valid for: concrete plain layouts with integer strides and concrete ``Swizzle o int o Layout``; anything
+else answers None (the caller keeps its enumeration). No F2 or coordinate strides.
+"""
+from __future__ import annotations
+
+from .layout import Layout
+from .swizzle import ComposedLayout, Swizzle
+
+
+
+class BitAffine:
+    """``x -> const ^ XOR_j bit_j(x) * cols[j]`` for ``x`` in ``[0, 2**len(cols))``."""
+
+    __slots__ = ("cols", "const")
+
+    def __init__(self, cols, const):
+        self.cols, self.const = list(cols), const
+
+    def __call__(self, x: int) -> int:
+        out, j = self.const, 0
+        while x:
+            if x & 1:
+                out ^= self.cols[j]
+            x >>= 1
+            j += 1
+        return out
+
+    def reach(self) -> int:
+        """A mask covering every value: the OR of the columns and the constant."""
+        m = self.const
+        for c in self.cols:
+            m |= c
+        return m
+
+
+def _leaves(L: Layout):
+    lv = L.int_leaves
+    if lv is None:
+        return None
+    return [(s, d) for s, d in zip(lv[0], lv[1]) if s != 1]
+
+
+def plain_bits(L: Layout, n: int):
+    """The columns of plain ``L`` on ``n`` index bits when it is bit-linear there (module docstring), else
+    None. Post-condition: ``L(x) == XOR of cols[j] over the set bits j of x`` for every ``x < 2**n``."""
+    if type(L) is not Layout:
+        return None
+    modes = _leaves(L)
+    if modes is None:
+        return None
+    cols, used, pos = [], 0, 0
+    for k, (s, d) in enumerate(modes):
+        last = k == len(modes) - 1
+        if s < 1 or (not last and s & (s - 1)):
+            return None
+        if d < 0 or (d & (d - 1)):
+            return None
+        nb = max(0, n - pos) if last else s.bit_length() - 1
+        for j in range(nb):
+            if pos >= n:
+                break
+            c = d << j
+            if c & used:
+                return None
+            used |= c
+            cols.append(c)
+            pos += 1
+    while len(cols) < n:  # past the last mode's extent (or no mode at all): the stride-0 tail of an index
+        if not modes:
+            cols.append(0)
+        else:
+            return None
+    return cols
+
+
+def index_bits(L) -> int:
+    """The number of bits of the indices of ``L``'s domain ``[0, size)``."""
+    n = 1
+    for s in (L.outer if isinstance(L, ComposedLayout) else L).leaves[0]:
+        n *= s
+    return max(0, (n - 1).bit_length())
+
+
+def bit_affine(L, n: int | None = None):
+    """``L`` as a ``BitAffine`` on ``n`` index bits (default: its domain's), or None where the structure of
+    the module docstring does not hold. Admissible: any object; only concrete plain integer layouts and
+    ``Swizzle o int o Layout`` ever answer. Post-condition: ``result(x) == L(x)`` for every ``x < 2**n``
+    (for the default ``n``: for every index of ``L``'s domain)."""
+    try:
+        if n is None:
+            n = index_bits(L)
+    except TypeError:
+        return None
+    if type(L) is Layout:
+        cols = plain_bits(L, n)
+        return None if cols is None else BitAffine(cols, 0)
+    if not (isinstance(L, ComposedLayout) and isinstance(L.inner, Swizzle) and type(L.outer) is Layout):
+        return None
+    off = L.offset
+    if type(off) is not int or off < 0:
+        return None
+    cols = plain_bits(L.outer, n)
+    if cols is None:
+        return None
+    used = 0
+    for c in cols:
+        used |= c
+    if off & used:
+        return None
+    sw = L.inner
+    return BitAffine([sw(c) for c in cols], sw(off))
+
+
+def rank(cols) -> int:
+    """The F2 rank of ``cols`` (Gaussian elimination on ints)."""
+    basis = {}
+    for v in cols:
+        while v:
+            p = v.bit_length() - 1
+            if p in basis:
+                v ^= basis[p]
+            else:
+                basis[p] = v
+                break
+    return len(basis)
+
+
+__all__ = ["BitAffine", "bit_affine", "plain_bits", "index_bits", "rank"]
