@@ -15,6 +15,7 @@ import pytest
 
 from cuteverify.algebra.inverse import left_inverse, right_inverse
 from cuteverify.core.layout import Layout
+from cuteverify.core import swizzle as swizzle_mod
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.errors import CuteVerifyError
 from cuteverify.prover import exact, tables
@@ -228,3 +229,35 @@ def test_large_equality_decided_without_enumeration():
     assert w.status == "refuted"
     i = w.counterexample.coords[0]
     assert ref_eval(A, i) != ref_eval(C, i)
+
+
+def _colex(coords, shapes):
+    i, mul = 0, 1
+    for c, s in zip(coords, shapes):
+        i += c * mul
+        mul *= s
+    return i
+
+
+def test_slices_structural_match_enumeration(monkeypatch):
+    rng = random.Random(11)
+    cases = []
+    for _ in range(150):
+        L = random_case(rng, 10)
+        shapes = list(L.outer.shape)
+        if len(shapes) < 2:
+            continue
+        crd = tuple(None if rng.random() < 0.5 else rng.randrange(s) for s in shapes)
+        if all(c is None for c in crd) or all(c is not None for c in crd):
+            continue
+        cases.append((L, shapes, crd, L.slice_and_offset(crd)))
+    monkeypatch.setattr(swizzle_mod, "_slice_offset_by_bits", lambda target, sub: None)
+    for L, shapes, crd, (sub, off) in cases:
+        assert (sub, off) == L.slice_and_offset(crd), (L, crd)
+        free = [s for s, c in zip(shapes, crd) if c is None]
+        for _ in range(20):
+            rest = [rng.randrange(s) for s in free]
+            it = iter(rest)
+            full = [next(it) if c is None else c for c in crd]
+            assert ref_eval(L, _colex(full, shapes)) == ref_eval(sub, _colex(rest, free)) + off, (L, crd)
+    assert len(cases) > 60

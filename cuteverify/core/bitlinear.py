@@ -16,7 +16,6 @@ else answers None (the caller keeps its enumeration). No F2 or coordinate stride
 from __future__ import annotations
 
 from .layout import Layout
-from .swizzle import ComposedLayout, Swizzle
 
 
 
@@ -88,7 +87,7 @@ def plain_bits(L: Layout, n: int):
 def index_bits(L) -> int:
     """The number of bits of the indices of ``L``'s domain ``[0, size)``."""
     n = 1
-    for s in (L.outer if isinstance(L, ComposedLayout) else L).leaves[0]:
+    for s in getattr(L, "outer", L).leaves[0]:
         n *= s
     return max(0, (n - 1).bit_length())
 
@@ -106,7 +105,9 @@ def bit_affine(L, n: int | None = None):
     if type(L) is Layout:
         cols = plain_bits(L, n)
         return None if cols is None else BitAffine(cols, 0)
-    if not (isinstance(L, ComposedLayout) and isinstance(L.inner, Swizzle) and type(L.outer) is Layout):
+    # a swizzled layout (core.swizzle's ComposedLayout with a Swizzle inner; read by its attributes, as
+    # core.swizzle imports this module)
+    if type(getattr(L, "outer", None)) is not Layout or not hasattr(getattr(L, "inner", None), "yyy_mask"):
         return None
     off = L.offset
     if type(off) is not int or off < 0:
