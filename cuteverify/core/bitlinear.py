@@ -124,8 +124,9 @@ def bit_affine(L, n: int | None = None):
     return BitAffine([sw(c) for c in cols], sw(off))
 
 
-def rank(cols) -> int:
-    """The F2 rank of ``cols`` (Gaussian elimination on ints)."""
+def echelon(cols) -> dict:
+    """``{pivot bit: vector}``: a basis of the F2 span of ``cols`` whose vectors have distinct highest bits
+    (their pivots). Gaussian elimination on ints."""
     basis = {}
     for v in cols:
         while v:
@@ -135,7 +136,33 @@ def rank(cols) -> int:
             else:
                 basis[p] = v
                 break
-    return len(basis)
+    return basis
 
 
-__all__ = ["BitAffine", "bit_affine", "plain_bits", "index_bits", "rank"]
+def rank(cols) -> int:
+    """The F2 rank of ``cols``."""
+    return len(echelon(cols))
+
+
+def in_span(v: int, basis: dict) -> bool:
+    """``v`` is a XOR of vectors of the ``echelon`` basis."""
+    while v:
+        p = v.bit_length() - 1
+        if p not in basis:
+            return False
+        v ^= basis[p]
+    return True
+
+
+def max_value(f: BitAffine) -> int:
+    """The largest ``const ^ x`` over ``x`` in the span of the columns: from the highest pivot down, a basis
+    vector is taken when it raises the value (its pivot decides, the lower bits cannot outweigh it)."""
+    m = f.const
+    basis = echelon(f.cols)
+    for p in sorted(basis, reverse=True):
+        if not m >> p & 1:
+            m ^= basis[p]
+    return m
+
+
+__all__ = ["BitAffine", "bit_affine", "plain_bits", "index_bits", "echelon", "rank", "in_span", "max_value"]

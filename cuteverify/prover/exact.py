@@ -11,7 +11,7 @@ the procedures of ``f2`` only. Each answer is a ``Verdict`` whose counterexample
 """
 from __future__ import annotations
 
-from ..core.bitlinear import bit_affine, index_bits
+from ..core.bitlinear import bit_affine, echelon, in_span, index_bits, max_value
 from . import composed
 from . import f2 as xor
 from . import intlin, tables, z3query
@@ -129,6 +129,9 @@ def surjective(f: Form, n, L) -> Verdict:
                 return refuted("interval-chain", missed({p: m}))
         return proved("per-coordinate interval-chain")
     # swizzle
+    r = surjective_bits(L, n)
+    if r is not None:
+        return r
     r = xor.f2_surjective(f, n)
     if r is not None:
         return r
@@ -184,6 +187,43 @@ def equal(fa: Form, fb: Form, A, B) -> Verdict:
     return z3query.z3_equal(fa, fb, None)
 
 
+def cube_affine(L):
+    """``L`` as an F2-affine map whose index bits range over its whole domain (``size(L) == 2**n``, so the
+    image is exactly ``const ^ span(cols)``), or None."""
+    n = index_bits(L)
+    sz = 1
+    for s in L.outer.leaves[0] if hasattr(L, "outer") else L.leaves[0]:
+        sz *= s
+    return bit_affine(L, n) if sz == 1 << n else None
+
+
+def surjective_bits(L, n):
+    """``[0, n)`` inside the image of a layout that is F2-affine on a power-of-two domain, independent of the
+    size, or None where it is not. The image is the coset ``const ^ V`` (``V`` the columns' span): it holds 0
+    iff ``const`` is in ``V`` (then it is ``V``; else 0 is missed), and ``V`` holds ``[0, n)`` iff it holds
+    every ``2**j < n`` (each ``v < n`` is a XOR of such powers; they lie in ``[0, n)``)."""
+    f = cube_affine(L)
+    if f is None or type(n) is not int:
+        return None
+    if n <= 0:
+        return proved("trivial")
+    basis = echelon(f.cols)
+    if not in_span(f.const, basis):
+        return refuted("f2-bits", missed(0))
+    j = 0
+    while (1 << j) < n:
+        if not in_span(1 << j, basis):
+            return refuted("f2-bits", missed(1 << j))
+        j += 1
+    return proved("f2-bits")
+
+
+def largest_value(L):
+    """The largest value of a layout that is F2-affine on a power-of-two domain (``max_value``), or None."""
+    f = cube_affine(L)
+    return None if f is None else max_value(f)
+
+
 def equal_bits(A, B):
     """Equality of two concrete layouts of the same size that are F2-affine in their index bits
     (``core.bitlinear``: swizzles over power-of-two strides with disjoint bits, plain layouts of that kind),
@@ -203,4 +243,4 @@ def equal_bits(A, B):
     return proved("f2-bits")
 
 
-__all__ = ["equal_bits", "injective", "surjective", "equal", "component_flat", "coord_extents", "coord_sizes"]
+__all__ = ["equal_bits", "surjective_bits", "largest_value", "injective", "surjective", "equal", "component_flat", "coord_extents", "coord_sizes"]
