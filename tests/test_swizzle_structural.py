@@ -15,6 +15,7 @@ import pytest
 
 from cuteverify.algebra.inverse import left_inverse, right_inverse
 from cuteverify.core.layout import Layout
+from cuteverify.core import bitlinear
 from cuteverify.core import swizzle as swizzle_mod
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.errors import CuteVerifyError
@@ -281,3 +282,26 @@ def test_surjective_and_largest_value_match_reference():
             if r.status == "refuted":
                 assert r.counterexample.value < n and r.counterexample.value not in vals
     assert decided > 100
+
+
+def test_bit_affine_on_the_extended_domain():
+    # bit_affine(L, n) claims L(x) for every x < 2**n, past the size too (the last leaf takes the rest)
+    rng = random.Random(23)
+    claimed = 0
+    for _ in range(300):
+        L = random_pow2_layout(rng, 6)
+        if rng.random() < 0.3:  # a trailing size-1 leaf with a stride: it is what extends the domain
+            L = Layout(tuple(L.shape) + (1,), tuple(L.stride) + (rng.choice([0, 3, 1 << 12]),))
+        sw = random_swizzle(rng)
+        for X in (L, ComposedLayout(sw, 0, L)):
+            n = (ref_size(X) - 1).bit_length() + rng.randint(0, 2)
+            f = bitlinear.bit_affine(X, n)
+            if f is None:
+                continue
+            claimed += 1
+            shapes, strides = ref_flat(str(L))
+            for x in range(1 << n):
+                v = ref_plain(shapes, strides, x)
+                want = v if X is L else ref_swizzle(sw.bits, sw.base, sw.shift, v)
+                assert f(x) == want, (X, n, x)
+    assert claimed > 200

@@ -45,10 +45,15 @@ class BitAffine:
 
 
 def _leaves(L: Layout):
+    """The flat leaves without size-1 ones, except the last: past the size, the last leaf takes the rest of
+    the index (``(4,1):(1,7)`` maps 5 to 8), whatever its size."""
     lv = L.int_leaves
     if lv is None:
         return None
-    return [(s, d) for s, d in zip(lv[0], lv[1]) if s != 1]
+    if not lv[0]:
+        return [(1, 0)]
+    out = [(s, d) for s, d in zip(lv[0][:-1], lv[1][:-1]) if s != 1]
+    return out + [(lv[0][-1], lv[1][-1])]
 
 
 def plain_bits(L: Layout, n: int):
@@ -76,12 +81,7 @@ def plain_bits(L: Layout, n: int):
             used |= c
             cols.append(c)
             pos += 1
-    while len(cols) < n:  # past the last mode's extent (or no mode at all): the stride-0 tail of an index
-        if not modes:
-            cols.append(0)
-        else:
-            return None
-    return cols
+    return cols if len(cols) == n else None
 
 
 def index_bits(L) -> int:
