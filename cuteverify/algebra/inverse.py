@@ -2,7 +2,7 @@
 layouts: section 4)."""
 from __future__ import annotations
 
-from ..core.bitlinear import bit_affine
+from ..core.bitlinear import bit_affine, max_below
 from ..core.layout import Layout, size
 from ..core.strides import F2
 from ..core.swizzle import ComposedLayout, Swizzle
@@ -465,9 +465,9 @@ def _inverse_by_bits(layout, result, op) -> bool:
     f = bit_affine(first)
     if f is None:
         return False
-    reach = f.reach()
-    if op == "right_inverse" and reach >= size(layout):
+    if op == "right_inverse" and max_below(f, size(result)) >= size(layout):
         return False
+    reach = f.reach()
     g = bit_affine(second, reach.bit_length())
     if g is None or g(f.const) != 0:
         return False

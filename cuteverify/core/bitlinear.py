@@ -165,4 +165,19 @@ def max_value(f: BitAffine) -> int:
     return m
 
 
-__all__ = ["BitAffine", "bit_affine", "plain_bits", "index_bits", "echelon", "rank", "in_span", "max_value"]
+def max_below(f: BitAffine, n: int) -> int:
+    """The largest ``f(x)`` over ``x`` in ``[0, n)`` (``n >= 1``, ``n <= 2**len(f.cols)``): ``[0, n)`` is the
+    union of the aligned blocks ``[p, p + 2**k)``, one per set bit ``k`` of ``n`` (``p`` the bits of ``n``
+    above ``k``); on a block ``f(p ^ y) == f(p) ^ lin(y)`` for ``y < 2**k``, a coset whose maximum
+    ``max_value`` gives."""
+    best, k = None, n.bit_length()
+    while k > 0:
+        k -= 1
+        if n >> k & 1:
+            p = (n >> (k + 1)) << (k + 1)
+            m = max_value(BitAffine(f.cols[:k], f(p)))
+            best = m if best is None else max(best, m)
+    return best
+
+
+__all__ = ["BitAffine", "bit_affine", "plain_bits", "index_bits", "echelon", "rank", "in_span", "max_value", "max_below"]

@@ -11,7 +11,7 @@ the procedures of ``f2`` only. Each answer is a ``Verdict`` whose counterexample
 """
 from __future__ import annotations
 
-from ..core.bitlinear import bit_affine, echelon, in_span, index_bits, max_value
+from ..core.bitlinear import bit_affine, echelon, in_span, index_bits, max_below
 from . import composed
 from . import f2 as xor
 from . import intlin, tables, z3query
@@ -219,9 +219,15 @@ def surjective_bits(L, n):
 
 
 def largest_value(L):
-    """The largest value of a layout that is F2-affine on a power-of-two domain (``max_value``), or None."""
-    f = cube_affine(L)
-    return None if f is None else max_value(f)
+    """The largest value of a layout that is F2-affine in its index bits (``bitlinear.max_below`` over its
+    domain ``[0, size)``), or None."""
+    f = bit_affine(L)
+    if f is None:
+        return None
+    sz = 1
+    for s in L.outer.leaves[0] if hasattr(L, "outer") else L.leaves[0]:
+        sz *= s
+    return max_below(f, sz)
 
 
 def equal_bits(A, B):
