@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuteverify.algebra import inverse, tile_to_shape  # noqa: E402
-from cuteverify.algebra.inverse import left_inverse  # noqa: E402
+from cuteverify.algebra.inverse import left_inverse, right_inverse  # noqa: E402
 from cuteverify.core import swizzle as swizzle_mod  # noqa: E402
 from cuteverify.core.layout import size  # noqa: E402
 from cuteverify.core.parse import parse  # noqa: E402
@@ -128,16 +128,16 @@ def smem_layouts():
     return out
 
 
-def bench_inverses(repeat):
+def bench_inverses(repeat, op=left_inverse):
     rows = smem_layouts()
     struct, enum = [], []
     worst = ("", 0.0)
     orig = inverse._inverse_by_bits
     for where, atom, text in rows:
-        t_s = best(lambda: left_inverse(parse(text)), repeat)
+        t_s = best(lambda: op(parse(text)), repeat)
         inverse._inverse_by_bits = lambda layout, result, op: False
         try:
-            t_e = best(lambda: left_inverse(parse(text)), 1)
+            t_e = best(lambda: op(parse(text)), 1)
         finally:
             inverse._inverse_by_bits = orig
         struct.append(t_s)
@@ -145,7 +145,7 @@ def bench_inverses(repeat):
         if t_s > worst[1]:
             worst = (f"{atom} tiled to (128,128,3) [{where}]", t_s)
     n = size(parse(rows[0][2]))
-    print(f"left_inverse over {len(rows)} smem layouts (examples' atoms and GMMA atoms, tiled to (128,128,3): "
+    print(f"{op.__name__} over {len(rows)} smem layouts (examples' atoms and GMMA atoms, tiled to (128,128,3): "
           f"{n} elements): structural median {ms(statistics.median(struct))}, max {ms(max(struct))}; "
           f"value-by-value check median {ms(statistics.median(enum))}; ratio {statistics.median(enum) / statistics.median(struct):.0f}x")
     print(f"  slowest: {worst[0]}: {ms(worst[1])}")
@@ -157,6 +157,7 @@ def main():
     args = ap.parse_args()
     bench_sizes(args.repeat)
     bench_inverses(args.repeat)
+    bench_inverses(args.repeat, right_inverse)
 
 
 if __name__ == "__main__":
