@@ -2,6 +2,7 @@
 layouts: section 4)."""
 from __future__ import annotations
 
+from ..core.bitlinear import bit_affine, max_below
 from ..core.layout import Layout, size
 from ..core.strides import F2
 from ..core.swizzle import ComposedLayout, Swizzle
@@ -430,6 +431,8 @@ def _swizzled_inverse(layout, op, plain):
         R = plain(inner)
         new = R if sw.bits == 0 else _swizzle_of_masks(R(sw.yyy_mask), R(sw.zzz_mask), op, sw, R)
         result = new if isinstance(new, Layout) else ComposedLayout(new, 0, R)
+    if _inverse_by_bits(layout, result, op):
+        return result
     n = size(result) if op == "right_inverse" else size(inner)
     m = size(inner)
     if n > ENUMERATION_CAP:
@@ -448,6 +451,27 @@ def _swizzled_inverse(layout, op, plain):
     if op == "left_inverse" and any(result(layout(i)) != i for i in range(n)):
         decide.note(f"{NOT_INJECTIVE}: R is CuTe's quasi-inverse, L(R(L(i))) == L(i); R(L(i)) == i does not hold")
     return result
+
+
+def _inverse_by_bits(layout, result, op) -> bool:
+    """True when ``result`` is proved, independent of the size, to be an exact ``op`` of ``layout`` by F2
+    algebra (``core.bitlinear``): both F2-affine in their index bits (a swizzle over power-of-two strides
+    with disjoint bits), the inner one's values inside the range where the outer one is affine, and the
+    composite the identity on every index bit (an affine map equal to the identity at 0 and at every ``2**j``
+    of a domain ``[0, N)``, ``2**j < N``, is the identity there). left: ``R(L(i)) == i`` for ``i < size(L)``
+    (so ``L`` is injective: no note is due); right: ``R(i)`` in ``[0, size(L))`` and ``L(R(i)) == i`` for
+    ``i < size(R)``. False where the structure does not apply or the check fails (the caller enumerates)."""
+    first, second = (layout, result) if op == "left_inverse" else (result, layout)
+    f = bit_affine(first)
+    if f is None:
+        return False
+    if op == "right_inverse" and max_below(f, size(result)) >= size(layout):
+        return False
+    reach = f.reach()
+    g = bit_affine(second, reach.bit_length())
+    if g is None or g(f.const) != 0:
+        return False
+    return all(g(c) ^ g.const == 1 << j for j, c in enumerate(f.cols))
 
 
 def _composed_inverse(layout, op):

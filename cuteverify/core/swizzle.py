@@ -10,9 +10,13 @@ added as an integer to the integer an F2 value ``B(c)`` is (its bits), as CuTe's
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import NotAdmissibleError
 from ..symbolic import normalize, symbol
 from ..symbolic.expr import format_value
+from .arrays import layout_array, swizzle_array
+from .bitlinear import bit_affine, index_bits
 from .format import format_tuple
 from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
@@ -24,7 +28,7 @@ from .tuples import flatten
 _CHECK_LIMIT = 1 << 18
 
 class Swizzle:
-    __slots__ = ("bits", "base", "shift")
+    __slots__ = ("bits", "base", "shift", "_y")
 
     def __init__(self, bits: int, base: int, shift: int):
         for name, v in (("B", bits), ("M", base), ("S", shift)):
@@ -36,6 +40,7 @@ class Swizzle:
             raise NotAdmissibleError("Swizzle", f"|S| >= B is required so the XORed bit ranges do not overlap "
                                                 f"(B={bits}, S={shift})")
         self.bits, self.base, self.shift = bits, base, shift
+        self._y = ((1 << bits) - 1) << (base + max(shift, 0))  # yyy_mask, read on every evaluation
 
     @property
     def yyy_mask(self) -> int:
@@ -49,8 +54,8 @@ class Swizzle:
 
     def __call__(self, x):
         if self.shift >= 0:
-            return x ^ ((x & self.yyy_mask) >> self.shift)
-        return x ^ ((x & self.yyy_mask) << -self.shift)
+            return x ^ ((x & self._y) >> self.shift)
+        return x ^ ((x & self._y) << -self.shift)
 
     def size(self) -> int:
         """The swizzle is a bijection of each aligned block of this many elements."""
@@ -161,7 +166,10 @@ class ComposedLayout:
         return self.outer.is_concrete and all(type(x) is int for x in _flat_offset(self.offset))
 
     def __call__(self, *coord):
-        return self._apply(self._feed(self.outer(*coord)))
+        v = self.outer(*coord)
+        if type(v) is int and type(self.offset) is int and type(self.inner) is Swizzle:
+            return self.inner(self.offset + v)  # the common smem case: no F2 value, no coordinate
+        return self._apply(self._feed(v))
 
     def _feed(self, v):
         """``offset + v``, integer addition: an F2 value ``v`` is the integer its bits are (docs/model.md
@@ -192,7 +200,22 @@ class ComposedLayout:
         return f(x)
 
     def values(self):
+        a = self.values_array()
+        if a is not None:
+            return a.tolist()
         return [self._apply(self._feed(v)) for v in self.outer.values()]
+
+    def values_array(self):
+        """``[self(0), ..., self(size-1)]`` as an int64 numpy array for a concrete ``Swizzle o int o Layout``
+        with integer strides (batch evaluation), else None (``values`` then evaluates in Python)."""
+        sw = self.inner
+        if type(sw) is not Swizzle or type(self.offset) is not int or type(self.outer) is not Layout or \
+                (sw.yyy_mask | sw.zzz_mask) >> 60:
+            return None
+        a = layout_array(self.outer)
+        if a is None or (a.size and max(abs(int(a.min())), abs(int(a.max()))) + abs(self.offset) >= 1 << 61):
+            return None
+        return swizzle_array(self.inner, a + self.offset)
 
     def cosize(self):
         """CUTLASS's ``cosize(ComposedLayout)``: the cosize of the outer (domain-side) layout. Admissible for a
@@ -231,7 +254,8 @@ class ComposedLayout:
         (``off == self(crd with 0 in the free modes)``); when they reach both bits of a pair it stays
         ``Sw o only o sliced`` and only the part of ``D`` that passes the swizzle unchanged is handed out.
         CuTe's construction assumes the offsets' bits do not interact by carries and does not check it;
-        here each candidate is checked value by value (up to ``_CHECK_LIMIT`` values), its offset taken from
+        here each candidate is checked: on the index bits where both are F2-affine (``core.bitlinear``, any
+        size), else value by value (numpy; up to ``_CHECK_LIMIT`` values), its offset taken from
         the values: CuTe's candidate first, then the same construction on the carried sum ``offset + D``.
         Where none holds (or the check cannot be run) the exact form of ``layout_composed.hpp`` is returned:
         ``(inner o (offset + D) o sliced, 0)``.
@@ -251,16 +275,24 @@ class ComposedLayout:
         generic = (ComposedLayout(self.inner, self.offset + d, sliced), 0)
         sw = self.inner
         if not (isinstance(sw, Swizzle) and type(d) is int and type(self.offset) is int and
-                type(sliced) is Layout and sliced.int_leaves is not None and size(sliced) <= _CHECK_LIMIT):
+                type(sliced) is Layout and sliced.int_leaves is not None):
             return generic
-        want = [sw(self.offset + d + v) for v in sliced.values()]
+        target = generic[0]
+        want = None
         for only, anti in _offset_splits(sw, self.offset, d):
             sub = _swizzle_slice(sw, only, anti, sliced)
             if sub is None:
                 continue
-            got = sub.values()
-            off = want[0] - got[0]
-            if all(w - g == off for w, g in zip(want, got)):
+            off = _slice_offset_by_bits(target, sub)
+            if off is not None:
+                return sub, off
+            if size(sliced) > _CHECK_LIMIT:
+                continue
+            if want is None:
+                want = _table(target)
+            got = _table(sub)
+            off = int(want[0] - got[0])
+            if _all_equal(want, got, off):
                 return sub, off
         return generic
 
@@ -335,6 +367,35 @@ def _f2_slice_offset(d, sliced, where):
                                  f"values (mask {bits}): off + (B XOR D) is no offset of a composed layout",
                                  str(where))
     return dv
+
+
+def _slice_offset_by_bits(target, sub):
+    """``off`` with ``target(r) == sub(r) + off`` for every index ``r``, proved on the index bits, independent
+    of the size (``core.bitlinear``): both F2-affine, ``off = target(0) - sub(0)`` non-negative and sharing
+    no bit with ``sub``'s values (so ``+ off`` is ``^ off``, and ``sub + off`` is affine too); then equal iff
+    the columns are (``prover.exact.equal_bits``'s argument). None where that does not apply or they differ
+    (the caller checks value by value)."""
+    n = index_bits(target)
+    ft, fs = bit_affine(target, n), bit_affine(sub, n)
+    if ft is None or fs is None:
+        return None
+    off = ft.const - fs.const
+    if off < 0 or off & fs.reach() or ft.const != fs.const ^ off or ft.cols != fs.cols:
+        return None
+    return off
+
+
+def _table(L):
+    """The values of a concrete swizzled or plain integer layout: a numpy array where it has one, else a list."""
+    a = L.values_array() if isinstance(L, ComposedLayout) else layout_array(L)
+    return a if a is not None else L.values()
+
+
+def _all_equal(want, got, off):
+    """``want[i] == got[i] + off`` for every ``i``."""
+    if isinstance(want, np.ndarray) and isinstance(got, np.ndarray):
+        return bool(np.array_equal(want, got + off))
+    return all(w == g + off for w, g in zip(want, got))
 
 
 def _as_arith(t):

@@ -11,6 +11,7 @@ the procedures of ``f2`` only. Each answer is a ``Verdict`` whose counterexample
 """
 from __future__ import annotations
 
+from ..core.bitlinear import bit_affine, echelon, in_span, index_bits, max_below
 from . import composed
 from . import f2 as xor
 from . import intlin, tables, z3query
@@ -128,6 +129,9 @@ def surjective(f: Form, n, L) -> Verdict:
                 return refuted("interval-chain", missed({p: m}))
         return proved("per-coordinate interval-chain")
     # swizzle
+    r = surjective_bits(L, n)
+    if r is not None:
+        return r
     r = xor.f2_surjective(f, n)
     if r is not None:
         return r
@@ -158,6 +162,9 @@ def equal(fa: Form, fb: Form, A, B) -> Verdict:
         return xor.f2_form_equal(fa, fb)
     size = Flat(fa.shapes, [0] * len(fa.shapes)).size
     if fa.kind == "swizzle" or fb.kind == "swizzle":
+        r = equal_bits(A, B)
+        if r is not None:
+            return r
         if size <= tables.EQUAL_ENUM_LIMIT:
             return tables.equal_enum(A, B)
         return z3query.z3_equal_bv(fa, fb)
@@ -180,4 +187,66 @@ def equal(fa: Form, fb: Form, A, B) -> Verdict:
     return z3query.z3_equal(fa, fb, None)
 
 
-__all__ = ["injective", "surjective", "equal", "component_flat", "coord_extents", "coord_sizes"]
+def cube_affine(L):
+    """``L`` as an F2-affine map whose index bits range over its whole domain (``size(L) == 2**n``, so the
+    image is exactly ``const ^ span(cols)``), or None."""
+    n = index_bits(L)
+    sz = 1
+    for s in L.outer.leaves[0] if hasattr(L, "outer") else L.leaves[0]:
+        sz *= s
+    return bit_affine(L, n) if sz == 1 << n else None
+
+
+def surjective_bits(L, n):
+    """``[0, n)`` inside the image of a layout that is F2-affine on a power-of-two domain, independent of the
+    size, or None where it is not. The image is the coset ``const ^ V`` (``V`` the columns' span): it holds 0
+    iff ``const`` is in ``V`` (then it is ``V``; else 0 is missed), and ``V`` holds ``[0, n)`` iff it holds
+    every ``2**j < n`` (each ``v < n`` is a XOR of such powers; they lie in ``[0, n)``)."""
+    f = cube_affine(L)
+    if f is None or type(n) is not int:
+        return None
+    if n <= 0:
+        return proved("trivial")
+    basis = echelon(f.cols)
+    if not in_span(f.const, basis):
+        return refuted("f2-bits", missed(0))
+    j = 0
+    while (1 << j) < n:
+        if not in_span(1 << j, basis):
+            return refuted("f2-bits", missed(1 << j))
+        j += 1
+    return proved("f2-bits")
+
+
+def largest_value(L):
+    """The largest value of a layout that is F2-affine in its index bits (``bitlinear.max_below`` over its
+    domain ``[0, size)``), or None."""
+    f = bit_affine(L)
+    if f is None:
+        return None
+    sz = 1
+    for s in L.outer.leaves[0] if hasattr(L, "outer") else L.leaves[0]:
+        sz *= s
+    return max_below(f, sz)
+
+
+def equal_bits(A, B):
+    """Equality of two concrete layouts of the same size that are F2-affine in their index bits
+    (``core.bitlinear``: swizzles over power-of-two strides with disjoint bits, plain layouts of that kind),
+    independent of the size; None where either is not. Exact: the domain ``[0, size)`` holds 0 and every
+    ``2**j`` with ``j < n``, and an affine map that vanishes there has zero constant and zero columns, so the
+    two maps agree on the domain iff their constants and columns do; the first difference is the witness
+    (index 0 for the constants, ``2**j`` for column ``j``)."""
+    n = index_bits(A)
+    fa, fb = bit_affine(A, n), bit_affine(B, n)
+    if fa is None or fb is None:
+        return None
+    if fa.const != fb.const:
+        return refuted("f2-bits", differ(0))
+    for j, (x, y) in enumerate(zip(fa.cols, fb.cols)):
+        if x != y:
+            return refuted("f2-bits", differ(1 << j))
+    return proved("f2-bits")
+
+
+__all__ = ["equal_bits", "surjective_bits", "largest_value", "injective", "surjective", "equal", "component_flat", "coord_extents", "coord_sizes"]

@@ -67,6 +67,9 @@ class Surjective(Query):
             return xor.f2_form_codomain(f)
         if f.kind == "int":
             return Flat(f.shapes, f.strides).value_range()[1] + 1
+        m = exact.largest_value(L)  # on the index bits, where the swizzled layout is F2-affine
+        if m is not None:
+            return m + 1
         if Flat(f.shapes, f.strides).size <= (1 << 20):  # a swizzle's largest value: from its table
             return max(L.values()) + 1
         raise Unsupported("a large swizzled layout needs an explicit codomain")
