@@ -43,18 +43,38 @@ def elem_bytes_of(dtype=None, elem_bytes=None) -> int:
 def layout_values(layout) -> np.ndarray:
     """``[L(0), ..., L(size-1)]`` as int64 for a concrete ``Layout`` or ``ComposedLayout`` with integer strides.
 
-    The table is the layout's own ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array
-    at once (``ComposedLayout.values()`` calls it once per element, ten times slower on a 128x64 tile)."""
+    Built mode by mode with numpy, colexicographically (the first mode fastest), the order of the layout's own
+    ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array at once, a layout as the
+    outer function of a composition is its own table indexed by the inner values. Post-condition: equal to
+    ``np.asarray(layout.values())`` (``_banks_reference.layout_values_ref``, checked by
+    ``tests/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
+    path and its error."""
     if isinstance(layout, ComposedLayout):
         outer = layout_values(layout.outer) + int(layout.offset)
         inner = layout.inner
         if isinstance(inner, Swizzle):
             return inner(outer)
+        if isinstance(inner, Layout) and outer.size and outer.min() >= 0 and _is_integer(inner):
+            table = layout_values(inner)
+            if outer.max() < table.size:
+                return table[outer]
         return np.array([inner(int(x)) for x in outer], dtype=np.int64)
-    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+    shape, stride = flatten(layout.shape), flatten(layout.stride)
+    for s, d in zip(shape, stride):
         if type(s) is not int or type(d) is not int:
             raise NotAdmissibleError("banks", f"layout {layout} has a non-integer shape or stride ({s}:{d})")
-    return np.asarray(layout.values(), dtype=np.int64)
+    if sum((s - 1) * abs(d) for s, d in zip(shape, stride)) >= 1 << 62:
+        return np.asarray(layout.values(), dtype=np.int64)
+    vals = np.zeros(1, dtype=np.int64)
+    for s, d in zip(shape, stride):
+        if s != 1:
+            vals = (np.arange(s, dtype=np.int64) * d)[:, None] + vals[None, :]   # k slower than the earlier modes
+            vals = vals.ravel()
+    return vals
+
+
+def _is_integer(layout):
+    return all(type(s) is int and type(d) is int for s, d in zip(flatten(layout.shape), flatten(layout.stride)))
 
 
 def _path_weight(path, shape) -> int:
@@ -208,21 +228,35 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     t = np.arange(T, dtype=np.int64)
     W = -(-T // WARP)
     k_of = np.repeat(np.arange(V, dtype=np.int64) // n, wpe)  # per column of `words`
+    # phase id of (thread, iteration): ((warp * K) + k) * P + phase, built from its (T, K) or (T,) and (C,)
+    # parts: a gather over every column would cost as much as the rest together
     if merge and vector_bytes in (8, 16):
         P, phase = 4, _merged_phases(addr[:, ::n], vector_bytes)   # (T, K): at most 4 phases per request
-        ph = phase[:, k_of]
+        if V == K * n:
+            gk = ((t // WARP)[:, None] * K + np.arange(K, dtype=np.int64)[None, :]) * P + phase
+            g = np.repeat(gk, n * wpe, axis=1)
+        else:
+            g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + phase[:, k_of]
     else:
         P = WARP // lanes
-        ph = np.broadcast_to(((t % WARP) // lanes)[:, None], words.shape)
-    # phase id of (thread, iteration): ((warp * K) + k) * P + phase
-    g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ph
+        g = ((t // WARP) * (K * P) + (t % WARP) // lanes)[:, None] + (k_of * P)[None, :]
     ngroups = W * K * P
-    wmax = int(words.max()) + 1 if words.size else 1
-    keys = np.unique(g.ravel() * wmax + words.ravel())
-    gg, ww = keys // wmax, keys % wmax
-    counts = np.bincount(gg * NUM_BANKS + ww % NUM_BANKS, minlength=ngroups * NUM_BANKS)
+    if words.size and words.min() >= 0:
+        # (group, word) packed in bits: the same distinct pairs as the product key below, without divisions
+        shift = int(words.max()).bit_length()
+        keys = _sorted_unique(((g << shift) | words).ravel())
+        gg = keys >> shift
+        bank = keys & (((1 << shift) - 1) & (NUM_BANKS - 1))  # the word's low bits: its bank
+        counts = np.bincount(gg * NUM_BANKS + bank, minlength=ngroups * NUM_BANKS)
+        used = np.zeros(ngroups, dtype=bool)
+        used[gg] = True
+    else:
+        wmax = int(words.max()) + 1 if words.size else 1
+        keys = _sorted_unique((g * wmax + words).ravel())
+        gg, ww = keys // wmax, keys % wmax
+        counts = np.bincount(gg * NUM_BANKS + ww % NUM_BANKS, minlength=ngroups * NUM_BANKS)
+        used = np.bincount(g.ravel(), minlength=ngroups) > 0
     per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
-    used = np.bincount(g.ravel(), minlength=ngroups) > 0
     degree = int(per_group.max()) if per_group.size else 0
     wavefronts = int(per_group[used].sum())
     ideal = int(used.sum())
@@ -242,6 +276,17 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
                    addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=phase,
                    degree=degree)
     return degree, wavefronts, ideal, wit
+
+
+def _sorted_unique(keys):
+    """``np.unique(keys)`` for a 1-D int64 array, by a sort (numpy's hashing ``unique`` is 30x slower)."""
+    keys = np.sort(keys)
+    if keys.size < 2:
+        return keys
+    keep = np.empty(keys.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
 
 
 def _merged_phases(vaddr, vector_bytes):
@@ -266,8 +311,12 @@ def _merged_phases(vaddr, vector_bytes):
         src[same] = (rows[:, None] - d).repeat(K, axis=1)[same]
     first = src == rows[:, None]
     seg = 16 if vector_bytes == 16 else WARP                 # lanes whose requests fill one run of phases
-    phase = np.zeros((T, K), dtype=np.int64)
-    for s0 in range(0, T, seg):
-        rank = np.cumsum(first[s0:s0 + seg], axis=0) - 1     # request number, right for first lanes
-        phase[s0:s0 + seg] = rank // cap + (2 * ((s0 % WARP) // 16) if vector_bytes == 16 else 0)
+    s0 = rows - rows % seg                                   # the first lane of each lane's run
+    c = np.cumsum(first, axis=0)
+    before = np.zeros((T, K), dtype=c.dtype)                 # requests of the earlier runs
+    before[s0 > 0] = c[s0[s0 > 0] - 1]
+    rank = c - before - 1                                    # request number within the run, right for first lanes
+    phase = rank // cap
+    if vector_bytes == 16:
+        phase += (2 * ((s0 % WARP) // 16))[:, None]
     return np.take_along_axis(phase, src, axis=0)            # a repeated lane rides on its first lane's request
