@@ -154,7 +154,7 @@ def _vector_problem(off, eb, width, alignment=16, per=None):
         return (0, f"{width}-byte vectors need {width}-byte alignment; the base is only assumed "
                    f"{alignment}-byte aligned", (), ())
     if n == 1:
-        bad = np.argwhere((off * eb) % width != 0) if width > 1 else np.zeros((0, 2), dtype=np.int64)
+        bad = _first((off * eb) % width != 0) if width > 1 else ()
         if len(bad):
             t, v = map(int, bad[0])
             return (t, f"value {v} at element offset {int(off[t, v])} is not {width}-byte aligned", (v,),
@@ -164,19 +164,27 @@ def _vector_problem(off, eb, width, alignment=16, per=None):
         return (0, f"{V} values per thread do not split into vectors of {n} elements", (), ())
     g = off.reshape(T, V // n, n)
     want = g[:, :, :1] + np.arange(n, dtype=np.int64)
-    badc = np.argwhere(g != want)
+    badc = _first(g != want)
     if len(badc):
         t, k, j = map(int, badc[0])
         vs = tuple(range(k * n, k * n + n))
         return (t, f"values {vs[0]}..{vs[-1]} are at element offsets {[int(x) for x in g[t, k]]}, not contiguous "
                    f"(value {k * n + j} should be at {int(want[t, k, j])})", vs, tuple(int(x) for x in g[t, k]))
-    bada = np.argwhere((g[:, :, 0] * eb) % width != 0)
+    bada = _first((g[:, :, 0] * eb) % width != 0)
     if len(bada):
         t, k = map(int, bada[0])
         vs = tuple(range(k * n, k * n + n))
         return (t, f"values {vs[0]}..{vs[-1]} start at element offset {int(g[t, k, 0])} = byte "
                    f"{int(g[t, k, 0]) * eb}, not {width}-byte aligned", vs, tuple(int(x) for x in g[t, k]))
     return None
+
+
+def _first(mask):
+    """``[np.argwhere(mask)[0]]`` (the first set entry in row-major order) or ``()`` when none is set: one
+    argmax, not a list of every set entry (a search visits many illegal widths)."""
+    flat = mask.ravel()
+    i = int(np.argmax(flat)) if flat.size else 0
+    return [np.unravel_index(i, mask.shape)] if flat.size and flat[i] else ()
 
 
 def _widest(off, eb, alignment=16, per=None):
