@@ -249,21 +249,17 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
         P = WARP // lanes
         g = ((t // WARP) * (K * P) + (t % WARP) // lanes)[:, None] + (k_of * P)[None, :]
     ngroups = W * K * P
-    if words.size and words.min() >= 0:
-        # (group, word) packed in bits: the same distinct pairs as the product key below, without divisions
-        shift = int(words.max()).bit_length()
-        keys = _sorted_unique(((g << shift) | words).ravel())
-        gg = keys >> shift
-        bank = keys & (((1 << shift) - 1) & (NUM_BANKS - 1))  # the word's low bits: its bank
-        counts = np.bincount(gg * NUM_BANKS + bank, minlength=ngroups * NUM_BANKS)
-        used = np.zeros(ngroups, dtype=bool)
-        used[gg] = True
-    else:
-        wmax = int(words.max()) + 1 if words.size else 1
-        keys = _sorted_unique((g * wmax + words).ravel())
-        gg, ww = keys // wmax, keys % wmax
-        counts = np.bincount(gg * NUM_BANKS + ww % NUM_BANKS, minlength=ngroups * NUM_BANKS)
-        used = np.bincount(g.ravel(), minlength=ngroups) > 0
+    # (group, word) packed in bits, words moved by a multiple of 32 to start at >= 0 (banks unchanged): the
+    # distinct pairs of a sort, without divisions; negative words (a layout below its base) count as words too
+    low = min(0, int(words.min()) // NUM_BANKS * NUM_BANKS) if words.size else 0
+    w0 = words - low if low else words
+    shift = int(w0.max()).bit_length() if words.size else 0
+    keys = _sorted_unique(((g << shift) | w0).ravel())
+    gg = keys >> shift
+    bank = keys & (((1 << shift) - 1) & (NUM_BANKS - 1))      # the word's low bits: its bank
+    counts = np.bincount(gg * NUM_BANKS + bank, minlength=ngroups * NUM_BANKS)
+    used = np.zeros(ngroups, dtype=bool)
+    used[gg] = True
     per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
     degree = int(per_group.max()) if per_group.size else 0
     wavefronts = int(per_group[used].sum())
