@@ -230,7 +230,7 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     K = V // n
     addr = off * eb + base_bytes                               # (T, V)
     wpe = max(1, eb // BANK_BYTES)
-    words = addr // BANK_BYTES
+    words = addr >> (BANK_BYTES.bit_length() - 1)              # addr // BANK_BYTES (a power of two), floored
     if wpe > 1:
         words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
     t = np.arange(T, dtype=np.int64)
@@ -254,7 +254,9 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     low = min(0, int(words.min()) // NUM_BANKS * NUM_BANKS) if words.size else 0
     w0 = words - low if low else words
     shift = int(w0.max()).bit_length() if words.size else 0
-    keys = _sorted_unique(((g << shift) | w0).ravel())
+    key = g << shift                                           # a fresh array: the key is built in place
+    key |= w0
+    keys = _sorted_unique(key.ravel())
     gg = keys >> shift
     bank = keys & (((1 << shift) - 1) & (NUM_BANKS - 1))      # the word's low bits: its bank
     counts = np.bincount(gg * NUM_BANKS + bank, minlength=ngroups * NUM_BANKS)
@@ -284,7 +286,9 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
 
 def _sorted_unique(keys):
     """``np.unique(keys)`` for a 1-D int64 array, by a sort (numpy's hashing ``unique`` is 30x slower)."""
-    keys = np.sort(keys)
+    if keys.base is not None or not keys.flags.owndata:  # a view: sort a copy; a fresh array sorts in place
+        keys = keys.copy()
+    keys.sort()
     if keys.size < 2:
         return keys
     keep = np.empty(keys.size, dtype=bool)
