@@ -218,50 +218,56 @@ def _lanes_per_phase(vector_bytes, phases):
     return WARP // phases
 
 
+#: Entries of the (thread, word) table worked on at once: whole warps, so that a chunk's arrays stay in cache
+#: (a fresh multi-MiB array costs its page faults every call).
+CHUNK = 1 << 15
+
+
 def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None).
 
     ``merge=False``: fixed phases of ``lanes`` threads (ldmatrix / stmatrix, an explicit ``phases=``).
     ``merge=True`` (8- and 16-byte accesses with the default phases): the H200's phases of merged requests
     (:func:`_merged_phases`). Either way a phase takes as many wavefronts as its largest number of distinct
-    words on one bank (the degree of the phase; ideal 1 wavefront per phase)."""
+    words on one bank (the degree of the phase; ideal 1 wavefront per phase).
+
+    Vectorised (issue 30): per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
+    ``_banks_reference.degree_ref`` is the model before it (equal results, ``tests/test_banks_vectorized.py``),
+    except for words below 0, which it mixed into the wrong phases."""
     T, V = off.shape
     n = max(1, vector_bytes // eb)
     K = V // n
-    addr = off * eb + base_bytes                               # (T, V)
     wpe = max(1, eb // BANK_BYTES)
-    words = addr >> (BANK_BYTES.bit_length() - 1)              # addr // BANK_BYTES (a power of two), floored
-    if wpe > 1:
-        words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
-    t = np.arange(T, dtype=np.int64)
     W = -(-T // WARP)
-    k_of = np.repeat(np.arange(V, dtype=np.int64) // n, wpe)  # per column of `words`
-    # phase id of (thread, iteration): ((warp * K) + k) * P + phase, built from its (T, K) or (T,) and (C,)
-    # parts: a gather over every column would cost as much as the rest together
-    if merge and vector_bytes in (8, 16):
-        P, phase = 4, _merged_phases(addr[:, ::n], vector_bytes)   # (T, K): at most 4 phases per request
-        if V == K * n:
-            gk = ((t // WARP)[:, None] * K + np.arange(K, dtype=np.int64)[None, :]) * P + phase
-            g = np.repeat(gk, n * wpe, axis=1)
-        else:
-            g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + phase[:, k_of]
-    else:
-        P = WARP // lanes
-        g = ((t // WARP) * (K * P) + (t % WARP) // lanes)[:, None] + (k_of * P)[None, :]
+    merged = merge and vector_bytes in (8, 16)
+    P = 4 if merged else WARP // lanes                         # merged: at most 4 phases per request
     ngroups = W * K * P
-    # (group, word) packed in bits, words moved by a multiple of 32 to start at >= 0 (banks unchanged): the
-    # distinct pairs of a sort, without divisions; negative words (a layout below its base) count as words too
-    low = min(0, int(words.min()) // NUM_BANKS * NUM_BANKS) if words.size else 0
-    w0 = words - low if low else words
-    shift = int(w0.max()).bit_length() if words.size else 0
-    key = g << shift                                           # a fresh array: the key is built in place
-    key |= w0
-    keys = _sorted_unique(key.ravel())
-    gg = keys >> shift
-    bank = keys & (((1 << shift) - 1) & (NUM_BANKS - 1))      # the word's low bits: its bank
-    counts = np.bincount(gg * NUM_BANKS + bank, minlength=ngroups * NUM_BANKS)
+    phase = _merged_phases(off[:, ::n] * eb + base_bytes, vector_bytes) if merged else None   # (T, K)
+    counts = np.zeros(ngroups * NUM_BANKS, dtype=np.int64)
     used = np.zeros(ngroups, dtype=bool)
-    used[gg] = True
+    if off.size:
+        # (group, word) packed in bits, words moved by a multiple of 32 to start at >= 0 (banks unchanged); a key
+        # that fits 31 bits (any real buffer) is int32: half the bytes to move and to sort
+        low = min(0, ((int(off.min()) * eb + base_bytes) >> _WORD_SHIFT) // NUM_BANKS * NUM_BANKS)
+        shift = (((int(off.max()) * eb + base_bytes) >> _WORD_SHIFT) + wpe - 1 - low).bit_length()
+        dt = np.int32 if (ngroups << max(shift, 5)) < (1 << 31) else np.int64
+        step = max(1, CHUNK // max(1, V * wpe * WARP)) * WARP
+        for r0 in range(0, T, step):
+            r1 = min(T, r0 + step)
+            g, words, _ = _group_words(off, r0, r1, eb, n, wpe, K, P, lanes, base_bytes, phase, dt)
+            key = g << shift                                   # a fresh array: the key is built in place
+            np.bitwise_or(key, words - low if low else words, out=key, casting="unsafe")
+            if eb < BANK_BYTES and n > 1:  # a thread's neighbouring elements of one vector share words: drop repeats
+                rep = np.zeros(key.shape, dtype=bool)
+                np.equal(key[:, 1:], key[:, :-1], out=rep[:, 1:])   # equal keys: the same group and word
+                key = key[~rep]
+            keys = _sorted_unique(key.ravel())
+            gg = keys >> shift
+            bank = keys & (((1 << shift) - 1) & (NUM_BANKS - 1))   # the word's low bits: its bank
+            g_lo, g_hi = (r0 // WARP) * K * P, -(-r1 // WARP) * K * P   # the chunk's warps own these phases
+            counts[g_lo * NUM_BANKS:g_hi * NUM_BANKS] = np.bincount(
+                (gg - g_lo) * NUM_BANKS + bank, minlength=(g_hi - g_lo) * NUM_BANKS)
+            used[gg] = True
     per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
     degree = int(per_group.max()) if per_group.size else 0
     wavefronts = int(per_group[used].sum())
@@ -270,18 +276,48 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     if degree > 1:
         cell = int(np.argmax(counts))
         g0, bank = divmod(cell, NUM_BANKS)
+        warp, rest = divmod(g0, K * P)
+        r0 = warp * WARP                                       # the phase's threads are the warp's
+        g, words, addr = _group_words(off, r0, min(T, r0 + WARP), eb, n, wpe, K, P, lanes, base_bytes, phase,
+                                      np.int64)
         sel = (g == g0) & (words % NUM_BANKS == bank)
         ts, cols = np.nonzero(sel)
         w_sel = words[ts, cols]
         first = int(w_sel[0])
         other = int(np.nonzero(w_sel != first)[0][0])
         picks = [(int(ts[0]), int(cols[0]) // wpe), (int(ts[other]), int(cols[other]) // wpe)]
-        warp, rest = divmod(g0, K * P)
-        k, phase = divmod(rest, P)
-        wit = dict(threads=tuple(p[0] for p in picks), elements=tuple(int(idx[p]) for p in picks),
-                   addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=phase,
+        k, ph = divmod(rest, P)
+        wit = dict(threads=tuple(r0 + p[0] for p in picks), elements=tuple(int(idx[r0 + p[0], p[1]]) for p in picks),
+                   addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=ph,
                    degree=degree)
     return degree, wavefronts, ideal, wit
+
+
+_WORD_SHIFT = BANK_BYTES.bit_length() - 1                     # addr >> it == addr // BANK_BYTES, floored
+
+
+def _group_words(off, r0, r1, eb, n, wpe, K, P, lanes, base_bytes, phase, dt):
+    """``(g, words, addr)`` of threads ``r0 .. r1 - 1``: the phase id ``((warp * K) + k) * P + phase`` (type
+    ``dt``) and the 4-byte word of every (thread, column of words), and the byte address of every value."""
+    rows = off[r0:r1]
+    T, V = rows.shape
+    addr = rows * eb + base_bytes
+    words = addr >> _WORD_SHIFT
+    if wpe > 1:
+        words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
+    t = np.arange(r0, r1, dtype=dt)
+    k_of = np.repeat(np.arange(V, dtype=dt) // n, wpe)        # per column of `words`
+    # built from (T, K) or (T,) and (C,) parts: a gather over every column would cost as much as the rest
+    if phase is not None:
+        ph = phase[r0:r1].astype(dt)
+        if V == K * n:
+            gk = ((t // WARP)[:, None] * K + np.arange(K, dtype=dt)[None, :]) * P + ph
+            g = np.repeat(gk, n * wpe, axis=1)
+        else:
+            g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ph[:, k_of]
+    else:
+        g = ((t // WARP) * (K * P) + (t % WARP) // lanes)[:, None] + (k_of * P)[None, :]
+    return g, words, addr
 
 
 def _sorted_unique(keys):
