@@ -95,7 +95,7 @@ def big_problems():
     mma = MMA["bf16"]
     return [((256, 256), "bf16", [_cp_writes((256, 256), "bf16")[0]], [f"ldmatrix:A:{mma}:2x2x1"], [], {}),
             ((256, 256), "bf16", ["tma"], ["wgmma:A:K"], ["gmma"], {}),
-            ((256, 256), "f16", [_cp_writes((256, 256), "f16")[0]], [f"ldmatrix:B:{MMA['f16']}:2x2x1:t"], [], {}),
+            ((256, 256), "f16", [_cp_writes((256, 256), "f16")[0]], [f"ldmatrix:B:{MMA['f16']}:2x2x1"], [], {}),
             ((256, 256), "f32", [], _column_and_row((256, 256)), [], {"allow_padding": True})]
 
 
