@@ -1,7 +1,11 @@
 """Bank-conflict proof speed (issue 10): a 128x64 bf16 shared-memory tile with a 128-thread copy of 16-byte
 vectors (``Swizzle<3,3,3>`` = the 128B swizzle, and unswizzled), median milliseconds per
-``cv.banks.bank_conflicts`` call (goal: <= 100 ms). Also the FA2 ldmatrix case and ``max_vector_width``.
-Prints, asserts nothing.
+``cv.banks.bank_conflicts`` call (goal: <= 100 ms). Also the FA2 ldmatrix case, ``max_vector_width`` and the
+same copy placed over a 512x512 tile (256k elements, 32 tiles; issue 30).
+
+Issue 30: every case is timed on today's model and on the model before issue 30 (``banks_before.before()``:
+the frozen element-by-element tables, ``np.unique`` degrees, loops), interleaved in this process; the table
+prints both medians and the ratio (goal: >= 10x at 256k elements). Prints, asserts nothing.
 
     python bench/banks.py [--repeat 50]
 """
@@ -12,17 +16,28 @@ import statistics
 import time
 
 import cuteverify as cv
+from banks_before import before
 from cuteverify.analysis import banks
 
 
 def timed(fn, repeat):
-    fn()  # warm-up (imports, numpy first calls)
-    ts = []
+    """(median CPU ms now, median CPU ms before issue 30, result now), the two interleaved call by call (CPU
+    time: on a shared machine the wall clock also counts waiting for a core)."""
+    with before():
+        old = fn()  # warm-up (imports, numpy first calls)
+    r = fn()
+    if (getattr(r, "degree", None), getattr(r, "width", None)) != (getattr(old, "degree", None), getattr(old, "width", None)):
+        raise SystemExit(f"the model before issue 30 answers differently: {old} vs {r}")
+    now, was = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         r = fn()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(ts), min(ts), r
+        now.append((time.process_time() - t0) * 1e3)
+        with before():
+            t0 = time.process_time()
+            fn()
+            was.append((time.process_time() - t0) * 1e3)
+    return statistics.median(now), statistics.median(was), r
 
 
 def main():
@@ -36,6 +51,8 @@ def main():
     col_major = cv.parse("((16,8),(8,8)):((1,1024),(128,16))")
     k64 = cv.tile_to_shape(cv.parse("S<3,3,3> o 0 o (8,64):(64,1)"), (64, 64))
     ldsm = cv.parse("((8,2,2),(8,(4,4))):((1,512,8),(64,(16,1024)))")
+    s512 = cv.tile_to_shape(cv.parse("S<3,3,3> o 0 o (8,64):(64,1)"), (512, 512))
+    p512 = cv.tile_to_shape(cv.parse("(8,64):(64,1)"), (512, 512))
 
     rows = [
         ("128x64 bf16 SW128, 128 thr row-major, 16B (goal case)",
@@ -50,12 +67,18 @@ def main():
          lambda: banks.bank_conflicts(k64, ldsm, "bf16", phases="ldmatrix")),
         ("max_vector_width, 128x64 SW128 row-major copy",
          lambda: banks.max_vector_width(row_major, "bf16", smem=s128)),
+        ("512x512 bf16 SW128 (256k elements), row-major 16B, 32 tiles",
+         lambda: banks.bank_conflicts(s512, row_major, "bf16", vector_bytes=16, tile=(128, 64))),
+        ("512x512 bf16 no swizzle (256k elements), col-major 16B",
+         lambda: banks.bank_conflicts(p512, col_major, "bf16", vector_bytes=16, tile=(128, 64))),
+        ("512x512 bf16 SW128 (256k elements), width inferred",
+         lambda: banks.bank_conflicts(s512, row_major, "bf16", tile=(128, 64))),
     ]
-    print(f"{'case':60s} {'median ms':>10s} {'min ms':>8s}  result")
+    print(f"{'case':62s} {'now cpu ms':>10s} {'before':>8s} {'ratio':>7s}  result")
     for name, fn in rows:
-        med, mn, r = timed(fn, args.repeat)
+        now, was, r = timed(fn, args.repeat)
         extra = f"{r.status}, {r.degree}-way" if hasattr(r, "degree") else f"{r.status}, {r.width} bytes"
-        print(f"{name:60s} {med:10.2f} {mn:8.2f}  {extra}")
+        print(f"{name:62s} {now:10.2f} {was:8.2f} {was / now:6.1f}x  {extra}", flush=True)
 
 
 if __name__ == "__main__":

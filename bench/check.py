@@ -7,9 +7,11 @@ as any second run on a machine finds them) and prints the median wall time and t
 On a machine shared with other jobs the wall time includes waiting for a core; the CPU time does not. With
 ``--cold`` each run gets an empty cache directory (the manifest is validated against the schema every time;
 the spec library is parsed and the specs the manifest uses are self-checked in every run either way).
-Asserts nothing.
+With ``--before-after`` it then runs the manifest's claims in this process (after one warm-up pass), each
+on today's bank model and on the model before issue 30 (``banks_before.before()``), interleaved, and prints
+the median CPU seconds of the claims that differ and of all claims together. Asserts nothing.
 
-    python bench/check.py [--repeat 5] [--cold] [MANIFEST]
+    python bench/check.py [--repeat 5] [--cold] [--before-after] [MANIFEST]
 """
 from __future__ import annotations
 
@@ -51,11 +53,43 @@ def one(cmd, env) -> tuple:
     return wall, cpu
 
 
+def before_after(manifest, repeat):
+    """Median CPU seconds per claim now and before issue 30's bank model, in this process (module docstring)."""
+    # imported here, not at the top: the subprocess timings above measure the checkout without this process
+    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT))
+    from banks_before import before
+    from cuteverify import manifest as mf
+
+    payloads = [c.to_payload() for c in mf.load(manifest)]
+    for p in payloads:  # warm-up: imports, the spec library, first calls
+        mf.run_claim(p)
+    now, was = [[] for _ in payloads], [[] for _ in payloads]
+    for _ in range(repeat):
+        for i, p in enumerate(payloads):
+            t0 = time.process_time()
+            mf.run_claim(p)
+            now[i].append(time.process_time() - t0)
+            with before():
+                t0 = time.process_time()
+                mf.run_claim(p)
+                was[i].append(time.process_time() - t0)
+    n = [statistics.median(x) for x in now]
+    w = [statistics.median(x) for x in was]
+    print(f"claims in one warm process, CPU seconds, median of {repeat} (now / before issue 30's bank model):")
+    for i, p in enumerate(payloads):
+        if w[i] > 0.02 or n[i] > 0.02:
+            print(f"  claim {i:3d} {str(p.get('kind', '')):16s} now {n[i]:.3f}  before {w[i]:.3f}  ({w[i] / n[i]:.1f}x)")
+    print(f"  all {len(payloads)} claims: now {sum(n):.3f}  before {sum(w):.3f}  ({sum(w) / sum(n):.1f}x)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("manifest", nargs="?", default=str(ROOT / "examples" / "sgemm_sm80.cute.yaml"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cold", action="store_true", help="an empty cache directory for every run")
+    ap.add_argument("--before-after", action="store_true",
+                    help="also time the claims in this process on today's bank model and the one before issue 30")
     a = ap.parse_args(argv)
     cmd = _command(a.manifest)
     cache = tempfile.mkdtemp(prefix="cv-bench-cache-")
@@ -81,6 +115,8 @@ def main(argv=None):
           f"load average {load:.1f} on {os.cpu_count()} cores")
     print(f"  goal <= {GOAL_S:.1f} s wall for ~30 claims: {'met' if wall <= GOAL_S else 'NOT met'} (wall), "
           f"{'met' if cpu <= GOAL_S else 'NOT met'} (cpu)")
+    if a.before_after:
+        before_after(a.manifest, a.repeat)
 
 
 if __name__ == "__main__":

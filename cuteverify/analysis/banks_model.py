@@ -43,18 +43,38 @@ def elem_bytes_of(dtype=None, elem_bytes=None) -> int:
 def layout_values(layout) -> np.ndarray:
     """``[L(0), ..., L(size-1)]`` as int64 for a concrete ``Layout`` or ``ComposedLayout`` with integer strides.
 
-    The table is the layout's own ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array
-    at once (``ComposedLayout.values()`` calls it once per element, ten times slower on a 128x64 tile)."""
+    Built mode by mode with numpy, colexicographically (the first mode fastest), the order of the layout's own
+    ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array at once, a layout as the
+    outer function of a composition is its own table indexed by the inner values. Post-condition: equal to
+    ``np.asarray(layout.values())`` (``_banks_reference.layout_values_ref``, checked by
+    ``tests/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
+    path and its error."""
     if isinstance(layout, ComposedLayout):
         outer = layout_values(layout.outer) + int(layout.offset)
         inner = layout.inner
         if isinstance(inner, Swizzle):
             return inner(outer)
+        if isinstance(inner, Layout) and outer.size and outer.min() >= 0 and _is_integer(inner):
+            table = layout_values(inner)
+            if outer.max() < table.size:
+                return table[outer]
         return np.array([inner(int(x)) for x in outer], dtype=np.int64)
-    for s, d in zip(flatten(layout.shape), flatten(layout.stride)):
+    shape, stride = flatten(layout.shape), flatten(layout.stride)
+    for s, d in zip(shape, stride):
         if type(s) is not int or type(d) is not int:
             raise NotAdmissibleError("banks", f"layout {layout} has a non-integer shape or stride ({s}:{d})")
-    return np.asarray(layout.values(), dtype=np.int64)
+    if sum((s - 1) * abs(d) for s, d in zip(shape, stride)) >= 1 << 62:
+        return np.asarray(layout.values(), dtype=np.int64)
+    vals = np.zeros(1, dtype=np.int64)
+    for s, d in zip(shape, stride):
+        if s != 1:
+            vals = (np.arange(s, dtype=np.int64) * d)[:, None] + vals[None, :]   # k slower than the earlier modes
+            vals = vals.ravel()
+    return vals
+
+
+def _is_integer(layout):
+    return all(type(s) is int and type(d) is int for s, d in zip(flatten(layout.shape), flatten(layout.stride)))
 
 
 def _path_weight(path, shape) -> int:
@@ -134,7 +154,7 @@ def _vector_problem(off, eb, width, alignment=16, per=None):
         return (0, f"{width}-byte vectors need {width}-byte alignment; the base is only assumed "
                    f"{alignment}-byte aligned", (), ())
     if n == 1:
-        bad = np.argwhere((off * eb) % width != 0) if width > 1 else np.zeros((0, 2), dtype=np.int64)
+        bad = _first((off * eb) % width != 0) if width > 1 else ()
         if len(bad):
             t, v = map(int, bad[0])
             return (t, f"value {v} at element offset {int(off[t, v])} is not {width}-byte aligned", (v,),
@@ -144,19 +164,27 @@ def _vector_problem(off, eb, width, alignment=16, per=None):
         return (0, f"{V} values per thread do not split into vectors of {n} elements", (), ())
     g = off.reshape(T, V // n, n)
     want = g[:, :, :1] + np.arange(n, dtype=np.int64)
-    badc = np.argwhere(g != want)
+    badc = _first(g != want)
     if len(badc):
         t, k, j = map(int, badc[0])
         vs = tuple(range(k * n, k * n + n))
         return (t, f"values {vs[0]}..{vs[-1]} are at element offsets {[int(x) for x in g[t, k]]}, not contiguous "
                    f"(value {k * n + j} should be at {int(want[t, k, j])})", vs, tuple(int(x) for x in g[t, k]))
-    bada = np.argwhere((g[:, :, 0] * eb) % width != 0)
+    bada = _first((g[:, :, 0] * eb) % width != 0)
     if len(bada):
         t, k = map(int, bada[0])
         vs = tuple(range(k * n, k * n + n))
         return (t, f"values {vs[0]}..{vs[-1]} start at element offset {int(g[t, k, 0])} = byte "
                    f"{int(g[t, k, 0]) * eb}, not {width}-byte aligned", vs, tuple(int(x) for x in g[t, k]))
     return None
+
+
+def _first(mask):
+    """``[np.argwhere(mask)[0]]`` (the first set entry in row-major order) or ``()`` when none is set: one
+    argmax, not a list of every set entry (a search visits many illegal widths)."""
+    flat = mask.ravel()
+    i = int(np.argmax(flat)) if flat.size else 0
+    return [np.unravel_index(i, mask.shape)] if flat.size and flat[i] else ()
 
 
 def _widest(off, eb, alignment=16, per=None):
@@ -190,39 +218,57 @@ def _lanes_per_phase(vector_bytes, phases):
     return WARP // phases
 
 
+#: Entries of the (thread, word) table worked on at once: whole warps, so that a chunk's arrays stay in cache
+#: (a fresh multi-MiB array costs its page faults every call).
+CHUNK = 1 << 15
+
+
 def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None).
 
     ``merge=False``: fixed phases of ``lanes`` threads (ldmatrix / stmatrix, an explicit ``phases=``).
     ``merge=True`` (8- and 16-byte accesses with the default phases): the H200's phases of merged requests
     (:func:`_merged_phases`). Either way a phase takes as many wavefronts as its largest number of distinct
-    words on one bank (the degree of the phase; ideal 1 wavefront per phase)."""
+    words on one bank (the degree of the phase; ideal 1 wavefront per phase).
+
+    Vectorised (issue 30): per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
+    ``_banks_reference.degree_ref`` is the model before it (equal results, ``tests/test_banks_vectorized.py``),
+    except for words below 0, which it mixed into the wrong phases."""
     T, V = off.shape
     n = max(1, vector_bytes // eb)
     K = V // n
-    addr = off * eb + base_bytes                               # (T, V)
     wpe = max(1, eb // BANK_BYTES)
-    words = addr // BANK_BYTES
-    if wpe > 1:
-        words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
-    t = np.arange(T, dtype=np.int64)
     W = -(-T // WARP)
-    k_of = np.repeat(np.arange(V, dtype=np.int64) // n, wpe)  # per column of `words`
-    if merge and vector_bytes in (8, 16):
-        P, phase = 4, _merged_phases(addr[:, ::n], vector_bytes)   # (T, K): at most 4 phases per request
-        ph = phase[:, k_of]
-    else:
-        P = WARP // lanes
-        ph = np.broadcast_to(((t % WARP) // lanes)[:, None], words.shape)
-    # phase id of (thread, iteration): ((warp * K) + k) * P + phase
-    g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ph
+    merged = merge and vector_bytes in (8, 16)
+    P = 4 if merged else WARP // lanes                         # merged: at most 4 phases per request
     ngroups = W * K * P
-    wmax = int(words.max()) + 1 if words.size else 1
-    keys = np.unique(g.ravel() * wmax + words.ravel())
-    gg, ww = keys // wmax, keys % wmax
-    counts = np.bincount(gg * NUM_BANKS + ww % NUM_BANKS, minlength=ngroups * NUM_BANKS)
+    phase = _merged_phases(off[:, ::n] * eb + base_bytes, vector_bytes) if merged else None   # (T, K)
+    counts = np.zeros(ngroups * NUM_BANKS, dtype=np.int64)
+    used = np.zeros(ngroups, dtype=bool)
+    if off.size:
+        # (group, word) packed in bits, words moved by a multiple of 32 to start at >= 0 (banks unchanged); a key
+        # that fits 31 bits (any real buffer) is int32: half the bytes to move and to sort
+        low = min(0, ((int(off.min()) * eb + base_bytes) >> _WORD_SHIFT) // NUM_BANKS * NUM_BANKS)
+        shift = (((int(off.max()) * eb + base_bytes) >> _WORD_SHIFT) + wpe - 1 - low).bit_length()
+        dt = np.int32 if (ngroups << max(shift, 5)) < (1 << 31) else np.int64
+        step = max(1, CHUNK // max(1, V * wpe * WARP)) * WARP
+        for r0 in range(0, T, step):
+            r1 = min(T, r0 + step)
+            g, words, _ = _group_words(off, r0, r1, eb, n, wpe, K, P, lanes, base_bytes, phase, dt)
+            key = g << shift                                   # a fresh array: the key is built in place
+            np.bitwise_or(key, words - low if low else words, out=key, casting="unsafe")
+            if eb < BANK_BYTES and n > 1:  # a thread's neighbouring elements of one vector share words: drop repeats
+                rep = np.zeros(key.shape, dtype=bool)
+                np.equal(key[:, 1:], key[:, :-1], out=rep[:, 1:])   # equal keys: the same group and word
+                key = key[~rep]
+            keys = _sorted_unique(key.ravel())
+            gg = keys >> shift
+            bank = keys & (((1 << shift) - 1) & (NUM_BANKS - 1))   # the word's low bits: its bank
+            g_lo, g_hi = (r0 // WARP) * K * P, -(-r1 // WARP) * K * P   # the chunk's warps own these phases
+            counts[g_lo * NUM_BANKS:g_hi * NUM_BANKS] = np.bincount(
+                (gg - g_lo) * NUM_BANKS + bank, minlength=(g_hi - g_lo) * NUM_BANKS)
+            used[gg] = True
     per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
-    used = np.bincount(g.ravel(), minlength=ngroups) > 0
     degree = int(per_group.max()) if per_group.size else 0
     wavefronts = int(per_group[used].sum())
     ideal = int(used.sum())
@@ -230,18 +276,61 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     if degree > 1:
         cell = int(np.argmax(counts))
         g0, bank = divmod(cell, NUM_BANKS)
+        warp, rest = divmod(g0, K * P)
+        r0 = warp * WARP                                       # the phase's threads are the warp's
+        g, words, addr = _group_words(off, r0, min(T, r0 + WARP), eb, n, wpe, K, P, lanes, base_bytes, phase,
+                                      np.int64)
         sel = (g == g0) & (words % NUM_BANKS == bank)
         ts, cols = np.nonzero(sel)
         w_sel = words[ts, cols]
         first = int(w_sel[0])
         other = int(np.nonzero(w_sel != first)[0][0])
         picks = [(int(ts[0]), int(cols[0]) // wpe), (int(ts[other]), int(cols[other]) // wpe)]
-        warp, rest = divmod(g0, K * P)
-        k, phase = divmod(rest, P)
-        wit = dict(threads=tuple(p[0] for p in picks), elements=tuple(int(idx[p]) for p in picks),
-                   addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=phase,
+        k, ph = divmod(rest, P)
+        wit = dict(threads=tuple(r0 + p[0] for p in picks), elements=tuple(int(idx[r0 + p[0], p[1]]) for p in picks),
+                   addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=ph,
                    degree=degree)
     return degree, wavefronts, ideal, wit
+
+
+_WORD_SHIFT = BANK_BYTES.bit_length() - 1                     # addr >> it == addr // BANK_BYTES, floored
+
+
+def _group_words(off, r0, r1, eb, n, wpe, K, P, lanes, base_bytes, phase, dt):
+    """``(g, words, addr)`` of threads ``r0 .. r1 - 1``: the phase id ``((warp * K) + k) * P + phase`` (type
+    ``dt``) and the 4-byte word of every (thread, column of words), and the byte address of every value."""
+    rows = off[r0:r1]
+    T, V = rows.shape
+    addr = rows * eb + base_bytes
+    words = addr >> _WORD_SHIFT
+    if wpe > 1:
+        words = (words[:, :, None] + np.arange(wpe, dtype=np.int64)).reshape(T, V * wpe)
+    t = np.arange(r0, r1, dtype=dt)
+    k_of = np.repeat(np.arange(V, dtype=dt) // n, wpe)        # per column of `words`
+    # built from (T, K) or (T,) and (C,) parts: a gather over every column would cost as much as the rest
+    if phase is not None:
+        ph = phase[r0:r1].astype(dt)
+        if V == K * n:
+            gk = ((t // WARP)[:, None] * K + np.arange(K, dtype=dt)[None, :]) * P + ph
+            g = np.repeat(gk, n * wpe, axis=1)
+        else:
+            g = ((t // WARP)[:, None] * K + k_of[None, :]) * P + ph[:, k_of]
+    else:
+        g = ((t // WARP) * (K * P) + (t % WARP) // lanes)[:, None] + (k_of * P)[None, :]
+    return g, words, addr
+
+
+def _sorted_unique(keys):
+    """``np.unique(keys)`` for a 1-D int64 array, by a sort (numpy's hashing ``unique`` is 30x slower)."""
+    if keys.base is not None or not keys.flags.owndata:  # a view: sort a copy; a fresh array sorts in place
+        keys = keys.copy()
+    keys.sort()
+    if keys.size < 2:
+        return keys
+    keep = np.empty(keys.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
 
 
 def _merged_phases(vaddr, vector_bytes):
@@ -266,8 +355,12 @@ def _merged_phases(vaddr, vector_bytes):
         src[same] = (rows[:, None] - d).repeat(K, axis=1)[same]
     first = src == rows[:, None]
     seg = 16 if vector_bytes == 16 else WARP                 # lanes whose requests fill one run of phases
-    phase = np.zeros((T, K), dtype=np.int64)
-    for s0 in range(0, T, seg):
-        rank = np.cumsum(first[s0:s0 + seg], axis=0) - 1     # request number, right for first lanes
-        phase[s0:s0 + seg] = rank // cap + (2 * ((s0 % WARP) // 16) if vector_bytes == 16 else 0)
+    s0 = rows - rows % seg                                   # the first lane of each lane's run
+    c = np.cumsum(first, axis=0)
+    before = np.zeros((T, K), dtype=c.dtype)                 # requests of the earlier runs
+    before[s0 > 0] = c[s0[s0 > 0] - 1]
+    rank = c - before - 1                                    # request number within the run, right for first lanes
+    phase = rank // cap
+    if vector_bytes == 16:
+        phase += (2 * ((s0 % WARP) // 16))[:, None]
     return np.take_along_axis(phase, src, axis=0)            # a repeated lane rides on its first lane's request

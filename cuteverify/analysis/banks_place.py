@@ -166,8 +166,9 @@ def place_access(access, smem, tile=None, side=None, op="banks") -> Placement:
     Z = _divide(lambda: zipped_divide(Layout(shape), tiler), tile, shape, "the access's tile", op)
     zv = layout_values(Z).reshape(-1, tsize)                 # (tiles, tile index)
     R = zv.shape[0]
-    idx = zv[:, vals.reshape(V, T).T]                        # (tiles, threads, values)
-    idx = idx.transpose(1, 0, 2).reshape(T, R * V)           # column v + V * r
+    # column v + V * r of thread t: zv[r, access(t, v)], gathered at once in that order (no transposed copy)
+    at = vals.reshape(V, T).T                                # (threads, values) tile indices
+    idx = zv.ravel()[at[:, None, :] + (tsize * np.arange(R, dtype=np.int64))[None, :, None]].reshape(T, R * V)
     return Placement(idx, V, R, tile, _tiles_text(tile, R))
 
 
