@@ -2,13 +2,17 @@
 
 ``before()`` swaps, for the duration of a ``with`` block, the vectorised functions of the bank model (layout
 tables, degrees, merged phases, vector checks, the synthesis's bijectivity check) for their frozen copies in
-``cuteverify.analysis._banks_reference`` wherever a module imported them; everything else is today's code.
+``tests/banks_reference.py`` wherever a module imported them; everything else is today's code.
 """
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 
-from cuteverify.analysis import _banks_reference as ref
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+import banks_reference as ref  # noqa: E402 - the frozen model lives beside the tests that use it as an oracle
+
 from cuteverify.analysis import banks, banks_model, banks_place, cp_async_banks, vector_sym
 from cuteverify.synth import explain, search
 

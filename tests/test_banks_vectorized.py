@@ -1,6 +1,6 @@
 """The vectorised bank model (issue 30) equals the pre-issue-30 model on random inputs.
 
-Oracles: ``cuteverify.analysis._banks_reference`` (the model as it was, frozen: ``Layout.values()`` element by
+Oracles: ``tests/banks_reference.py`` (the model as it was, frozen: ``Layout.values()`` element by
 element, ``np.unique`` over (phase, word) keys, the merged phases' loop over lane runs, ``np.argwhere``), and
 ``_scalar_degree`` below, a pure-Python dictionary count of the hardware model that shares no code with either
 (fixed phases of ``lanes`` threads; the H200's merged 8- / 16-byte phases: a quad's lanes with one address are
@@ -13,7 +13,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.analysis import banks_model as bm
-from cuteverify.analysis import _banks_reference as ref
+import banks_reference as ref
 from cuteverify.analysis.banks import bank_conflicts
 from cuteverify.synth import search
 

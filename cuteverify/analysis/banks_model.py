@@ -46,7 +46,7 @@ def layout_values(layout) -> np.ndarray:
     Built mode by mode with numpy, colexicographically (the first mode fastest), the order of the layout's own
     ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array at once, a layout as the
     outer function of a composition is its own table indexed by the inner values. Post-condition: equal to
-    ``np.asarray(layout.values())`` (``_banks_reference.layout_values_ref``, checked by
+    ``np.asarray(layout.values())`` (``tests/banks_reference.py: layout_values_ref``, checked by
     ``tests/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
     path and its error."""
     if isinstance(layout, ComposedLayout):
@@ -232,7 +232,7 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     words on one bank (the degree of the phase; ideal 1 wavefront per phase).
 
     Vectorised (issue 30): per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
-    ``_banks_reference.degree_ref`` is the model before it (equal results, ``tests/test_banks_vectorized.py``),
+    ``tests/banks_reference.py: degree_ref`` is the model before it (equal results, ``tests/test_banks_vectorized.py``),
     except for words below 0, which it mixed into the wrong phases."""
     T, V = off.shape
     n = max(1, vector_bytes // eb)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.swizzle import ComposedLayout, Swizzle
-from ..core.tuples import flatten
-from ..errors import NotAdmissibleError
-from .banks_model import NUM_BANKS, WARP
-from .banks_verdict import BANK_BYTES
+from cuteverify.core.swizzle import ComposedLayout, Swizzle
+from cuteverify.core.tuples import flatten
+from cuteverify.errors import NotAdmissibleError
+from cuteverify.analysis.banks_model import NUM_BANKS, WARP
+from cuteverify.analysis.banks_verdict import BANK_BYTES
 
 __all__ = ["layout_values_ref", "degree_ref", "bijective_ref", "merged_phases_ref", "vector_problem_ref",
            "widest_ref"]
