@@ -1,13 +1,14 @@
 """The divide and product families (ALGEBRA.md section 3; Shah Def. 2.22)."""
 from __future__ import annotations
 
-from ..core.kernels import CARRY
+from ..core.kernels import CARRY, coalesce_flat_ints, composition_ints
 from ..core.layout import Layout, cosize, make_layout, shape, size
+from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
 from ._op import as_layout, operation
 from .coalesce import coalesce
-from .complement import complement, repeat_complement
+from .complement import _complement_ints, complement, repeat_complement
 from .coord import is_coordinate
 from .composition import _by_mode, composition
 
@@ -173,8 +174,55 @@ def _repeat(pa, pb, r):
     return make_layout(*(composition(c, pb[i]) for i in range(r)))
 
 
+def _zip_product_ints(a, b, block_first):
+    """``_zip_product`` for plain-int layouts of rank >= 2 (after padding) with non-negative strides and
+    positive shapes, on tuples: the same complement and composition kernels, none of the per-mode layout
+    objects. None where it does not apply (then the general path answers, refusals and notes included)."""
+    la, lb = a.int_leaves, b.int_leaves
+    if la is None or lb is None:
+        return None
+    sa, da = (a.shape, a.stride) if type(a.shape) is tuple else ((a.shape,), (a.stride,))
+    sb, db = (b.shape, b.stride) if type(b.shape) is tuple else ((b.shape,), (b.stride,))
+    r = max(len(sa), len(sb))
+    if r == 1 or min(la[0]) < 1 or min(lb[0]) < 1 or min(la[1]) < 0 or min(lb[1]) < 0:
+        return None
+    pad = r - len(sb)
+    pbs, pbd = sb + (1,) * pad, db + (0,) * pad
+    pad = r - len(sa)
+    pas, pad_d = sa + (1,) * pad, da + (0,) * pad
+    size_a = cos_b = 1
+    for x in la[0]:
+        size_a *= x
+    for x, y in zip(lb[0], lb[1]):
+        cos_b += (x - 1) * y
+    cs, cd = _complement_ints(la[0], la[1], size_a * cos_b)
+    c = (cs, cd) if type(cs) is tuple else ((cs,), (cd,))
+    pb = Layout._make(pbs, pbd)
+    try:
+        second = composition_ints(c, pb, (lb[0] + (1,) * (r - len(sb)), lb[1] + (0,) * (r - len(sb))))
+    except NotAdmissibleError:
+        return None  # the general path composes mode by mode (CuTe's answer, with its note) or refuses
+    s2, d2 = second.shape, second.stride
+    if block_first:
+        return Layout._make_ints(tuple(zip(pas, s2)), tuple(zip(pad_d, d2)))
+    shapes, strides = [], []
+    for i in range(r):
+        x, y = coalesce_flat_ints(flatten((s2[i], pas[i])), flatten((d2[i], pad_d[i])), False)
+        shapes.append(x)
+        strides.append(y)
+    return Layout._make_ints(tuple(shapes), tuple(strides))
+
+
 def _zip_product(a, b, block_first):
     b = as_layout(b)
+    if type(a) is Layout and type(b) is Layout:
+        fast = _zip_product_ints(a, b, block_first)
+        if fast is not None:
+            return fast
+    return _zip_product_general(a, b, block_first)
+
+
+def _zip_product_general(a, b, block_first):
     r = max(len(a), len(b))
     pa, pb = _append(a, r), _append(b, r)
     if r == 1:

@@ -39,7 +39,8 @@ class Layout:
         elif not congruent(shape, stride):
             raise NotAdmissibleError("Layout", f"shape {format_tuple(shape)} and stride {format_tuple(stride)} "
                                      "are not congruent (they must have the same profile)")
-        for x in flatten(shape):
+        fsh = flatten(shape)
+        for x in fsh:
             if type(x) is not int and (not hasattr(x, "free_symbols") or hasattr(x, "outer") or
                                        isinstance(x, Layout)):
                 raise NotAdmissibleError("Layout", f"a shape entry must be an integer or an integer expression, "
@@ -48,6 +49,8 @@ class Layout:
         _check_domains(fs, stride)
         self.shape = shape
         self.stride = stride
+        # the checks flattened both already: keep them (every algebra operation starts from the leaves)
+        self._leaves = (fsh, fs)
         self.obligations = tuple(obligations)
         self.assumptions = assumptions
         self.notes = tuple(notes)
