@@ -93,6 +93,15 @@ def operation(fn=None, *, swizzle_through=False):
                 # symbolic entries take the general path (it catches case splits) even with no assumptions
                 if a.assumptions is not None or a.obligations or a.int_leaves is None:
                     break
+            elif t is tuple:  # a tiler of plain concrete layouts, ints and None is concrete too
+                for x in a:
+                    if x is None or type(x) is int:
+                        continue
+                    if type(x) is not plain or x.assumptions is not None or x.obligations or x.int_leaves is None:
+                        break
+                else:
+                    continue
+                break
             elif t is not int:
                 break
         else:

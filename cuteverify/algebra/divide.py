@@ -43,6 +43,10 @@ def logical_divide(a, b):
     Post-condition: ``R`` is rank 2 per divided mode, ``R(i, j) == A(B(i) + size(B)*...)``; in particular
     ``R[0] == A o B`` as functions and ``size(R) == size(A)``.
     """
+    if type(a) is Layout:
+        fast = _divide_ints(a, b)
+        if fast is not None:
+            return Layout._make_ints(*fast)
     t = _tiler(b)
     if t is not None:
         return _by_mode(a, t, logical_divide)
@@ -52,6 +56,52 @@ def logical_divide(a, b):
     if type(a) is Layout and type(b) is Layout:
         return _composition_body(a, make_layout(b, _complement_body(b, size(a))))
     return composition(a, make_layout(b, complement(b, size(a))))
+
+
+def _divide_mode_ints(fs, fd, b):
+    """``A / B`` as ``(shape, stride)`` for A's int leaves ``fs, fd`` and a plain-int layout ``b`` with
+    non-negative strides, or None: the general path's complement and composition kernels on tuples."""
+    lb = b.int_leaves
+    if lb is None or min(lb[1]) < 0:
+        return None
+    n = 1
+    for x in fs:
+        n *= x
+    cs, cd = _complement_ints(lb[0], lb[1], n)
+    cf = (cs, cd) if type(cs) is tuple else ((cs,), (cd,))
+    if min(cf[1]) < 0:
+        return None
+    whole = Layout._make((b.shape, cs), (b.stride, cd))
+    r = composition_ints((fs, fd), whole, (lb[0] + cf[0], lb[1] + cf[1]))
+    return r.shape, r.stride
+
+
+def _divide_ints(a, b):
+    """``logical_divide`` of a plain-int ``a`` by a plain-int layout or a tiler of them (and None) as
+    ``(shape, stride)``, or None where the general path answers (other tilers, other domains, refusals)."""
+    la = a.int_leaves
+    if la is None:
+        return None
+    if type(b) is Layout:
+        return _divide_mode_ints(la[0], la[1], b)
+    if type(b) is not tuple or not b or len(b) > len(a):
+        return None
+    if type(a.shape) is not tuple:  # rank 1 unnested: its own mode 0
+        if len(b) != 1 or type(b[0]) is not Layout:
+            return None
+        r = _divide_mode_ints(la[0], la[1], b[0])
+        return None if r is None else ((r[0],), (r[1],))
+    shapes, strides = list(a.shape), list(a.stride)
+    for i, t in enumerate(b):
+        if t is None:
+            continue
+        if type(t) is not Layout:
+            return None
+        r = _divide_mode_ints(flatten(shapes[i]), flatten(strides[i]), t)
+        if r is None:
+            return None
+        shapes[i], strides[i] = r
+    return tuple(shapes), tuple(strides)
 
 
 @operation(swizzle_through=True)
@@ -115,6 +165,15 @@ def _flat(z):
 @operation(swizzle_through=True)
 def zipped_divide(a, b):
     """``((tiles), (rests))``: the tile modes of ``logical_divide`` gathered in mode 0, the rest in mode 1."""
+    if type(a) is Layout and type(b) is tuple and None not in b:
+        fast = _divide_ints(a, b)
+        if fast is not None:
+            # ((tiles), (rests)) straight from the divided modes (as ``_unzip`` gathers them)
+            s, d = fast
+            k = len(b)
+            s = ((*(x[0] for x in s[:k]),), (*(x[1] for x in s[:k]), *s[k:]))
+            d = ((*(x[0] for x in d[:k]),), (*(x[1] for x in d[:k]), *d[k:]))
+            return Layout._make_ints(s, d)
     return _unzip(logical_divide(a, b), b)
 
 
