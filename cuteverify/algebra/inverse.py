@@ -108,7 +108,7 @@ def _right_inverse_ints(fs, fd):
         want *= s
     if not rs:
         return Layout._make(1, 0)
-    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False))
+    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False), flat=True)
 
 
 def _right_inverse_plain(layout):
@@ -190,7 +190,46 @@ def left_inverse(layout):
     return _left_inverse_plain(layout)
 
 
+def _left_inverse_ints(fs, fd):
+    """``left_inverse`` of a plain-int layout given by its leaves (the concrete fast path): the same
+    construction where every kept mode has a positive stride, each stride divides the next and no mode
+    overlaps the next; None elsewhere (stride-0 and overlapping modes carry notes, negative strides and
+    refusals take the general path)."""
+    r = coalesce_flat_ints(fs, fd, False)
+    shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
+    modes = []
+    cur = 1
+    for s, d in zip(shapes, strides):
+        if s <= 0 or d <= 0:
+            return None
+        modes.append((d, s, cur))
+        cur *= s
+    if len(set(strides)) != len(strides):
+        return None  # equal strides: CuTe's unstable sort decides (the general path's _cute_order)
+    modes.sort()
+    rs, rd = [], []
+    d0 = modes[0][0]
+    if d0 != 1:
+        rs.append(d0)
+        rd.append(0)
+    for k in range(len(modes) - 1):
+        d, s, p = modes[k]
+        nd = modes[k + 1][0]
+        if nd % d or s > nd // d:
+            return None
+        rs.append(nd // d)
+        rd.append(p)
+    rs.append(modes[-1][1])
+    rd.append(modes[-1][2])
+    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False), flat=True)
+
+
 def _left_inverse_plain(layout):
+    lv = layout.int_leaves if type(layout) is Layout else None
+    if lv is not None:
+        r = _left_inverse_ints(*lv)
+        if r is not None:
+            return r
     if is_coordinate(layout):
         return _left_inverse_coord(layout)
     shapes, strides, pos = _prepare(layout, "left_inverse")

@@ -29,6 +29,9 @@ from .tuples import depth as _depth
 from .tuples import rank as _rank
 
 
+_INT_TYPE = {int}
+
+
 class Layout:
     # _origin (set by the algebra's wrapper on a symbolic result): (operation, args, kw), re-run by subs
     __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves", "_ints", "_origin")
@@ -85,7 +88,7 @@ class Layout:
             r = self._ints
         except AttributeError:
             fs, fd = self.leaves
-            ok = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
+            ok = set(map(type, fs + fd)) == _INT_TYPE  # one C-level pass (cheaper than two all() generators)
             r = self._ints = (fs, fd) if ok else None
             return r
         if r is True:  # made by an int kernel (``_make_ints``): the leaves are ints, not yet flattened
