@@ -76,6 +76,8 @@ def operation(fn=None, *, swizzle_through=False):
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
+        if kw and "mode" in kw:  # ``mode=`` (bymode.by_mode): one dict test, so that mode=None costs nothing
+            return _mode_call(wrapper, args, kw)
         for a in args:  # CuTe text, as every API function takes it (a loop: cheaper than any() here)
             if type(a) is str:
                 args = tuple(_from_text(a) if type(a) is str else a for a in args)
@@ -140,7 +142,21 @@ def operation(fn=None, *, swizzle_through=False):
             result = _attach(result, tuple(obs), asm, tuple(ctx.notes))
         return _remember(result, wrapper, args, kw)
 
+    wrapper._is_operation = True
     return wrapper
+
+
+def _mode_call(op, args, kw):
+    """``op(*args, mode=m, **rest)``: the whole operation for ``m`` None or ``()``, else the by-mode form that
+    ``bymode.by_mode`` attached to ``op`` (an operation not exported with ``mode=`` refuses the keyword)."""
+    kw = dict(kw)
+    m = kw.pop("mode")
+    if m is None or m == ():
+        return op(*args, **kw)
+    at_mode = getattr(op, "at_mode", None)
+    if at_mode is None:
+        raise TypeError(f"{op.__name__}() got an unexpected keyword argument 'mode'")
+    return at_mode(*args, mode=m, **kw)
 
 
 def _remember(result, op, args, kw):

@@ -48,6 +48,10 @@ def complement(layout, cotarget=None):
     and the reason also names any of CuTe's size bounds (``size(R) >= M // size(A)``, ``cosize((A, R)) >= M``,
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
+    if type(layout) is Layout and (cotarget is None or type(cotarget) is int):
+        lv = layout.int_leaves  # plain ints first: no coordinate or composed checks needed
+        if lv is not None:
+            return Layout._make_ints(*_complement_ints(lv[0], lv[1], cotarget), flat=True)
     if type(layout) is not Layout and hasattr(layout, "outer"):
         raise NotAdmissibleError("complement", "a composed (or swizzled) layout has no complement of its own "
                                  "image (CuTe C++ takes the complement of the inner layout, CuTe's IR refuses "

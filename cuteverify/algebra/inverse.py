@@ -112,13 +112,13 @@ def _right_inverse_ints(fs, fd):
 
 
 def _right_inverse_plain(layout):
-    if is_coordinate(layout):
-        return _right_inverse_coord(layout)
     lv = layout.int_leaves if type(layout) is Layout else None
-    if lv is not None:
+    if lv is not None:  # plain ints: not a coordinate layout
         r = _right_inverse_ints(*lv)
         if r is not None:
             return r
+    if is_coordinate(layout):
+        return _right_inverse_coord(layout)
     shapes, strides, pos = _prepare(layout, "right_inverse")
     if not layout.is_concrete:
         for s, d in zip(shapes, strides):
