@@ -11,6 +11,8 @@ import random
 import pytest
 
 import cuteverify as cv
+import importlib
+
 from cuteverify.algebra import divide, inverse
 from cuteverify.errors import CuteVerifyError
 
@@ -56,12 +58,19 @@ def _inputs(op, rng):
     a = _layout(rng)
     if op in ("left_inverse", "right_inverse"):
         return (a,)
+    if op == "complement":
+        return (a,) if rng.random() < 0.3 else (a, rng.randint(1, 2 * max(1, cv.cosize(a))))
     if op in ("logical_divide", "zipped_divide") and rng.random() < 0.5:
         return (a, _tiler(rng, a))
     return (a, _layout(rng) if rng.random() < 0.5 else st.rand_layout(rng, max_size=16))
 
 
-CASES = [("logical_divide", divide, "_divide_ints"), ("zipped_divide", divide, "_divide_ints"),
+# the modules, not the functions the package exports under the same names
+complement_mod = importlib.import_module("cuteverify.algebra.complement")
+composition_mod = importlib.import_module("cuteverify.algebra.composition")
+
+CASES = [("complement", complement_mod, "plain_ints"), ("composition", composition_mod, "plain_ints"),
+         ("logical_divide", divide, "_divide_ints"), ("zipped_divide", divide, "_divide_ints"),
          ("blocked_product", divide, "_zip_product_ints"), ("raked_product", divide, "_zip_product_ints"),
          ("left_inverse", inverse, "_left_inverse_ints"), ("right_inverse", inverse, "_right_inverse_ints")]
 
@@ -107,3 +116,5 @@ def test_fast_paths_are_taken():
     assert divide._divide_ints(a, t) is not None
     assert divide._zip_product_ints(cv.Layout((2, 2), (1, 2)), cv.Layout((4, 8), (8, 1)), True) is not None
     assert inverse._left_inverse_ints(*cv.Layout(((4, 8), (2, 2)), ((32, 1), (16, 8))).int_leaves) is not None
+    assert complement_mod._complement_fast(cv.Layout((4, 8), (8, 1)), 64) is not None
+    assert composition_mod._composition_fast(cv.Layout((4, 8), (8, 1)), cv.Layout(8, 4)) is not None

@@ -13,7 +13,7 @@ from ..errors import NotAdmissibleError
 from ..symbolic import decide, normalize
 from ..symbolic.conditions import Condition
 from ..symbolic.lazy import sympy
-from ._op import exact_div, mode_text, operation
+from ._op import exact_div, mode_text, operation, plain_ints
 from .coalesce import coalesce_flat
 from .coord import Codomain, basis, is_coordinate, is_zero
 
@@ -21,7 +21,18 @@ from .coord import Codomain, basis, is_coordinate, is_zero
 NOT_NESTED = "complement: the strides do not nest"
 
 
-@operation
+def _complement_fast(layout, cotarget=None):
+    """``complement`` of a plain concrete layout whose modes nest (no note), outside any context; else None."""
+    if cotarget is not None and type(cotarget) is not int:
+        return None
+    lv = plain_ints(layout)
+    if lv is None:
+        return None
+    r = _complement_ints(lv[0], lv[1], cotarget, nested_only=True)
+    return None if r is None else Layout._make_ints(*r, flat=True)
+
+
+@operation(fast=_complement_fast)
 def complement(layout, cotarget=None):
     """The ordered layout ``R`` that fills what ``layout`` leaves out of ``[0, cotarget)``.
 
@@ -208,8 +219,9 @@ def _overlap(s, d, cur):
                               mode_text(s, d))
 
 
-def _complement_ints(fs, fd, cotarget):
-    """The construction on plain ints, without the decision interface (the concrete fast path)."""
+def _complement_ints(fs, fd, cotarget, nested_only=False):
+    """The construction on plain ints, without the decision interface (the concrete fast path);
+    ``nested_only``: None where the modes do not nest (the result would carry a note)."""
     modes = []
     for s, d in zip(fs, fd):
         if d == 0 or s == 1:
@@ -234,6 +246,8 @@ def _complement_ints(fs, fd, cotarget):
         shapes.append(-(-cotarget // cur))
         strides.append(cur)
     if gap is not None:
+        if nested_only:
+            return None
         _note_not_nested(gap, _bounds(modes, shapes, strides, cotarget))
     return _size1(coalesce_flat_ints(shapes, strides, False), strides)
 

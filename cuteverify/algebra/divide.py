@@ -6,7 +6,7 @@ from ..core.layout import Layout, cosize, make_layout, shape, size
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
-from ._op import as_layout, operation
+from ._op import as_layout, operation, plain_ints
 from .coalesce import coalesce
 from .complement import _complement_ints, complement, repeat_complement
 from .coord import is_coordinate
@@ -32,7 +32,23 @@ def _tiler(b):
     return None
 
 
-@operation(swizzle_through=True)
+def _all_plain(a, b):
+    """``a`` and ``b`` (a layout or a tiler of layouts and None) are plain concrete layouts."""
+    if plain_ints(a) is None:
+        return False
+    if type(b) is tuple:
+        return all(t is None or plain_ints(t) is not None for t in b)
+    return plain_ints(b) is not None
+
+
+def _logical_divide_fast(a, b):
+    if not _all_plain(a, b):
+        return None
+    r = _divide_ints(a, b, True)
+    return None if r is None else Layout._make_ints(*r)
+
+
+@operation(swizzle_through=True, fast=_logical_divide_fast)
 def logical_divide(a, b):
     """``A / B = A o (B, complement(B, size(A)))``: split A into tiles of B and the rest.
 
@@ -58,7 +74,7 @@ def logical_divide(a, b):
     return composition(a, make_layout(b, complement(b, size(a))))
 
 
-def _divide_mode_ints(fs, fd, b):
+def _divide_mode_ints(fs, fd, b, nested_only=False):
     """``A / B`` as ``(shape, stride)`` for A's int leaves ``fs, fd`` and a plain-int layout ``b`` with
     non-negative strides, or None: the general path's complement and composition kernels on tuples."""
     lb = b.int_leaves
@@ -67,7 +83,10 @@ def _divide_mode_ints(fs, fd, b):
     n = 1
     for x in fs:
         n *= x
-    cs, cd = _complement_ints(lb[0], lb[1], n)
+    c = _complement_ints(lb[0], lb[1], n, nested_only)
+    if c is None:
+        return None
+    cs, cd = c
     cf = (cs, cd) if type(cs) is tuple else ((cs,), (cd,))
     if min(cf[1]) < 0:
         return None
@@ -76,20 +95,20 @@ def _divide_mode_ints(fs, fd, b):
     return r.shape, r.stride
 
 
-def _divide_ints(a, b):
+def _divide_ints(a, b, nested_only=False):
     """``logical_divide`` of a plain-int ``a`` by a plain-int layout or a tiler of them (and None) as
     ``(shape, stride)``, or None where the general path answers (other tilers, other domains, refusals)."""
     la = a.int_leaves
     if la is None:
         return None
     if type(b) is Layout:
-        return _divide_mode_ints(la[0], la[1], b)
+        return _divide_mode_ints(la[0], la[1], b, nested_only)
     if type(b) is not tuple or not b or len(b) > len(a):
         return None
     if type(a.shape) is not tuple:  # rank 1 unnested: its own mode 0
         if len(b) != 1 or type(b[0]) is not Layout:
             return None
-        r = _divide_mode_ints(la[0], la[1], b[0])
+        r = _divide_mode_ints(la[0], la[1], b[0], nested_only)
         return None if r is None else ((r[0],), (r[1],))
     shapes, strides = list(a.shape), list(a.stride)
     for i, t in enumerate(b):
@@ -97,7 +116,7 @@ def _divide_ints(a, b):
             continue
         if type(t) is not Layout:
             return None
-        r = _divide_mode_ints(flatten(shapes[i]), flatten(strides[i]), t)
+        r = _divide_mode_ints(flatten(shapes[i]), flatten(strides[i]), t, nested_only)
         if r is None:
             return None
         shapes[i], strides[i] = r
@@ -162,18 +181,32 @@ def _flat(z):
     return make_layout(*firsts, *rests)
 
 
-@operation(swizzle_through=True)
+def _zipped_divide_fast(a, b):
+    if type(b) is not tuple or None in b or not _all_plain(a, b):
+        return None
+    return _zipped_ints(a, b, True)
+
+
+def _zipped_ints(a, b, nested_only=False):
+    """``zipped_divide`` by a tiler of plain-int layouts as ``((tiles), (rests))`` straight from the divided
+    modes (as ``_unzip`` gathers them), or None."""
+    fast = _divide_ints(a, b, nested_only)
+    if fast is None:
+        return None
+    s, d = fast
+    k = len(b)
+    s = ((*(x[0] for x in s[:k]),), (*(x[1] for x in s[:k]), *s[k:]))
+    d = ((*(x[0] for x in d[:k]),), (*(x[1] for x in d[:k]), *d[k:]))
+    return Layout._make_ints(s, d)
+
+
+@operation(swizzle_through=True, fast=_zipped_divide_fast)
 def zipped_divide(a, b):
     """``((tiles), (rests))``: the tile modes of ``logical_divide`` gathered in mode 0, the rest in mode 1."""
     if type(a) is Layout and type(b) is tuple and None not in b:
-        fast = _divide_ints(a, b)
+        fast = _zipped_ints(a, b)
         if fast is not None:
-            # ((tiles), (rests)) straight from the divided modes (as ``_unzip`` gathers them)
-            s, d = fast
-            k = len(b)
-            s = ((*(x[0] for x in s[:k]),), (*(x[1] for x in s[:k]), *s[k:]))
-            d = ((*(x[0] for x in d[:k]),), (*(x[1] for x in d[:k]), *d[k:]))
-            return Layout._make_ints(s, d)
+            return fast
     return _unzip(logical_divide(a, b), b)
 
 
@@ -233,7 +266,7 @@ def _repeat(pa, pb, r):
     return make_layout(*(composition(c, pb[i]) for i in range(r)))
 
 
-def _zip_product_ints(a, b, block_first):
+def _zip_product_ints(a, b, block_first, nested_only=False):
     """``_zip_product`` for plain-int layouts of rank >= 2 (after padding) with non-negative strides and
     positive shapes, on tuples: the same complement and composition kernels, none of the per-mode layout
     objects. None where it does not apply (then the general path answers, refusals and notes included)."""
@@ -254,7 +287,10 @@ def _zip_product_ints(a, b, block_first):
         size_a *= x
     for x, y in zip(lb[0], lb[1]):
         cos_b += (x - 1) * y
-    cs, cd = _complement_ints(la[0], la[1], size_a * cos_b)
+    c = _complement_ints(la[0], la[1], size_a * cos_b, nested_only)
+    if c is None:
+        return None
+    cs, cd = c
     c = (cs, cd) if type(cs) is tuple else ((cs,), (cd,))
     pb = Layout._make(pbs, pbd)
     try:
@@ -302,7 +338,15 @@ def _zip_product_general(a, b, block_first):
     return make_layout(*modes)
 
 
-@operation(swizzle_through=True)
+def _blocked_fast(a, b):
+    return _zip_product_ints(a, b, True, True) if _all_plain(a, b) and type(b) is Layout else None
+
+
+def _raked_fast(a, b):
+    return _zip_product_ints(a, b, False, True) if _all_plain(a, b) and type(b) is Layout else None
+
+
+@operation(swizzle_through=True, fast=_blocked_fast)
 def blocked_product(a, b):
     """Mode ``i`` of the result is ``(A_i, repeat_i)``: whole blocks of A laid out by B (A varies fastest).
 
@@ -312,7 +356,7 @@ def blocked_product(a, b):
     return _zip_product(a, b, True)
 
 
-@operation(swizzle_through=True)
+@operation(swizzle_through=True, fast=_raked_fast)
 def raked_product(a, b):
     """Mode ``i`` of the result is ``(repeat_i, A_i)``: A's elements interleaved (raked) across B."""
     return _zip_product(a, b, False)

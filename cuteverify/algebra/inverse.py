@@ -9,7 +9,7 @@ from ..core.tuples import flatten
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import exact_div, mode_text, operation
+from ._op import exact_div, mode_text, operation, plain_ints
 from ..core.kernels import coalesce_flat_ints
 from .coalesce import coalesce, coalesce_flat
 from .complement import _sorted_symbolic
@@ -61,7 +61,12 @@ def _symbolic_nonneg(s, d, op):
                        "layouts", mode_text(s, d))
 
 
-@operation
+def _right_inverse_fast(layout):
+    lv = plain_ints(layout)
+    return None if lv is None else _right_inverse_ints(*lv)
+
+
+@operation(fast=_right_inverse_fast)
 def right_inverse(layout):
     """The largest ``R`` with ``L(R(i)) == i`` for ``i < size(R)``.
 
@@ -163,7 +168,12 @@ def _chain_layout(rs, rd):
     return Layout._make(s, d)
 
 
-@operation
+def _left_inverse_fast(layout):
+    lv = plain_ints(layout)
+    return None if lv is None else _left_inverse_ints(*lv)
+
+
+@operation(fast=_left_inverse_fast)
 def left_inverse(layout):
     """An ``R`` with ``R(L(i)) == i`` for every ``i < size(L)`` where L is injective; CuTe's quasi-inverse
     (``L(R(L(i))) == L(i)``) where it is not.
