@@ -71,7 +71,7 @@ composition_mod = importlib.import_module("cuteverify.algebra.composition")
 
 CASES = [("complement", complement_mod, "plain_ints"), ("composition", composition_mod, "plain_ints"),
          ("logical_divide", divide, "_divide_ints"), ("zipped_divide", divide, "_divide_ints"),
-         ("blocked_product", divide, "_zip_product_ints"), ("raked_product", divide, "_zip_product_ints"),
+         ("logical_product", divide, "plain_ints"), ("blocked_product", divide, "_zip_product_ints"), ("raked_product", divide, "_zip_product_ints"),
          ("left_inverse", inverse, "_left_inverse_ints"), ("right_inverse", inverse, "_right_inverse_ints")]
 
 

@@ -158,7 +158,7 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
             result = _attach(result, tuple(obs), asm, tuple(ctx.notes))
         return _remember(result, wrapper, args, kw)
 
-    wrapper._is_operation = True
+    wrapper._takes_mode = True  # by_mode: the wrapper handles mode= itself
     return wrapper
 
 

@@ -47,8 +47,8 @@ def by_mode(fn):
             raise TypeError(f"{name}() needs a layout to apply to mode {mode}")
         return at_mode(*args, _path=path, **kw)
 
-    if getattr(fn, "_is_operation", False):
-        # an operation wrapper tests for ``mode`` itself (``_op._mode_call``): no extra call layer per call
+    if getattr(fn, "_takes_mode", False):
+        # fn tests for ``mode`` itself (an operation wrapper: ``_op._mode_call``): no extra call layer per call
         fn.at_mode = by_path
         return fn
 

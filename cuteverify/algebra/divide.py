@@ -123,7 +123,25 @@ def _divide_ints(a, b, nested_only=False):
     return tuple(shapes), tuple(strides)
 
 
-@operation(swizzle_through=True)
+def _logical_product_fast(a, b):
+    """``(A, complement(A, size(A)*cosize(B)) o B)`` for plain concrete layouts whose complement makes no
+    note and with non-negative strides in B, else None."""
+    la, lb = plain_ints(a), plain_ints(b)
+    if la is None or lb is None or min(lb[1]) < 0:
+        return None
+    n = cos = 1
+    for x in la[0]:
+        n *= x
+    for x, y in zip(lb[0], lb[1]):
+        cos += (x - 1) * y
+    c = _complement_ints(la[0], la[1], n * cos, True)
+    if c is None:
+        return None
+    r = composition_ints(c if type(c[0]) is tuple else ((c[0],), (c[1],)), b, lb)
+    return Layout._make_ints((a.shape, r.shape), (a.stride, r.stride))
+
+
+@operation(swizzle_through=True, fast=_logical_product_fast)
 def logical_product(a, b):
     """``A x B = (A, complement(A, size(A)*cosize(B)) o B)``: B copies of A.
 
