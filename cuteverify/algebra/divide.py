@@ -320,7 +320,8 @@ def _zip_product_ints(a, b, block_first, nested_only=False):
         return Layout._make_ints(tuple(zip(pas, s2)), tuple(zip(pad_d, d2)))
     shapes, strides = [], []
     for i in range(r):
-        x, y = coalesce_flat_ints(flatten((s2[i], pas[i])), flatten((d2[i], pad_d[i])), False)
+        # each half is mostly an int or a flat tuple, which flatten hands back as it is
+        x, y = coalesce_flat_ints(flatten(s2[i]) + flatten(pas[i]), flatten(d2[i]) + flatten(pad_d[i]), False)
         shapes.append(x)
         strides.append(y)
     return Layout._make_ints(tuple(shapes), tuple(strides))

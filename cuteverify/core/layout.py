@@ -30,6 +30,7 @@ from .tuples import rank as _rank
 
 
 _INT_TYPE = {int}
+_UNSET = object()
 
 
 class Layout:
@@ -73,20 +74,19 @@ class Layout:
     def leaves(self):
         """``(flatten(shape), flatten(stride))``, computed once: a layout is immutable, and every algebra
         operation starts by flattening its operands."""
-        # the cache slots stay unset until first use, so that building a layout costs no extra stores
-        try:
-            return self._leaves
-        except AttributeError:
+        # the cache slots stay unset until first use, so that building a layout costs no extra stores; an
+        # unset slot is read with getattr's default (no Python-level exception to catch on fresh layouts)
+        lv = getattr(self, "_leaves", _UNSET)
+        if lv is _UNSET:
             lv = self._leaves = (flatten(self.shape), flatten(self.stride))
-            return lv
+        return lv
 
     @property
     def int_leaves(self):
         """``leaves`` when every shape and stride entry is a plain int (the concrete fast paths of the
         algebra take them), else None; computed once."""
-        try:
-            r = self._ints
-        except AttributeError:
+        r = getattr(self, "_ints", _UNSET)
+        if r is _UNSET:
             fs, fd = self.leaves
             ok = set(map(type, fs + fd)) == _INT_TYPE  # one C-level pass (cheaper than two all() generators)
             r = self._ints = (fs, fd) if ok else None
