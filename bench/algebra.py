@@ -24,6 +24,7 @@ outside the timed region); it includes building the MLIR op for the result, whic
 from __future__ import annotations
 
 import argparse
+import ast
 import gzip
 import json
 import math
@@ -109,7 +110,7 @@ def _spec_of(x):
 def _complement_arg(op, i, text):
     # complement's second argument is a cotarget (an int or a shape), not a layout
     if op == "complement" and i == 1:
-        v = eval(text.replace("_", ""), {})  # noqa: S307 - corpus text of ints and tuples
+        v = ast.literal_eval(text.replace("_", ""))  # corpus text of ints and tuples
         return ("I", v)
     return None
 
