@@ -6,18 +6,16 @@ Each fast path is switched off by replacing its entry point with one that declin
 sends the call down the general path it shortcuts."""
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
+import strategies as st
 
 import cuteverify as cv
-import importlib
-
 from cuteverify.algebra import divide, inverse
-from cuteverify.errors import CuteVerifyError
-
-import strategies as st
 from cuteverify.core.tuples import flatten, unflatten
+from cuteverify.errors import CuteVerifyError
 
 N = 500
 
