@@ -61,21 +61,39 @@ def _obligations_of(args):
     return out
 
 
-def operation(fn=None, *, swizzle_through=False):
+def plain_ints(x):
+    """The int leaves of a plain concrete layout with nothing to inherit (no assumptions, no obligations),
+    else None: the arguments an operation's ``fast`` hook may answer for outside any decision context."""
+    if type(x) is Layout and x.assumptions is None and not x.obligations:
+        return x.int_leaves
+    return None
+
+
+def operation(fn=None, *, swizzle_through=False, fast=None):
     """Run ``fn`` in a decision context made of its layout arguments' assumptions; the result carries the
     union of the inputs' obligations and the new ones, and the notes of this call. Nested operations share
     the outermost context, so only the outermost call pays for it.
 
     ``swizzle_through=True`` is for operations that act on a swizzled layout through its inner layout:
     ``(Sw o off o L) op B`` is ``Sw o off o (L op B)``, as CuTe does for composed layouts (docs/model.md
-    section 4); it is checked here, once, so that plain layouts pay for no second wrapper."""
+    section 4); it is checked here, once, so that plain layouts pay for no second wrapper.
+
+    ``fast`` (optional) is tried first with the call's arguments: a plain-int shortcut that answers (returns
+    a result) only where the operation makes no note and no obligation (``plain_ints`` arguments), so the
+    decision context can be skipped; it returns None to decline, and raises the operation's own refusals."""
     if fn is None:
-        return lambda f: operation(f, swizzle_through=swizzle_through)
+        return lambda f: operation(f, swizzle_through=swizzle_through, fast=fast)
     current, Context, enter, leave = decide.current, decide.Context, decide.enter, decide.leave
     plain = Layout
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
+        if kw and "mode" in kw:  # ``mode=`` (bymode.by_mode): one dict test, so that mode=None costs nothing
+            return _mode_call(wrapper, args, kw)
+        if fast is not None:
+            r = fast(*args, **kw)
+            if r is not None:
+                return r
         for a in args:  # CuTe text, as every API function takes it (a loop: cheaper than any() here)
             if type(a) is str:
                 args = tuple(_from_text(a) if type(a) is str else a for a in args)
@@ -93,6 +111,15 @@ def operation(fn=None, *, swizzle_through=False):
                 # symbolic entries take the general path (it catches case splits) even with no assumptions
                 if a.assumptions is not None or a.obligations or a.int_leaves is None:
                     break
+            elif t is tuple:  # a tiler of plain concrete layouts, ints and None is concrete too
+                for x in a:
+                    if x is None or type(x) is int:
+                        continue
+                    if type(x) is not plain or x.assumptions is not None or x.obligations or x.int_leaves is None:
+                        break
+                else:
+                    continue
+                break
             elif t is not int:
                 break
         else:
@@ -131,7 +158,21 @@ def operation(fn=None, *, swizzle_through=False):
             result = _attach(result, tuple(obs), asm, tuple(ctx.notes))
         return _remember(result, wrapper, args, kw)
 
+    wrapper._takes_mode = True  # by_mode: the wrapper handles mode= itself
     return wrapper
+
+
+def _mode_call(op, args, kw):
+    """``op(*args, mode=m, **rest)``: the whole operation for ``m`` None or ``()``, else the by-mode form that
+    ``bymode.by_mode`` attached to ``op`` (an operation not exported with ``mode=`` refuses the keyword)."""
+    kw = dict(kw)
+    m = kw.pop("mode")
+    if m is None or m == ():
+        return op(*args, **kw)
+    at_mode = getattr(op, "at_mode", None)
+    if at_mode is None:
+        raise TypeError(f"{op.__name__}() got an unexpected keyword argument 'mode'")
+    return at_mode(*args, mode=m, **kw)
 
 
 def _remember(result, op, args, kw):

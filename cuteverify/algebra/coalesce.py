@@ -114,7 +114,7 @@ def _basis_chain(d, ps, pd):
     return bool(r)
 
 
-def coalesce(layout, profile=None):
+def coalesce(layout, profile=None, mode=None):
     """The same function on ``Z_size`` with as few, as flat modes as possible.
 
     Definition: drop size-1 modes, merge ``s0:d0, s1:d1`` into ``s0*s1:d0`` when ``d1 == s0*d0``.
@@ -126,11 +126,17 @@ def coalesce(layout, profile=None):
     mode by mode (CuTe C++ asserts it; a longer profile is not a profile of the layout). Post-condition: ``R(i) == L(i)`` for ``i < size``,
     ``size(R) == size(L)``, and ``depth(R) <= 1``.
     """
+    if mode is not None and mode != ():  # ``mode=`` (bymode.by_mode attaches at_mode)
+        return coalesce.at_mode(layout, *(() if profile is None else (profile,)), mode=mode)
     if profile is None and type(layout) is Layout and layout.assumptions is None and not layout.obligations:
         lv = layout.int_leaves
         if lv is not None:
             return Layout._make_ints(*coalesce_flat_ints(lv[0], lv[1], False))
     return _coalesce(layout, profile)
+
+
+coalesce._takes_mode = True
+coalesce.at_mode = None  # set by bymode.by_mode
 
 
 @operation

@@ -13,7 +13,7 @@ from ..errors import NotAdmissibleError
 from ..symbolic import decide, normalize
 from ..symbolic.conditions import Condition
 from ..symbolic.lazy import sympy
-from ._op import exact_div, mode_text, operation
+from ._op import exact_div, mode_text, operation, plain_ints
 from .coalesce import coalesce_flat
 from .coord import Codomain, basis, is_coordinate, is_zero
 
@@ -21,7 +21,18 @@ from .coord import Codomain, basis, is_coordinate, is_zero
 NOT_NESTED = "complement: the strides do not nest"
 
 
-@operation
+def _complement_fast(layout, cotarget=None):
+    """``complement`` of a plain concrete layout whose modes nest (no note), outside any context; else None."""
+    if cotarget is not None and type(cotarget) is not int:
+        return None
+    lv = plain_ints(layout)
+    if lv is None:
+        return None
+    r = _complement_ints(lv[0], lv[1], cotarget, nested_only=True)
+    return None if r is None else Layout._make_ints(*r, flat=True)
+
+
+@operation(fast=_complement_fast)
 def complement(layout, cotarget=None):
     """The ordered layout ``R`` that fills what ``layout`` leaves out of ``[0, cotarget)``.
 
@@ -48,6 +59,10 @@ def complement(layout, cotarget=None):
     and the reason also names any of CuTe's size bounds (``size(R) >= M // size(A)``, ``cosize((A, R)) >= M``,
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
+    if type(layout) is Layout and (cotarget is None or type(cotarget) is int):
+        lv = layout.int_leaves  # plain ints first: no coordinate or composed checks needed
+        if lv is not None:
+            return Layout._make_ints(*_complement_ints(lv[0], lv[1], cotarget), flat=True)
     if type(layout) is not Layout and hasattr(layout, "outer"):
         raise NotAdmissibleError("complement", "a composed (or swizzled) layout has no complement of its own "
                                  "image (CuTe C++ takes the complement of the inner layout, CuTe's IR refuses "
@@ -204,8 +219,9 @@ def _overlap(s, d, cur):
                               mode_text(s, d))
 
 
-def _complement_ints(fs, fd, cotarget):
-    """The construction on plain ints, without the decision interface (the concrete fast path)."""
+def _complement_ints(fs, fd, cotarget, nested_only=False):
+    """The construction on plain ints, without the decision interface (the concrete fast path);
+    ``nested_only``: None where the modes do not nest (the result would carry a note)."""
     modes = []
     for s, d in zip(fs, fd):
         if d == 0 or s == 1:
@@ -230,6 +246,8 @@ def _complement_ints(fs, fd, cotarget):
         shapes.append(-(-cotarget // cur))
         strides.append(cur)
     if gap is not None:
+        if nested_only:
+            return None
         _note_not_nested(gap, _bounds(modes, shapes, strides, cotarget))
     return _size1(coalesce_flat_ints(shapes, strides, False), strides)
 

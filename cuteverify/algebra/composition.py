@@ -9,7 +9,7 @@ from ..core.tuples import flatten, transform
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import as_layout, exact_div, mode_text, operation, split_cases
+from ._op import as_layout, exact_div, mode_text, operation, plain_ints, split_cases
 from .coalesce import coalesce_flat
 
 
@@ -182,7 +182,15 @@ def _compose(a_shapes, a_strides, b_shape, b_stride, loads=None):
     return _compose_mode(a_shapes, a_strides, b_shape, b_stride, loads)
 
 
-@operation(swizzle_through=True)
+def _composition_fast(a, b):
+    """``composition_ints`` for plain concrete layouts (it makes no note or obligation), else None."""
+    la, lb = plain_ints(a), plain_ints(b)
+    if la is None or lb is None or min(lb[1]) < 0:
+        return None
+    return composition_ints(la, b, lb)
+
+
+@operation(swizzle_through=True, fast=_composition_fast)
 def composition(a, b):
     """``R = A o B``: the layout with ``R(c) == A(B(c))`` for every ``c`` in B's domain.
 

@@ -1,13 +1,14 @@
 """The divide and product families (ALGEBRA.md section 3; Shah Def. 2.22)."""
 from __future__ import annotations
 
-from ..core.kernels import CARRY
+from ..core.kernels import CARRY, coalesce_flat_ints, composition_ints
 from ..core.layout import Layout, cosize, make_layout, shape, size
+from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
-from ._op import as_layout, operation
+from ._op import as_layout, operation, plain_ints
 from .coalesce import coalesce
-from .complement import complement, repeat_complement
+from .complement import _complement_ints, complement, repeat_complement
 from .coord import is_coordinate
 from .composition import _by_mode, composition
 
@@ -31,7 +32,23 @@ def _tiler(b):
     return None
 
 
-@operation(swizzle_through=True)
+def _all_plain(a, b):
+    """``a`` and ``b`` (a layout or a tiler of layouts and None) are plain concrete layouts."""
+    if plain_ints(a) is None:
+        return False
+    if type(b) is tuple:
+        return all(t is None or plain_ints(t) is not None for t in b)
+    return plain_ints(b) is not None
+
+
+def _logical_divide_fast(a, b):
+    if not _all_plain(a, b):
+        return None
+    r = _divide_ints(a, b, True)
+    return None if r is None else Layout._make_ints(*r)
+
+
+@operation(swizzle_through=True, fast=_logical_divide_fast)
 def logical_divide(a, b):
     """``A / B = A o (B, complement(B, size(A)))``: split A into tiles of B and the rest.
 
@@ -42,6 +59,10 @@ def logical_divide(a, b):
     Post-condition: ``R`` is rank 2 per divided mode, ``R(i, j) == A(B(i) + size(B)*...)``; in particular
     ``R[0] == A o B`` as functions and ``size(R) == size(A)``.
     """
+    if type(a) is Layout:
+        fast = _divide_ints(a, b)
+        if fast is not None:
+            return Layout._make_ints(*fast)
     t = _tiler(b)
     if t is not None:
         return _by_mode(a, t, logical_divide)
@@ -53,7 +74,74 @@ def logical_divide(a, b):
     return composition(a, make_layout(b, complement(b, size(a))))
 
 
-@operation(swizzle_through=True)
+def _divide_mode_ints(fs, fd, b, nested_only=False):
+    """``A / B`` as ``(shape, stride)`` for A's int leaves ``fs, fd`` and a plain-int layout ``b`` with
+    non-negative strides, or None: the general path's complement and composition kernels on tuples."""
+    lb = b.int_leaves
+    if lb is None or min(lb[1]) < 0:
+        return None
+    n = 1
+    for x in fs:
+        n *= x
+    c = _complement_ints(lb[0], lb[1], n, nested_only)
+    if c is None:
+        return None
+    cs, cd = c
+    cf = (cs, cd) if type(cs) is tuple else ((cs,), (cd,))
+    if min(cf[1]) < 0:
+        return None
+    whole = Layout._make((b.shape, cs), (b.stride, cd))
+    r = composition_ints((fs, fd), whole, (lb[0] + cf[0], lb[1] + cf[1]))
+    return r.shape, r.stride
+
+
+def _divide_ints(a, b, nested_only=False):
+    """``logical_divide`` of a plain-int ``a`` by a plain-int layout or a tiler of them (and None) as
+    ``(shape, stride)``, or None where the general path answers (other tilers, other domains, refusals)."""
+    la = a.int_leaves
+    if la is None:
+        return None
+    if type(b) is Layout:
+        return _divide_mode_ints(la[0], la[1], b, nested_only)
+    if type(b) is not tuple or not b or len(b) > len(a):
+        return None
+    if type(a.shape) is not tuple:  # rank 1 unnested: its own mode 0
+        if len(b) != 1 or type(b[0]) is not Layout:
+            return None
+        r = _divide_mode_ints(la[0], la[1], b[0], nested_only)
+        return None if r is None else ((r[0],), (r[1],))
+    shapes, strides = list(a.shape), list(a.stride)
+    for i, t in enumerate(b):
+        if t is None:
+            continue
+        if type(t) is not Layout:
+            return None
+        r = _divide_mode_ints(flatten(shapes[i]), flatten(strides[i]), t, nested_only)
+        if r is None:
+            return None
+        shapes[i], strides[i] = r
+    return tuple(shapes), tuple(strides)
+
+
+def _logical_product_fast(a, b):
+    """``(A, complement(A, size(A)*cosize(B)) o B)`` for plain concrete layouts whose complement makes no
+    note and with non-negative strides in B, else None."""
+    la, lb = plain_ints(a), plain_ints(b)
+    if la is None or lb is None or min(lb[1]) < 0:
+        return None
+    n = cos = 1
+    for x in la[0]:
+        n *= x
+    for x, y in zip(lb[0], lb[1]):
+        cos += (x - 1) * y
+    c = _complement_ints(la[0], la[1], n * cos, True)
+    if c is None:
+        return None
+    r = composition_ints(c if type(c[0]) is tuple else ((c[0],), (c[1],)), b, lb)
+    return Layout._make_ints((a.shape, r.shape), (a.stride, r.stride))
+
+
+@operation(swizzle_through=True, fast=_logical_product_fast)
 def logical_product(a, b):
     """``A x B = (A, complement(A, size(A)*cosize(B)) o B)``: B copies of A.
 
@@ -111,9 +199,32 @@ def _flat(z):
     return make_layout(*firsts, *rests)
 
 
-@operation(swizzle_through=True)
+def _zipped_divide_fast(a, b):
+    if type(b) is not tuple or None in b or not _all_plain(a, b):
+        return None
+    return _zipped_ints(a, b, True)
+
+
+def _zipped_ints(a, b, nested_only=False):
+    """``zipped_divide`` by a tiler of plain-int layouts as ``((tiles), (rests))`` straight from the divided
+    modes (as ``_unzip`` gathers them), or None."""
+    fast = _divide_ints(a, b, nested_only)
+    if fast is None:
+        return None
+    s, d = fast
+    k = len(b)
+    s = ((*(x[0] for x in s[:k]),), (*(x[1] for x in s[:k]), *s[k:]))
+    d = ((*(x[0] for x in d[:k]),), (*(x[1] for x in d[:k]), *d[k:]))
+    return Layout._make_ints(s, d)
+
+
+@operation(swizzle_through=True, fast=_zipped_divide_fast)
 def zipped_divide(a, b):
     """``((tiles), (rests))``: the tile modes of ``logical_divide`` gathered in mode 0, the rest in mode 1."""
+    if type(a) is Layout and type(b) is tuple and None not in b:
+        fast = _zipped_ints(a, b)
+        if fast is not None:
+            return fast
     return _unzip(logical_divide(a, b), b)
 
 
@@ -173,8 +284,59 @@ def _repeat(pa, pb, r):
     return make_layout(*(composition(c, pb[i]) for i in range(r)))
 
 
+def _zip_product_ints(a, b, block_first, nested_only=False):
+    """``_zip_product`` for plain-int layouts of rank >= 2 (after padding) with non-negative strides and
+    positive shapes, on tuples: the same complement and composition kernels, none of the per-mode layout
+    objects. None where it does not apply (then the general path answers, refusals and notes included)."""
+    la, lb = a.int_leaves, b.int_leaves
+    if la is None or lb is None:
+        return None
+    sa, da = (a.shape, a.stride) if type(a.shape) is tuple else ((a.shape,), (a.stride,))
+    sb, db = (b.shape, b.stride) if type(b.shape) is tuple else ((b.shape,), (b.stride,))
+    r = max(len(sa), len(sb))
+    if r == 1 or min(la[0]) < 1 or min(lb[0]) < 1 or min(la[1]) < 0 or min(lb[1]) < 0:
+        return None
+    pad = r - len(sb)
+    pbs, pbd = sb + (1,) * pad, db + (0,) * pad
+    pad = r - len(sa)
+    pas, pad_d = sa + (1,) * pad, da + (0,) * pad
+    size_a = cos_b = 1
+    for x in la[0]:
+        size_a *= x
+    for x, y in zip(lb[0], lb[1]):
+        cos_b += (x - 1) * y
+    c = _complement_ints(la[0], la[1], size_a * cos_b, nested_only)
+    if c is None:
+        return None
+    cs, cd = c
+    c = (cs, cd) if type(cs) is tuple else ((cs,), (cd,))
+    pb = Layout._make(pbs, pbd)
+    try:
+        second = composition_ints(c, pb, (lb[0] + (1,) * (r - len(sb)), lb[1] + (0,) * (r - len(sb))))
+    except NotAdmissibleError:
+        return None  # the general path composes mode by mode (CuTe's answer, with its note) or refuses
+    s2, d2 = second.shape, second.stride
+    if block_first:
+        return Layout._make_ints(tuple(zip(pas, s2)), tuple(zip(pad_d, d2)))
+    shapes, strides = [], []
+    for i in range(r):
+        # each half is mostly an int or a flat tuple, which flatten hands back as it is
+        x, y = coalesce_flat_ints(flatten(s2[i]) + flatten(pas[i]), flatten(d2[i]) + flatten(pad_d[i]), False)
+        shapes.append(x)
+        strides.append(y)
+    return Layout._make_ints(tuple(shapes), tuple(strides))
+
+
 def _zip_product(a, b, block_first):
     b = as_layout(b)
+    if type(a) is Layout and type(b) is Layout:
+        fast = _zip_product_ints(a, b, block_first)
+        if fast is not None:
+            return fast
+    return _zip_product_general(a, b, block_first)
+
+
+def _zip_product_general(a, b, block_first):
     r = max(len(a), len(b))
     pa, pb = _append(a, r), _append(b, r)
     if r == 1:
@@ -195,7 +357,15 @@ def _zip_product(a, b, block_first):
     return make_layout(*modes)
 
 
-@operation(swizzle_through=True)
+def _blocked_fast(a, b):
+    return _zip_product_ints(a, b, True, True) if _all_plain(a, b) and type(b) is Layout else None
+
+
+def _raked_fast(a, b):
+    return _zip_product_ints(a, b, False, True) if _all_plain(a, b) and type(b) is Layout else None
+
+
+@operation(swizzle_through=True, fast=_blocked_fast)
 def blocked_product(a, b):
     """Mode ``i`` of the result is ``(A_i, repeat_i)``: whole blocks of A laid out by B (A varies fastest).
 
@@ -205,7 +375,7 @@ def blocked_product(a, b):
     return _zip_product(a, b, True)
 
 
-@operation(swizzle_through=True)
+@operation(swizzle_through=True, fast=_raked_fast)
 def raked_product(a, b):
     """Mode ``i`` of the result is ``(repeat_i, A_i)``: A's elements interleaved (raked) across B."""
     return _zip_product(a, b, False)

@@ -10,7 +10,8 @@ from ..core.tuples import flatten
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import exact_div, mode_text, operation
+from ._op import exact_div, mode_text, operation, plain_ints
+from .inverse_ints import _left_inverse_ints, _right_inverse_ints
 from ..core.kernels import coalesce_flat_ints
 from .coalesce import coalesce, coalesce_flat
 from .complement import _sorted_symbolic
@@ -62,7 +63,12 @@ def _symbolic_nonneg(s, d, op):
                        "layouts", mode_text(s, d))
 
 
-@operation
+def _right_inverse_fast(layout):
+    lv = plain_ints(layout)
+    return None if lv is None else _right_inverse_ints(*lv)
+
+
+@operation(fast=_right_inverse_fast)
 def right_inverse(layout):
     """The largest ``R`` with ``L(R(i)) == i`` for ``i < size(R)``.
 
@@ -87,39 +93,14 @@ def right_inverse(layout):
     return _right_inverse_plain(layout)
 
 
-def _right_inverse_ints(fs, fd):
-    """``right_inverse`` of a plain-int layout given by its leaves (the concrete fast path), or None where
-    the general walk is needed (equal strides, whose order CuTe's sort decides, or modes of size 0)."""
-    r = coalesce_flat_ints(fs, fd, False)
-    shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
-    at = {}
-    cur = 1
-    for s, d in zip(shapes, strides):
-        if s <= 0 or d in at:
-            return None
-        at[d] = (s, cur)
-        cur *= s
-    # with distinct strides, CuTe's pass over the sorted modes takes exactly the chain 1, s0, s0*s1, ...
-    rs, rd = [], []
-    want = 1
-    while want in at:
-        s, p = at.pop(want)
-        rs.append(s)
-        rd.append(p)
-        want *= s
-    if not rs:
-        return Layout._make(1, 0)
-    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False))
-
-
 def _right_inverse_plain(layout):
-    if is_coordinate(layout):
-        return _right_inverse_coord(layout)
     lv = layout.int_leaves if type(layout) is Layout else None
-    if lv is not None:
+    if lv is not None:  # plain ints: not a coordinate layout
         r = _right_inverse_ints(*lv)
         if r is not None:
             return r
+    if is_coordinate(layout):
+        return _right_inverse_coord(layout)
     shapes, strides, pos = _prepare(layout, "right_inverse")
     if not layout.is_concrete:
         for s, d in zip(shapes, strides):
@@ -164,7 +145,12 @@ def _chain_layout(rs, rd):
     return Layout._make(s, d)
 
 
-@operation
+def _left_inverse_fast(layout):
+    lv = plain_ints(layout)
+    return None if lv is None else _left_inverse_ints(*lv)
+
+
+@operation(fast=_left_inverse_fast)
 def left_inverse(layout):
     """An ``R`` with ``R(L(i)) == i`` for every ``i < size(L)`` where L is injective; CuTe's quasi-inverse
     (``L(R(L(i))) == L(i)``) where it is not.
@@ -192,6 +178,11 @@ def left_inverse(layout):
 
 
 def _left_inverse_plain(layout):
+    lv = layout.int_leaves if type(layout) is Layout else None
+    if lv is not None:
+        r = _left_inverse_ints(*lv)
+        if r is not None:
+            return r
     if is_coordinate(layout):
         return _left_inverse_coord(layout)
     shapes, strides, pos = _prepare(layout, "left_inverse")

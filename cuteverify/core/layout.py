@@ -29,6 +29,10 @@ from .tuples import depth as _depth
 from .tuples import rank as _rank
 
 
+_INT_TYPE = {int}
+_UNSET = object()
+
+
 class Layout:
     # _origin (set by the algebra's wrapper on a symbolic result): (operation, args, kw), re-run by subs
     __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves", "_ints", "_origin")
@@ -39,7 +43,8 @@ class Layout:
         elif not congruent(shape, stride):
             raise NotAdmissibleError("Layout", f"shape {format_tuple(shape)} and stride {format_tuple(stride)} "
                                      "are not congruent (they must have the same profile)")
-        for x in flatten(shape):
+        fsh = flatten(shape)
+        for x in fsh:
             if type(x) is not int and (not hasattr(x, "free_symbols") or hasattr(x, "outer") or
                                        isinstance(x, Layout)):
                 raise NotAdmissibleError("Layout", f"a shape entry must be an integer or an integer expression, "
@@ -48,6 +53,8 @@ class Layout:
         _check_domains(fs, stride)
         self.shape = shape
         self.stride = stride
+        # the checks flattened both already: keep them (every algebra operation starts from the leaves)
+        self._leaves = (fsh, fs)
         self.obligations = tuple(obligations)
         self.assumptions = assumptions
         self.notes = tuple(notes)
@@ -67,22 +74,21 @@ class Layout:
     def leaves(self):
         """``(flatten(shape), flatten(stride))``, computed once: a layout is immutable, and every algebra
         operation starts by flattening its operands."""
-        # the cache slots stay unset until first use, so that building a layout costs no extra stores
-        try:
-            return self._leaves
-        except AttributeError:
+        # the cache slots stay unset until first use, so that building a layout costs no extra stores; an
+        # unset slot is read with getattr's default (no Python-level exception to catch on fresh layouts)
+        lv = getattr(self, "_leaves", _UNSET)
+        if lv is _UNSET:
             lv = self._leaves = (flatten(self.shape), flatten(self.stride))
-            return lv
+        return lv
 
     @property
     def int_leaves(self):
         """``leaves`` when every shape and stride entry is a plain int (the concrete fast paths of the
         algebra take them), else None; computed once."""
-        try:
-            r = self._ints
-        except AttributeError:
+        r = getattr(self, "_ints", _UNSET)
+        if r is _UNSET:
             fs, fd = self.leaves
-            ok = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
+            ok = set(map(type, fs + fd)) == _INT_TYPE  # one C-level pass (cheaper than two all() generators)
             r = self._ints = (fs, fd) if ok else None
             return r
         if r is True:  # made by an int kernel (``_make_ints``): the leaves are ints, not yet flattened
