@@ -345,8 +345,16 @@ def _zip_product_general(a, b, block_first):
         prod = logical_product(a, b)
         first, second = prod[0], prod[1]
         if type(first.shape) is tuple and type(second.shape) is tuple:
-            first, second = first[0], second[0]
-        pairs = [(first, second) if block_first else (second, first)]
+            # CuTe's zip transposes the two halves mode by mode: defined only for halves of one rank (C++
+            # does not compile ``raked_product((3):(4), 8:1)``, whose halves are (3) and (4,2))
+            if len(first.shape) != len(second.shape):
+                raise NotAdmissibleError("blocked_product" if block_first else "raked_product",
+                                         f"the halves {first} and {second} of the rank-1 product have ranks "
+                                         f"{len(first.shape)} and {len(second.shape)}: CuTe zips them mode by "
+                                         "mode, which needs one rank")
+            pairs = [(first[i], second[i]) if block_first else (second[i], first[i]) for i in range(len(first))]
+        else:
+            pairs = [(first, second) if block_first else (second, first)]
     else:
         first, second = pa, _repeat(pa, pb, r)
         pairs = [(first[i], second[i]) if block_first else (second[i], first[i]) for i in range(r)]
