@@ -943,7 +943,8 @@ def _inverse_note(rec, vals, r, detail):
 
 
 def check(rec, timeout=10):
-    """Classify one corpus record against cuteverify.  Returns (class, detail dict)."""
+    """Classify one corpus record against cuteverify.  Returns (class, detail dict).  ``timeout``: CPU seconds
+    cuteverify may spend on the case (this process's CPU time, so load from other processes cannot trip it)."""
     cv = _cv()
     if "cpp_reject" in rec:
         try:
