@@ -1,6 +1,6 @@
 """Compile and run a small C++ program against the CUTLASS headers shipped in the nvidia-cutlass wheel (host
 g++, no GPU): the oracle of the SM100 tests (test_umma_idesc, test_blockscaled, test_tmem). Each program
-prints one answer per line."""
+prints one answer per line; g++ runs through the content-keyed cache of ``tests/cpp_oracle/gxx_cache.py``."""
 from __future__ import annotations
 
 import os
@@ -10,6 +10,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.cpp_oracle import gxx_cache
 from tests.cpp_oracle import harness as h
 
 HEADERS = ("cute/tensor.hpp", "cute/atom/mma_traits_sm100.hpp", "cute/atom/copy_traits_sm100.hpp",
@@ -25,11 +26,9 @@ def run_lines(tmp_path, statements, name="probe") -> list:
     gxx, inc = tc
     src = tmp_path / f"{name}.cpp"
     head = "".join(f"#include <{x}>\n" for x in HEADERS)
-    src.write_text(head + "#include <cstdio>\nusing namespace cute;\nint main() {\n" + "\n".join(statements)
-                   + "\n  return 0;\n}\n")
+    text = head + "#include <cstdio>\nusing namespace cute;\nint main() {\n" + "\n".join(statements) + "\n  return 0;\n}\n"
     exe = tmp_path / name
-    r = subprocess.run([gxx, "-std=c++17", "-O0", "-w", *inc, str(src), "-o", str(exe)], capture_output=True, check=False,
-                       text=True)
+    r = gxx_cache.compile_cpp(gxx, ["-std=c++17", "-O0", "-w", *inc], text, src, exe)
     assert r.returncode == 0, r.stderr[-3000:]
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     return out.splitlines()

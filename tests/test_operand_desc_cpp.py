@@ -21,7 +21,7 @@ from cuteverify.atoms.operand_desc import operand_descriptors, prove_operand
 from cuteverify.core.parse import parse
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cpp_oracle import harness  # noqa: E402
+from cpp_oracle import gxx_cache, harness  # noqa: E402
 
 ATOM_CV = {"K_SW128": "S<3,3,3> o 0 o (8,64):(64,1)", "MN_SW128": "S<3,3,3> o 0 o (64,8):(1,64)",
            "K_SW64": "S<2,3,3> o 0 o (8,32):(32,1)", "MN_SW32": "S<1,3,3> o 0 o (16,8):(1,16)",
@@ -157,9 +157,7 @@ def test_record_is_cute_cpp(tmp_path):
     good = [i for i, c in enumerate(CASES) if c[9]]
     src = head + [_cpp(i, CASES[i], sorted(CPP_FIELDS[CASES[i][0]][1])) for i in good]
     src.append("int main() {" + "".join(f" case_{i}();" for i in good) + " }")
-    (tmp_path / "ok.cpp").write_text("\n".join(src))
-    r = subprocess.run([gxx, *harness.CXXFLAGS, *inc, str(tmp_path / "ok.cpp"), "-o", str(tmp_path / "ok")],
-                       capture_output=True, text=True, timeout=600)
+    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc], "\n".join(src), tmp_path / "ok.cpp", tmp_path / "ok")
     assert r.returncode == 0, r.stderr[-3000:]
     out = subprocess.run([str(tmp_path / "ok")], capture_output=True, text=True, timeout=60).stdout
     live = {}
@@ -170,6 +168,6 @@ def test_record_is_cute_cpp(tmp_path):
     for i, c in enumerate(CASES):
         if c[9]:
             continue
-        r = subprocess.run([gxx, *harness.CXXFLAGS, *inc, "-fsyntax-only", "-x", "c++", "-"],
-                           input="\n".join(head + [_cpp(i, c, [0])]), capture_output=True, text=True, timeout=600)
+        r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc, "-fsyntax-only", "-x", "c++", "-"],
+                                  "\n".join(head + [_cpp(i, c, [0])]))
         assert r.returncode != 0 and CPP_REJECTS[c[0]] in r.stderr, r.stderr[-2000:]

@@ -37,7 +37,7 @@ from cuteverify.errors import NotAdmissibleError, SpecError
 
 sys.path.insert(0, os.path.dirname(__file__))
 import dsl_oracle  # noqa: E402
-from cpp_oracle import harness  # noqa: E402
+from cpp_oracle import gxx_cache, harness  # noqa: E402
 
 # name: (CtaGroup, (M, N), A major, B major, operand)
 CASES = {"2cta_A_K": ("TWO", (256, 128), "K", "K", "A"), "2cta_B_K": ("TWO", (256, 128), "K", "K", "B"),
@@ -337,9 +337,8 @@ def test_template_record_is_cutlass(tmp_path):
     gxx, inc = tc
     head = ["#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>", "using namespace cute;"]
     body = [f"void f{i}() {{ {s} x; (void)x; }}" for i, (s, _, _) in enumerate(TEMPLATES)]
-    (tmp_path / "t.cpp").write_text("\n".join(head + body + ["int main() {}"]) + "\n")
-    r = subprocess.run([gxx, *harness.CXXFLAGS, *inc, "-fsyntax-only", str(tmp_path / "t.cpp")],
-                       capture_output=True, text=True, timeout=600)
+    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc, "-fsyntax-only"],
+                              "\n".join(head + body + ["int main() {}"]) + "\n", tmp_path / "t.cpp")
     # an error is reported at (or instantiated from) the line of the function that names the atom
     failing = {int(m.group(1)) - len(head) - 1 for m in re.finditer(r"t\.cpp:(\d+):\d+:", r.stderr)}
     assert failing == {i for i, (_, ok, _) in enumerate(TEMPLATES) if not ok}, r.stderr[-3000:]

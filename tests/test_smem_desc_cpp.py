@@ -18,7 +18,7 @@ from cuteverify.hardware import load, resolve
 from cuteverify.hardware.smem_desc_rules import from_layout
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cpp_oracle import harness
+from cpp_oracle import gxx_cache, harness
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ATOMS = load([ROOT / "specs/smem_atoms.yaml"], shipped=False)
@@ -93,9 +93,7 @@ def cpp_results(tmp_path_factory):
     body.append("int main() {" + "".join(f" case_{i}();" for i in range(len(CASES))) + " }")
     d = tmp_path_factory.mktemp("smem_desc_cpp")
     src, exe = d / "t.cpp", d / "t"
-    src.write_text("\n".join(body))
-    r = subprocess.run([gxx, *harness.CXXFLAGS, *inc, str(src), "-o", str(exe)], capture_output=True, text=True,
-                       timeout=600)
+    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc], "\n".join(body), src, exe)
     assert r.returncode == 0, r.stderr[-3000:]
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout
     res = {}

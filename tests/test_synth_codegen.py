@@ -18,6 +18,7 @@ from cuteverify.synth import enumerate_space, synthesize_smem_layout
 from cuteverify.synth.codegen import cpp, dsl
 from cuteverify.synth.space import cpp_type
 from tests import dsl_oracle
+from tests.cpp_oracle import gxx_cache
 from tests.cpp_oracle import harness as h
 
 PROBLEMS = [((128, 64), "bf16"), ((64, 32), "e4m3"), ((32, 32), "f32"), ((64, 128), "f16")]
@@ -63,7 +64,7 @@ def test_cpp_compiles_and_equals_the_layout(tmp_path, synthesized):
     cases += [(r.tile, r.dtype, r.problem.bits, r.cpp(), r.layout) for r in synthesized]
     body = [f"  dump<{cpp_type(d, b)}>({expr});" for _, d, b, expr, _ in cases]
     src = tmp_path / "synth.cpp"
-    src.write_text("#include <cute/tensor.hpp>\n#include <cute/atom/mma_traits_sm90_gmma.hpp>\n#include <cstdio>\n"
+    text = ("#include <cute/tensor.hpp>\n#include <cute/atom/mma_traits_sm90_gmma.hpp>\n#include <cstdio>\n"
                    "using namespace cute;\n"
                    "template <class T, class L> void dump(L const& l) {\n"
                    "  alignas(1024) static T buf[1 << 16];\n"
@@ -72,8 +73,7 @@ def test_cpp_compiles_and_equals_the_layout(tmp_path, synthesized):
                    "  for (int i = 0; i < int(size(l)); ++i) printf(\" %ld\", long(&t(i) - buf));\n"
                    "  printf(\"\\n\");\n}\nint main() {\n" + "\n".join(body) + "\n  return 0;\n}\n")
     exe = tmp_path / "synth"
-    r = subprocess.run([gxx, "-std=c++17", "-O0", "-w", *inc, str(src), "-o", str(exe)], capture_output=True,
-                       text=True, check=False)
+    r = gxx_cache.compile_cpp(gxx, ["-std=c++17", "-O0", "-w", *inc], text, src, exe)
     assert r.returncode == 0, r.stderr[-3000:]
     lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
     assert len(lines) == len(cases)

@@ -10,7 +10,6 @@ to smem coordinate (32,0) of a (64,32) tile): cuteverify refutes it.
 """
 import os
 import re
-import subprocess
 import sys
 
 import pytest
@@ -25,7 +24,7 @@ from cuteverify.errors import TmaError
 from cuteverify.hardware.tma_copy import from_copy, read_cta_tiler
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cpp_oracle import harness  # noqa: E402
+from cpp_oracle import gxx_cache, harness  # noqa: E402
 
 K_SW64 = parse("S<2,3,3> o 0 o (8,32):(32,1)")     # GMMA::Layout_K_SW64_Atom<bf16>
 MN_SW64 = parse("S<2,3,3> o 0 o (32,8):(1,32)")    # GMMA::Layout_MN_SW64_Atom<bf16>
@@ -158,8 +157,7 @@ def test_cpp_make_tma_copy_accepts_what_cuteverify_proves():
     lines = src.split("\n")
     starts = {i: next(n for n, ln in enumerate(lines, 1) if ln.startswith(f"void case_{i}("))
               for i in range(len(CASES))}
-    r = subprocess.run([gxx, *harness.CXXFLAGS, *inc, "-fsyntax-only", "-x", "c++", "-", "-o", "/dev/null"],
-                       input=src, capture_output=True, text=True, timeout=600)
+    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc, "-fsyntax-only", "-x", "c++", "-", "-o", "/dev/null"], src)
     failing_lines = {int(n) for n in re.findall(r"<stdin>:(\d+):\d+:\s+required from here", r.stderr)}
     rejected = {i for i, s in starts.items() if any(s < n < s + 8 for n in failing_lines)}
     assert r.returncode == (1 if rejected else 0), r.stderr[-2000:]

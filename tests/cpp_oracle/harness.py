@@ -35,7 +35,10 @@ import signal
 import subprocess
 import tempfile
 import time
+import threading
 from concurrent.futures import ThreadPoolExecutor
+
+from . import gxx_cache
 
 VALUE_CAP = 4096          # values CuTe C++ prints (and the corpus stores) per case
 OPS = ["coalesce", "composition", "complement", "logical_divide", "zipped_divide", "logical_product",
@@ -608,11 +611,15 @@ def _compile_and_run(cases, workdir, tag, pch):
         tu = os.path.join(workdir, f"{tag}_{attempt}.cpp")
         exe = tu[:-4]
         ranges = _write_tu(tu, sub)
+        with open(tu) as f:
+            source = f.read()
         t0 = time.time()
-        r = subprocess.run([gxx, *CXXFLAGS, *inc, "-Winvalid-pch", tu, "-o", exe],
-                           capture_output=True, text=True, cwd=workdir)
+        # cached by content (the TU, the preamble, flags, compiler and headers); the PCH is built only on a miss
+        r = gxx_cache.compile_cpp(gxx, [*CXXFLAGS, *inc, "-Winvalid-pch"], source, tu, exe, deps=(PREAMBLE,),
+                                  cwd=workdir, timeout=3600, before=pch)
         if os.environ.get("CPP_ORACLE_VERBOSE"):
-            print(f"[cpp] {tag}#{attempt}: {len(sub)} cases, rc={r.returncode}, {time.time() - t0:.1f}s", flush=True)
+            print(f"[cpp] {tag}#{attempt}: {len(sub)} cases, rc={r.returncode}, cached={r.cached}, "
+                  f"{time.time() - t0:.1f}s", flush=True)
         if r.returncode != 0:
             errs = _attribute_errors(r.stderr, os.path.basename(tu), ranges) or \
                 _attribute_errors(r.stderr, tu, ranges)
@@ -671,7 +678,12 @@ def run_cpp(cases, batch=300, jobs=2, workdir=None, log=None):
     workdir = workdir or tempfile.mkdtemp(prefix="cute_oracle_")
     os.makedirs(workdir, exist_ok=True)
     try:
-        pch = build_pch(workdir)
+        lock, built = threading.Lock(), []
+
+        def pch():  # built once, and only when some batch misses the compile cache
+            with lock:
+                if not built:
+                    built.append(build_pch(workdir))
         batches = [cases[i:i + batch] for i in range(0, len(cases), batch)]
 
         def work(bi):
@@ -931,7 +943,8 @@ def _inverse_note(rec, vals, r, detail):
 
 
 def check(rec, timeout=10):
-    """Classify one corpus record against cuteverify.  Returns (class, detail dict)."""
+    """Classify one corpus record against cuteverify.  Returns (class, detail dict).  ``timeout``: CPU seconds
+    cuteverify may spend on the case (this process's CPU time, so load from other processes cannot trip it)."""
     cv = _cv()
     if "cpp_reject" in rec:
         try:
@@ -942,13 +955,14 @@ def check(rec, timeout=10):
         return CPP_REJECTS, {"cpp": rec["cpp_reject"], "cv": cvs[:200]}
     use_alarm = hasattr(signal, "setitimer") and timeout
     if use_alarm:
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
+        # CPU time of this process (ITIMER_PROF), not wall clock: load from other processes cannot trip it
+        old = signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, timeout)
     try:
         try:
             r = cv_apply(rec["op"], rec["args"])
         except _Timeout:
-            return CV_CRASH, {"cv": "Timeout: cuteverify took longer than %ss" % timeout}
+            return CV_CRASH, {"cv": "Timeout: cuteverify took more than %ss of CPU" % timeout}
         except Exception as e:  # noqa: BLE001
             msg = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             if isinstance(e, cv.NotAdmissibleError):
@@ -1012,8 +1026,8 @@ def check(rec, timeout=10):
         return MATCH, detail
     finally:
         if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, old)
 
 
 def failure_signature(rec, cls, detail):
