@@ -11,6 +11,7 @@ from cuteverify.errors import SpecError, exit_code
 from cuteverify import hardware
 from cuteverify.hardware import checkcache, evidence, selfcheck
 from cuteverify.hardware.blackwell_check import check_blackwell
+from cuteverify.hardware.lazylib import name_index
 from cuteverify.hardware.library import read_sources, resolve_instance, sources_key
 from cuteverify.hardware.selfcheck import check_method
 
@@ -114,9 +115,10 @@ def spec_check(paths, as_json):
         got = (checkcache.lookup(key) or {}).get("spec_check")
         cached = _well_formed(got)
         if not cached:
-            got = _check_now(sources)
+            got, index = _check_now(sources)
             if got["blackwell"]["ok"]:
-                checkcache.store(key, {"specs": got["specs"], "files": got["files"], "spec_check": got})
+                checkcache.store(key, {"specs": got["specs"], "files": got["files"], "index": index,
+                                       "spec_check": got})
     except SpecError as e:  # rendered with its file, line and spec rather than as one error line
         code = exit_code(e)
         if as_json:
@@ -160,7 +162,7 @@ def _well_formed(got) -> bool:
 def _check_now(sources: list) -> dict:
     """Load ``sources`` eagerly (schema, formulas, every self-check; families by one symbolic proof per
     operand where it goes through) and run the Blackwell module checks: the result ``spec check`` reports
-    and caches."""
+    and caches, with the name index of the files (a cached success then loads a file per name)."""
     before, selfcheck.FAMILY_PROOFS = selfcheck.FAMILY_PROOFS, True
     try:
         lib = hardware.load(sources=sources)
@@ -169,7 +171,7 @@ def _check_now(sources: list) -> dict:
     # how each family was checked: one symbolic proof for all its parameters, or instance by instance
     families = {n: check_method(lib[n]) for n in lib if check_method(lib[n])}
     bw = check_blackwell()  # the Blackwell modules that are no specs: TMEM data paths, scale-factor atoms
-    return {"specs": len(lib), "files": list(lib.files), "families": families, "blackwell": bw}
+    return {"specs": len(lib), "files": list(lib.files), "families": families, "blackwell": bw}, name_index(lib)
 
 
 def _blackwell_line(bw) -> str:

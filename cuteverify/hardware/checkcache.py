@@ -13,7 +13,9 @@ foreign file is ignored (treated as a miss) and rewritten by the next success; a
 ignored.
 
 Where: ``$CUTEVERIFY_CACHE_DIR``, else ``$XDG_CACHE_HOME/cuteverify``, else ``~/.cache/cuteverify``;
-``CUTEVERIFY_NO_CACHE=1`` turns it off (the same directory and switch as the manifest cache).
+``CUTEVERIFY_NO_CACHE=1`` turns it off (the same directory and switch as the manifest cache), and
+``CUTEVERIFY_NO_SPEC_CACHE=1`` this cache alone (the test suite sets it: a test that monkeypatches the checker
+runs a checker whose source hash does not say so).
 """
 from __future__ import annotations
 
@@ -33,8 +35,9 @@ _KEEP = 4            # distinct source sets remembered
 
 def cache_dir():
     """The cache directory, or None when caching is off."""
-    if os.environ.get("CUTEVERIFY_NO_CACHE", "").strip() not in ("", "0"):
-        return None
+    for var in ("CUTEVERIFY_NO_CACHE", "CUTEVERIFY_NO_SPEC_CACHE"):
+        if os.environ.get(var, "").strip() not in ("", "0"):
+            return None
     d = os.environ.get("CUTEVERIFY_CACHE_DIR")
     if d:
         return Path(d)

@@ -9,6 +9,7 @@ from ..core.scan import ALL, split_top
 from ..errors import FormulaError, SpecError, UnknownSpec
 from . import checkcache
 from . import formula as _fm
+from . import lazylib
 from . import tables
 from .dtypes import dtype_bits
 from .loader import line_of, read_spec_document, shipped_dir, spec_sources
@@ -78,7 +79,13 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
     files = []
     sources = read_sources(paths, shipped) if sources is None else sources
     key = sources_key(sources) if cached and check else None
-    hit = key is not None and checkcache.lookup(key) is not None
+    got = checkcache.lookup(key) if key is not None else None
+    hit = got is not None
+    if hit and check == "lazy" and lazylib.well_formed(got.get("index"), len(sources)):
+        # a cached success: each file is parsed when a name it holds is first asked for
+        lib = lazylib.IndexedLibrary(sources, got["index"], _parse_trusted, checker=self_check)
+        lib.cached, lib.cache_key = True, key
+        return lib
     # a lazy load trusts the shipped files' schema (an eager load, as `spec check` and the tests make,
     # validates them), and a cache hit all of them; a user's file is otherwise always validated
     shipped_root = str(shipped_dir()) if check == "lazy" else None
@@ -106,10 +113,15 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
                 self_check(spec)
         lib = Library(specs, files)
         if key is not None:
-            checkcache.store(key, {"specs": len(specs), "files": files})
+            checkcache.store(key, {"specs": len(specs), "files": files, "index": lazylib.name_index(lib)})
     lib.cached = hit
     lib.cache_key = key
     return lib
+
+
+def _parse_trusted(name: str, data: bytes) -> list:
+    """One file of a cached success (:class:`~.lazylib.IndexedLibrary`): parsed without the schema pass."""
+    return load_file(data.decode("utf-8"), name, validate=False)
 
 
 _DEFAULT: list = []
