@@ -11,9 +11,9 @@ from cuteverify.errors import SpecError, exit_code
 from cuteverify import hardware
 from cuteverify.hardware import checkcache, evidence, selfcheck
 from cuteverify.hardware.blackwell_check import check_blackwell
+from cuteverify.hardware.checkall import check_all, default_jobs
 from cuteverify.hardware.lazylib import name_index
 from cuteverify.hardware.library import read_sources, resolve_instance, sources_key
-from cuteverify.hardware.selfcheck import check_method
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
 from .draw_cmd import register_spec
@@ -165,12 +165,14 @@ def _check_now(sources: list) -> dict:
     and caches, with the name index of the files (a cached success then loads a file per name)."""
     before, selfcheck.FAMILY_PROOFS = selfcheck.FAMILY_PROOFS, True
     try:
-        lib = hardware.load(sources=sources)
+        lib = hardware.load(sources=sources, check=False)  # schema and formulas; the self-checks next
+        # every spec self-checked (spread over worker processes) while this process checks the Blackwell
+        # modules that are no specs (TMEM data paths, scale-factor atoms)
+        methods, bw = check_all([lib.peek(n) for n in lib], default_jobs(), side=check_blackwell)
     finally:
         selfcheck.FAMILY_PROOFS = before
     # how each family was checked: one symbolic proof for all its parameters, or instance by instance
-    families = {n: check_method(lib[n]) for n in lib if check_method(lib[n])}
-    bw = check_blackwell()  # the Blackwell modules that are no specs: TMEM data paths, scale-factor atoms
+    families = {n: methods[n] for n in lib if n in methods}
     return {"specs": len(lib), "files": list(lib.files), "families": families, "blackwell": bw}, name_index(lib)
 
 

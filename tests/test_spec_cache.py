@@ -17,8 +17,9 @@ from click.testing import CliRunner
 
 from cuteverify.cli import spec_cmd
 from cuteverify.cli.main import main
-from cuteverify.errors import ContradictoryAssumptions
-from cuteverify.hardware import checkcache
+from cuteverify.errors import ContradictoryAssumptions, SpecInconsistent
+from cuteverify.hardware import checkcache, selfcheck
+from cuteverify.hardware.checkall import check_all
 from cuteverify.hardware import library as L
 from cuteverify.hardware.lazylib import IndexedLibrary
 from cuteverify.symbolic.assumptions import Assumptions
@@ -45,6 +46,7 @@ def counted(monkeypatch):
         seen.append(spec.name)
         return real(spec, *a, **k)
     monkeypatch.setattr(L, "self_check", check)
+    monkeypatch.setattr(selfcheck, "self_check", check)  # `spec check` checks through the module (checkall)
     return seen
 
 
@@ -220,3 +222,29 @@ def test_unbuilt_facts_build_to_what_parse_expr_gives():
     assert asm.holds({"S": 1, "M": 256, "K": 64, "N": 4, "T": 1}) and not asm.holds({"S": 1, "M": 100, "K": 64,
                                                                                           "N": 4, "T": 1})
     assert Assumptions(["S >= 1", "8 | S"]).names() == {"S"}
+
+
+# ------------------------------------------------------------------------- the whole-library check in workers
+
+_BAD = GOOD_SPEC.replace('layout: "((4,8),2):((16,1),8)"', 'layout: "((4,8),2):((16,1),1)"')
+
+
+@pytest.mark.parametrize("bad_files", [("a",), ("b",), ("a", "b")])
+def test_check_all_in_workers_raises_the_first_failure_in_load_order(tmp_path, bad_files):
+    paths = []
+    for f in ("a", "b", "c"):
+        text = (_BAD if f in bad_files else GOOD_SPEC).replace(NAME, f"{f.upper()}_{NAME}")
+        paths.append(_write(tmp_path, f"{f}.yaml", text))
+    specs = [s for p in paths for s in L.load([p], check=False).values()]
+    with pytest.raises(SpecInconsistent) as e:
+        check_all(specs, jobs=2)
+    assert e.value.spec == f"{bad_files[0].upper()}_{NAME}" and e.value.file.endswith(f"{bad_files[0]}.yaml")
+    with pytest.raises(SpecInconsistent) as serial:
+        check_all(specs, jobs=1)
+    assert str(serial.value) == str(e.value)
+
+
+def test_check_all_in_workers_passes_what_one_process_passes(tmp_path):
+    paths = [_write(tmp_path, f"{f}.yaml", GOOD_SPEC.replace(NAME, f"{f}_{NAME}")) for f in "ab"]
+    specs = [s for p in paths for s in L.load([p], check=False).values()]
+    assert check_all(specs, jobs=2, side=lambda: "side") == check_all(specs, jobs=1, side=lambda: "side")
