@@ -103,7 +103,10 @@ def _check_given(spec, params: dict) -> None:
 def spec_check(paths, as_json):
     """Load and self-check the spec library (plus PATHS: extra spec files or directories), then the Blackwell
     modules that are no specs: CUTLASS's TMEM accumulator atoms against the PTX data paths (A-G, every N)
-    and the block-scaled scale-factor atoms against their formula.
+    and the block-scaled scale-factor atoms against their formula. A success is remembered for these exact
+    files' bytes and this checker's source ($CUTEVERIFY_CACHE_DIR, else ~/.cache/cuteverify;
+    CUTEVERIFY_NO_CACHE=1 turns it off): an unchanged library is reported from it, and later runs of any
+    command trust it.
 
     \b
     Exit codes: 0 every spec and module is consistent, 1 a self-check or module check failed, 2 a file
