@@ -9,10 +9,11 @@ import click
 
 from cuteverify.errors import SpecError, exit_code
 from cuteverify import hardware
-from cuteverify.hardware import evidence, selfcheck
+from cuteverify.hardware import checkcache, evidence, selfcheck
 from cuteverify.hardware.blackwell_check import check_blackwell
-from cuteverify.hardware.library import resolve_instance
-from cuteverify.hardware.selfcheck import check_method
+from cuteverify.hardware.checkall import check_all, default_jobs
+from cuteverify.hardware.lazylib import name_index
+from cuteverify.hardware.library import read_sources, resolve_instance, sources_key
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
 from .draw_cmd import register_spec
@@ -102,15 +103,25 @@ def _check_given(spec, params: dict) -> None:
 def spec_check(paths, as_json):
     """Load and self-check the spec library (plus PATHS: extra spec files or directories), then the Blackwell
     modules that are no specs: CUTLASS's TMEM accumulator atoms against the PTX data paths (A-G, every N)
-    and the block-scaled scale-factor atoms against their formula.
+    and the block-scaled scale-factor atoms against their formula. A success is remembered for these exact
+    files' bytes and this checker's source ($CUTEVERIFY_CACHE_DIR, else ~/.cache/cuteverify;
+    CUTEVERIFY_NO_CACHE=1 turns it off): an unchanged library is reported from it, and later runs of any
+    command trust it.
 
     \b
     Exit codes: 0 every spec and module is consistent, 1 a self-check or module check failed, 2 a file
     could not be loaded."""
     t0 = time.perf_counter()
-    before, selfcheck.FAMILY_PROOFS = selfcheck.FAMILY_PROOFS, True  # families: one symbolic proof per operand
     try:
-        lib = hardware.load(list(paths), shipped=True) if paths else hardware.load()
+        sources = read_sources(list(paths), True) if paths else read_sources()
+        key = sources_key(sources)
+        got = (checkcache.lookup(key) or {}).get("spec_check")
+        cached = _well_formed(got)
+        if not cached:
+            got, index = _check_now(sources)
+            if got["blackwell"]["ok"]:
+                checkcache.store(key, {"specs": got["specs"], "files": got["files"], "index": index,
+                                       "spec_check": got})
     except SpecError as e:  # rendered with its file, line and spec rather than as one error line
         code = exit_code(e)
         if as_json:
@@ -119,19 +130,16 @@ def spec_check(paths, as_json):
         else:
             click.echo(style("FAILED", "refuted") + f": {e}")
         sys.exit(code)
-    finally:
-        selfcheck.FAMILY_PROOFS = before
     dt = time.perf_counter() - t0
-    # how each family was checked: one symbolic proof for all its parameters, or instance by instance
-    families = {n: check_method(lib[n]) for n in lib if check_method(lib[n])}
+    n, files, families, bw = got["specs"], [name for name, _ in sources], got["families"], got["blackwell"]
     whole = sum(m.startswith("one symbolic proof") for m in families.values())
-    bw = check_blackwell()  # the Blackwell modules that are no specs: TMEM data paths, scale-factor atoms
     code = EXIT_OK if bw["ok"] else EXIT_REFUTED
     if as_json:
-        click.echo(json.dumps({"ok": bw["ok"], "specs": len(lib), "files": lib.files, "elapsed": dt,
+        click.echo(json.dumps({"ok": bw["ok"], "specs": n, "files": files, "elapsed": dt, "cached": cached,
                                "exit_code": code, "families": families, "blackwell": bw}))
         sys.exit(code)
-    click.echo(style("OK", "proved") + f": {len(lib)} specs in {len(lib.files)} files self-checked "
+    how = "self-check result cached for these exact files and this checker" if cached else "self-checked"
+    click.echo(style("OK", "proved") + f": {n} specs in {len(files)} files {how} "
                f"({dt:.2f} s); of {len(families)} families, {whole} proved for every parameter value by "
                f"one symbolic proof per operand, the others (or their other operands) instance by instance")
     click.echo(_blackwell_line(bw))
@@ -139,6 +147,36 @@ def spec_check(paths, as_json):
         for case in bw[group]["refuted"] + bw[group]["unknown"]:
             click.echo(style("  FAILED", "refuted") + f": {case['claim']}: {case['reason']}")
     sys.exit(code)
+
+
+def _well_formed(got) -> bool:
+    """Does a cached ``spec check`` result have the fields the report reads (else: a miss, checked again)?"""
+    if not isinstance(got, dict) or type(got.get("specs")) is not int or not isinstance(got.get("families"), dict):
+        return False
+    bw = got.get("blackwell")
+    try:
+        return bw["ok"] is True and all(isinstance(bw[g][k], (int, list)) for g in ("tmem_datapaths", "sf_atoms")
+                                        for k in ("proved", "checked", "refuted", "unknown")) \
+            and isinstance(bw["elapsed"], (int, float)) and "evidence" in bw
+    except (KeyError, TypeError):
+        return False
+
+
+def _check_now(sources: list) -> dict:
+    """Load ``sources`` eagerly (schema, formulas, every self-check; families by one symbolic proof per
+    operand where it goes through) and run the Blackwell module checks: the result ``spec check`` reports
+    and caches, with the name index of the files (a cached success then loads a file per name)."""
+    before, selfcheck.FAMILY_PROOFS = selfcheck.FAMILY_PROOFS, True
+    try:
+        lib = hardware.load(sources=sources, check=False)  # schema and formulas; the self-checks next
+        # every spec self-checked (spread over worker processes) while this process checks the Blackwell
+        # modules that are no specs (TMEM data paths, scale-factor atoms)
+        methods, bw = check_all([lib.peek(n) for n in lib], default_jobs(), side=check_blackwell)
+    finally:
+        selfcheck.FAMILY_PROOFS = before
+    # how each family was checked: one symbolic proof for all its parameters, or instance by instance
+    families = {n: methods[n] for n in lib if n in methods}
+    return {"specs": len(lib), "files": list(lib.files), "families": families, "blackwell": bw}, name_index(lib)
 
 
 def _blackwell_line(bw) -> str:

@@ -6,6 +6,10 @@ from hypothesis import settings
 # Tests import helpers that live beside them (strategies, the DSL oracle).
 sys.path.insert(0, os.path.dirname(__file__))
 
+# The spec library's self-check cache stays off in tests: a test that monkeypatches the checker runs a checker
+# whose source hash does not say so (tests/test_spec_cache.py turns it on, in a tmp dir).
+os.environ["CUTEVERIFY_NO_SPEC_CACHE"] = "1"
+
 # Reproducible property tests: the same examples on every run (CI verdicts must not depend on luck);
 # `HYPOTHESIS_PROFILE=explore pytest` draws fresh random examples when hunting for bugs.
 settings.register_profile("ci", derandomize=True, database=None, deadline=None)

@@ -42,18 +42,25 @@ def records(path):
     return _jsonl(path, "thread")
 
 
+def _peek(lib, name):
+    """A spec's metadata without its self-check (a :class:`Library`), or the spec (a plain dict)."""
+    return lib.peek(name) if hasattr(lib, "peek") else lib[name]
+
+
 def _specs_for(lib, instr, operand):
     """Every (spec, params) whose PTX instruction (family instance) is ``instr`` and which has a
-    non-broadcast ``operand`` (several CUTLASS atoms share one instruction, e.g. the SS and RS wgmma)."""
+    non-broadcast ``operand`` (several CUTLASS atoms share one instruction, e.g. the SS and RS wgmma).
+    Candidates are matched on metadata; only the specs returned are handed out (self-checked)."""
     out = []
-    for s in lib.values():
+    for name in lib:
+        s = _peek(lib, name)
         if s.kind not in ("mma", "copy") or operand not in s.operands:
             continue
         if s.data["operands"][operand].get("broadcast"):
             continue
         for params in s.instances():
             if s.ptx.replace("{N}", str(params.get("N", ""))) == instr:
-                out.append((s, params))
+                out.append((lib[name], params))
                 break
     return out
 
@@ -78,51 +85,54 @@ def validate(paths, lib=None, keep=None):
     "operands": {...}, "instances": {...}}}`` plus the key ``"_unmatched"`` listing probed (instr, operand)
     pairs with no spec.  A record counts for every spec that shares its instruction (the SS and RS wgmma
     atoms, SM75/SM80 m16n8k8).  ``keep(instr)`` filters records.
+
+    Every file is read (and a malformed one refused, :class:`SpecError` naming its line) before the library
+    is touched; then only the specs whose instruction was probed are self-checked (the default library checks
+    a spec when it hands it out).
     """
-    lib = lib if lib is not None else {n: library.get(n) for n in library.names()}
+    recs = [rec for path in paths for rec in records(path) if keep is None or keep(rec["instr"])]
+    if lib is None:
+        lib = library.default_library() if recs else {}
     fns: dict = {}
     out: dict = {}
     unmatched = set()
-    for path in paths:
-        for rec in records(path):
-            instr = rec["instr"]
-            if keep is not None and not keep(instr):
-                continue
-            op, scale = _operand_and_scale(rec)
-            key = (instr, op)
-            entries = fns.get(key)
-            if entries is None:
-                # Specs sharing the instruction usually share the formulas too (SS/RS wgmma C): evaluate
-                # each distinct (row, col, params) once per record.
-                groups: dict = {}
-                for s, params in _specs_for(lib, instr, op):
-                    fs = s.formula(op)
-                    gk = (fs["row"].key, fs["col"].key, tuple(sorted(params.items())))
-                    if gk not in groups:
-                        names = ("thread", "tid", "lane", "warp", "i") + tuple(params)
-                        groups[gk] = (fs["row"].compile(names), fs["col"].compile(names), tuple(params.values()),
-                                      gk[2], [])
-                    groups[gk][4].append(s.name)
-                entries = fns[key] = list(groups.values())
-            if not entries:
-                unmatched.add(key)
-                continue
-            t, i = rec["thread"], rec["slot"] * scale
-            silicon = (rec["row"], rec["col"])
-            for row, col, pv, pkey, spec_names in entries:
-                args = (t, t, t % 32, t // 32, i) + pv
-                got = (row(*args), col(*args) // scale)
-                for name in spec_names:
-                    r = out.get(name)
-                    if r is None:
-                        r = out[name] = _new_result()
-                    r["records"] += 1
-                    r["operands"].add(op)
-                    r["instances"].add(pkey)
-                    if got != silicon and r["status"] == "confirmed":
-                        r["status"] = "contradicted"
-                        r["first"] = {"instr": instr, "operand": op, "thread": t, "slot": rec["slot"],
-                                      "spec_says": got, "silicon": silicon}
+    for rec in recs:
+        instr = rec["instr"]
+        op, scale = _operand_and_scale(rec)
+        key = (instr, op)
+        entries = fns.get(key)
+        if entries is None:
+            # Specs sharing the instruction usually share the formulas too (SS/RS wgmma C): evaluate
+            # each distinct (row, col, params) once per record.
+            groups: dict = {}
+            for s, params in _specs_for(lib, instr, op):
+                fs = s.formula(op)
+                gk = (fs["row"].key, fs["col"].key, tuple(sorted(params.items())))
+                if gk not in groups:
+                    names = ("thread", "tid", "lane", "warp", "i") + tuple(params)
+                    groups[gk] = (fs["row"].compile(names), fs["col"].compile(names), tuple(params.values()),
+                                  gk[2], [])
+                groups[gk][4].append(s.name)
+            entries = fns[key] = list(groups.values())
+        if not entries:
+            unmatched.add(key)
+            continue
+        t, i = rec["thread"], rec["slot"] * scale
+        silicon = (rec["row"], rec["col"])
+        for row, col, pv, pkey, spec_names in entries:
+            args = (t, t, t % 32, t // 32, i) + pv
+            got = (row(*args), col(*args) // scale)
+            for name in spec_names:
+                r = out.get(name)
+                if r is None:
+                    r = out[name] = _new_result()
+                r["records"] += 1
+                r["operands"].add(op)
+                r["instances"].add(pkey)
+                if got != silicon and r["status"] == "confirmed":
+                    r["status"] = "contradicted"
+                    r["first"] = {"instr": instr, "operand": op, "thread": t, "slot": rec["slot"],
+                                  "spec_says": got, "silicon": silicon}
     out["_unmatched"] = sorted(unmatched)
     return out
 
@@ -139,11 +149,12 @@ _TMA_SPAN = {"NONE": 0, "32B": 32, "64B": 64, "128B": 128}
 
 
 def _atom_for(lib, major, swizzle, element_bits):
-    for s in lib.values():
+    for name in lib:
+        s = _peek(lib, name)
         d = s.data
         if s.kind == "smem_atom" and (d["major"], d["swizzle"], d["element_bits"]) == (major, swizzle,
                                                                                        element_bits):
-            return s
+            return lib[name]
     return None
 
 
@@ -206,7 +217,7 @@ def validate_smem(paths, lib=None):
 
     Returns the same structure as :func:`validate` (``operands`` holds the probe's layout names).
     """
-    lib = lib if lib is not None else {n: library.get(n) for n in library.names()}
+    lib = lib if lib is not None else library.default_library()  # a spec is self-checked when handed out
     out: dict = {}
     cache: dict = {}
 

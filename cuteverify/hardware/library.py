@@ -7,14 +7,16 @@ import re
 
 from ..core.scan import ALL, split_top
 from ..errors import FormulaError, SpecError, UnknownSpec
+from . import checkcache
 from . import formula as _fm
+from . import lazylib
 from . import tables
 from .dtypes import dtype_bits
 from .loader import line_of, read_spec_document, shipped_dir, spec_sources
 from .selfcheck import self_check
 from .spec import TV_VARS, Library, Spec, operand_formulas
 
-__all__ = ["load_file", "load", "default_library", "reload", "get", "names", "resolve", "resolve_spec",
+__all__ = ["load_file", "load", "read_sources", "sources_key", "default_library", "reload", "get", "names", "resolve", "resolve_spec",
            "resolve_instance", "instance_name", "family_name", "template_args", "wgmma_template_params", "ENUMS"]
 
 
@@ -40,41 +42,86 @@ def load_file(text: str, file: str, validate: bool = True) -> list:
     return specs
 
 
-def load(paths=None, *, shipped: bool | None = None, check: bool | str = True) -> Library:
+def read_sources(paths=None, shipped: bool | None = None) -> list:
+    """``[(name, bytes)]`` of the spec files :func:`load` reads for these arguments, in its order. Raises
+    :class:`SpecError` for a file that cannot be read."""
+    out = []
+    for src in spec_sources(paths, shipped):
+        try:
+            out.append((str(src), src.read_bytes()))
+        except OSError as e:
+            raise SpecError(f"cannot read spec file: {e}", str(src)) from None
+    return out
+
+
+def sources_key(sources: list) -> str:
+    """The self-check cache's key of ``read_sources``' result (:mod:`.checkcache`: the files' names and bytes,
+    the schema and the checker's source)."""
+    return checkcache.sources_key(sources, shipped_dir().joinpath("schema.json").read_bytes())
+
+
+def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, cached: bool = False,
+         sources: list | None = None) -> Library:
     """Load spec files and return a :class:`Library`.
 
     ``paths=None`` loads the shipped library plus :data:`SEARCH_PATH` and ``$CUTEVERIFY_SPEC_PATH``
     (directories of ``*.yaml``, or files).  With explicit ``paths`` only those are read unless
     ``shipped=True``.  ``check`` runs :func:`self_check` on every spec; ``check="lazy"`` runs it on each spec
-the first time the library hands it out (``Library.__getitem__``).  Raises :class:`SpecError` for a file
-    that cannot be read or is malformed (kind ``input``), :class:`SpecInconsistent` for a spec whose self-check
-    fails (kind ``refuted``).
+    the first time the library hands it out (``Library.__getitem__``).  ``cached``: when the self-check cache
+    (:mod:`.checkcache`) holds a success for exactly these files' bytes under this checker, no spec is
+    self-checked again (``Library.cached`` is then True), and an eager check that passes is stored.
+    ``sources``: the files' ``(name, bytes)`` as :func:`read_sources` returned them (read once by a caller
+    that keys its own result on them); ``paths`` and ``shipped`` are then ignored.  Raises
+    :class:`SpecError` for a file that cannot be read or is malformed (kind ``input``), :class:`SpecInconsistent`
+    for a spec whose self-check fails (kind ``refuted``).
     """
     specs: dict = {}
     files = []
+    sources = read_sources(paths, shipped) if sources is None else sources
+    key = sources_key(sources) if cached and check else None
+    got = checkcache.lookup(key) if key is not None else None
+    hit = got is not None
+    if hit and check == "lazy" and lazylib.well_formed(got.get("index"), len(sources)):
+        # a cached success: each file is parsed when a name it holds is first asked for
+        lib = lazylib.IndexedLibrary(sources, got["index"], _parse_trusted, checker=self_check)
+        lib.cached, lib.cache_key = True, key
+        return lib
     # a lazy load trusts the shipped files' schema (an eager load, as `spec check` and the tests make,
-    # validates them); a user's file is always validated
+    # validates them), and a cache hit all of them; a user's file is otherwise always validated
     shipped_root = str(shipped_dir()) if check == "lazy" else None
-    for src in spec_sources(paths, shipped):
-        name = str(src)
+    for name, data in sources:
         try:
-            text = src.read_text()
-        except OSError as e:
-            raise SpecError(f"cannot read spec file: {e}", name) from None
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise SpecError(f"cannot read spec file: not UTF-8 text ({e.reason} at byte {e.start})", name) from None
         files.append(name)
-        trusted = shipped_root is not None and name.startswith(shipped_root)
+        trusted = hit or (shipped_root is not None and name.startswith(shipped_root))
         for spec in load_file(text, name, validate=not trusted):
             if spec.name in specs:
                 other = specs[spec.name]
                 raise SpecError(f"duplicate spec name (also at {other.file}:{other.line})", name, spec.line,
                                 spec.name)
             specs[spec.name] = spec
-    if check == "lazy":
-        return Library(specs, files, checker=self_check)
-    if check:
-        for spec in specs.values():
-            self_check(spec)
-    return Library(specs, files)
+    if hit:
+        lib = Library(specs, files, checker=self_check)
+        lib._checked.update(specs)  # every spec passed under this checker, these exact bytes
+    elif check == "lazy":
+        lib = Library(specs, files, checker=self_check)
+    else:
+        if check:
+            for spec in specs.values():
+                self_check(spec)
+        lib = Library(specs, files)
+        if key is not None:
+            checkcache.store(key, {"specs": len(specs), "files": files, "index": lazylib.name_index(lib)})
+    lib.cached = hit
+    lib.cache_key = key
+    return lib
+
+
+def _parse_trusted(name: str, data: bytes) -> list:
+    """One file of a cached success (:class:`~.lazylib.IndexedLibrary`): parsed without the schema pass."""
+    return load_file(data.decode("utf-8"), name, validate=False)
 
 
 _DEFAULT: list = []
@@ -82,9 +129,10 @@ _DEFAULT: list = []
 
 def default_library() -> Library:
     """The shipped + search-path library, loaded once per process; each spec is self-checked the first time
-    it is used (``spec check`` checks them all)."""
+    it is used (``spec check`` checks them all), none when the self-check cache holds a success for exactly
+    these files under this checker (:mod:`.checkcache`)."""
     if not _DEFAULT:
-        _DEFAULT.append(load(check="lazy"))
+        _DEFAULT.append(load(check="lazy", cached=True))
     return _DEFAULT[0]
 
 

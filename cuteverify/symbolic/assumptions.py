@@ -3,6 +3,8 @@ powers of two; their re-parametrisations and the one enumerator of finite assign
 from __future__ import annotations
 
 import itertools
+import keyword
+import math
 import re
 
 from ..errors import ContradictoryAssumptions, ParseError
@@ -21,16 +23,32 @@ class Assumptions:
     """
 
     def __init__(self, facts=()):
-        self.conditions: list[Condition] = []
+        # each item a Condition, or a "simple" fact (kind, a, b) of one symbol name and one int not yet built
+        # as sympy terms (see ``conditions``)
+        self._facts: list = []
         self.finite: dict[str, tuple[int, ...]] = {}
         self.pow2: set[str] = set()
         self.texts: list[str] = []
         for f in facts:
             self.add(f)
 
+    @property
+    def conditions(self) -> list:
+        """The facts as :class:`Condition` objects over sympy symbols (built on first use: a simple fact such
+        as ``S >= 1`` is kept as text until a question needs its terms, so that concrete work never imports
+        sympy)."""
+        facts = self._facts
+        if any(type(f) is tuple for f in facts):
+            facts[:] = [Condition(f[0], _term(f[1]), _term(f[2])) if type(f) is tuple else f for f in facts]
+        return facts
+
+    @conditions.setter
+    def conditions(self, value) -> None:
+        self._facts = list(value)
+
     def add(self, fact: str) -> "Assumptions":
         if isinstance(fact, Condition):
-            self.conditions.append(fact)
+            self._facts.append(fact)
             self.texts.append(str(fact))
             return self
         text = fact.strip()
@@ -50,25 +68,46 @@ class Assumptions:
             return self
         m = re.fullmatch(r"(.+?)\s*\|\s*(.+)", text)
         if m and "==" not in text and "<" not in text and ">" not in text:
+            if self._simple("divides", m.group(1), m.group(2)):
+                return self
             a, b = parse_expr(m.group(1), text), parse_expr(m.group(2), text)
-            self.conditions.append(Condition("divides", a, b))
+            self._facts.append(Condition("divides", a, b))
             return self
         m = re.fullmatch(r"(.+?)\s*%\s*(.+?)\s*==\s*0", text)
         if m:
+            if self._simple("divides", m.group(2), m.group(1)):
+                return self
             a, b = parse_expr(m.group(2), text), parse_expr(m.group(1), text)
-            self.conditions.append(Condition("divides", a, b))
+            self._facts.append(Condition("divides", a, b))
             return self
         for op, kind, swap in (("<=", "le", False), (">=", "le", True), ("==", "eq", False), ("!=", "ne", False),
                                ("<", "lt", False), (">", "lt", True)):
             if op in text:
                 lhs, rhs = text.split(op, 1)
+                if self._simple(kind, rhs, lhs) if swap else self._simple(kind, lhs, rhs):
+                    return self
                 a, b = parse_expr(lhs, text), parse_expr(rhs, text)
                 if swap:
                     a, b = b, a
-                self.conditions.append(Condition(kind, a, b))
+                self._facts.append(Condition(kind, a, b))
                 return self
         raise ParseError(text, 1, "an assumption such as 'M % 128 == 0', 'K >= 64', 'N in {8,16,...,256}', 'pow2(k)'",
                          source="assumption")
+
+    def _simple(self, kind: str, a: str, b: str) -> bool:
+        """Record ``a KIND b`` unbuilt when one side is a symbol name and the other an integer literal (and,
+        for ``divides``, the integer divides the symbol): what ``parse_expr`` would build from them is then
+        known without sympy (``_term``). False (nothing recorded) for anything else."""
+        x, y = _simple_term(a), _simple_term(b)
+        if x is None or y is None or (type(x) is int) == (type(y) is int):
+            return False
+        if kind == "divides" and type(x) is not int:
+            return False
+        self._facts.append((kind, x, y))
+        return True
+
+    def _simple_only(self) -> bool:
+        return all(type(f) is tuple for f in self._facts)
 
     def check_consistent(self) -> None:
         """Raise ``ContradictoryAssumptions`` if the facts contradict each other (no assignment satisfies
@@ -76,6 +115,9 @@ class Assumptions:
         contradiction must never reach a decision: anything follows from it)."""
         key = self.key()
         if getattr(self, "_consistent_for", None) == key:
+            return
+        if self._simple_only() and _simple_satisfiable(self):
+            self._consistent_for = key  # decided exactly by integer arithmetic (``_simple_satisfiable``)
             return
         if any(not v for v in self.finite.values()):
             raise ContradictoryAssumptions(f"the assumptions contradict each other: {'; '.join(self.texts)}")
@@ -90,8 +132,11 @@ class Assumptions:
 
     def names(self) -> set[str]:
         out = set(self.finite) | set(self.pow2)
-        for c in self.conditions:
-            out |= {s.name for s in c.symbols()}
+        for c in self._facts:
+            if type(c) is tuple:
+                out |= {x for x in c[1:] if type(x) is str}
+            else:
+                out |= {s.name for s in c.symbols()}
         return out
 
     def violated(self, values: dict):
@@ -138,7 +183,7 @@ class Assumptions:
         return out
 
     def __bool__(self):
-        return bool(self.conditions or self.finite or self.pow2)
+        return bool(self._facts or self.finite or self.pow2)
 
     def __repr__(self):
         return f"Assumptions({self.texts!r})"
@@ -146,12 +191,12 @@ class Assumptions:
     def key(self):
         """The facts' content as a hashable value (decisions are cached by it). Remembered against a stamp of
         the fact lists, which ``add`` and ``merged`` only ever extend or replace."""
-        stamp = (len(self.texts), len(self.conditions), id(self.conditions), id(self.finite), len(self.finite),
+        stamp = (len(self.texts), len(self._facts), id(self._facts), id(self.finite), len(self.finite),
                  tuple(sorted(self.pow2)))
         got = getattr(self, "_key", None)
         if got is not None and got[0] == stamp:
             return got[1]
-        k = (tuple(sorted({str(c) for c in self.conditions})), tuple(sorted(self.finite.items())),
+        k = (tuple(sorted({_fact_text(c) for c in self._facts})), tuple(sorted(self.finite.items())),
              tuple(sorted(self.pow2)))
         self._key = (stamp, k)
         return k
@@ -236,6 +281,94 @@ class Assumptions:
         return subs
 
 
+
+
+_INT_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _simple_term(text: str):
+    """An integer literal as an int, a symbol name as a str (what ``parse_expr`` reads as an int or one
+    ``symbol``), None for any other text (Python keywords included: ``parse_expr`` refuses or reads them
+    otherwise)."""
+    t = text.strip()
+    if _INT_LITERAL.fullmatch(t):
+        return int(t)
+    if _NAME.fullmatch(t) and not keyword.iskeyword(t) and not keyword.issoftkeyword(t):
+        return t
+    return None
+
+
+def _term(x):
+    return symbol(x) if type(x) is str else x
+
+
+_REL = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "divides": "|"}
+
+
+def _fact_text(f) -> str:
+    """``str(Condition)`` of a fact, built or not (a symbol prints as its name, an int in decimal)."""
+    return f"{f[1]} {_REL[f[0]]} {f[2]}" if type(f) is tuple else str(f)
+
+
+def _simple_satisfiable(asm: "Assumptions") -> bool:
+    """True when some assignment of positive integers satisfies every fact of ``asm``, all of them simple
+    (one symbol against an integer), finite sets and pow2; False when it cannot tell here (the general
+    check then decides, and words a contradiction). Exact: the facts are independent per symbol, and each
+    symbol's are a range, excluded values, a divisor, a finite set and pow2, searched by arithmetic."""
+    lo: dict = {}
+    hi: dict = {}
+    excl: dict = {}
+    div: dict = {}
+    names = set(asm.finite) | set(asm.pow2)
+    for kind, a, b in asm._facts:
+        n, c = (a, b) if type(a) is str else (b, a)
+        names.add(n)
+        if kind == "divides":
+            if c == 0:
+                return False
+            div[n] = math.lcm(div.get(n, 1), abs(c))
+        elif kind == "ne":
+            excl.setdefault(n, set()).add(c)
+        else:
+            low = high = None
+            if kind == "eq":
+                low = high = c
+            elif type(a) is str:  # n <= c, n < c
+                high = c - (kind == "lt")
+            else:                 # c <= n, c < n
+                low = c + (kind == "lt")
+            if low is not None:
+                lo[n] = max(lo.get(n, 1), low)
+            if high is not None:
+                hi[n] = min(hi[n], high) if n in hi else high
+    for n in names:
+        if not _one_satisfiable(max(lo.get(n, 1), 1), hi.get(n), excl.get(n, set()), div.get(n, 1),
+                                asm.finite.get(n), n in asm.pow2):
+            return False
+    return True
+
+
+def _one_satisfiable(lo: int, hi, excl: set, d: int, fin, pow2: bool) -> bool:
+    """Is there an integer ``v`` with ``lo <= v`` (``lo >= 1``), ``v <= hi`` (None: no bound), ``v`` not in
+    ``excl``, ``d | v``, ``v`` in ``fin`` (None: any) and, with ``pow2``, a power of two?"""
+    def ok(v):
+        return lo <= v and (hi is None or v <= hi) and v not in excl and v % d == 0 \
+            and (not pow2 or v & (v - 1) == 0)
+    if fin is not None:
+        return any(ok(v) for v in fin)
+    if pow2:
+        if hi is None:  # 2**e for every large e: d must be a power of two; finitely many values are excluded
+            return d & (d - 1) == 0
+        return any(ok(1 << e) for e in range(hi.bit_length() + 1))
+    v = -(-lo // d) * d  # the least multiple of d from lo; each excluded value skips at most one step
+    for _ in range(len(excl) + 1):
+        if hi is not None and v > hi:
+            return False
+        if v not in excl:
+            return True
+        v += d
+    return False
 
 
 #: exponents tried by ``_pow2_contradiction``; past it every univariate fact it reads has a constant truth value
