@@ -13,22 +13,16 @@ unreadable or unwritable directory is ignored. Nothing here prints.
 from __future__ import annotations
 
 import hashlib
-import os
-from pathlib import Path
 
 from .hardware import library as _library
+from .hardware.checkcache import cache_dir as _cache_dir
 
 __all__ = ["cache_dir", "default_library", "known_valid", "remember_valid"]
 
 def cache_dir():
-    """The cache directory, or None when caching is off."""
-    if os.environ.get("CUTEVERIFY_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    d = os.environ.get("CUTEVERIFY_CACHE_DIR")
-    if d:
-        return Path(d)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cuteverify"
+    """The cache directory (the spec-check cache's: ``hardware.checkcache.cache_dir``), or None when
+    ``CUTEVERIFY_NO_CACHE`` turns caching off."""
+    return _cache_dir(("CUTEVERIFY_NO_CACHE",))
 
 
 def _marker(schema_text: str, text: str):

@@ -33,9 +33,10 @@ _FORMAT = 1          # the entry layout; bumped when it changes
 _KEEP = 4            # distinct source sets remembered
 
 
-def cache_dir():
-    """The cache directory, or None when caching is off."""
-    for var in ("CUTEVERIFY_NO_CACHE", "CUTEVERIFY_NO_SPEC_CACHE"):
+def cache_dir(switches=("CUTEVERIFY_NO_CACHE", "CUTEVERIFY_NO_SPEC_CACHE")):
+    """The project's one cache directory (``$CUTEVERIFY_CACHE_DIR``, else ``$XDG_CACHE_HOME/cuteverify``, else
+    ``~/.cache/cuteverify``), or None when one of the environment ``switches`` turns caching off."""
+    for var in switches:
         if os.environ.get(var, "").strip() not in ("", "0"):
             return None
     d = os.environ.get("CUTEVERIFY_CACHE_DIR")
