@@ -123,21 +123,30 @@ def _divide_ints(a, b, nested_only=False):
     return tuple(shapes), tuple(strides)
 
 
+def _product_complement(la, lb, nested_only):
+    """``complement(A, size(A) * cosize(B))`` of a product on plain int leaves (``la``, ``lb``: flat shapes and
+    strides), as a (shapes, strides) pair of tuples, or None where the integer kernel declines (a note)."""
+    n = cos = 1
+    for x in la[0]:
+        n *= x
+    for x, y in zip(lb[0], lb[1]):
+        cos += (x - 1) * y
+    c = _complement_ints(la[0], la[1], n * cos, nested_only)
+    if c is None:
+        return None
+    return c if type(c[0]) is tuple else ((c[0],), (c[1],))
+
+
 def _logical_product_fast(a, b):
     """``(A, complement(A, size(A)*cosize(B)) o B)`` for plain concrete layouts whose complement makes no
     note and with non-negative strides in B, else None."""
     la, lb = plain_ints(a), plain_ints(b)
     if la is None or lb is None or min(lb[1]) < 0:
         return None
-    n = cos = 1
-    for x in la[0]:
-        n *= x
-    for x, y in zip(lb[0], lb[1]):
-        cos += (x - 1) * y
-    c = _complement_ints(la[0], la[1], n * cos, True)
+    c = _product_complement(la, lb, True)
     if c is None:
         return None
-    r = composition_ints(c if type(c[0]) is tuple else ((c[0],), (c[1],)), b, lb)
+    r = composition_ints(c, b, lb)
     return Layout._make_ints((a.shape, r.shape), (a.stride, r.stride))
 
 
@@ -300,16 +309,9 @@ def _zip_product_ints(a, b, block_first, nested_only=False):
     pbs, pbd = sb + (1,) * pad, db + (0,) * pad
     pad = r - len(sa)
     pas, pad_d = sa + (1,) * pad, da + (0,) * pad
-    size_a = cos_b = 1
-    for x in la[0]:
-        size_a *= x
-    for x, y in zip(lb[0], lb[1]):
-        cos_b += (x - 1) * y
-    c = _complement_ints(la[0], la[1], size_a * cos_b, nested_only)
+    c = _product_complement(la, lb, nested_only)
     if c is None:
         return None
-    cs, cd = c
-    c = (cs, cd) if type(cs) is tuple else ((cs,), (cd,))
     pb = Layout._make(pbs, pbd)
     try:
         second = composition_ints(c, pb, (lb[0] + (1,) * (r - len(sb)), lb[1] + (0,) * (r - len(sb))))
