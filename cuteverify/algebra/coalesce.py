@@ -141,20 +141,27 @@ coalesce.at_mode = None  # set by bymode.by_mode
 
 @operation
 def _coalesce(layout, profile=None):
+    return coalesce_by(coalesce, layout, profile, keep_last=False)
+
+
+def coalesce_by(op, layout, profile, keep_last):
+    """The general path of ``coalesce`` / ``coalesce_z`` (``op``, applied again per profiled mode): a composed
+    layout through its outer layout, a profile mode by mode (at most as many modes as the layout), else the flat
+    leaves merged, the trailing size-1 mode kept when ``keep_last``."""
     if type(layout) is not Layout and hasattr(layout, "outer"):
-        return layout.with_outer(coalesce(layout.outer, profile))
+        return layout.with_outer(op(layout.outer, profile))
     if type(profile) is tuple:
         if len(profile) > len(layout):
-            raise NotAdmissibleError("coalesce", "the profile must not have more modes than the layout",
+            raise NotAdmissibleError(op.__name__, "the profile must not have more modes than the layout",
                                      f"profile of rank {len(profile)}, layout {layout} of rank {len(layout)}")
         modes = []
         for i in range(len(layout)):
             sub = layout[i]
             if i < len(profile):
-                sub = coalesce(sub, profile[i])
+                sub = op(sub, profile[i])
             modes.append(sub)
         return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
-    s, d = coalesce_flat(*leaves(layout))
+    s, d = coalesce_flat(*leaves(layout), keep_last=keep_last)
     return Layout._make(s, d)
 
 

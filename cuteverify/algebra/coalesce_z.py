@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..core.kernels import coalesce_flat_ints
-from ..core.layout import Layout, leaves
+from ..core.layout import Layout
 from ._op import operation
-from .coalesce import coalesce_flat
+from .coalesce import coalesce_by
 
 
 def coalesce_z(layout, profile=None):
@@ -36,18 +36,7 @@ def coalesce_z(layout, profile=None):
 
 @operation
 def _coalesce_z(layout, profile=None):
-    if type(layout) is not Layout and hasattr(layout, "outer"):
-        return layout.with_outer(coalesce_z(layout.outer, profile))
-    if type(profile) is tuple:
-        modes = []
-        for i in range(len(layout)):
-            sub = layout[i]
-            if i < len(profile):
-                sub = coalesce_z(sub, profile[i])
-            modes.append(sub)
-        return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
-    s, d = coalesce_flat(*leaves(layout), keep_last=True)
-    return Layout._make(s, d)
+    return coalesce_by(coalesce_z, layout, profile, keep_last=True)
 
 
 __all__ = ["coalesce_z"]
