@@ -252,16 +252,18 @@ def _left_inverse_plain(layout):
     return result
 
 
-def _check_quasi_inverse(layout, result):
+def _check_quasi_inverse(layout, result, norm=None):
     """Where modes overlap, CuTe's construction can miss its own post-condition (``(8,5):(10,5)`` at 23: the
-    carries of the overlapping digits reach a mode that is not the last one); check it by enumeration."""
+    carries of the overlapping digits reach a mode that is not the last one); check it by enumeration.
+    ``norm``: how a value is read (a coordinate layout's values as coordinates of its codomain)."""
     n = size(layout)
     if n > ENUMERATION_CAP:
         raise UndecidedError(f"left_inverse of {layout}: its modes overlap, so CuTe's quasi-inverse {result} is "
                              f"checked by enumeration, and {n} > {ENUMERATION_CAP} elements")
+    norm = norm or (lambda v: v)
     for i in range(n):
-        y = layout(i)
-        if layout(result(y)) != y:
+        y = norm(layout(i))
+        if norm(layout(result(y))) != y:
             raise NotAdmissibleError("left_inverse", f"the modes overlap and CuTe's construction {result} is not "
                                      f"a quasi-inverse: L(R(L({i}))) != L({i}) (CuTe C++ returns it all the same)")
 
@@ -393,15 +395,7 @@ def _left_inverse_coord(layout):
         parts.append(coalesce_flat_ints(rs, rd, False))
     result = Layout._make(*cod.assemble(parts))
     if overlap:
-        n = size(layout)
-        if n > ENUMERATION_CAP:
-            raise UndecidedError(f"left_inverse of {layout}: its modes overlap, so CuTe's quasi-inverse {result} "
-                                 f"is checked by enumeration, and {n} > {ENUMERATION_CAP} elements")
-        for i in range(n):
-            y = layout(i)
-            if cod.coordinate(layout(result(cod.coordinate(y)))) != cod.coordinate(y):
-                raise NotAdmissibleError("left_inverse", f"the modes overlap and CuTe's construction {result} is "
-                                         f"not a quasi-inverse: L(R(L({i}))) != L({i})")
+        _check_quasi_inverse(layout, result, cod.coordinate)
     return result
 
 
