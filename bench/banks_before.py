@@ -13,7 +13,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 import banks_reference as ref  # noqa: E402 - the frozen model lives beside the tests that use it as an oracle
 
-from cuteverify.analysis import banks, banks_model, banks_place, cp_async_banks, vector_sym
+from cuteverify.analysis import banks
+from cuteverify.analysis.banks import (model as banks_model, place as banks_place, cp_async as cp_async_banks,
+    vector_sym)
 from cuteverify.synth import explain, search
 
 _OLD = {"layout_values": ref.layout_values_ref, "_degree": ref.degree_ref, "_merged_phases": ref.merged_phases_ref,

@@ -2,7 +2,7 @@
 manifest of about 30 claims).
 
 Runs ``cuteverify check -q MANIFEST`` in a fresh subprocess ``--repeat`` times after one warm-up run (the warm-up
-remembers the manifest as schema-valid in ``cuteverify.manifest_cache`` and fills Python's bytecode caches,
+remembers the manifest as schema-valid in ``cuteverify.frontend.manifest.cache`` and fills Python's bytecode caches,
 as any second run on a machine finds them) and prints the median wall time and the median CPU time (user + system) of the child.
 On a machine shared with other jobs the wall time includes waiting for a core; the CPU time does not. With
 ``--cold`` each run gets an empty cache directory (the manifest is validated against the schema every time;
@@ -32,7 +32,7 @@ GOAL_S = 1.0
 
 def _command(manifest):
     # the checkout this script is in (cwd = ROOT comes first on sys.path), not whatever `cuteverify` is installed
-    return [sys.executable, "-m", "cuteverify.cli.main", "check", "-q", str(manifest)]
+    return [sys.executable, "-m", "cuteverify.frontend.cli.main", "check", "-q", str(manifest)]
 
 
 def _claims(manifest, env) -> int:
@@ -59,7 +59,7 @@ def before_after(manifest, repeat):
     sys.path.insert(0, str(ROOT / "bench"))
     sys.path.insert(0, str(ROOT))
     from banks_before import before
-    from cuteverify import manifest as mf
+    from cuteverify.frontend import manifest as mf
 
     payloads = [c.to_payload() for c in mf.load(manifest)]
     for p in payloads:  # warm-up: imports, the spec library, first calls

@@ -63,7 +63,7 @@ def main():
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     args = ap.parse_args()
     exe = shutil.which("cuteverify") or None
-    cmd = [exe] if exe else [sys.executable, "-m", "cuteverify.cli.main"]
+    cmd = [exe] if exe else [sys.executable, "-m", "cuteverify.frontend.cli.main"]
 
     times = []
     for _ in range(7):
@@ -75,7 +75,7 @@ def main():
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=True)
         base.append(time.perf_counter() - t0)
-    imp = subprocess.run([sys.executable, "-c", "import time; t=time.perf_counter(); import cuteverify.cli.main; "
+    imp = subprocess.run([sys.executable, "-c", "import time; t=time.perf_counter(); import cuteverify.frontend.cli.main; "
                           "print(time.perf_counter()-t)"], capture_output=True, text=True, check=True)
     print(f"cuteverify --help: median {statistics.median(times) * 1e3:.0f} ms, min {min(times) * 1e3:.0f} ms "
           f"(bare python start-up: median {statistics.median(base) * 1e3:.0f} ms; importing the CLI in-process: "

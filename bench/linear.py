@@ -18,10 +18,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuteverify.core.layout import size
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.core.tuples import flatten
 from cuteverify.errors import CuteVerifyError
-from cuteverify.hardware.library import default_library
+from cuteverify.hardware.library.catalog.catalog import default_library
 from cuteverify.linear import equal_function, from_linear_layout, to_linear_layout
 
 

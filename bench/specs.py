@@ -30,7 +30,7 @@ def _command(*args) -> list:
     exe = shutil.which("cuteverify", path=str(Path(sys.executable).parent)) or shutil.which("cuteverify")
     if exe:
         return [exe, *args]
-    return [sys.executable, "-c", "from cuteverify.cli.main import main; main()", *args]
+    return [sys.executable, "-c", "from cuteverify.frontend.cli.main import main; main()", *args]
 
 
 def _run(cmd, env) -> tuple:
@@ -88,7 +88,7 @@ def main(argv=None):
     vw, vc = validate_hw_empty(a.runs)
     print(f"spec validate-hw on an empty file: {vw:.2f} s wall, {vc:.2f} s CPU (an input error before any self-check)")
     sys.path.insert(0, str(ROOT))
-    from cuteverify.hardware import library
+    from cuteverify.hardware.library.catalog import catalog as library
     with tempfile.TemporaryDirectory() as d:
         os.environ.update(_env(d))
         os.environ.pop("CUTEVERIFY_NO_SPEC_CACHE", None)
@@ -106,7 +106,7 @@ def main(argv=None):
           f"ratio {t_warm / t_cold:.2f}")
     if a.evidence:
         from cuteverify import hardware
-        from cuteverify.hardware import evidence
+        from cuteverify.hardware.checks import evidence
         lib = hardware.load()
         t0 = time.perf_counter()
         res = evidence.evidence_results(ROOT / "specs" / "evidence" / "sm90", lib=lib)

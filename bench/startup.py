@@ -1,6 +1,6 @@
 """Start-up benchmark (issue 30): fresh processes, CPU time (user + sys of the child), median of ``--runs``.
 
-* ``import cuteverify.manifest``, and ``import cuteverify.manifest`` + the default spec library with the
+* ``import cuteverify.frontend.manifest``, and ``import cuteverify.frontend.manifest`` + the default spec library with the
   self-check cache warm (the cost a ``check`` run pays before its first claim);
 * a manifest kernel with ``symbols: [S]``, ``assume: ["S >= 1"]`` and one claim on a concrete layout, checked
   in-process: the simple assumption (never builds a sympy term) against its peer ``S >= 0 + 1`` (the same fact
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _CHECK = textwrap.dedent("""
     import sys, resource
     from click.testing import CliRunner
-    from cuteverify.cli.main import main
+    from cuteverify.frontend.cli.main import main
     r = CliRunner().invoke(main, ["check", sys.argv[1]])
     assert r.exit_code == 0, r.output
     print("sympy" if "sympy.core" in sys.modules else "-", "z3" if "z3.z3" in sys.modules else "-")
@@ -68,14 +68,14 @@ def main(argv=None):
         env = {**os.environ, "CUTEVERIFY_CACHE_DIR": tmp}
         env.pop("CUTEVERIFY_NO_CACHE", None)
         env.pop("CUTEVERIFY_NO_SPEC_CACHE", None)
-        subprocess.run([sys.executable, "-c", "from cuteverify.cli.main import main; main()", "spec", "check"],
+        subprocess.run([sys.executable, "-c", "from cuteverify.frontend.cli.main import main; main()", "spec", "check"],
                        capture_output=True, cwd=ROOT, env=env)  # warms the self-check cache for the default library
-        t_imp, _ = _median(a.runs, ["-c", "import cuteverify.manifest"], env)
-        t_lib, _ = _median(a.runs, ["-c", "import cuteverify.manifest, cuteverify.hardware as h; "
+        t_imp, _ = _median(a.runs, ["-c", "import cuteverify.frontend.manifest"], env)
+        t_lib, _ = _median(a.runs, ["-c", "import cuteverify.frontend.manifest, cuteverify.hardware as h; "
                                           "h.default_library()['SM80_16x8x16_F32F16F16F32_TN']"], env)
         t_py, _ = _median(a.runs, ["-c", "pass"], env)
         print(f"python -c pass: {t_py * 1e3:.0f} ms CPU (the interpreter alone)")
-        print(f"import cuteverify.manifest: {t_imp * 1e3:.0f} ms CPU; + default library and one spec "
+        print(f"import cuteverify.frontend.manifest: {t_imp * 1e3:.0f} ms CPU; + default library and one spec "
               f"(self-check cache warm): {t_lib * 1e3:.0f} ms")
         res = {}
         for label, fact in (("S >= 1", "S >= 1"), ("S >= 0 + 1", "S >= 0 + 1")):

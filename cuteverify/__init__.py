@@ -7,18 +7,18 @@ point down only; docs/model.md section 1): ``errors``, ``symbolic``, ``core``, `
 """
 from .algebra import *  # noqa: F401,F403
 from .core.convention import SIZE1_CONVENTIONS, size1_strides
-from .core.interop import parse, to_layout
+from .core.notation.interop import parse, to_layout
 from .core.layout import (Layout, compact_col_major, compact_row_major, compatible, cosize, crd2crd, crd2idx,
                           depth, idx2crd, image, is_compatible, is_congruent, is_weakly_congruent,
                           make_identity_layout, make_layout, rank, shape, size, slice_and_offset, slice_layout,
                           stride)
-from .core.parse import parse_tuple
+from .core.notation.parse import parse_tuple
 from .core.strides import ArithTuple, E, ScaledBasis
 from .core.swizzle import ComposedLayout, Swizzle, make_swizzle_layout
 from .errors import CuteVerifyError, NotAdmissibleError, ParseError, UndecidedError
 from .symbolic import Assumptions, Obligation, symbol
 
-from .core.interop import reads_text as _reads_text  # noqa: E402 - the facade's functions take CuTe text too
+from .core.notation.interop import reads_text as _reads_text  # noqa: E402 - the facade's functions take CuTe text too
 size, cosize, rank, depth, shape, image = (_reads_text(f) for f in (size, cosize, rank, depth, shape, image))
 
 __version__ = "0.1.0"
@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "Verdict": "cuteverify.prover", "Counterexample": "cuteverify.prover", "is_injective": "cuteverify.prover",
     "is_surjective": "cuteverify.prover", "is_bijective": "cuteverify.prover", "are_equal": "cuteverify.prover",
-    "complement_disjoint": "cuteverify.prover", "prove": "cuteverify.prover", "agrees": "cuteverify.checked:checked_agrees",
+    "complement_disjoint": "cuteverify.prover", "prove": "cuteverify.prover", "agrees": "cuteverify.frontend.checked:checked_agrees",
     "linear_form": "cuteverify.analysis.linear", "completeness_chain": "cuteverify.analysis.linear",
     "specs": "cuteverify.hardware.specs", "draw": "cuteverify.draw", "loops": "cuteverify.analysis.loops",
     "fold": "cuteverify.analysis.fold", "banks": "cuteverify.analysis.banks",

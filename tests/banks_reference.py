@@ -12,8 +12,8 @@ import numpy as np
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.core.tuples import flatten
 from cuteverify.errors import NotAdmissibleError
-from cuteverify.analysis.banks_model import NUM_BANKS, WARP
-from cuteverify.analysis.banks_verdict import BANK_BYTES
+from cuteverify.analysis.banks.model import NUM_BANKS, WARP
+from cuteverify.analysis.banks.verdict import BANK_BYTES
 
 __all__ = ["layout_values_ref", "degree_ref", "bijective_ref", "merged_phases_ref", "vector_problem_ref",
            "widest_ref"]

@@ -20,7 +20,7 @@ import pytest
 
 import cuteverify as cv
 import cuteverify.atoms as at
-from cuteverify import manifest as mf
+from cuteverify.frontend import manifest as mf
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.hardware import default_library
 

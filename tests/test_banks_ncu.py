@@ -8,7 +8,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.analysis import banks
-from cuteverify.analysis.banks_model import _degree, _lanes_per_phase
+from cuteverify.analysis.banks.model import _degree, _lanes_per_phase
 
 RECORDS = [json.loads(line) for line in
            (Path(__file__).parent.parent / "specs/evidence/sm90/banks_ncu.jsonl").read_text().splitlines()]

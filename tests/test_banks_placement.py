@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from test_banks import brute_degree
 
 import cuteverify as cv
-from cuteverify import manifest as mf
+from cuteverify.frontend import manifest as mf
 from cuteverify.analysis import banks
 from cuteverify.atoms import make_tiled_copy_A, make_tiled_copy_tv, make_tiled_mma
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 from cuteverify.errors import NotAdmissibleError
 from cuteverify.prover.verdict import Counterexample
 from cuteverify.synth import prove_smem_optimal

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import cuteverify as cv
-from cuteverify.analysis import banks_model as bm
+from cuteverify.analysis.banks import model as bm
 import banks_reference as ref
 from cuteverify.analysis.banks import bank_conflicts
 from cuteverify.synth import search

@@ -1,4 +1,4 @@
-"""Block-scaled scale-factor layouts (cuteverify/hardware/blockscaled.py): CUTLASS's SM100 and SM103 atoms and
+"""Block-scaled scale-factor layouts (cuteverify/hardware/descriptors/blockscaled.py): CUTLASS's SM100 and SM103 atoms and
 their ``tile_atom_to_shape_SFA/SFB`` tilings, printed by g++-compiled CUTLASS for sf_vec 16 and 32, equal the
 library's layouts and the independent byte formula at every coordinate; a wrong stride is refuted with the
 coordinate."""
@@ -9,10 +9,10 @@ import re
 import pytest
 from sm100_oracle import run_lines
 
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.errors import SpecError
-from cuteverify.hardware import blockscaled as bs
-from cuteverify.hardware.intlayout import int_layout
+from cuteverify.hardware.descriptors import blockscaled as bs
+from cuteverify.hardware.library.catalog.intlayout import int_layout
 
 CHUNK = {"sm100": "cutlass::detail::Sm1xxBlockScaledBasicChunk", "sm103": "cutlass::detail::Sm103BlockScaledBasicChunk"}
 CONFIG = {"sm100": "cutlass::detail::Sm1xxBlockScaledConfig", "sm103": "cutlass::detail::Sm103BlockScaledConfig"}

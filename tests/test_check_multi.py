@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from cuteverify import manifest as mf
-from cuteverify.cli.main import main
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.main import main
 
 GOOD = """kernels:
   k:

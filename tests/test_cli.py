@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -253,7 +253,7 @@ def test_error_kinds_map_to_exit_codes():
 
 
 def test_internal_error_exit_4_without_traceback(monkeypatch):
-    from cuteverify.cli import prove_cmd
+    from cuteverify.frontend.cli import prove_cmd
 
     def broken(*a, **kw):
         raise RuntimeError("simulated prover bug")
@@ -274,7 +274,7 @@ def test_internal_error_exit_4_without_traceback(monkeypatch):
 def test_lazy_command_table_matches_the_commands():
     import click
 
-    from cuteverify.cli.main import COMMANDS
+    from cuteverify.frontend.cli.main import COMMANDS
     for name in COMMANDS:
         cmd = main.get_command(None, name)
         assert isinstance(cmd, click.Command) and cmd.name == name, name
@@ -282,7 +282,7 @@ def test_lazy_command_table_matches_the_commands():
 
 
 def test_help_loads_neither_prover_nor_spec_library():
-    code = ("import sys\nfrom cuteverify.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n"
+    code = ("import sys\nfrom cuteverify.frontend.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n"
             "    pass\nheavy = [m for m in ('cuteverify.prover', 'cuteverify.hardware', 'z3', 'sympy')\n"
             "         if m in sys.modules and type(sys.modules[m]).__name__ == 'module']\nprint(heavy)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 
 import cuteverify as cv
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from cuteverify.analysis.cp_async import cp_async
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 
 
 def legal_by_enumeration(src, dst, eb, size, smem=None):

@@ -9,10 +9,10 @@ from click.testing import CliRunner
 import cuteverify as cv
 from cuteverify.algebra import composition
 from cuteverify.analysis.banks import bank_conflicts
-from cuteverify.analysis.banks_verdict import VectorBreak
-from cuteverify.analysis.cp_async_banks import CpAsyncConflict, cp_async_banks, cp_async_params, phase_passes
+from cuteverify.analysis.banks.verdict import VectorBreak
+from cuteverify.analysis.banks.cp_async import CpAsyncConflict, cp_async_banks, cp_async_params, phase_passes
 from cuteverify.atoms.copy import make_tiled_copy_tv
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 from cuteverify.errors import NotAdmissibleError
 
 RECORDS = [json.loads(line) for line in

@@ -408,8 +408,8 @@ def test_tikz_compiles(tmp_path, which):
 
 @pytest.fixture
 def cli():
-    from cuteverify.cli.main import guarded  # noqa: F401  (the command uses it)
-    from cuteverify.cli import draw_cmd
+    from cuteverify.frontend.cli.main import guarded  # noqa: F401  (the command uses it)
+    from cuteverify.frontend.cli import draw_cmd
 
     @click.group()
     def group():

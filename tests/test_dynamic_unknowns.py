@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import cuteverify as cv
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 from cuteverify.symbolic import parse_expr
 from cuteverify.symbolic.expr import format_value
 
@@ -166,7 +166,7 @@ def test_printed_expressions_are_cute_notation_with_the_same_value():
 
 def test_a_kernel_with_declared_symbols_accepts_anonymous_unknowns(tmp_path):
     """``symbols:`` lists the names a kernel may use; each ``?`` is its own unknown, never an undeclared name."""
-    from cuteverify import manifest as mf
+    from cuteverify.frontend import manifest as mf
     p = tmp_path / "q.cute.yaml"
     p.write_text('version: 1\nkernels:\n  k:\n    symbols: [M]\n    layouts:\n      A: "(?,M):(1,?)"\n'
                  '    claims:\n      - injective: A\n        expect: refuted\n')

@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 import cuteverify as cv
-from cuteverify import manifest as mf
-from cuteverify.cli.main import main
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.main import main
 from cuteverify.core.layout import Layout
 from cuteverify.errors import CuteVerifyError, SpecError
-from cuteverify.manifest_expr import environment
+from cuteverify.frontend.manifest.expr import environment
 from sm100_oracle import run_lines
 
 K, MN = "UMMA::Major::K", "UMMA::Major::MN"

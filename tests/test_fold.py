@@ -204,7 +204,7 @@ def test_data_too_small():
 def _cli():
     import click
     from click.testing import CliRunner
-    from cuteverify.cli.fold_cmd import register
+    from cuteverify.frontend.cli.fold_cmd import register
 
     @click.group()
     def g():

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 import cuteverify as cv
-from cuteverify import manifest as mf
-from cuteverify.cli.main import main
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.main import main
 from cuteverify.core.layout import Layout
-from cuteverify.manifest_expr import environment
+from cuteverify.frontend.manifest.expr import environment
 
 SM80 = "SM80_16x8x16_F32F16F16F32_TN"
 

@@ -218,14 +218,14 @@ def _api_cases():
 
 
 def _table_roundtrip():
-    from cuteverify.core.tables import parse_table
+    from cuteverify.core.notation.print_table import parse_table
     L = parse_table("(4,2):(2,1)\n  0 | 0 | 1 |\n  1 | 2 | 3 |\n  2 | 4 | 5 |\n  3 | 6 | 7 |\n")
     assert str(L) == "(4,2):(2,1)", L
     return L
 
 
 def _table_swizzled():
-    from cuteverify.core.tables import parse_table
+    from cuteverify.core.notation.print_table import parse_table
     return parse_table("t\n 0 | 0 | 1 |\n 1 | 2 | 7 |\n")
 
 
@@ -294,8 +294,8 @@ def _record(fn):
 def _run_child(path):
     from click.testing import CliRunner
 
-    from cuteverify import manifest as mf
-    from cuteverify.cli.main import main
+    from cuteverify.frontend import manifest as mf
+    from cuteverify.frontend.cli.main import main
     from cuteverify.errors import CuteVerifyError
     from cuteverify import hardware
     hardware.default_library()  # loaded once before the clock runs: a case's time is its own
@@ -431,7 +431,7 @@ def test_suite_size_and_time(records):
 def test_real_process_memory_limit(args):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     c0 = _children_cpu()
-    p = subprocess.run([sys.executable, "-m", "cuteverify.cli.main", *args], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, "-m", "cuteverify.frontend.cli.main", *args], capture_output=True, text=True,
                        timeout=300, env=env, preexec_fn=_limit_memory(3))  # hang guard, not a budget
     assert _children_cpu() - c0 < 30, "more than 30 s of CPU"
     assert "Traceback" not in p.stderr + p.stdout

@@ -6,9 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 import cuteverify as cv
-from cuteverify import manifest as mf
-from cuteverify.cli.main import main
-from cuteverify.core.tables import looks_like_table, parse_table
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.main import main
+from cuteverify.core.notation.print_table import looks_like_table, parse_table
 
 LAYOUTS = ["(4,8):(1,4)", "((2,2),(4,2)):((1,8),(2,16))", "(4,8):(8,1)", "((2,4),8):((0,2),8)", "(1,8):(0,1)",
            "((4,2),(2,4)):((2,32),(1,8))"]

@@ -252,7 +252,7 @@ GROUPS = {"cp-async-banks": _cp_async_banks, "loops": _loops, "fold": _fold, "sp
 
 def verb_cases():
     """(name, args, stdin, allowed exit codes) for the verbs the CLI has (a verb another change removes drops out)."""
-    from cuteverify.cli.main import COMMANDS
+    from cuteverify.frontend.cli.main import COMMANDS
     out = []
     for verb, make in GROUPS.items():
         if verb not in COMMANDS:
@@ -336,7 +336,7 @@ def _hinted(cv):
 def test_every_verb_has_hostile_cases():
     """Every command of ``cuteverify --help`` gets at least 10 hostile cases (here or in test_hostile.py)."""
     import test_hostile
-    from cuteverify.cli.main import COMMANDS
+    from cuteverify.frontend.cli.main import COMMANDS
     counts = {}
     for _, args, _, _ in test_hostile.cli_cases():
         counts[args[0]] = counts.get(args[0], 0) + 1
@@ -349,7 +349,7 @@ def test_errors_name_the_option():
     """An input error names the option it is about (not an operation deeper down)."""
     from click.testing import CliRunner
 
-    from cuteverify.cli.main import main
+    from cuteverify.frontend.cli.main import main
     E = "ij,jk->ik"
     for args, name in ((["desc", "--smem", "(64,64):(64,1)", "-d", "bf16", "--tile", "(0,0)"], "--tile"),
                        (["fold", E, "--layout", "A=(2,3):(3,1)", "--layout", "A=(2,3):(1,2)", "--shape", "B=3,4"],

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 
 EVIDENCE = Path(__file__).resolve().parents[1] / "specs" / "evidence" / "sm90"
 
@@ -41,7 +41,7 @@ def test_validate_hw_bad_input(tmp_path):
 import pytest  # noqa: E402
 
 from cuteverify import hardware  # noqa: E402
-from cuteverify.hardware import evidence as hw_evidence  # noqa: E402
+from cuteverify.hardware.checks import evidence as hw_evidence  # noqa: E402
 
 
 @pytest.fixture(scope="module")

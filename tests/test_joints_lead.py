@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from cuteverify import manifest as mf
+from cuteverify.frontend import manifest as mf
 
 MANIFEST = """
 version: 1

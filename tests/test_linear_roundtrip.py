@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from cuteverify.core.layout import Layout, size
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.core.strides import F2, ScaledBasis
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.core.tuples import flatten
 from cuteverify.errors import CuteVerifyError
-from cuteverify.hardware.library import default_library
+from cuteverify.hardware.library.catalog.catalog import default_library
 from cuteverify.linear import LinearLayout, from_linear_layout, to_linear_layout
 
 # -- the tests' evaluators --------------------------------------------------------------------------------

@@ -183,7 +183,7 @@ def test_no_repeat_stride_zero_and_chain():
 
 
 def test_no_repeat_large_unknown_or_prover(monkeypatch):
-    import cuteverify.analysis.loops_repeat as lp
+    import cuteverify.analysis.loops.repeat as lp
     monkeypatch.setattr(lp, "_prover", lambda *a: None)
     v = check_no_repeat("for a in range(64): for b in range(64): A[3*a + 5*b]", limit=100)
     assert v.verdict == "unknown" and "limit" in v.reason
@@ -266,7 +266,7 @@ def test_bad_loops(text, words):
 def _cli():
     import click
     from click.testing import CliRunner
-    from cuteverify.cli.fold_cmd import register
+    from cuteverify.frontend.cli.fold_cmd import register
 
     @click.group()
     def g():

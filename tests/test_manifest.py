@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cuteverify import manifest as mf
+from cuteverify.frontend import manifest as mf
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,7 +124,7 @@ def test_examples_load():
 # -------------------------------------------------------------------------------------- testing.py
 
 def test_testing_assertions():
-    from cuteverify import testing as t
+    from cuteverify.frontend import testing as t
     t.assert_bijective("S<3,3,3> o 0 o (8,64):(64,1)")
     t.assert_injective("(4,8):(1,4)")
     t.assert_equal("(4,8):(1,4)", "32:1")
@@ -145,7 +145,7 @@ def test_testing_assertions():
 
 def test_interop():
     import cuteverify as cv
-    from cuteverify.core.interop import to_layout
+    from cuteverify.core.notation.interop import to_layout
     assert str(to_layout("((_2,_2),_4):((_1,_2),_4)")) == "((2,2),4):((1,2),4)"
     assert str(to_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)")) == "S<3,3,3> o 0 o (8,64):(64,1)"
     assert str(to_layout((4, 8))) == "(4,8):(1,4)"
@@ -160,7 +160,7 @@ def test_interop():
     assert str(to_layout(pycute.Layout((4, (2, 3)), (1, (8, 4))))) == "(4,(2,3)):(1,(8,4))"
     c = to_layout(pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1))))
     assert str(c) == "S<3,3,3> o 0 o (8,64):(64,1)"
-    from cuteverify.testing import assert_bijective
+    from cuteverify.frontend.testing import assert_bijective
     assert_bijective(pycute.Layout((4, 8), (8, 1)))
 
 

@@ -10,10 +10,10 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from cuteverify import manifest as mf
-from cuteverify.cli.main import main
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.main import main
 from cuteverify.core.tuples import flatten
-from cuteverify.manifest_expr import environment
+from cuteverify.frontend.manifest.expr import environment
 
 MMA = "SM80_16x8x16_F16F16F16F16_TN"
 

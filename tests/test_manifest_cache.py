@@ -1,12 +1,12 @@
-"""What `cuteverify check` remembers (cuteverify.manifest_cache): only manifests that passed the schema are
+"""What `cuteverify check` remembers (cuteverify.frontend.manifest.cache): only manifests that passed the schema are
 remembered as valid; the spec library is the process's lazily self-checked default, never written to disk."""
 from __future__ import annotations
 
 import pytest
 
-from cuteverify import manifest as mf
-from cuteverify import manifest_cache as mc
-from cuteverify.hardware import library
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.manifest import cache as mc
+from cuteverify.hardware.library.catalog import catalog as library
 
 
 @pytest.fixture

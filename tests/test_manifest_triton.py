@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuteverify import manifest as mf
+from cuteverify.frontend import manifest as mf
 
 MMA2 = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
 SH128 = "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
@@ -80,7 +80,7 @@ def test_smem_optimal_claims(tmp_path):
     """The ``smem_optimal`` claim: FA2's swizzled K tile is optimal for its copies; the unswizzled tile is
     refuted with the better layout, whose conflict degree the test re-derives through bank_conflicts."""
     from cuteverify.analysis.banks import bank_conflicts
-    from cuteverify.core.parse import parse
+    from cuteverify.core.notation.parse import parse
     from cuteverify.synth import make_problem
     p = tmp_path / "s.cute.yaml"
     p.write_text(SMEM_HEAD + """      - smem_optimal: {smem: sK, tile: 64x64, dtype: bf16, writes: ["cp_async:128:thr=(16,8):(8,1)"], reads: [s2rK]}

@@ -19,7 +19,7 @@ import cuteverify as cv
 import dsl_oracle
 from cuteverify.algebra.expr import evaluate
 from cuteverify.algebra.nullspace import NOT_WHOLE_KERNEL
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 from strategies import coalesce_of, ev, flat, parse_plain, size_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))

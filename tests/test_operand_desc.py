@@ -11,13 +11,13 @@ import pytest
 
 from click.testing import CliRunner
 
-import cuteverify.manifest as mf
-from cuteverify.cli.main import main
+import cuteverify.frontend.manifest as mf
+from cuteverify.frontend.cli.main import main
 from cuteverify.algebra.composition import composition
 from cuteverify.algebra.tile import tile_to_shape
 from cuteverify.atoms import make_mma_atom, make_tiled_mma
 from cuteverify.atoms.operand_desc import declared_major, operand_descriptors, prove_operand
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.errors import NotAdmissibleError
 from cuteverify.hardware import default_library
 

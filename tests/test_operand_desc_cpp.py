@@ -18,7 +18,7 @@ from cuteverify.algebra.composition import composition
 from cuteverify.algebra.tile import tile_to_shape
 from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms.operand_desc import operand_descriptors, prove_operand
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cpp_oracle import gxx_cache, harness  # noqa: E402

@@ -26,13 +26,13 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-import cuteverify.manifest as mf
+import cuteverify.frontend.manifest as mf
 from cuteverify.algebra.tile import tile_to_mma_shape
 from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms.operand_desc import atom_block, check_operand, declared_major, operand_descriptors, \
     prove_operand
-from cuteverify.cli.main import main
-from cuteverify.core.parse import parse
+from cuteverify.frontend.cli.main import main
+from cuteverify.core.notation.parse import parse
 from cuteverify.errors import NotAdmissibleError, SpecError
 
 sys.path.insert(0, os.path.dirname(__file__))

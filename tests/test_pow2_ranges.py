@@ -8,7 +8,7 @@ import random
 import pytest
 
 from cuteverify.errors import ContradictoryAssumptions
-from cuteverify.hardware.rules import Rule, check_rules
+from cuteverify.hardware.checks.rules import Rule, check_rules
 from cuteverify.symbolic import decide
 from cuteverify.symbolic.assumptions import Assumptions, domain, finite_assignments
 from cuteverify.symbolic.conditions import Condition

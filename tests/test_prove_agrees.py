@@ -4,9 +4,9 @@ import json
 import pytest
 
 import cuteverify as cv
-from cuteverify.manifest import agrees_verdict
+from cuteverify.frontend.manifest import agrees_verdict
 from cuteverify.prover import Counterexample, Verdict
-from cuteverify.hardware import agree
+from cuteverify.hardware.checks import agree
 
 TN = "SM80_16x8x16_F32F16F16F32_TN"
 

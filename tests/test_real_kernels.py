@@ -34,13 +34,13 @@ import yaml
 sys.path.insert(0, os.path.dirname(__file__))
 import dsl_oracle
 
-from cuteverify import manifest
+from cuteverify.frontend import manifest
 from cuteverify.atoms import TiledCopy, TiledMma
 from cuteverify.core.layout import Layout
 from cuteverify.core.swizzle import ComposedLayout
 from cuteverify.core.tuples import flatten
-from cuteverify.hardware import tmem
-from cuteverify.manifest_expr import environment
+from cuteverify.hardware.descriptors import tmem
+from cuteverify.frontend.manifest.expr import environment
 
 needs_dsl = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
 

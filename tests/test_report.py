@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 
 MANIFEST = """version: 1
 kernels:

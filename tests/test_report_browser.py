@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 from test_report import MANIFEST  # the same five claims the HTML report test renders
 
 WIDTH, HEIGHT = 1000, 1600

@@ -1,4 +1,4 @@
-"""wgmma / UMMA shared-memory matrix descriptors (cuteverify.hardware.smem_desc*): the address function against
+"""wgmma / UMMA shared-memory matrix descriptors (cuteverify.hardware.descriptors.smem*): the address function against
 the H200 (specs/evidence/sm90/wgmma_smem_desc.jsonl.gz: which smem byte each descriptor reads), descriptors
 derived from CuTe layouts against the same silicon records, each canonical-form rule both ways, symbolic
 buffer addresses, the 64-bit encoding, the CLI verb. The C++ oracle (CUTLASS's make_gmma_desc /
@@ -10,20 +10,14 @@ import pathlib
 
 import pytest
 from click.testing import CliRunner
-from cuteverify.cli.desc_cmd import desc_cmd
+from cuteverify.frontend.cli.desc_cmd import desc_cmd
 
 from cuteverify.algebra.tile import tile_to_shape
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.errors import TmaError
 from cuteverify.hardware import load, resolve
-from cuteverify.hardware.smem_desc import SmemDescriptor, decode
-from cuteverify.hardware.smem_desc_rules import (
-    block_function,
-    from_layout,
-    gmma_desc,
-    prove_reads,
-    umma_desc,
-)
+from cuteverify.hardware.descriptors.smem import SmemDescriptor, decode
+from cuteverify.hardware.descriptors.smem_rules import block_function, from_layout, gmma_desc, prove_reads, umma_desc
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EVIDENCE = ROOT / "specs/evidence/sm90/wgmma_smem_desc.jsonl.gz"
@@ -322,7 +316,7 @@ def test_a_block_past_the_largest_mma_is_refuted_before_enumeration():
     """A 65536-row tile with the default block (the whole MN extent) is refuted by ``mn_max`` at once; the block
     evaluators refuse, naming the limit, a block past MAX_BLOCK_ELEMENTS; a 256-row block is still read."""
     from cuteverify.errors import TmaError
-    from cuteverify.hardware.smem_desc_rules import MAX_BLOCK_ELEMENTS, block_function
+    from cuteverify.hardware.descriptors.smem_rules import MAX_BLOCK_ELEMENTS, block_function
     big = "(65536,65536):(65536,1)"
     d, v = gmma_desc(big, "bf16")
     assert d is None and v.refuted and v.rule("mn_max").refuted and v.rule("k_size").proved

@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from cuteverify.algebra.tile import tile_to_shape
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.hardware import load, resolve
-from cuteverify.hardware.smem_desc_rules import from_layout
+from cuteverify.hardware.descriptors.smem_rules import from_layout
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cpp_oracle import gxx_cache, harness

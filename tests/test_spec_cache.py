@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cuteverify.cli import spec_cmd
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli import spec_cmd
+from cuteverify.frontend.cli.main import main
 from cuteverify.errors import ContradictoryAssumptions, SpecInconsistent
-from cuteverify.hardware import checkcache, selfcheck
-from cuteverify.hardware.checkall import check_all
-from cuteverify.hardware import library as L
-from cuteverify.hardware.lazylib import IndexedLibrary
+from cuteverify.hardware.checks import cache as checkcache, selfcheck
+from cuteverify.hardware.checks.checkall import check_all
+from cuteverify.hardware.library.catalog import catalog as L
+from cuteverify.hardware.library.catalog.lazylib import IndexedLibrary
 from cuteverify.symbolic.assumptions import Assumptions
 from test_specs import GOOD_SPEC, _write
 
@@ -153,7 +153,7 @@ def test_validate_hw_reads_its_input_before_any_self_check(tmp_path, monkeypatch
 _PROBE = textwrap.dedent("""
     import sys
     from click.testing import CliRunner
-    from cuteverify.cli.main import main
+    from cuteverify.frontend.cli.main import main
     r = CliRunner().invoke(main, ["check", "--json", sys.argv[1]])
     print(r.exit_code, "sympy.core" in sys.modules, "z3.z3" in sys.modules)
 """)

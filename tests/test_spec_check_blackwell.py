@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from cuteverify import hardware
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 from cuteverify.errors import SpecError
-from cuteverify.hardware import blackwell_check, blockscaled, tmem
+from cuteverify.hardware.checks import blackwell as blackwell_check
+from cuteverify.hardware.descriptors import blockscaled, tmem
 
 ROOT = Path(__file__).resolve().parents[1]
 _REAL_LOAD = hardware.load

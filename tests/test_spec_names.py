@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cuteverify.cli.main import main
+from cuteverify.frontend.cli.main import main
 from cuteverify.errors import SpecError, UnknownSpec
 from cuteverify.hardware import default_library
-from cuteverify.hardware.library import family_name, resolve_instance
+from cuteverify.hardware.library.catalog.catalog import family_name, resolve_instance
 
 cutlass_library = pytest.importorskip("cutlass_library")
 CUTE = Path(cutlass_library.__file__).parent / "source" / "include" / "cute" / "arch"
@@ -65,9 +65,9 @@ NOT_COVERED = [
     # SM61 dp4a / dp2a: one-thread SIMD dot products, not warp MMA atoms; SM100 FFMA2: a 2-wide SIMD FMA
     (r"^SM61_DP[24]A$", "one-thread SIMD instruction"),
     (r"^SM100_[12]x[12]x1_F32F32F32F32$", "one-thread SIMD instruction"),
-    # TMA and bulk copies: descriptor-based, modelled by cuteverify.hardware.tma / tma_copy, not as TV specs
-    (r"^SM90_(TMA|BULK_COPY)_", "TMA: cuteverify.hardware.tma"),
-    (r"^SM100_TMA_2SM_", "TMA: cuteverify.hardware.tma"),
+    # TMA and bulk copies: descriptor-based, modelled by cuteverify.hardware.tma.tiled / tma_copy, not as TV specs
+    (r"^SM90_(TMA|BULK_COPY)_", "TMA: cuteverify.hardware.tma.tiled"),
+    (r"^SM100_TMA_2SM_", "TMA: cuteverify.hardware.tma.tiled"),
     # SM100 copies other than TMEM load/store: tcgen05.cp (UTCCP), sub-byte ldmatrix/stmatrix, 256-bit ld/st
     (r"^SM100_UTCCP_", "tcgen05.cp: not yet in the library"),
     (r"^SM100_(SU[46]_DU8x16_x[124]_LDSM_N|U8x(4|8|16)_(LD|ST)SM_T)$", "sub-byte / 8-bit ldmatrix: not yet"),

@@ -8,10 +8,10 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.errors import EXIT_INPUT, EXIT_REFUTED, CuteVerifyError, exit_code
-from cuteverify.hardware import formula as F
-from cuteverify.hardware import selfcheck
+from cuteverify.hardware.library.catalog import formula as F
+from cuteverify.hardware.checks import selfcheck
 from cuteverify.hardware import specs as S
-from cuteverify.hardware.intlayout import int_layout
+from cuteverify.hardware.library.catalog.intlayout import int_layout
 
 SPEC_DIR = Path(__file__).resolve().parent.parent / "specs"
 
@@ -427,7 +427,7 @@ EVIDENCE = SPEC_DIR / "evidence" / "sm90"
 def test_formulas_match_sm90_silicon_evidence(lib):
     """The PTX formulas (hence, through self_check, the CUTLASS layouts) agree with every element the
     H200 probes recorded (specs/evidence/sm90, issue 8): mma.sync, wgmma D and RS A, ldmatrix, stmatrix."""
-    from cuteverify.hardware.evidence import validate
+    from cuteverify.hardware.checks.evidence import validate
     # The wgmma files hold every N (900k records); a spread of N (all A records are N=8) keeps it quick.
     some_n = ("m64n8k", "m64n24k", "m64n136k")
     paths = []

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import cuteverify as cv
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.errors import CuteVerifyError
 from cuteverify.hardware import default_library
-from cuteverify.hardware.intlayout import int_layout
+from cuteverify.hardware.library.catalog.intlayout import int_layout
 from cutlass_text import cpp_layout
 
 cutlass_library = pytest.importorskip("cutlass_library")

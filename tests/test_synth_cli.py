@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from cuteverify.cli.main import main as cli
+from cuteverify.frontend.cli.main import main as cli
 
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.synth import synthesize_smem_layout
 
 CP = "cp_async:128:thr=(16,8):(8,1)"

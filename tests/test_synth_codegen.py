@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import cuteverify as cv
-from cuteverify.analysis.banks_model import layout_values
+from cuteverify.analysis.banks.model import layout_values
 from cuteverify.synth import enumerate_space, synthesize_smem_layout
 from cuteverify.synth.codegen import cpp, dsl
 from cuteverify.synth.space import cpp_type

@@ -18,7 +18,7 @@ from cuteverify.atoms import (
     make_tiled_mma,
 )
 from cuteverify.core.layout import Layout, size
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.synth import explain_smem_layout, make_problem, synthesize_smem_layout
 
 BF16, F16 = "bf16", "f16"

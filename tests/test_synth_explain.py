@@ -72,7 +72,7 @@ def test_no_change_within_the_space_removes_it():
 
 def test_the_smallest_change_wraps_the_users_layout_in_a_swizzle():
     from cuteverify.analysis.banks import bank_conflicts
-    from cuteverify.core.parse import parse
+    from cuteverify.core.notation.parse import parse
     from cuteverify.synth import explain_smem_layout, make_problem
     ld, cp = "ldmatrix:A:SM80_16x8x16_F32F16F16F32_TN:2x2x1", "cp_async:128:thr=(16,8):(8,1)"
     user = parse("(64,64):(64,1)")

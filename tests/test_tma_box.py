@@ -9,10 +9,10 @@ import pathlib
 import pytest
 
 from cuteverify.algebra.tile import tile_to_shape
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.errors import TmaError
-from cuteverify.hardware.tma_box import prove_landing, smem_box
-from cuteverify.hardware.tma_copy import from_copy
+from cuteverify.hardware.tma.tiled.box import prove_landing, smem_box
+from cuteverify.hardware.tma.tiled.copy import from_copy
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPAN_B = {"NONE": 0, "32B": 1, "64B": 2, "128B": 3}
@@ -111,7 +111,7 @@ def test_cutlass_hopper_tutorial_tiles():
 def test_cli_derived_from_an_atom_name():
     from click.testing import CliRunner
 
-    from cuteverify.cli.tma_cmd import tma_cmd
+    from cuteverify.frontend.cli.tma_cmd import tma_cmd
     r = CliRunner().invoke(tma_cmd, ["--gmem", "(M,K):(1,M)", "--smem", "GMMA_MN_SW128", "--tile", "(128,64)",
                                      "--dtype", "f16", "-a", "M % 8 == 0", "-a", "M <= 2**20", "-a", "K <= 2**20"])
     assert r.exit_code == 0, r.output

@@ -22,10 +22,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 import dsl_oracle
 
 from cuteverify.algebra.tile import tile_to_shape
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.hardware import load, resolve
-from cuteverify.hardware.tma_box import smem_box
-from cuteverify.hardware.tma_copy import from_copy
+from cuteverify.hardware.tma.tiled.box import smem_box
+from cuteverify.hardware.tma.tiled.copy import from_copy
 
 pytestmark = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
 

@@ -1,11 +1,11 @@
-"""Im2col TMA descriptors (cuteverify.hardware.tma_im2col, cuTensorMapEncodeIm2col's documented rules): each
+"""Im2col TMA descriptors (cuteverify.hardware.tma.im2col, cuTensorMapEncodeIm2col's documented rules): each
 rule's boundary both ways, concrete and symbolic (the smallest violating value of a missing bound), and the CLI.
 The H200 driver's verdicts: tests/test_tma_im2col_driver.py."""
 import pytest
 from click.testing import CliRunner
-from cuteverify.cli.tma_cmd import tma_cmd
+from cuteverify.frontend.cli.tma_cmd import tma_cmd
 
-from cuteverify.hardware.tma_im2col import TmaIm2colDescriptor as I
+from cuteverify.hardware.tma.tiled.im2col import TmaIm2colDescriptor as I
 
 # NHWC bf16, 64 channels, a 3x3 convolution with padding 1: lower = -pad, upper = pad - (kernel - 1)
 BASE = dict(dtype="bf16", shape=(64, 56, 56, 8), lower=(-1, -1), upper=(-1, -1), channels=64, pixels=128,

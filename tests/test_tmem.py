@@ -1,4 +1,4 @@
-"""TMEM (cuteverify/hardware/tmem.py): the accumulator data paths A..G equal CUTLASS's ``UMMA::tmem_frg``
+"""TMEM (cuteverify/hardware/descriptors/tmem.py): the accumulator data paths A..G equal CUTLASS's ``UMMA::tmem_frg``
 layouts (compiled with g++) and the PTX placement (enumeration of every coordinate), a kernel's accumulator
 layout and tcgen05.ld partition are checked against both (the SM100 tutorial's epilogue), a wrong stride is
 refuted with the lane and column, the warp-to-subpartition rule, the tcgen05.alloc rules, and the element
@@ -10,11 +10,12 @@ import re
 import pytest
 from sm100_oracle import run_lines
 
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.errors import SpecError
-from cuteverify.hardware import agrees, tmem
-from cuteverify.hardware.intlayout import int_layout
-from cuteverify.hardware.rules import check_rules
+from cuteverify.hardware import agrees
+from cuteverify.hardware.descriptors import tmem
+from cuteverify.hardware.library.catalog.intlayout import int_layout
+from cuteverify.hardware.checks.rules import check_rules
 from cuteverify.symbolic import symbol
 from cuteverify.symbolic.assumptions import Assumptions
 

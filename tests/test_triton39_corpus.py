@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 import cuteverify.triton as ct
-from cuteverify.cli.triton_cmd import triton_group
+from cuteverify.frontend.cli.triton_cmd import triton_group
 from cuteverify.errors import CuteVerifyError, ParseError
 from cuteverify.linear import LinearLayout
 from cuteverify.triton import TritonLayoutError, parse_attr, prove_triton_equals, to_linear

@@ -1,13 +1,13 @@
-"""``cuteverify triton`` (cli/triton_cmd.py) through click's CliRunner: exit codes 0 / 1 / 2, JSON, aliases."""
+"""``cuteverify triton`` (cuteverify/frontend/cli/triton_cmd.py) through click's CliRunner: exit codes 0 / 1 / 2, JSON, aliases."""
 from __future__ import annotations
 
 import json
 
 import pytest
 from click.testing import CliRunner
-from cuteverify.cli.triton_cmd import triton_group
+from cuteverify.frontend.cli.triton_cmd import triton_group
 
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 
 TTGIR = """\
 #mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>

@@ -16,7 +16,7 @@ import pytest
 from cuteverify.algebra import tile_to_shape
 from cuteverify.atoms import make_mma_atom, make_tiled_mma
 from cuteverify.core.layout import Layout, size
-from cuteverify.core.parse import parse
+from cuteverify.core.notation.parse import parse
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.hardware import resolve
 from cuteverify.triton.convert import TritonLayoutError

@@ -1,4 +1,4 @@
-"""The tcgen05.mma instruction descriptor (cuteverify/hardware/umma_idesc.py): encodings equal CUTLASS's
+"""The tcgen05.mma instruction descriptor (cuteverify/hardware/descriptors/umma_idesc.py): encodings equal CUTLASS's
 ``UMMA::make_instr_desc`` / ``make_instr_desc_block_scaled`` / ``make_runtime_instr_desc_block_scaled``
 (compiled with host g++ against the shipped headers) for a generated set of field combinations, decode
 inverts encode, and the field rules prove, refute with a value, or answer unknown."""
@@ -11,7 +11,7 @@ import pytest
 from sm100_oracle import run_lines
 
 from cuteverify.errors import SpecError
-from cuteverify.hardware import umma_idesc as u
+from cuteverify.hardware.descriptors import umma_idesc as u
 from cuteverify.symbolic import symbol
 from cuteverify.symbolic.assumptions import Assumptions
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextvars
 import functools
 
-from ..core.format import format_tuple
+from ..core.notation.format import format_tuple
 from ..core.layout import Layout, compact_col_major
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.piecewise import PiecewiseLayout, flatten_pieces
-from ..core.scan import ALL, split_top
+from ..core.notation.scan import ALL, split_top
 from ..errors import CuteVerifyError, UndecidedError
 from ..symbolic import decide, normalize
 from ..symbolic.decide import Piece

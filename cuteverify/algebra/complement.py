@@ -7,7 +7,7 @@ from ..core.convention import keeps_size1
 from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout, compact_col_major, cosize
 from ..core.strides import F2
-from ..core.format import format_tuple
+from ..core.notation.format import format_tuple
 from ..core.tuples import flatten, product, transform
 from ..errors import NotAdmissibleError
 from ..symbolic import decide, normalize

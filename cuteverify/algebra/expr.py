@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .. import algebra
-from ..core import scan
+from ..core.notation import scan
 from ..core.layout import (
     cosize,
     crd2crd,
@@ -23,7 +23,7 @@ from ..core.layout import (
     rank,
     size,
 )
-from ..core.parse import as_assumptions, check_assumption_names, parse, parse_tuple
+from ..core.notation.parse import as_assumptions, check_assumption_names, parse, parse_tuple
 from ..errors import ParseError
 from ..symbolic import parse_expr
 

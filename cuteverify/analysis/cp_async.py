@@ -15,15 +15,15 @@ copies its values ``size / bytes`` at a time, in value order. PTX requires of ea
 * ``src_address`` / ``dst_address``: the buffers' base addresses (ints or expressions) are multiples of ``size``.
 
 Valid for plain layouts with int or symbolic strides (and a swizzled ``dst_smem``, enumerated when concrete).
-Post-condition: a :class:`~cuteverify.hardware.rules.RuleVerdict`, proved only when every rule is proved for
+Post-condition: a :class:`~cuteverify.hardware.checks.rules.RuleVerdict`, proved only when every rule is proved for
 every assignment satisfying the assumptions.
 """
 from __future__ import annotations
 
-from ..core.parse import as_assumptions, parse
+from ..core.notation.parse import as_assumptions, parse
 from ..errors import CuteVerifyError
-from ..hardware.dtypes import dtype_bits
-from ..hardware.rules import Rule, RuleVerdict, check_rules, value_at
+from ..hardware.library.dtypes import dtype_bits
+from ..hardware.checks.rules import Rule, RuleVerdict, check_rules, value_at
 from ..prover.verdict import Verdict
 from ..symbolic import parse_expr
 from ..symbolic.conditions import Condition as C

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..algebra.coalesce import coalesce
 from ..core.layout import Layout, compact_row_major, size
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..errors import CuteVerifyError
 from ..symbolic.decide import eq
 

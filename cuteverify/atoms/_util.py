@@ -7,7 +7,7 @@ it only rearranges modes, so it is exact in every stride domain the algebra acce
 from __future__ import annotations
 
 from ._alg import composition, logical_divide
-from ..core.interop import to_layout
+from ..core.notation.interop import to_layout
 from ..core.layout import Layout, make_layout, size
 from ..core.tuples import flatten, product
 from ..errors import NotAdmissibleError

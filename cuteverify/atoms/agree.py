@@ -13,12 +13,12 @@ import time
 
 from ..core.layout import Layout, size
 from ..core.tuples import flatten
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..errors import NotAdmissibleError
-from ..hardware.intlayout import int_layout
-from ..hardware.selfcheck import tv_disagreement
-from ..hardware.spec import THREAD_VARS, operand_formulas
-from ..hardware.tables import expected_values, hw_indices, spec_int_layout
+from ..hardware.library.intlayout import int_layout
+from ..hardware.checks.selfcheck import tv_disagreement
+from ..hardware.library.spec import THREAD_VARS, operand_formulas
+from ..hardware.library.ptx_tables import expected_values, hw_indices, spec_int_layout
 from ..prover import Counterexample, Verdict
 from ._util import mode
 from .check import np_values

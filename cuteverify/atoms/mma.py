@@ -17,9 +17,9 @@ from ._alg import (
     upcast,
 )
 from ..core.layout import Layout, make_layout, size
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout
-from ..core.tiles import read_permutation
+from ..core.notation.tiles import read_permutation
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
 from ._util import (
@@ -97,7 +97,7 @@ def make_mma_atom(atom, **params) -> MmaAtom:
     ``"SM100_MMA_F16BF16_2x1SM_SS<half_t, half_t, float, 256, 128, UMMA::Major::K, UMMA::Major::K>"``), a family
     name or :class:`~cuteverify.hardware.Spec` with its parameters as keywords (``"SM100_MMA_F16BF16_SS", M=128,
     N=256, a_major="K", b_major="K"``), or an :class:`MmaAtom` (returned as is). Names are read by the one
-    resolver (:func:`cuteverify.hardware.library.resolve`). Raises :class:`~cuteverify.errors.UnknownSpec` for an
+    resolver (:func:`cuteverify.hardware.library.catalog.resolve`). Raises :class:`~cuteverify.errors.UnknownSpec` for an
     unknown name, :class:`~cuteverify.errors.SpecError` for a parameter that contradicts the name or the family,
     and :class:`NotAdmissibleError` for a non-MMA spec or a family without all its parameters."""
     if isinstance(atom, MmaAtom):

@@ -1,5 +1,5 @@
 """What is atom-specific in naming an atom: the kind an atom builder needs, a family's parameters all given, and
-CUTLASS's ``UniversalCopy``. Every name itself is read by the one resolver, :func:`cuteverify.hardware.library.
+CUTLASS's ``UniversalCopy``. Every name itself is read by the one resolver, :func:`cuteverify.hardware.library.catalog.
 resolve` (CUTLASS's concrete names, ``SM90::GMMA::MMA_...``, class templates with their arguments, family
 parameters as keywords), so the CLI, manifests and the Python API accept the same names.
 ``UniversalCopy<uint128_t>`` / ``UniversalCopy<128>`` / ``UniversalCopy`` name CUTLASS's one-thread copy.
@@ -10,14 +10,14 @@ import re
 
 from ..errors import NotAdmissibleError
 from ..hardware import dtype_bits
-from ..hardware.library import instance_name, resolve
+from ..hardware.library.catalog import instance_name, resolve
 
 __all__ = ["resolve_spec", "universal_copy_bits", "instance_name"]
 
 
 def resolve_spec(name: str, kind: str, **params):
     """``(spec, params)`` for an atom name of ``kind`` ("mma" or "copy") and family parameters given as
-    keywords (see :func:`~cuteverify.hardware.library.resolve`). Post-condition: ``params`` fixes every family
+    keywords (see :func:`~cuteverify.hardware.library.catalog.resolve`). Post-condition: ``params`` fixes every family
     parameter (an atom is one instruction), each in range. Raises :class:`~cuteverify.errors.UnknownSpec` (with
     close names) for an unknown name, :class:`~cuteverify.errors.SpecError` for a parameter that contradicts
     the name or lies outside the family, and :class:`NotAdmissibleError` for a spec of another kind or a family

@@ -49,8 +49,8 @@ from ..core.layout import Layout, size
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError, TmaError
-from ..hardware.dtypes import dtype_bits
-from ..hardware.smem_desc_rules import from_layout, infer_major, prove_reads
+from ..hardware.library.dtypes import dtype_bits
+from ..hardware.descriptors.smem_rules import from_layout, infer_major, prove_reads
 from ..prover.verdict import Counterexample, Verdict
 from ._util import flat_coord, mode
 from .mma import TiledMma, make_tiled_mma

@@ -5,7 +5,7 @@ types in ``cute_ir_text``, extents and permutations in ``tiles``), the size-1 st
 
 May import: ``errors``, ``symbolic``.
 """
-from .interop import parse, to_layout
+from .notation.interop import parse, to_layout
 from .layout import Layout, make_layout, slice_and_offset, slice_layout
 from .swizzle import ComposedLayout, Swizzle
 

@@ -14,7 +14,7 @@ from ..symbolic import normalize, symbol
 from ..symbolic.decide import eq, lt
 from .canon import replayed, subs_values, unit_sizes, unit_strides
 from .coords import compact_row_major, crd2crd, crd2idx, idx2crd  # re-exported
-from .format import format_layout, format_tuple
+from .notation.format import format_layout, format_tuple
 from .strides import F2, ScaledBasis
 from .tuples import (
     congruent,

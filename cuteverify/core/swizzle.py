@@ -17,7 +17,7 @@ from ..symbolic import normalize, symbol
 from ..symbolic.expr import format_value
 from .arrays import layout_array, swizzle_array
 from .bitlinear import bit_affine, index_bits
-from .format import format_tuple
+from .notation.format import format_tuple
 from .kernels import coalesce_flat_ints, compose_ints
 from .layout import Layout, cosize, size, slice_and_offset
 from .strides import F2, ArithTuple, ScaledBasis

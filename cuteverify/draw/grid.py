@@ -11,7 +11,7 @@ import colorsys
 from dataclasses import dataclass, field
 
 from ..core.layout import crd2idx, rank, size
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.strides import ScaledBasis
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError

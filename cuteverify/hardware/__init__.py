@@ -4,27 +4,26 @@ layouts with them, and the silicon evidence that confirmed them.
 
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``.
 
-Modules: loader (files -> checked YAML), spec (Spec, Library), library (load, default library, resolve),
-dtypes, formula, intlayout and tables (both sides as ints), selfcheck, family (a spec family proved once for
-all its parameters), agree, evidence; specs re-exports. Descriptors and their legality, each rule a named
-``rules.Rule`` decided for every value of the symbolic sizes (docs/model.md section 6.2): tma / tma_rules
-(cuTensorMapEncodeTiled), tma_copy / tma_box (CUTLASS's make_tma_copy and where the box lands), tma_im2col,
-smem_desc / smem_desc_rules (wgmma and UMMA shared-memory matrix descriptors), umma_idesc (the tcgen05.mma
-instruction descriptor), tmem (TMEM data paths, tcgen05.ld/st partitions, allocation), blockscaled
-(scale-factor layouts of block-scaled GEMMs).
+Wings: ``library/`` (spec files, ``Spec`` and ``Library``, loading and resolving names, formulas, dtypes, both
+sides as int tables), ``checks/`` (self-check and its cache, family proofs, named ``rules.Rule``s decided for
+every value of the symbolic sizes, agreement of a user's layout, silicon evidence), ``tma/`` (the rules of
+cuTensorMapEncodeTiled / Im2col, CUTLASS's make_tma_copy and where the box lands) and ``descriptors/`` (wgmma
+and UMMA shared-memory matrix descriptors, the tcgen05.mma instruction descriptor, TMEM, block-scaled
+scale-factor layouts); ``specs`` re-exports the public names.
 """
 from ..errors import FormulaError, SpecError, SpecInconsistent, UnknownSpec
-from .agree import agrees
-from .dtypes import DTYPE_BITS, DTYPE_BYTES, dtype_bits
-from .library import default_library, get, load, load_file, names, reload, resolve
-from .loader import ENV_VAR, SEARCH_PATH
-from .selfcheck import self_check
-from .spec import Library, Spec
-from . import blockscaled, smem_desc, tma_im2col, tmem, umma_idesc
-from .smem_desc import SmemDescriptor
-from .tma import TmaDescriptor
-from .tma_im2col import TmaIm2colDescriptor
-from .tma_copy import from_copy as tma_from_copy
+from .checks.agree import agrees
+from .library.dtypes import DTYPE_BITS, DTYPE_BYTES, dtype_bits
+from .library.catalog import default_library, get, load, load_file, names, reload, resolve
+from .library.loader import ENV_VAR, SEARCH_PATH
+from .checks.selfcheck import self_check
+from .library.spec import Library, Spec
+from .descriptors import blockscaled, smem as smem_desc, tmem, umma_idesc
+from .tma import im2col as tma_im2col
+from .descriptors.smem import SmemDescriptor
+from .tma.tiled import TmaDescriptor
+from .tma.im2col import TmaIm2colDescriptor
+from .tma.copy import from_copy as tma_from_copy
 
 __all__ = ["agrees", "Spec", "Library", "load", "load_file", "default_library", "reload", "get", "names",
            "resolve", "self_check", "dtype_bits", "DTYPE_BITS", "DTYPE_BYTES", "SEARCH_PATH", "ENV_VAR",

@@ -6,12 +6,12 @@ self-check (:mod:`.selfcheck`), agreement (:mod:`.agree`) and dtypes (:mod:`.dty
 from __future__ import annotations
 
 from ..errors import FormulaError, SpecError, SpecInconsistent, UnknownSpec
-from .agree import agrees
-from .dtypes import dtype_bits
-from .library import default_library, get, load, load_file, names, reload, resolve
-from .loader import ENV_VAR, SEARCH_PATH
-from .selfcheck import self_check
-from .spec import Library, Spec
+from .checks.agree import agrees
+from .library.dtypes import dtype_bits
+from .library.catalog import default_library, get, load, load_file, names, reload, resolve
+from .library.loader import ENV_VAR, SEARCH_PATH
+from .checks.selfcheck import self_check
+from .library.spec import Library, Spec
 
 __all__ = [
     "SpecError", "SpecInconsistent", "UnknownSpec", "FormulaError", "Spec", "Library", "SEARCH_PATH", "ENV_VAR",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..algebra import coalesce
 from ..core.layout import Layout, stride_domain
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.strides import F2, ScaledBasis
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten, is_tuple

@@ -16,8 +16,8 @@ import re
 import time
 
 from ..algebra.expr import evaluate
-from ..core.parse import as_assumptions, parse_tuple
-from ..core.scan import ALL, split_top
+from ..core.notation.parse import as_assumptions, parse_tuple
+from ..core.notation.scan import ALL, split_top
 from ..core.tuples import product
 from ..errors import ContradictoryAssumptions, CuteVerifyError, ParseError
 from ..symbolic import parse_expr

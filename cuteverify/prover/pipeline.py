@@ -29,9 +29,9 @@ from __future__ import annotations
 import itertools
 import time
 
-from ..core.interop import to_layout
+from ..core.notation.interop import to_layout
 from ..core.layout import Layout
-from ..core.parse import as_assumptions, integrality_obligations, parse
+from ..core.notation.parse import as_assumptions, integrality_obligations, parse
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError, Unsupported
 from ..symbolic import Assumptions, bounded_names, decide, domain, finite_assignments, to_int

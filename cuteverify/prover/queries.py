@@ -13,7 +13,7 @@ from ..algebra import complement
 from ..algebra import filter as _filter
 from ..algebra.coord import is_coordinate
 from ..core.layout import Layout, cosize, make_layout
-from ..core.parse import as_assumptions, check_assumption_names, parse
+from ..core.notation.parse import as_assumptions, check_assumption_names, parse
 from ..core.strides import F2
 from ..core.tuples import flatten, product
 from ..errors import ContradictoryAssumptions, CuteVerifyError, NotAdmissibleError, Unsupported

@@ -1,7 +1,7 @@
 """The prover's answer: ``Verdict`` (proved / refuted / unknown) and its ``Counterexample``."""
 from __future__ import annotations
 
-from ..core.parse import ANONYMOUS_NAME, unknowns_notes
+from ..core.notation.parse import ANONYMOUS_NAME, unknowns_notes
 
 STATUSES = ("proved", "refuted", "unknown")
 

@@ -45,11 +45,11 @@ from ..atoms import (
     make_tiled_mma,
 )
 from ..core.layout import Layout, make_layout, size
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError
-from ..hardware.dtypes import dtype_bits
+from ..hardware.library.dtypes import dtype_bits
 
 __all__ = ["CONSUMERS", "Access", "NoLegalLayout", "SynthError", "normalize_accesses", "parse_access"]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.banks_model import layout_values
+from ..analysis.banks.model import layout_values
 from ..core.layout import Layout
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
 from .access import SynthError
 from .result import access_proofs, consumer_proofs

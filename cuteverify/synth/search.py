@@ -28,21 +28,14 @@ import heapq
 
 import numpy as np
 
-from ..analysis.banks_model import (
-    _degree,
-    _lanes_per_phase,
-    _vector_problem,
-    _widest,
-    access_offsets,
-    layout_values,
-)
+from ..analysis.banks.model import _degree, _lanes_per_phase, _vector_problem, _widest, access_offsets, layout_values
 from ..core.swizzle import ComposedLayout
-from ..core.tiles import read_extents
+from ..core.notation.tiles import read_extents
 from ..errors import CuteVerifyError
-from ..hardware.dtypes import dtype_bits
-from ..hardware.smem_desc_rules import from_layout
-from ..hardware.tma_box import prove_landing, smem_box
-from ..hardware.tma_copy import tma_swizzle_mode
+from ..hardware.library.dtypes import dtype_bits
+from ..hardware.descriptors.smem_rules import from_layout
+from ..hardware.tma.box import prove_landing, smem_box
+from ..hardware.tma.copy import tma_swizzle_mode
 from .access import CONSUMERS, SynthError, normalize_accesses
 
 __all__ = ["Problem", "Score", "consumer_legality", "make_problem", "objective_text", "score_space"]

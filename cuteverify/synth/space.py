@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ..algebra import tile_to_shape
 from ..core.layout import Layout
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..hardware import get as get_spec
 

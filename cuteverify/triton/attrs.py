@@ -5,7 +5,7 @@ Accepted (Triton's ``TritonGPUAttrDefs.td`` syntax, under the ``#ttg.`` prefix o
 ``swizzled_shared`` (and the older ``shared`` with ``hasLeadingOffset = false``), ``linear``. The CTA fields
 ``CTAsPerCGA`` / ``CTASplitNum`` / ``CTAOrder`` are read wherever Triton prints them.
 
-Brackets are split with the project's one scanner (:mod:`cuteverify.core.scan`). Malformed text is a
+Brackets are split with the project's one scanner (:mod:`cuteverify.core.notation.scan`). Malformed text is a
 :class:`~cuteverify.errors.ParseError` naming the column and what was expected; an attribute this package
 does not model (``amd_mfma``, ``slice``, ...) is an :class:`UnsupportedAttribute` naming it. Whole TTGIR
 files (aliases, tensor types) are read by :mod:`.ttgir` with this module's reader. The attributes
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.scan import ALL, matching, split_top, unbalanced
+from ..core.notation.scan import ALL, matching, split_top, unbalanced
 from ..errors import ParseError
 
 __all__ = [

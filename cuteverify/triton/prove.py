@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 
 from ..core.layout import Layout, size
-from ..core.parse import parse
+from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout
 from ..errors import CuteVerifyError, NotAdmissibleError
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout

@@ -1,14 +1,14 @@
 """A TTGIR file's layouts (docs/model.md section 12): its alias lines (``#blocked = #ttg.blocked<...>``) and
 its tensor types (``tensor<128x64xf16, #blocked>``, ``!ttg.memdesc<64x64xf16, #shared, #smem>``) with shape,
 element type and layout, read with :mod:`.attrs`'s reader and the project's one bracket scanner
-(:mod:`cuteverify.core.scan`). Errors are ParseErrors naming the file's line and the column.
+(:mod:`cuteverify.core.notation.scan`). Errors are ParseErrors naming the file's line and the column.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from ..core.scan import ALL, matching, split_top, unbalanced
+from ..core.notation.scan import ALL, matching, split_top, unbalanced
 from ..errors import ParseError
 from .attrs import AttrReader
 

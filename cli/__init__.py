@@ -1,1 +1,0 @@
-"""The click front end (installed as ``cuteverify.cli``)."""

@@ -1,0 +1,1 @@
+"""The click front end (installed as ``cuteverify.frontend.cli``)."""
