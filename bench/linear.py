@@ -21,7 +21,7 @@ from cuteverify.core.layout import size
 from cuteverify.core.notation.parse import parse
 from cuteverify.core.tuples import flatten
 from cuteverify.errors import CuteVerifyError
-from cuteverify.hardware.library.catalog.catalog import default_library
+from cuteverify.hardware.library.catalog import default_library
 from cuteverify.linear import equal_function, from_linear_layout, to_linear_layout
 
 

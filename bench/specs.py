@@ -88,7 +88,7 @@ def main(argv=None):
     vw, vc = validate_hw_empty(a.runs)
     print(f"spec validate-hw on an empty file: {vw:.2f} s wall, {vc:.2f} s CPU (an input error before any self-check)")
     sys.path.insert(0, str(ROOT))
-    from cuteverify.hardware.library.catalog import catalog as library
+    from cuteverify.hardware.library import catalog as library
     with tempfile.TemporaryDirectory() as d:
         os.environ.update(_env(d))
         os.environ.pop("CUTEVERIFY_NO_SPEC_CACHE", None)

@@ -25,7 +25,7 @@ from cuteverify.algebra.inverse import left_inverse, right_inverse  # noqa: E402
 from cuteverify.core import swizzle as swizzle_mod  # noqa: E402
 from cuteverify.core.layout import size  # noqa: E402
 from cuteverify.core.notation.parse import parse  # noqa: E402
-from cuteverify.hardware.library.catalog.catalog import default_library  # noqa: E402
+from cuteverify.hardware.library.catalog import default_library  # noqa: E402
 from cuteverify.prover import exact  # noqa: E402
 from cuteverify.prover.queries import are_equal, is_injective  # noqa: E402
 

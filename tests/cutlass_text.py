@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from cuteverify.core.notation.parse import parse
-from cuteverify.hardware.library.catalog.intlayout import int_layout
+from cuteverify.hardware.library.intlayout import int_layout
 
 
 def cpp_layout(text: str, unwrap: bool = False) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.hardware import specs as S
-from cuteverify.hardware.library.catalog.intlayout import int_layout
+from cuteverify.hardware.library.intlayout import int_layout
 
 
 @pytest.fixture(scope="module")

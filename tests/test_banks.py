@@ -324,7 +324,7 @@ def test_bad_input_and_symbolic():
 def test_cli():
     click_testing = pytest.importorskip("click.testing")
     import click
-    from cli.banks_cmd import register
+    from cuteverify.frontend.cli.banks_cmd import register
 
     @click.group()
     def grp():

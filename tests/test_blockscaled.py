@@ -12,7 +12,7 @@ from sm100_oracle import run_lines
 from cuteverify.core.notation.parse import parse
 from cuteverify.errors import SpecError
 from cuteverify.hardware.descriptors import blockscaled as bs
-from cuteverify.hardware.library.catalog.intlayout import int_layout
+from cuteverify.hardware.library.intlayout import int_layout
 
 CHUNK = {"sm100": "cutlass::detail::Sm1xxBlockScaledBasicChunk", "sm103": "cutlass::detail::Sm103BlockScaledBasicChunk"}
 CONFIG = {"sm100": "cutlass::detail::Sm1xxBlockScaledConfig", "sm103": "cutlass::detail::Sm103BlockScaledConfig"}

@@ -10,8 +10,8 @@ import pytest
 from cuteverify import hardware
 from cuteverify.errors import SpecError, SpecInconsistent
 from cuteverify.hardware.checks import family, selfcheck
-from cuteverify.hardware.library.catalog.catalog import load_file
-from cuteverify.hardware.library.catalog.ptx_tables import spec_layout
+from cuteverify.hardware.library.catalog import load_file
+from cuteverify.hardware.library.ptx_tables import spec_layout
 
 _SS = "SM90_64xNx16_F32BF16BF16_SS"
 _C = "((4,8,4),(2,2,N/8)):((128,1,16),(64,8,512))"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cuteverify.errors import SpecError, SpecInconsistent
-from cuteverify.hardware.library.catalog import catalog as L
-from cuteverify.hardware.library.catalog.loader import ENV_VAR
+from cuteverify.hardware.library import catalog as L
+from cuteverify.hardware.library.loader import ENV_VAR
 from test_specs import GOOD_SPEC, _write
 
 

@@ -12,7 +12,7 @@ from cuteverify.core.layout import Layout, size
 from cuteverify.core.swizzle import ComposedLayout
 from cuteverify.core.tuples import flatten
 from cuteverify.errors import CuteVerifyError
-from cuteverify.hardware.library.catalog.catalog import default_library
+from cuteverify.hardware.library.catalog import default_library
 from cuteverify.linear import from_linear_layout, to_linear_layout
 
 sys.path.insert(0, os.path.dirname(__file__))

@@ -15,7 +15,7 @@ from cuteverify.core.strides import F2, ScaledBasis
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.core.tuples import flatten
 from cuteverify.errors import CuteVerifyError
-from cuteverify.hardware.library.catalog.catalog import default_library
+from cuteverify.hardware.library.catalog import default_library
 from cuteverify.linear import LinearLayout, from_linear_layout, to_linear_layout
 
 # -- the tests' evaluators --------------------------------------------------------------------------------

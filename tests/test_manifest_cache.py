@@ -6,7 +6,7 @@ import pytest
 
 from cuteverify.frontend import manifest as mf
 from cuteverify.frontend.manifest import cache as mc
-from cuteverify.hardware.library.catalog import catalog as library
+from cuteverify.hardware.library import catalog as library
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from cuteverify.frontend.cli.main import main
 from cuteverify.errors import ContradictoryAssumptions, SpecInconsistent
 from cuteverify.hardware.checks import cache as checkcache, selfcheck
 from cuteverify.hardware.checks.checkall import check_all
-from cuteverify.hardware.library.catalog import catalog as L
-from cuteverify.hardware.library.catalog.lazylib import IndexedLibrary
+from cuteverify.hardware.library import catalog as L
+from cuteverify.hardware.library.lazylib import IndexedLibrary
 from cuteverify.symbolic.assumptions import Assumptions
 from test_specs import GOOD_SPEC, _write
 

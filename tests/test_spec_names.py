@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from cuteverify.frontend.cli.main import main
 from cuteverify.errors import SpecError, UnknownSpec
 from cuteverify.hardware import default_library
-from cuteverify.hardware.library.catalog.catalog import family_name, resolve_instance
+from cuteverify.hardware.library.catalog import family_name, resolve_instance
 
 cutlass_library = pytest.importorskip("cutlass_library")
 CUTE = Path(cutlass_library.__file__).parent / "source" / "include" / "cute" / "arch"

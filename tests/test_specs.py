@@ -8,10 +8,10 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.errors import EXIT_INPUT, EXIT_REFUTED, CuteVerifyError, exit_code
-from cuteverify.hardware.library.catalog import formula as F
+from cuteverify.hardware.library import formula as F
 from cuteverify.hardware.checks import selfcheck
 from cuteverify.hardware import specs as S
-from cuteverify.hardware.library.catalog.intlayout import int_layout
+from cuteverify.hardware.library.intlayout import int_layout
 
 SPEC_DIR = Path(__file__).resolve().parent.parent / "specs"
 

@@ -12,7 +12,7 @@ import pytest
 import cuteverify as cv
 from cuteverify.errors import SpecError
 from cuteverify.hardware import default_library, load
-from cuteverify.hardware.library.catalog.catalog import resolve_instance
+from cuteverify.hardware.library.catalog import resolve_instance
 from cutlass_text import cpp_layout, same_tv_function
 
 cutlass_library = pytest.importorskip("cutlass_library")

@@ -15,7 +15,7 @@ import cuteverify as cv
 from cuteverify.core.notation.parse import parse
 from cuteverify.errors import CuteVerifyError
 from cuteverify.hardware import default_library
-from cuteverify.hardware.library.catalog.intlayout import int_layout
+from cuteverify.hardware.library.intlayout import int_layout
 from cutlass_text import cpp_layout
 
 cutlass_library = pytest.importorskip("cutlass_library")

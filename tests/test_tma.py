@@ -9,8 +9,8 @@ from click.testing import CliRunner
 import cuteverify as cv
 from cuteverify.frontend.cli.tma_cmd import tma_cmd
 from cuteverify.errors import TmaError
-from cuteverify.hardware.tma.tiled.tiled import TmaDescriptor as T
-from cuteverify.hardware.tma.tiled.copy import from_copy, merge_box_modes, smem_alignment, tma_swizzle_mode
+from cuteverify.hardware.tma.tiled import TmaDescriptor as T
+from cuteverify.hardware.tma.copy import from_copy, merge_box_modes, smem_alignment, tma_swizzle_mode
 
 BASE = dict(dtype="f16", shape=(4096, 4096), stride=(1, 4096), box=(64, 128), swizzle="128B")
 
@@ -227,7 +227,7 @@ def test_agrees_refuses_a_box_over_256_rows():
 def test_copy_options_that_mean_nothing_are_input_errors(kw):
     """A multicast over no CTAs, or an alignment that is not a power of two, is refused before any rule runs."""
     from cuteverify.errors import TmaError
-    from cuteverify.hardware.tma.tiled.copy import from_copy
+    from cuteverify.hardware.tma.copy import from_copy
     with pytest.raises(TmaError) as e:
         from_copy("(M,K):(1,M)", "(64,64):(1,64)", "bf16", **kw)
     assert e.value.kind == "input" and ("multicast" in str(e.value) or "alignment" in str(e.value))

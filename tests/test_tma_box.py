@@ -11,8 +11,8 @@ import pytest
 from cuteverify.algebra.tile import tile_to_shape
 from cuteverify.core.notation.parse import parse
 from cuteverify.errors import TmaError
-from cuteverify.hardware.tma.tiled.box import prove_landing, smem_box
-from cuteverify.hardware.tma.tiled.copy import from_copy
+from cuteverify.hardware.tma.box import prove_landing, smem_box
+from cuteverify.hardware.tma.copy import from_copy
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPAN_B = {"NONE": 0, "32B": 1, "64B": 2, "128B": 3}

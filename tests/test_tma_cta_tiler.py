@@ -21,7 +21,7 @@ from cuteverify.frontend.cli.main import main
 from cuteverify.algebra.tile import tile_to_shape
 from cuteverify.core.notation.parse import parse
 from cuteverify.errors import TmaError
-from cuteverify.hardware.tma.tiled.copy import from_copy, read_cta_tiler
+from cuteverify.hardware.tma.copy import from_copy, read_cta_tiler
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cpp_oracle import gxx_cache, harness  # noqa: E402

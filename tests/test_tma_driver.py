@@ -7,7 +7,7 @@ import pathlib
 
 import pytest
 
-from cuteverify.hardware.tma.tiled.tiled import TmaDescriptor
+from cuteverify.hardware.tma.tiled import TmaDescriptor
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EVIDENCE = ROOT / "specs/evidence/sm90/tma_driver_verdicts.jsonl"

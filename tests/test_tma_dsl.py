@@ -24,8 +24,8 @@ import dsl_oracle
 from cuteverify.algebra.tile import tile_to_shape
 from cuteverify.core.notation.parse import parse
 from cuteverify.hardware import load, resolve
-from cuteverify.hardware.tma.tiled.box import smem_box
-from cuteverify.hardware.tma.tiled.copy import from_copy
+from cuteverify.hardware.tma.box import smem_box
+from cuteverify.hardware.tma.copy import from_copy
 
 pytestmark = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
 

@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 from cuteverify.frontend.cli.tma_cmd import tma_cmd
 
-from cuteverify.hardware.tma.tiled.im2col import TmaIm2colDescriptor as I
+from cuteverify.hardware.tma.im2col import TmaIm2colDescriptor as I
 
 # NHWC bf16, 64 channels, a 3x3 convolution with padding 1: lower = -pad, upper = pad - (kernel - 1)
 BASE = dict(dtype="bf16", shape=(64, 56, 56, 8), lower=(-1, -1), upper=(-1, -1), channels=64, pixels=128,

@@ -5,7 +5,7 @@ import collections
 import json
 import pathlib
 
-from cuteverify.hardware.tma.tiled.im2col import TmaIm2colDescriptor
+from cuteverify.hardware.tma.im2col import TmaIm2colDescriptor
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EVIDENCE = ROOT / "specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from cuteverify.frontend.cli.tma_cmd import tma_cmd
-from cuteverify.hardware.tma.tiled.tiled import TmaDescriptor as T
+from cuteverify.hardware.tma.tiled import TmaDescriptor as T
 
 
 def _smallest_k(pred, hi=1 << 45):

@@ -14,7 +14,7 @@ from cuteverify.core.notation.parse import parse
 from cuteverify.errors import SpecError
 from cuteverify.hardware import agrees
 from cuteverify.hardware.descriptors import tmem
-from cuteverify.hardware.library.catalog.intlayout import int_layout
+from cuteverify.hardware.library.intlayout import int_layout
 from cuteverify.hardware.checks.rules import check_rules
 from cuteverify.symbolic import symbol
 from cuteverify.symbolic.assumptions import Assumptions

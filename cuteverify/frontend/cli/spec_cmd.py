@@ -12,8 +12,8 @@ from cuteverify import hardware
 from cuteverify.hardware.checks import cache as checkcache, evidence, selfcheck
 from cuteverify.hardware.checks.blackwell import check_blackwell
 from cuteverify.hardware.checks.checkall import check_all, default_jobs
-from cuteverify.hardware.library.catalog.lazylib import name_index
-from cuteverify.hardware.library.catalog.catalog import read_sources, resolve_instance, sources_key
+from cuteverify.hardware.library.lazylib import name_index
+from cuteverify.hardware.library.catalog import read_sources, resolve_instance, sources_key
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
 from .draw_cmd import register_spec

@@ -16,9 +16,9 @@ import sys
 import click
 
 from cuteverify.hardware.descriptors.smem_rules import smem_layout
-from cuteverify.hardware.tma.tiled.tiled import TmaDescriptor
-from cuteverify.hardware.tma.tiled.copy import check_copy_options, from_copy
-from cuteverify.hardware.tma.tiled.im2col import TmaIm2colDescriptor
+from cuteverify.hardware.tma.tiled import TmaDescriptor
+from cuteverify.hardware.tma.copy import check_copy_options, from_copy
+from cuteverify.hardware.tma.im2col import TmaIm2colDescriptor
 
 from .desc_cmd import parse_tile_option
 from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions, text_input
