@@ -51,7 +51,8 @@ from ..core.tuples import flatten
 from ..errors import CuteVerifyError
 from ..hardware.library.dtypes import dtype_bits
 
-__all__ = ["CONSUMERS", "Access", "NoLegalLayout", "SynthError", "normalize_accesses", "parse_access"]
+__all__ = ["CONSUMERS", "Access", "NoLegalLayout", "SynthError", "access_kind", "natural_role", "normalize_accesses",
+           "parse_access"]
 
 #: consumers a problem may require (``require=[...]``)
 CONSUMERS = ("tma", "gmma", "umma")
@@ -152,6 +153,30 @@ def _warps(name, text):
     if not m:
         _fail(name, "atom layout", f"{text!r} is not <M>x<N>x<K> (e.g. 2x2x1)")
     return tuple(int(g) for g in m.groups() if g is not None)
+
+
+#: each text form's kind and the role it plays on the smem tile when none is given (a copy's smem side)
+_KINDS = {"tma": "tma", "wgmma": "gmma", "gmma": "gmma", "umma": "umma", "tcgen05": "umma", "ldmatrix": "ldmatrix",
+          "stmatrix": "stmatrix", "cp_async": "cp_async", "cpasync": "cp_async", "tv": "tv"}
+_WRITES = ("tma", "stmatrix", "cp_async")
+
+
+def access_kind(text):
+    """The kind of access a text form names (``ldmatrix``, ``stmatrix``, ``cp_async``, ``tv``, ``tma``, ``gmma``,
+    ``umma``), or None when ``text`` starts with no access kind (a bare layout, for instance).
+
+    Admissible: any value (a non-string names no kind). Post-condition: :func:`parse_access` reads ``text`` as
+    an access exactly when this is not None."""
+    if not isinstance(text, str):
+        return None
+    head = text.strip().partition(":")[0].lower().replace("-", "_").replace(".", "_")
+    return _KINDS.get(head)
+
+
+def natural_role(kind):
+    """``"write"`` for the kinds that fill the smem tile (``cp_async``, ``stmatrix``, ``tma``), else ``"read"``:
+    the role :func:`parse_access` takes when the caller states none (``cuteverify banks --access``)."""
+    return "write" if kind in _WRITES else "read"
 
 
 def parse_access(text, role, tile, dtype):
