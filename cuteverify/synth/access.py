@@ -185,12 +185,12 @@ def parse_access(text, role, tile, dtype):
         raise SynthError(f"access {text!r}: expected a text form such as 'cp_async:128:thr=(16,8):(8,1)'")
     name = text.strip()
     head, _, rest = name.partition(":")
-    head = head.lower().replace("-", "_").replace(".", "_")
-    if head in ("tma",):
+    kind = access_kind(name)  # the one reader of the head: banks --access asks it too
+    if kind == "tma":
         if rest:
             _fail(name, "tma", f"takes no fields (the box is the one CUTLASS derives), got {rest!r}")
         return Access(name, role, "tma")
-    if head in ("wgmma", "gmma", "umma", "tcgen05"):
+    if kind in ("gmma", "umma"):
         pos, _ = _fields(rest)
         op = (pos[0].upper() if pos else "A")
         if op not in ("A", "B"):
@@ -198,14 +198,14 @@ def parse_access(text, role, tile, dtype):
         major = pos[1].upper() if len(pos) > 1 else "K"
         if major not in ("K", "MN"):
             _fail(name, "major", f"{pos[1]!r}: K or MN")
-        return Access(name, role, "gmma" if head in ("wgmma", "gmma") else "umma", major=major, operand=op)
-    if head == "ldmatrix":
+        return Access(name, role, kind, major=major, operand=op)
+    if kind == "ldmatrix":
         return _ldmatrix(name, role, rest, tile, dtype)
-    if head == "stmatrix":
+    if kind == "stmatrix":
         return _stmatrix(name, role, rest, tile, dtype)
-    if head in ("cp_async", "cpasync"):
+    if kind == "cp_async":
         return _cp_async(name, role, rest, tile, dtype)
-    if head == "tv":
+    if kind == "tv":
         width, lay = None, rest
         first, sep, more = rest.partition(":")
         if sep and (first.strip().isdigit() or first.strip().lower() == "auto"):
@@ -215,7 +215,7 @@ def parse_access(text, role, tile, dtype):
             _fail(name, "layout", "missing (tv:[<bytes>:]<layout>)")
         L = _layout_text(name, "layout", lay)
         return _threads(name, role, L, width, None, tile)
-    raise SynthError(f"access {name!r}: unknown kind {head!r} (ldmatrix, stmatrix, cp_async, tv, tma, wgmma, "
+    raise SynthError(f"access {name!r}: unknown kind {head.strip()!r} (ldmatrix, stmatrix, cp_async, tv, tma, wgmma, "
                      "umma)")
 
 
