@@ -4,7 +4,7 @@ import sys
 from hypothesis import settings
 
 # Tests import the shared oracle helpers of tests/oracles/ by their own names (``import strategies``,
-# ``from cpp_oracle import run_cpp``): one way, from every folder of tests/.
+# ``from cpp_oracle.gxx import run_cpp``): one way, from every folder of tests/.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracles"))
 
 # The spec library's self-check cache stays off in tests: a test that monkeypatches the checker runs a checker

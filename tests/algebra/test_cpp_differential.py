@@ -17,6 +17,7 @@ import warnings
 
 import pytest
 
+from cpp_oracle import gxx
 from cpp_oracle import harness as h
 
 
@@ -89,7 +90,7 @@ def test_corpus_is_complete():
         assert len({r["id"] for r in recs}) == len(recs)
 
 
-@pytest.mark.skipif(h.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
+@pytest.mark.skipif(gxx.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
 def test_fresh_compiled_sample(tmp_path):
     """A fresh sample (a seed the corpus does not use; CPP_ORACLE_SEED=n picks another) compiled and run
     with CuTe C++ right now, then compared.  Deterministic by default: CI verdicts must not depend on luck."""
@@ -97,7 +98,7 @@ def test_fresh_compiled_sample(tmp_path):
     cases = []
     for op in ("composition", "logical_divide", "slice"):
         cases += h.generate(op, 17, seed=seed)
-    h.run_cpp(cases, batch=len(cases), jobs=1, workdir=str(tmp_path))
+    h.run_cases(cases, batch=len(cases), jobs=1, workdir=str(tmp_path))
     known_sigs = set(h.load_known().values())
     bad, tally = [], collections.Counter()
     for c in cases:

@@ -9,7 +9,6 @@ The C++ answers are recorded below (``CPP_FIELDS``, ``CPP_REJECTS``), printed by
 recompiles it and checks the record (``test_record_is_cute_cpp``)."""
 import os
 import re
-import subprocess
 
 import pytest
 
@@ -19,7 +18,7 @@ from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms.operand_desc import operand_descriptors, prove_operand
 from cuteverify.core.notation.parse import parse
 
-from cpp_oracle import gxx_cache, harness
+from cpp_oracle.gxx import run_cpp
 
 ATOM_CV = {"K_SW128": "S<3,3,3> o 0 o (8,64):(64,1)", "MN_SW128": "S<3,3,3> o 0 o (64,8):(1,64)",
            "K_SW64": "S<2,3,3> o 0 o (8,32):(32,1)", "MN_SW32": "S<1,3,3> o 0 o (16,8):(1,16)",
@@ -146,18 +145,14 @@ def test_against_cute_cpp(i):
 
 @pytest.mark.skipif(os.environ.get("CUTEVERIFY_CPP_ORACLE") != "1", reason="set CUTEVERIFY_CPP_ORACLE=1 (~16 s of g++)")
 def test_record_is_cute_cpp(tmp_path):
-    tc = harness.toolchain()
-    if tc is None:
-        pytest.skip("g++ or the CUTLASS / CUDA headers are not available")
-    gxx, inc = tc
     head = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>",
             "using namespace cute;", "alignas(1024) static char g_buf[1 << 20];"]
     good = [i for i, c in enumerate(CASES) if c[9]]
     src = head + [_cpp(i, CASES[i], sorted(CPP_FIELDS[CASES[i][0]][1])) for i in good]
     src.append("int main() {" + "".join(f" case_{i}();" for i in good) + " }")
-    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc], "\n".join(src), tmp_path / "ok.cpp", tmp_path / "ok")
+    r = run_cpp("\n".join(src), name="ok", workdir=tmp_path, run_timeout=60)
     assert r.returncode == 0, r.stderr[-3000:]
-    out = subprocess.run([str(tmp_path / "ok")], capture_output=True, text=True, timeout=60).stdout
+    out = r.stdout
     live = {}
     for m in re.finditer(r"CASE (\d+) THR (\d+) R (\d+) lbo=(\d+) sbo=(\d+) type=(\d+) start=(\d+)", out):
         i, t, rr, *f = map(int, m.groups())
@@ -166,6 +161,5 @@ def test_record_is_cute_cpp(tmp_path):
     for i, c in enumerate(CASES):
         if c[9]:
             continue
-        r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc, "-fsyntax-only", "-x", "c++", "-"],
-                                  "\n".join(head + [_cpp(i, c, [0])]))
+        r = run_cpp("\n".join(head + [_cpp(i, c, [0])]), syntax_only=True, name=f"reject_{i}", workdir=tmp_path)
         assert r.returncode != 0 and CPP_REJECTS[c[0]] in r.stderr, r.stderr[-2000:]

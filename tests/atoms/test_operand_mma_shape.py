@@ -20,7 +20,6 @@ import ast
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -35,7 +34,7 @@ from cuteverify.core.notation.parse import parse
 from cuteverify.errors import NotAdmissibleError, SpecError
 
 import dsl_oracle
-from cpp_oracle import gxx_cache, harness
+from cpp_oracle.gxx import run_cpp
 
 # name: (CtaGroup, (M, N), A major, B major, operand)
 CASES = {"2cta_A_K": ("TWO", (256, 128), "K", "K", "A"), "2cta_B_K": ("TWO", (256, 128), "K", "K", "B"),
@@ -329,14 +328,9 @@ def test_rejected_templates_are_input_errors_in_the_manifest_and_the_cli():
 
 
 def test_template_record_is_cutlass(tmp_path):
-    tc = harness.toolchain()
-    if tc is None:
-        pytest.skip("g++ or the CUTLASS / CUDA headers are not available")
-    gxx, inc = tc
     head = ["#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>", "using namespace cute;"]
     body = [f"void f{i}() {{ {s} x; (void)x; }}" for i, (s, _, _) in enumerate(TEMPLATES)]
-    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc, "-fsyntax-only"],
-                              "\n".join(head + body + ["int main() {}"]) + "\n", tmp_path / "t.cpp")
+    r = run_cpp("\n".join(head + body + ["int main() {}"]) + "\n", syntax_only=True, name="t", workdir=tmp_path)
     # an error is reported at (or instantiated from) the line of the function that names the atom
     failing = {int(m.group(1)) - len(head) - 1 for m in re.finditer(r"t\.cpp:(\d+):\d+:", r.stderr)}
     assert failing == {i for i, (_, ok, _) in enumerate(TEMPLATES) if not ok}, r.stderr[-3000:]

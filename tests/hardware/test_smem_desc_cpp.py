@@ -7,7 +7,6 @@ MN-major 128B_BASE32B atom (a rotating sample by default, all with CUTEVERIFY_SM
 that CUTLASS does not assert): those are compiled separately only where cuteverify also refutes."""
 import os
 import pathlib
-import subprocess
 
 import pytest
 
@@ -16,7 +15,7 @@ from cuteverify.core.notation.parse import parse
 from cuteverify.hardware import load, resolve
 from cuteverify.hardware.descriptors.smem_rules import from_layout
 
-from cpp_oracle import gxx_cache, harness
+from cpp_oracle.gxx import run_cpp
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ATOMS = load([ROOT / "specs/smem_atoms.yaml"], shipped=False)
@@ -80,20 +79,14 @@ void case_{i}() {{
 
 @pytest.fixture(scope="module")
 def cpp_results(tmp_path_factory):
-    tc = harness.toolchain()
-    if tc is None:
-        pytest.skip("g++ or the CUTLASS / CUDA headers are not available")
-    gxx, inc = tc
     body = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>",
             "#include <cute/atom/mma_traits_sm100.hpp>", "using namespace cute;",
             "alignas(1024) static char g_buf[1 << 20];"]
     body += [_cpp_case(i, c) for i, c in enumerate(CASES)]
     body.append("int main() {" + "".join(f" case_{i}();" for i in range(len(CASES))) + " }")
-    d = tmp_path_factory.mktemp("smem_desc_cpp")
-    src, exe = d / "t.cpp", d / "t"
-    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc], "\n".join(body), src, exe)
+    r = run_cpp("\n".join(body), name="t", workdir=tmp_path_factory.mktemp("smem_desc_cpp"), run_timeout=60)
     assert r.returncode == 0, r.stderr[-3000:]
-    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout
+    out = r.stdout
     res = {}
     for line in out.splitlines():
         if line.startswith("CASE "):

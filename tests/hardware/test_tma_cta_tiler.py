@@ -22,7 +22,7 @@ from cuteverify.core.notation.parse import parse
 from cuteverify.errors import TmaError
 from cuteverify.hardware.tma.copy import from_copy, read_cta_tiler
 
-from cpp_oracle import gxx_cache, harness
+from cpp_oracle.gxx import run_cpp
 
 K_SW64 = parse("S<2,3,3> o 0 o (8,32):(32,1)")     # GMMA::Layout_K_SW64_Atom<bf16>
 MN_SW64 = parse("S<2,3,3> o 0 o (32,8):(1,32)")    # GMMA::Layout_MN_SW64_Atom<bf16>
@@ -145,18 +145,14 @@ void case_{i}(bfloat16_t* p, int M, int N) {{
 
 @pytest.mark.skipif(os.environ.get("CUTEVERIFY_CPP_ORACLE") != "1", reason="set CUTEVERIFY_CPP_ORACLE=1 (~5 s of g++)")
 def test_cpp_make_tma_copy_accepts_what_cuteverify_proves():
-    tc = harness.toolchain()
-    if tc is None:
-        pytest.skip("g++ or the CUTLASS / CUDA headers are not available")
-    gxx, inc = tc
     body = ["#include <cute/tensor.hpp>", "#include <cute/atom/copy_traits_sm90_tma.hpp>", "using namespace cute;"]
     body += [_cpp_case(i, *c[:4]) for i, c in enumerate(CASES)]
     src = "\n".join(body)
     lines = src.split("\n")
     starts = {i: next(n for n, ln in enumerate(lines, 1) if ln.startswith(f"void case_{i}("))
               for i in range(len(CASES))}
-    r = gxx_cache.compile_cpp(gxx, [*harness.CXXFLAGS, *inc, "-fsyntax-only", "-x", "c++", "-", "-o", "/dev/null"], src)
-    failing_lines = {int(n) for n in re.findall(r"<stdin>:(\d+):\d+:\s+required from here", r.stderr)}
+    r = run_cpp(src, syntax_only=True, name="tma_cta")
+    failing_lines = {int(n) for n in re.findall(r"tma_cta\.cpp:(\d+):\d+:\s+required from here", r.stderr)}
     rejected = {i for i, s in starts.items() if any(s < n < s + 8 for n in failing_lines)}
     assert r.returncode == (1 if rejected else 0), r.stderr[-2000:]
     assert rejected == {i for i, c in enumerate(CASES) if not c[4]}

@@ -14,7 +14,6 @@ would refuse the descriptor: its innermost stride is not 1); cuteverify refutes 
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 

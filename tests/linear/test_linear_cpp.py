@@ -13,7 +13,7 @@ from cuteverify.errors import CuteVerifyError
 from cuteverify.hardware.library.catalog import default_library
 from cuteverify.linear import from_linear_layout, to_linear_layout
 
-from cpp_oracle import harness
+from cpp_oracle import gxx, harness
 
 CAP = harness.VALUE_CAP
 
@@ -74,13 +74,13 @@ def _cases():
     return out
 
 
-@pytest.mark.skipif(harness.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
+@pytest.mark.skipif(gxx.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
 def test_written_layouts_evaluate_in_cute_cpp_as_the_linear_layout(tmp_path):
     cases = _cases()
     assert sum(t is None for _, t, _, _ in cases) >= 20 and sum(t is not None for _, t, _, _ in cases) >= 10
     assert any(isinstance(b, ComposedLayout) for _, _, _, b in cases)
     recs = [{"op": "coalesce", "cpp_args": [cpp(back)]} for _, _, _, back in cases]
-    harness.run_cpp(recs, batch=len(recs), jobs=1, workdir=str(tmp_path))
+    harness.run_cases(recs, batch=len(recs), jobs=1, workdir=str(tmp_path))
     for (text, tile, ll, back), r in zip(cases, recs):
         assert "values" in r, (text, back, r)
         vals = harness.cpp_values(r["values"])

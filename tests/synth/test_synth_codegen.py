@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
@@ -16,8 +15,7 @@ from cuteverify.synth import enumerate_space, synthesize_smem_layout
 from cuteverify.synth.codegen import cpp, dsl
 from cuteverify.synth.space import cpp_type
 import dsl_oracle
-from cpp_oracle import gxx_cache
-from cpp_oracle import harness as h
+from cpp_oracle.gxx import run_cpp
 
 PROBLEMS = [((128, 64), "bf16"), ((64, 32), "e4m3"), ((32, 32), "f32"), ((64, 128), "f16")]
 
@@ -54,14 +52,9 @@ def synthesized():
 
 
 def test_cpp_compiles_and_equals_the_layout(tmp_path, synthesized):
-    tc = h.toolchain()
-    if tc is None:
-        pytest.skip("g++ / CUTLASS headers not found")
-    gxx, inc = tc
     cases = [(t, d, b, cpp(c, t, d, b), c.layout) for t, d, b, c in _sample()]
     cases += [(r.tile, r.dtype, r.problem.bits, r.cpp(), r.layout) for r in synthesized]
     body = [f"  dump<{cpp_type(d, b)}>({expr});" for _, d, b, expr, _ in cases]
-    src = tmp_path / "synth.cpp"
     text = ("#include <cute/tensor.hpp>\n#include <cute/atom/mma_traits_sm90_gmma.hpp>\n#include <cstdio>\n"
                    "using namespace cute;\n"
                    "template <class T, class L> void dump(L const& l) {\n"
@@ -70,10 +63,10 @@ def test_cpp_compiles_and_equals_the_layout(tmp_path, synthesized):
                    "  printf(\"%d\", int(size(l)));\n"
                    "  for (int i = 0; i < int(size(l)); ++i) printf(\" %ld\", long(&t(i) - buf));\n"
                    "  printf(\"\\n\");\n}\nint main() {\n" + "\n".join(body) + "\n  return 0;\n}\n")
-    exe = tmp_path / "synth"
-    r = gxx_cache.compile_cpp(gxx, ["-std=c++17", "-O0", "-w", *inc], text, src, exe)
+    r = run_cpp(text, name="synth", workdir=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
-    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert r.run_returncode == 0
+    lines = r.stdout.splitlines()
     assert len(lines) == len(cases)
     for (tile, _, _, expr, L), line in zip(cases, lines):
         got = [int(x) for x in line.split()]

@@ -30,6 +30,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# g++ runs through the tests' one runner (tests/oracles/cpp_oracle/gxx.py), found beside the tests when this
+# script runs on its own
+sys.path.insert(0, os.path.join(HERE, "..", "..", "oracles"))
+from cpp_oracle.gxx import run_cpp  # noqa: E402
 DEFAULT_GIT = "/work/.mirror/NVIDIA+cutlass/repo"
 VENV_INCLUDE = os.path.join(sys.prefix, "lib", "python%d.%d" % sys.version_info[:2],
                             "site-packages", "cutlass_library", "source", "include")
@@ -392,20 +396,18 @@ def cuda_include(workdir):
 
 
 def compile_run(workdir, tu_name, text, include):
-    cpp = os.path.join(workdir, tu_name + ".cpp")
-    exe = os.path.join(workdir, tu_name)
-    with open(cpp, "w") as f:
-        f.write(text)
-    cmd = ["g++", "-std=c++17", "-O1", "-w", "-I", workdir, "-I", include]
+    incs = ["-I", workdir, "-I", include]
     cuda = cuda_include(workdir)
-    cmd += ["-isystem", cuda]
+    incs += ["-isystem", cuda]
     if os.path.isdir(os.path.join(cuda, "cccl")):  # libcu++ (cuda/std/...), needed by CUTLASS >= 4.3
-        cmd += ["-isystem", os.path.join(cuda, "cccl")]
-    cmd += [cpp, "-o", exe]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+        incs += ["-isystem", os.path.join(cuda, "cccl")]
+    r = run_cpp(text, flags=["-std=c++17", "-O1", "-w"], includes=incs, name=tu_name, workdir=workdir,
+                run_timeout=None)
     if r.returncode != 0:
         raise RuntimeError(f"compile {tu_name} failed:\n{r.stderr[-4000:]}")
-    return subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+    if r.run_returncode != 0:
+        raise RuntimeError(f"{tu_name} exited with {r.run_returncode}")
+    return r.stdout
 
 
 def parse_output(stdout, source_of):

@@ -8,7 +8,7 @@ Pipeline
    stride ``(4,2):(1@0,1@1)``, a tiler ``<2:1,3:2>`` / ``<4,2>``, an integer cotarget ``64``, a slice
    coordinate ``(_,(1,_))``).  The generator keeps a structural spec beside the text so the same
    argument can be rendered as a C++ expression with static ``Int<>`` everywhere.
-2. ``run_cpp(cases)`` writes one translation unit per batch (a function per case), compiles it ONCE
+2. ``run_cases(cases)`` writes one translation unit per batch (a function per case), compiles it ONCE
    with g++ -O0 against a precompiled header of CuTe, runs it and parses what CuTe C++ prints:
    ``print(result)``, ``size(result)`` and ``result(i)`` for ``i < min(size, VALUE_CAP)`` -- that
    last list is the independent evaluator.  A case whose instantiation fails (static_assert, no
@@ -24,7 +24,6 @@ the package never breaks importing this file.
 """
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -38,7 +37,7 @@ import time
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from . import gxx_cache
+from . import gxx
 
 VALUE_CAP = 4096          # values CuTe C++ prints (and the corpus stores) per case
 OPS = ["coalesce", "composition", "complement", "logical_divide", "zipped_divide", "logical_product",
@@ -446,57 +445,10 @@ template <class R> static void emit(R const& r) {
 """.replace("%(cap)d", str(VALUE_CAP))
 
 
-def cutlass_include():
-    env = os.environ.get("CUTLASS_INCLUDE")
-    if env and os.path.isdir(env):
-        return env
-    try:
-        import importlib.util
-        spec = importlib.util.find_spec("cutlass_library")
-        if spec and spec.submodule_search_locations:
-            for loc in spec.submodule_search_locations:
-                p = os.path.join(loc, "source", "include")
-                if os.path.isfile(os.path.join(p, "cute", "layout.hpp")):
-                    return p
-    except Exception:
-        pass
-    return None
-
-
-def cuda_includes():
-    """CuTe's headers pull in <cuda_runtime_api.h> and libcu++ (<cccl/cuda/std/...> or <cuda/std/...>)."""
-    roots = [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", "")]
-    roots += sorted(glob.glob("/usr/local/cuda*"), reverse=True)
-    for r in roots:
-        inc = os.path.join(r, "include") if r else ""
-        if inc and os.path.isfile(os.path.join(inc, "cuda_runtime_api.h")):
-            out = [inc]
-            if os.path.isdir(os.path.join(inc, "cccl")):
-                out.insert(0, os.path.join(inc, "cccl"))
-            return out
-    return None
-
-
-def toolchain():
-    """(g++ path, include flags) or None when the oracle cannot run here."""
-    gxx = shutil.which(os.environ.get("CXX", "g++"))
-    cut, cud = cutlass_include(), cuda_includes()
-    if not (gxx and cut and cud):
-        return None
-    return gxx, ["-I" + cut] + ["-I" + p for p in cud]
-
-
-CXXFLAGS = ["-std=c++17", "-O0", "-w", "-fno-diagnostics-color", "-ftemplate-backtrace-limit=0"]
-
-
 def build_pch(workdir):
-    tc = toolchain()
-    gxx, inc = tc
     h = os.path.join(workdir, "pre.hpp")
-    with open(h, "w") as f:
-        f.write("#pragma once\n" + PREAMBLE)
-    r = subprocess.run([gxx, *CXXFLAGS, *inc, "-x", "c++-header", h, "-o", h + ".gch"],
-                       capture_output=True, text=True)
+    r = gxx.compile_cpp("#pragma once\n" + PREAMBLE, h, h + ".gch", flags=[*gxx.CXXFLAGS, "-x", "c++-header"],
+                        cache=False, timeout=3600)
     if r.returncode != 0:
         raise RuntimeError("cannot build the CuTe precompiled header:\n" + r.stderr[-3000:])
     return h
@@ -601,7 +553,6 @@ def _parse_run(stdout):
 
 def _compile_and_run(cases, workdir, tag, pch):
     """Results for one batch: list of dicts with cpp fields (result/size/values or reject)."""
-    gxx, inc = toolchain()
     out = [None] * len(cases)
     live = list(range(len(cases)))
     attempt = 0
@@ -615,8 +566,8 @@ def _compile_and_run(cases, workdir, tag, pch):
             source = f.read()
         t0 = time.time()
         # cached by content (the TU, the preamble, flags, compiler and headers); the PCH is built only on a miss
-        r = gxx_cache.compile_cpp(gxx, [*CXXFLAGS, *inc, "-Winvalid-pch"], source, tu, exe, deps=(PREAMBLE,),
-                                  cwd=workdir, timeout=3600, before=pch)
+        r = gxx.compile_cpp(source, tu, exe, flags=[*gxx.CXXFLAGS, "-Winvalid-pch"], deps=(PREAMBLE,), cwd=workdir,
+                            timeout=3600, before=pch)
         if os.environ.get("CPP_ORACLE_VERBOSE"):
             print(f"[cpp] {tag}#{attempt}: {len(sub)} cases, rc={r.returncode}, cached={r.cached}, "
                   f"{time.time() - t0:.1f}s", flush=True)
@@ -670,9 +621,9 @@ def _compile_and_run(cases, workdir, tag, pch):
     return out
 
 
-def run_cpp(cases, batch=300, jobs=2, workdir=None, log=None):
+def run_cases(cases, batch=300, jobs=2, workdir=None, log=None):
     """Attach the C++ oracle's answers to every case (in place) and return the list."""
-    if toolchain() is None:
+    if gxx.toolchain() is None:
         raise RuntimeError("g++, the CUTLASS headers or the CUDA (libcu++) headers are missing")
     own = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="cute_oracle_")

@@ -22,11 +22,12 @@ import subprocess
 import sys
 import time
 
+from . import gxx
 from . import harness as h
 
 
 def _compiler_version():
-    tc = h.toolchain()
+    tc = gxx.toolchain()
     if not tc:
         return "n/a"
     try:
@@ -218,7 +219,7 @@ def main(argv=None):
     h.CORPUS_DIR = a.corpus_dir
     meta = {"seed": a.seed, "compiler": _compiler_version()}
     try:
-        cut = h.cutlass_include()
+        cut = gxx.cutlass_include()
         with open(os.path.join(cut, "cutlass", "version.h")) as f:
             txt = f.read()
         import re
@@ -232,8 +233,8 @@ def main(argv=None):
         t0 = time.time()
         allrecs = {op: h.generate(op, a.n, seed=a.seed) for op in ops}
         flat = [r for op in ops for r in allrecs[op]]
-        h.run_cpp(flat, batch=a.batch, jobs=a.jobs, log=lambda m: print(f"  {m} ({time.time() - t0:.0f}s)",
-                                                                         file=sys.stderr, flush=True))
+        h.run_cases(flat, batch=a.batch, jobs=a.jobs, log=lambda m: print(f"  {m} ({time.time() - t0:.0f}s)",
+                                                                          file=sys.stderr, flush=True))
         os.makedirs(h.CORPUS_DIR, exist_ok=True)
         for op in ops:
             h.write_corpus(op, allrecs[op])
@@ -249,8 +250,8 @@ def main(argv=None):
             recs = h.read_corpus(op)
         else:
             recs = h.generate(op, a.n, seed=a.seed)
-            h.run_cpp(recs, batch=a.batch, jobs=a.jobs,
-                      log=lambda m: print(f"  [{op}] {m}", file=sys.stderr, flush=True))
+            h.run_cases(recs, batch=a.batch, jobs=a.jobs,
+                        log=lambda m: print(f"  [{op}] {m}", file=sys.stderr, flush=True))
             if not a.no_write:
                 h.write_corpus(op, recs)
                 recs = h.read_corpus(op)
