@@ -466,6 +466,7 @@ def corpus_check(op, apply=None, every=23, limit=None):
     return refused, wrong
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("op", OPS)
 def test_corpus_no_refusal_where_cute_cpp_answers_correctly(op):
     if not os.path.exists(h.corpus_path(op)):
@@ -479,6 +480,7 @@ def test_corpus_no_refusal_where_cute_cpp_answers_correctly(op):
     assert not fixed, f"no longer refused (remove from KNOWN_OVER_REFUSALS): {op} {fixed}"
 
 
+@pytest.mark.differential
 def test_a_build_that_refuses_everything_fails_these_tests():
     """The checks above on a cuteverify that refuses every composition, divide, product and inverse."""
     def refuse(op, args):

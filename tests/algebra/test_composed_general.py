@@ -127,6 +127,7 @@ def test_evaluation_against_an_independent_evaluator():
         assert [int(L(i)) for i in range(len(want))] == want, text
 
 
+@pytest.mark.differential
 def test_cute_ir_layout_eval():
     # IR Conversion/CuteExpandOps/SizeIndex/layout_eval.mlir: (20):(3) o 2 o (20):(3) at (4) is 42
     assert P("(20):(3) o 2 o (20):(3)")(4) == 42
@@ -145,12 +146,14 @@ def test_outer_function_read_on_its_extended_domain():
 
 # --- the algebra: CuTe IR's cases ------------------------------------------------------------------------------
 
+@pytest.mark.differential
 def test_cute_ir_blocked_product():
     # IR Dialect/Cute/TilingPartitioningProducts/blocked_product.mlir @CG_TEST_blocked_product_composed
     R = cv.blocked_product("(2,3):(3,1) o 2 o (3,4):(4,1)", "(2,5):(1,2)")
     assert str(R) == "(2,3):(3,1) o 2 o ((3,2),(4,5)):((4,12),(1,24))"
 
 
+@pytest.mark.differential
 def test_cute_ir_coalesce():
     # IR Dialect/Cute/LayoutAlgebra/coalesce.mlir @composed_layout_no_profile and
     # Transforms/CuteFoldStatic/fold_layout_algebra.mlir @fold_coalesce_composed_layout
@@ -160,6 +163,7 @@ def test_cute_ir_coalesce():
     assert composed_values(str(R)) == composed_values(text)
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("rhs, want", [
     ("(2,3):(1,2)", "(4,5):(1,4) o 2 o (2,3):(1,2)"),  # LayoutAlgebra/composition.mlir @composed_layout_layout
     ((2, 3), "(4,5):(1,4) o 2 o (2,3):(1,2)"),  # ... @composed_layout_shape
@@ -169,6 +173,7 @@ def test_cute_ir_composition(rhs, want):
     assert str(cv.composition(P("(4,5):(1,4) o 2 o (2,3):(1,2)"), rhs)) == want
 
 
+@pytest.mark.differential
 def test_cute_ir_recast():
     # IR Transforms/CuteFoldStatic/fold_layout_algebra.mlir @fold_recast_layout_composed_layout:
     # recast_layout<32, 16> (new bits, old bits) is upcast by 2
@@ -194,6 +199,7 @@ def test_recast_refuses_a_split_unit():
         cv.upcast("(4,5):(1,4) o 1 o (8,4):(1,8)", 2)
 
 
+@pytest.mark.differential
 def test_cute_ir_slice():
     # IR Transforms/CuteFoldStatic/fold_layout_algebra.mlir @fold_slice_composed_layout: CuTe IR prints the
     # rank-1 result (3):(4), cuteverify 3:4 (DSL's form, the same function)

@@ -319,6 +319,7 @@ IR_DIVIDES = [  # TilingPartitioningProducts/*_divide.mlir, a coordinate tiler
 ]
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("L,want", IR_COMPLEMENT)
 def test_complement_cute_ir(L, want):
     R = cv.complement(L)
@@ -326,6 +327,7 @@ def test_complement_cute_ir(L, want):
     post_complement(L, R)
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("L,left,right", IR_INVERSES)
 def test_inverses_cute_ir(L, left, right):
     if left is not None:
@@ -338,6 +340,7 @@ def test_inverses_cute_ir(L, left, right):
     post_right_inverse(L, R)
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("op,A,B,want", IR_PRODUCTS)
 def test_products_cute_ir(op, A, B, want):
     R = getattr(cv, op)(A, B)
@@ -345,6 +348,7 @@ def test_products_cute_ir(op, A, B, want):
     post_product(A, B, cv.logical_product(A, B))
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("op,want", IR_DIVIDES)
 def test_divide_by_coordinate_tiler_cute_ir(op, want):
     A, B = "(128,64):(1@1,1@0)", "2:64@0"
@@ -416,6 +420,7 @@ DSL_DIFFERS = [  # (op, A, B, CuTe DSL 4.8.1, cuteverify = CuTe IR's rule)
 ]
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("op,A,B,dsl,ours", DSL_DIFFERS)
 def test_product_follows_cute_ir_where_dsl_differs(op, A, B, dsl, ours):
     R = getattr(cv, op)(A, B)
@@ -436,6 +441,7 @@ def test_divide_size1_rest_follows_dsl():
     assert str(cv.zipped_divide(A43, (2, 3))) == "((2,3),(2,1)):((1@0,1@1),(2@0,0))"
 
 
+@pytest.mark.differential
 @pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL (nvidia-cutlass-dsl==4.8.1) is not installed")
 def test_identity_layouts_live_dsl():
     cases = [("left_inverse", (("identity", (2, 3)),)), ("right_inverse", (("identity", (4, 3)),)),

@@ -20,6 +20,8 @@ import pytest
 from cpp_oracle import gxx
 from cpp_oracle import harness as h
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 
 def _check_op(op):
     out = []

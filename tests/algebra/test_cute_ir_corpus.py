@@ -31,6 +31,8 @@ import pytest
 import cuteverify as cv
 from cuteverify.errors import CuteVerifyError, NotAdmissibleError, ParseError
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "cute_ir"))
 import ireval as ev  # noqa: E402
 

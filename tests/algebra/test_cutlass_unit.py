@@ -29,6 +29,8 @@ import pytest
 
 import cuteverify as cv
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = json.load(open(os.path.join(HERE, "cutlass_unit", "cases.json")))
 CASES = DATA["cases"]

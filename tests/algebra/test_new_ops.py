@@ -70,6 +70,7 @@ def test_nullspace_facts(a, k):
     assert not cv.nullspace(a).notes
 
 
+@pytest.mark.differential
 def test_nullspace_cutlass_unit_cases():
     cases = [c for c in json.load(open(os.path.join(HERE, "cutlass_unit", "cases.json")))["cases"]
              if c["op"] == "nullspace"]
@@ -351,6 +352,7 @@ IR_COMPLEMENT = [("3:1", 3, "1:3"), ("(2,3):(1,2)", 6, "1:6"), ("1:0", 1, "1:1")
                  ("1:0", 5, "5:1"), ("(3,(5,2)):(1,(3,15))", (6, 20), "4:30"), ("3:2", (2, 3), "2:1")]
 
 
+@pytest.mark.differential
 def test_size1_keep_is_cute_ir():
     with cv.size1_strides("keep"):
         for a, c, r in IR_COMPLEMENT:
@@ -377,6 +379,7 @@ def test_size1_default_is_dsl():
     assert str(cv.left_inverse("(3,7):(0,0)")) == "1:0"
 
 
+@pytest.mark.differential
 @pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL (nvidia-cutlass-dsl) is not installed")
 def test_against_cute_dsl():
     rng = random.Random(9)

@@ -50,6 +50,7 @@ def cpp(tmp_path_factory):
     return got
 
 
+@pytest.mark.differential
 def test_the_outer_layout_is_cutlass_s_function(cpp):
     assert len(cpp) == len(CASES)
     for i, (atom, shape) in enumerate(CASES):

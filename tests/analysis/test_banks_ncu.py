@@ -10,6 +10,8 @@ import cuteverify as cv
 from cuteverify.analysis import banks
 from cuteverify.analysis.banks.model import _degree, _lanes_per_phase
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 RECORDS = [json.loads(line) for line in
            (Path(__file__).parents[2] / "specs/evidence/sm90/banks_ncu.jsonl").read_text().splitlines()]
 

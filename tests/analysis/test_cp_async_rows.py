@@ -15,6 +15,8 @@ from cuteverify.atoms.copy import make_tiled_copy_tv
 from cuteverify.frontend.cli.main import main
 from cuteverify.errors import NotAdmissibleError
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 RECORDS = [json.loads(line) for line in
            (Path(__file__).parents[2] / "specs/evidence/sm90/cp_async_rows.jsonl").read_text().splitlines()]
 BY_NAME = {r["pattern"]: r for r in RECORDS}

@@ -149,6 +149,7 @@ UCOPY_CASES = [
 ]
 
 
+@pytest.mark.differential
 def test_copy_vectorizes_agrees_with_cute_copy():
     mma = at.make_tiled_mma("SM80_16x8x16_F32BF16BF16F32_TN")
     ours = []
@@ -259,6 +260,7 @@ TMEM_CASES = [
 ]
 
 
+@pytest.mark.differential
 def test_tmem_copies_partition_like_cute_dsl():
     lib = default_library()
     got = _dsl(TMEM_DSL, [list(c) for c, _ in TMEM_CASES])
@@ -309,6 +311,7 @@ def _cpp_ref_sides() -> dict:
     return out
 
 
+@pytest.mark.differential
 def test_every_copy_family_takes_cutlass_s_reference_side():
     cpp = _cpp_ref_sides()
     lib = default_library()

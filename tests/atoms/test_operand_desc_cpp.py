@@ -20,6 +20,8 @@ from cuteverify.core.notation.parse import parse
 
 from cpp_oracle.gxx import run_cpp
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 ATOM_CV = {"K_SW128": "S<3,3,3> o 0 o (8,64):(64,1)", "MN_SW128": "S<3,3,3> o 0 o (64,8):(1,64)",
            "K_SW64": "S<2,3,3> o 0 o (8,32):(32,1)", "MN_SW32": "S<1,3,3> o 0 o (16,8):(1,16)",
            "K_INTER": "(8,8):(8,1)"}

@@ -266,6 +266,7 @@ def test_cli_desc_tiled_mma_on_make_smem_layout_a():
     assert r.exit_code == 1 and "declared UMMA::Major::MN but the tile is K-major" in r.output, r.output
 
 
+@pytest.mark.differential
 @pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
 def test_record_is_cute_dsl(tmp_path):
     script = tmp_path / "worker.py"  # the DSL traces from a source file only
@@ -327,6 +328,7 @@ def test_rejected_templates_are_input_errors_in_the_manifest_and_the_cli():
     assert r.exit_code == 2 and "Register source operand A must have K major layout" in r.output, r.output
 
 
+@pytest.mark.differential
 def test_template_record_is_cutlass(tmp_path):
     head = ["#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>", "using namespace cute;"]
     body = [f"void f{i}() {{ {s} x; (void)x; }}" for i, (s, _, _) in enumerate(TEMPLATES)]

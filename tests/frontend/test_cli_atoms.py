@@ -51,6 +51,7 @@ def _dsl():
     return res
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("i", range(len(CONFIGS)))
 def test_tiled_mma_prints_cute_dsl_forms(i):
     code, out = run("tiled-mma", *_args(CONFIGS[i]), "--json")
@@ -89,6 +90,7 @@ def _cells(svg_text, panel=None):
     return out
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("i", [1, 2])
 def test_draw_places_every_cell_where_dsl_does(i, tmp_path):
     """Each drawn cell (row, col) labelled (thread, value) is DSL's tiled C layout at (thread, value)."""
@@ -132,6 +134,7 @@ def test_tiled_mma_input_errors_exit_2(args, needle):
     assert needle in out and "Traceback" not in out
 
 
+@pytest.mark.differential
 def test_agrees_tiled_proves_dsl_layouts_and_refutes_a_wrong_permutation():
     """The TV layouts come from CuTe DSL (not from our builder): agrees with the same tiled MMA proves them,
     with another permutation refutes them naming thread and element."""
@@ -152,6 +155,7 @@ def test_agrees_tiled_proves_dsl_layouts_and_refutes_a_wrong_permutation():
     assert code == 1 and d["status"] == "refuted" and d["exit_code"] == 1
 
 
+@pytest.mark.differential
 def test_agrees_tiled_layout_on_a_plain_atom_is_an_input_error():
     dsl = _dsl()[0]
     code, out = run("agrees", dsl["At"], "--spec", SM80, "--operand", "A")
@@ -162,6 +166,7 @@ def test_agrees_tiled_layout_on_a_plain_atom_is_an_input_error():
     assert code == 0, out
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("extra,needle", [
     (["--atom-layout", "(4,1,1)"], "values"),           # shape of another tiled MMA: input error
     (["--atom-layout", "(2,2,1)", "--dtype", "f16"], "--dtype"),

@@ -40,6 +40,8 @@ from cuteverify.core.tuples import flatten
 from cuteverify.hardware.descriptors import tmem
 from cuteverify.frontend.manifest.expr import environment
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 needs_dsl = pytest.mark.skipif(not dsl_oracle.available(), reason="CuTe DSL not installed")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -46,6 +46,7 @@ def cpp(tmp_path_factory):
     return list(zip(keys, (_cute(x) for x in lines)))
 
 
+@pytest.mark.differential
 def test_atoms_equal_cutlass_and_the_formula(cpp):
     seen = 0
     for (what, arch, v, major), text in cpp:
@@ -58,6 +59,7 @@ def test_atoms_equal_cutlass_and_the_formula(cpp):
     assert bs.sf_atom("sm100", 32) == "((32,4),(32,4)):((16,4),(0,1))"
 
 
+@pytest.mark.differential
 def test_tilings_equal_cutlass_and_the_formula(cpp):
     seen = 0
     for (what, arch, v, prob), text in cpp:

@@ -67,6 +67,7 @@ def _tiled(i):
     return cv.make_tiled_mma(atom, atom_layout)
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("i", range(len(TCGEN05)))
 def test_tcgen05_tiled_mma_equals_cute_cpp(cute_cpp, i):
     tm = _tiled(i)
@@ -93,6 +94,7 @@ def _part(lines, op, r):
     raise AssertionError(f"no partition_{op} of rank {r} in CuTe's output")
 
 
+@pytest.mark.differential
 def test_two_cta_split_gives_each_cta_its_half(cute_cpp):
     """The 2-CTA atom's thr_id (2:1) splits A and C by rows, B by columns: CTA 1's partition of A starts at row
     M/2, of B at column N/2 (offsets into column-major tiles), as CuTe C++ partitions them."""
@@ -104,6 +106,7 @@ def test_two_cta_split_gives_each_cta_its_half(cute_cpp):
     assert offsets == {"A": [0, 128], "B": [0, 64], "C": [0, 128]}
 
 
+@pytest.mark.differential
 def test_tmem_copy_atom_from_its_concrete_name(cute_cpp):
     src, dst, thr = cute_cpp["@tmem"][0].split(" ")
     a = cv.make_copy_atom("SM100_TMEM_LOAD_32dp32b8x", "f32")

@@ -2,9 +2,12 @@
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from cuteverify.frontend.cli.main import main
+
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
 
 EVIDENCE = Path(__file__).resolve().parents[2] / "specs" / "evidence" / "sm90"
 
@@ -37,8 +40,6 @@ def test_validate_hw_bad_input(tmp_path):
 
 
 # ------------------------------------------------------------------ silicon annotations in the specs
-
-import pytest  # noqa: E402
 
 from cuteverify import hardware  # noqa: E402
 from cuteverify.hardware.checks import evidence as hw_evidence  # noqa: E402

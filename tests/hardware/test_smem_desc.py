@@ -40,11 +40,13 @@ def _configs():
 META, CONFIGS = _configs()
 
 
+@pytest.mark.differential
 def test_evidence_is_the_h200_run():
     assert META["gpu"] == "NVIDIA H200" and META["cc"] == "9.0"
     assert len(CONFIGS) == 20 and all(len(v) == 64 * 16 for v in CONFIGS.values())
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("key", sorted(CONFIGS), ids=lambda k: "-".join(map(str, k[:2] + k[-1:])))
 def test_address_function_agrees_with_every_silicon_record(key):
     _, _, trans, mode, lbo, sbo, start = key
@@ -61,6 +63,7 @@ def _atom(major, sw, dtype="f16"):
     return parse(resolve(f"GMMA_{major}_{sw}", dtype=dtype, library=ATOMS)[0].data["layout"])
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("key", sorted(CONFIGS), ids=lambda k: "-".join(map(str, k[:2] + k[-1:])))
 def test_descriptor_derived_from_the_cute_layout_reads_what_silicon_read(key):
     # the probe's smem tile is a GMMA atom tiled to 64 x K; one of the two tile orders gives the probe's
@@ -295,6 +298,7 @@ def _base_configs():
 BASE_META, BASE_CONFIGS = _base_configs()
 
 
+@pytest.mark.differential
 def test_base_offset_evidence_is_the_h200_run():
     assert BASE_META["gpu"] == "NVIDIA H200" and len(BASE_CONFIGS) == 12
     assert all(len(v) == 1024 for v in BASE_CONFIGS.values())
@@ -304,6 +308,7 @@ def test_base_offset_evidence_is_the_h200_run():
     assert a != b
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("key", sorted(BASE_CONFIGS), ids=lambda k: f"{k[0]}-start{k[5]}-base{k[6]}")
 def test_base_offset_model_agrees_with_every_silicon_record(key):
     _, trans, mode, lbo, sbo, start, base = key

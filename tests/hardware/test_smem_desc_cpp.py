@@ -17,6 +17,8 @@ from cuteverify.hardware.descriptors.smem_rules import from_layout
 
 from cpp_oracle.gxx import run_cpp
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ATOMS = load([ROOT / "specs/smem_atoms.yaml"], shipped=False)
 CPP_TYPE = {8: "float_e4m3_t", 16: "half_t", 32: "tfloat32_t"}

@@ -97,6 +97,7 @@ def _header_names() -> list:
     return out
 
 
+@pytest.mark.differential
 def test_header_lists_are_not_empty():
     assert len(_wgmma_names()) == 40 * 8 + 24 * 24 + 16 * 10  # families x N values in gmma.hpp + gmma_ext.hpp (integer: 10 more N)
     assert len(_sparse_wgmma_names()) == 24 * 32 + 16 * 18
@@ -120,6 +121,7 @@ def _resolves(name: str, is_template: bool, lib) -> str | None:
     return None
 
 
+@pytest.mark.differential
 def test_every_header_struct_resolves_or_is_listed():
     lib = default_library()
     names = _header_names()

@@ -423,6 +423,7 @@ def test_formula_table_is_fast():
 EVIDENCE = SPEC_DIR / "evidence" / "sm90"
 
 
+@pytest.mark.differential
 @pytest.mark.skipif(not EVIDENCE.exists(), reason="no silicon evidence in this checkout")
 def test_formulas_match_sm90_silicon_evidence(lib):
     """The PTX formulas (hence, through self_check, the CUTLASS layouts) agree with every element the

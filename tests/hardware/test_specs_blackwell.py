@@ -42,6 +42,7 @@ def _tmem_traits() -> dict:
     return out
 
 
+@pytest.mark.differential
 def test_every_tmem_struct_equals_its_family_instance(lib):
     traits = _tmem_traits()
     assert len(traits) == 148
@@ -52,6 +53,7 @@ def test_every_tmem_struct_equals_its_family_instance(lib):
             assert same_tv_function(mine, t[key]), f"{name} {op}: spec {mine}, CUTLASS {t[key]}"
 
 
+@pytest.mark.differential
 def test_umma_traits_have_the_two_layout_forms_the_specs_use(lib):
     text = re.sub(r"\s+", "", (CUTE / "atom" / "mma_traits_sm100.hpp").read_text())
     one = {"A": "Layout<Shape<_1,Shape<Int<M>,Int<K>>>,Stride<_0,Stride<_1,Int<M>>>>",

@@ -85,6 +85,7 @@ def _specialisations(headers=("mma_sm120.hpp", "mma_sm120_sparse.hpp")) -> list:
     return out
 
 
+@pytest.mark.differential
 def test_every_specialisation_has_its_spec(lib):
     assert len(_specialisations(("mma_sm120.hpp",))) == 77  # 50 f8f6f4 + 25 mxf8f6f4 + 2 mxf4nvf4
     names = _specialisations()
@@ -93,6 +94,7 @@ def test_every_specialisation_has_its_spec(lib):
     assert sorted(names) == sm120
 
 
+@pytest.mark.differential
 def test_layouts_equal_cutlass_traits(lib):
     want = _cutlass_layouts()
     for n in _specialisations():

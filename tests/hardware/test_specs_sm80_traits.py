@@ -18,6 +18,8 @@ from cuteverify.hardware import default_library
 from cuteverify.hardware.library.intlayout import int_layout
 from cutlass_text import cpp_layout
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 cutlass_library = pytest.importorskip("cutlass_library")
 TRAITS = Path(cutlass_library.__file__).parent / "source" / "include" / "cute" / "atom" / "mma_traits_sm80.hpp"
 

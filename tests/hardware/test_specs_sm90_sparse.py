@@ -62,6 +62,7 @@ def _sparse_traits() -> dict:
     return out
 
 
+@pytest.mark.differential
 def test_every_sparse_struct_is_its_family_instance(lib):
     traits = _sparse_traits()
     assert len(traits) == 320 + 736  # base header + _ext

@@ -26,6 +26,7 @@ def _specs(kinds=("mma", "copy")):
     return [lib[n] for n in lib.names() if lib[n].kind in kinds]
 
 
+@pytest.mark.differential
 def test_every_mma_and_copy_spec_cites_an_existing_cutlass_header():
     bad = []
     for s in _specs():
@@ -60,6 +61,7 @@ def _header_text(header: str) -> str:
     return text + arch.read_text() if arch.is_file() else text
 
 
+@pytest.mark.differential
 def test_the_cited_struct_is_in_the_cited_header():
     """The struct (for a wgmma family its CUTLASS spellings, 64xNx16 -> MMA_64x8x16 ...) is in the header cited."""
     bad = []

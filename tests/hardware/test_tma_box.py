@@ -32,6 +32,7 @@ def _tma_records():
 TMA = _tma_records()
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("key", sorted(TMA))
 def test_derived_copy_lands_as_silicon_wrote_it(key):
     sw, eb, cols, rows = key

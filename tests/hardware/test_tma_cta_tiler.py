@@ -143,6 +143,7 @@ void case_{i}(bfloat16_t* p, int M, int N) {{
 // end {i}"""
 
 
+@pytest.mark.differential
 @pytest.mark.skipif(os.environ.get("CUTEVERIFY_CPP_ORACLE") != "1", reason="set CUTEVERIFY_CPP_ORACLE=1 (~5 s of g++)")
 def test_cpp_make_tma_copy_accepts_what_cuteverify_proves():
     body = ["#include <cute/tensor.hpp>", "#include <cute/atom/copy_traits_sm90_tma.hpp>", "using namespace cute;"]

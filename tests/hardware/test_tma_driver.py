@@ -9,6 +9,8 @@ import pytest
 
 from cuteverify.hardware.tma.tiled import TmaDescriptor
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EVIDENCE = ROOT / "specs/evidence/sm90/tma_driver_verdicts.jsonl"
 

@@ -5,7 +5,11 @@ import collections
 import json
 import pathlib
 
+import pytest
+
 from cuteverify.hardware.tma.im2col import TmaIm2colDescriptor
+
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EVIDENCE = ROOT / "specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl"

@@ -73,6 +73,7 @@ def cpp(tmp_path_factory):
     return lines[:len(FRG_CASES)], lines[len(FRG_CASES):]
 
 
+@pytest.mark.differential
 def test_cutlass_tmem_frg_prints_the_atoms(cpp):
     for (n_sm, m, N, t, name), line in zip(FRG_CASES, cpp[0]):
         cpp_layout = _cute(line)
@@ -167,6 +168,7 @@ def test_alloc_rules_proved_refuted_unknown():
     assert v.refuted and v.counterexample.assignment == {"N": 512}
 
 
+@pytest.mark.differential
 def test_element_views_equal_cutlass_copy_atom(cpp):
     lines = cpp[1]
     for k, (op, _, dt) in enumerate(ELEMENT_CASES):

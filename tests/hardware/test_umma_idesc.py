@@ -70,6 +70,7 @@ def _run_cpp(exprs, tmp_path):
     return [int(x) for x in run_lines(tmp_path, [f'  printf("%u\\n", {e});' for e in exprs], "idesc")]
 
 
+@pytest.mark.differential
 def test_encodings_equal_cutlass_make_instr_desc(tmp_path):
     cases = _cases()
     got = _run_cpp([_cpp_expr(k, f) for k, f in cases], tmp_path)

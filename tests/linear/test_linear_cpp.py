@@ -15,6 +15,8 @@ from cuteverify.linear import from_linear_layout, to_linear_layout
 
 from cpp_oracle import gxx, harness
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 CAP = harness.VALUE_CAP
 
 

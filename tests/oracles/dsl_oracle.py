@@ -75,7 +75,7 @@ See tests/oracles/DSL_ORACLE_NOTES.md.
 
 Typical use::
 
-    import dsl_oracle        # or: import dsl_oracle (tests/ on sys.path)
+    import dsl_oracle        # tests/conftest.py puts tests/oracles/ on sys.path
     if dsl_oracle.available():
         dsl_oracle.run_cases([("coalesce", (((2,(1,6)),(1,(6,2))),))])   # ['12:1']
 """

@@ -17,6 +17,8 @@ from cuteverify.synth.space import cpp_type
 import dsl_oracle
 from cpp_oracle.gxx import run_cpp
 
+pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
+
 PROBLEMS = [((128, 64), "bf16"), ((64, 32), "e4m3"), ((32, 32), "f32"), ((64, 128), "f16")]
 
 

@@ -52,6 +52,7 @@ def _bases(lay):
     return {n: [list(b) for b in bs] for n, bs in lay.bases.items()}
 
 
+@pytest.mark.differential
 def test_the_corpus_is_triton_39s_and_covers_every_family():
     assert HEAD["triton"] == ct.TRITON_VERSION
     assert len(CASES) >= 1000
@@ -66,6 +67,7 @@ def test_the_corpus_is_triton_39s_and_covers_every_family():
     assert sum("error" in c for c in CASES) >= 20  # Triton's refusals are cases too
 
 
+@pytest.mark.differential
 def test_every_conversion_equals_triton_39s():
     wrong = []
     refused = 0
@@ -206,6 +208,7 @@ def test_the_cli_exits_2_not_4_on_different_thread_grids():
     assert "thread grids differ" in r.output
 
 
+@pytest.mark.differential
 def test_no_pair_of_corpus_sides_crashes():
     """Random pairs of corpus attributes on a common shape, and CuTe layouts: every answer is a verdict or an
     input error (CuteVerifyError), never another exception."""
@@ -244,6 +247,7 @@ def test_the_version_is_stated_and_another_release_is_warned_about():
 
 # ------------------------------------------------------------------------- regenerated where triton is installed
 
+@pytest.mark.differential
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton is not installed (the corpus "
                     "is compared as data; regeneration needs Triton's own Python)")
 def test_a_sample_regenerates_with_the_installed_triton():
