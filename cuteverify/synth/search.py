@@ -239,7 +239,7 @@ def access_numbers(problem, i, sv):
 
 def _bijective(sv, n, padded):
     """Is the offset table ``sv`` one-to-one onto ``[0, n)`` (``padded``: ``n`` distinct offsets >= 0)? By
-    counting each offset (a bincount) instead of sorting; ``tests/banks_reference.py: bijective_ref`` is the oracle."""
+    counting each offset (a bincount) instead of sorting; ``tests/oracles/banks_reference.py: bijective_ref`` is the oracle."""
     if sv.size == 0 or sv.min() < 0:
         return sv.size == n == 0
     top = int(sv.max())

@@ -5,7 +5,7 @@ and hardware specs.
 
 The conversions follow Triton 3.9 (``TRITON_VERSION``): its ``toLinearLayout`` as Gluon's
 ``GluonOpBuilder.to_linear_layout`` computes it, checked case by case against a corpus of attributes that
-Triton 3.9 itself converted (tests/triton_data). Both spellings of the CTA split are read: 3.9's
+Triton 3.9 itself converted (tests/triton/triton_data). Both spellings of the CTA split are read: 3.9's
 ``CGALayout = [[...]]`` and the older ``CTAsPerCGA / CTASplitNum / CTAOrder``. When a ``triton`` package is
 installed, importing this package checks its version (:func:`check_triton_version`): another major.minor gets
 a :class:`TritonVersionWarning`, since its conversions may differ from the ones modelled here.

@@ -18,7 +18,7 @@ Triton asserts (an nvmma_shared box at least one 8-row swizzle atom, mma tiles o
 form whose 3.9 answer is degenerate (a transposed unswizzled nvmma_shared of rank >= 3 maps more offsets than
 the tensor has elements).
 
-Post-condition (checked by tests/test_triton39_corpus.py against a corpus converted by Triton 3.9 itself): the
+Post-condition (checked by tests/triton/test_triton39_corpus.py against a corpus converted by Triton 3.9 itself): the
 bases are exactly Triton's, in Triton's order, out dims ``dim0..`` with sizes the tensor's extents.
 """
 from __future__ import annotations

@@ -23,7 +23,7 @@ elem_bytes`` elements, value ``v`` of a thread belongs to vector ``v // n``; eve
 instruction (an iteration), so the degree reported is the maximum over warps, iterations and phases.
 
 Merging (H200, ncu: ``specs/evidence/sm90/banks_ncu.jsonl`` and ``examples/banks_silicon.md``, checked by
-``tests/test_banks_ncu.py``): for 8- and 16-byte accesses with the default phases, lanes of one aligned quad
+``tests/analysis/test_banks_ncu.py``): for 8- and 16-byte accesses with the default phases, lanes of one aligned quad
 (lanes 4i .. 4i+3) reading the same address are one request, and the requests, in lane order, fill phases of
 128 bytes (16 requests of 8 bytes; 8 of 16 bytes, never mixing half-warps); see
 ``banks_model._merged_phases``. Fixed 16- / 8-thread phases over-count where lanes share addresses (two lanes

@@ -4,7 +4,7 @@ A ``cp.async`` (SASS ``LDGSTS``) writes shared memory from global memory; the sh
 (``analysis.banks``) proves conflict-free copies that the H200 serves in up to 8 passes per phase. Model, fitted
 to every configuration of ``specs/evidence/sm90/cp_async_rows.jsonl`` (``probes/cp_async_rows``: ncu's hardware
 counter ``l1tex__data_pipe_lsu_wavefronts_mem_shared`` for ``.ca``, clock64 for ``.cg``; checked by
-``tests/test_cp_async_rows.py``):
+``tests/analysis/test_cp_async_rows.py``):
 
 * a warp's ``size``-byte copies (``size`` = 4, 8, 16) are served in fixed phases of ``128 / size`` lanes
   (32, 16, 8), the 128 bytes one pass writes; a phase of lanes ``a`` reads global byte ``g(a)`` and writes

@@ -46,8 +46,8 @@ def layout_values(layout) -> np.ndarray:
     Built mode by mode with numpy, colexicographically (the first mode fastest), the order of the layout's own
     ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array at once, a layout as the
     outer function of a composition is its own table indexed by the inner values. Post-condition: equal to
-    ``np.asarray(layout.values())`` (``tests/banks_reference.py: layout_values_ref``, checked by
-    ``tests/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
+    ``np.asarray(layout.values())`` (``tests/oracles/banks_reference.py: layout_values_ref``, checked by
+    ``tests/analysis/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
     path and its error."""
     if isinstance(layout, ComposedLayout):
         outer = layout_values(layout.outer) + int(layout.offset)
@@ -232,7 +232,7 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     words on one bank (the degree of the phase; ideal 1 wavefront per phase).
 
     Vectorised (issue 30): per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
-    ``tests/banks_reference.py: degree_ref`` is the model before it (equal results, ``tests/test_banks_vectorized.py``),
+    ``tests/oracles/banks_reference.py: degree_ref`` is the model before it (equal results, ``tests/analysis/test_banks_vectorized.py``),
     except for words below 0, which it mixed into the wrong phases."""
     T, V = off.shape
     n = max(1, vector_bytes // eb)
@@ -337,7 +337,7 @@ def _merged_phases(vaddr, vector_bytes):
     """Phase index (0..3) of every (thread, iteration) for 8- and 16-byte accesses, as the H200 forms them.
 
     Fitted to every ncu measurement recorded (``specs/evidence/sm90/banks_ncu.jsonl`` and the earlier table
-    in ``examples/banks_silicon.md``; ``tests/test_banks_ncu.py``): lanes of one aligned quad (lanes 4i ..
+    in ``examples/banks_silicon.md``; ``tests/analysis/test_banks_ncu.py``): lanes of one aligned quad (lanes 4i ..
     4i+3) that read the same address are one request; the requests, in lane order, fill phases of 128 bytes
     (16 of 8 bytes, 8 of 16 bytes), and a 16-byte phase never mixes the two half-warps. So pairs of lanes
     reading one 8-byte word take 1 wavefront (not 2), a 16-byte broadcast 2 (not 4), while lanes ``i`` and

@@ -7,7 +7,7 @@
 
 Prints ``thr_layout_vmnk``, ``size``, the tile sizes and ``tv_layout_X`` / ``tv_layout_X_tiled`` for X in A, B,
 C (or the one ``--operand``): the text of each is what CuTe DSL's ``str()`` of the same attribute prints
-(tests/test_cli_atoms.py compares them). ``--draw FILE`` (``.svg``, or ``.tex`` for TikZ) draws the tiled TV
+(tests/frontend/test_cli_atoms.py compares them). ``--draw FILE`` (``.svg``, or ``.tex`` for TikZ) draws the tiled TV
 layouts: all three like CUTLASS's ``print_latex`` (A left, B above C), or the one operand's tile.
 The option parsers here (:func:`parse_atom_layout`, :func:`parse_permutation`) are shared with ``agrees``.
 """

@@ -24,7 +24,7 @@ base offset is ``(pattern start >> 7) & 7`` when the swizzle pattern does not st
 Sources and evidence: wgmma's formula is checked against the H200 (specs/evidence/sm90/wgmma_smem_desc.jsonl.gz,
 20 descriptor configurations x 1024 elements, base offset 0; and wgmma_desc_base_offset.jsonl.gz, 12
 configurations with start addresses off the pattern boundary and base offsets 0..3, where base offset 3 at
-start +384 reads other bytes than base offset 0, each as modelled; tests/test_smem_desc.py). The UMMA
+start +384 reads other bytes than base offset 0, each as modelled; tests/hardware/test_smem_desc.py). The UMMA
 descriptor (version 1, LBO mode, the 3-bit layout types) is the PTX / CUTLASS formula only (its fields are
 checked against CUTLASS's make_umma_desc compiled on the host): no SM100 silicon was available.
 """

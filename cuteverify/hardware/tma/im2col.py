@@ -2,7 +2,7 @@
 each a named condition decided for every value of the symbolic sizes (issue 16, the stretch goal).
 
 The model agrees with the H200 driver (580.159.04) on all 599 parameter sets of
-specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl (tests/test_tma_im2col_driver.py). Beyond the
+specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl (tests/hardware/test_tma_im2col_driver.py). Beyond the
 documentation the driver also refuses (and the model follows it): channelsPerPixel x element size not a
 multiple of 16 bytes (``channels_bytes``), and a box (channels x pixels x element size) over 228 KiB
 (``box_bytes``: 233472 bytes accepted, 233728 refused, as in the tiled mode).

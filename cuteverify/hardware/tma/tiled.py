@@ -7,7 +7,7 @@ The fields are the driver's, innermost dimension first: ``shape`` (globalDim, el
 or by name) and the global address (bytes, optional). Sources of the rules, in order of authority:
 
 1. the driver on silicon: ``specs/evidence/sm90/tma_driver_verdicts.jsonl`` holds the verdict of the H200's
-   driver (580.159.04, CUDA 13.0) for 1154 parameter sets, and ``tests/test_tma_driver.py`` checks that
+   driver (580.159.04, CUDA 13.0) for 1154 parameter sets, and ``tests/hardware/test_tma_driver.py`` checks that
    this model agrees with every one. Where the documentation and that driver differ, the model follows the
    driver: the inner box of *interleaved* layouts must also be a multiple of 16 bytes; the elements a box
    loads (``prod ceil(box[i] / element_strides[i])`` times the element size) may not exceed 228 KiB (the
