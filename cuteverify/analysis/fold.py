@@ -233,10 +233,7 @@ def _operand(x, what: str = "operand") -> Layout:
     if isinstance(x, (tuple, list)) and all(type(v) is int for v in x):
         shape = tuple(x)
         return Layout(shape, compact_row_major(shape))
-    try:
-        L = None if isinstance(x, (tuple, list)) else as_layout(x, what)
-    except TypeError:
-        L = None
+    L = as_layout(x, what) if isinstance(x, str) or hasattr(x, "shape") else None
     if not isinstance(L, Layout):
         raise FoldError(f"an operand is a Layout or a (shape, strides) pair of flat tuples, got {x!r}")
     return L

@@ -34,10 +34,7 @@ def as_tile_item(x, what: str):
         return x
     if type(x) is int and x <= 0:
         raise NotAdmissibleError(what, f"a tile extent must be positive, got {x}")
-    try:
-        return as_layout(x, what)
-    except TypeError as e:  # an object no reader takes is the caller's input error
-        raise NotAdmissibleError(what, f"cannot read tile entry {x!r} as a layout ({e})") from None
+    return as_layout(x, what)
 
 
 def mode(layout: Layout, i: int) -> Layout:

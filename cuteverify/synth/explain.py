@@ -151,13 +151,9 @@ def _changes(a, b):
 
 
 def user_layout(layout, prob):
-    """``(layout, offset table)`` of a user's smem layout for the problem (CuTe text is parsed); SynthError when
-    it is not a layout, does not have the tile's size, or reaches a negative offset."""
-    try:
-        layout = as_layout(layout)
-    except TypeError:
-        raise SynthError(f"layout {layout!r}: a Layout or swizzled ComposedLayout (or its CuTe text) is needed") \
-            from None
+    """``(layout, offset table)`` of a user's smem layout for the problem (read by ``as_layout``: its ParseError
+    when it is not a layout); SynthError when it does not have the tile's size or reaches a negative offset."""
+    layout = as_layout(layout)
     user = layout_values(layout)
     if user.shape[0] != prob.n:
         raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {prob.tile} has {prob.n}")

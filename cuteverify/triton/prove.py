@@ -74,12 +74,7 @@ def _linear_side(ll: LinearLayout, what: str) -> _Side:
 
 
 def _as_cute(other):
-    try:
-        lay = as_layout(other, "CuTe layout")
-    except TypeError:
-        raise TritonLayoutError(f"a Triton layout is compared with a CuTe layout (its text, a Layout or a pycute / "
-                                f"CuTe DSL layout), a spec, an MMA atom, a shared attribute or a linear layout, got "
-                                f"{type(other).__name__}") from None
+    lay = as_layout(other, "CuTe layout", shapes=False)
     # F2 (^k) and E<i> strides are concrete values; only a free symbol (N, K ...) needs a substitution
     if isinstance(lay, (Layout, ComposedLayout)) and not lay.is_concrete and lay.free_symbols():
         raise TritonLayoutError(f"the CuTe layout {lay} has symbols: a Triton layout is concrete, substitute values "

@@ -20,7 +20,7 @@ __all__ = ["as_layout", "parse", "takes_text"]
 _BLANK = ("_", "None")  # a tiler's kept mode
 
 
-def as_layout(x, what: str = "layout", *, assume=None, tiler: bool = False):
+def as_layout(x, what: str = "layout", *, assume=None, tiler: bool = False, shapes: bool = True):
     """``x`` as a cuteverify ``Layout`` or ``ComposedLayout``: the one reader of "text or object -> layout".
 
     Definition, by the kind of ``x``:
@@ -32,7 +32,8 @@ def as_layout(x, what: str = "layout", *, assume=None, tiler: bool = False):
       * ``Layout`` / ``ComposedLayout``: itself; with ``assume``, a layout that has no assumptions gets them (on
         every plain layout of a composed one);
       * ``int`` or a (nested) tuple / list of ints and symbolic extents: a shape, meaning the compact
-        column-major layout ``Layout(shape)`` (size-1 modes get stride 0, as CuTe's ``make_layout``);
+        column-major layout ``Layout(shape)`` (size-1 modes get stride 0, as CuTe's ``make_layout``); with
+        ``shapes=False`` (where a shape cannot be meant) refused;
       * objects of other libraries: pycute ``Layout`` (``.shape``/``.stride``), ``ComposedLayout``
         (``layoutB o offset o layoutA``), CuTe DSL layouts and composed layouts (``.shape``/``.stride``,
         ``.inner``/``.offset``/``.outer``), any object with integer ``.shape``/``.stride``, else an object whose
@@ -41,8 +42,8 @@ def as_layout(x, what: str = "layout", *, assume=None, tiler: bool = False):
     ``!cute.tile<"[..]">`` gives the tuple of its entries (``None`` for ``_``, nested tilers allowed).
     Admissibility: anything else is refused. Bad text is a ``ParseError`` whose source is ``what`` and whose
     column points into ``x`` ("cannot parse layout A at column 5: ..."); text of another kind (a CuTe IR shape
-    or swizzle) is a ``ParseError`` at column 1; a swizzle alone, ``bool``, ``None`` and unreadable objects are a
-    ``TypeError`` naming ``what``.
+    or swizzle) is a ``ParseError`` at column 1, and so are a swizzle alone, ``bool``, ``None`` and objects no
+    reader takes (the error shows their ``repr``): every refusal is an input error naming ``what``.
     Post-condition: a ``Layout`` or ``ComposedLayout`` (a tuple only for tiler text with ``tiler=True``) that,
     for every text form, is the layout ``parse`` gives for that text, and for an object, the function its
     ``shape``/``stride`` (and swizzle, offset) describe.
@@ -53,7 +54,7 @@ def as_layout(x, what: str = "layout", *, assume=None, tiler: bool = False):
         if assume is None or getattr(x, "assumptions", None) is not None:
             return x
         return _assuming(x, _text.as_assumptions(assume))
-    L = _from_object(x, what)
+    L = _from_object(x, what, shapes)
     return L if assume is None else _assuming(L, _text.as_assumptions(assume))
 
 
@@ -119,35 +120,47 @@ def _swizzle(obj):
     return None
 
 
-def _from_object(obj, what):
-    """A layout from a shape or another library's object (``as_layout``'s definition); TypeError otherwise."""
+def _from_object(obj, what, shapes=True):
+    """A layout from a shape or another library's object (``as_layout``'s definition); ParseError otherwise."""
     if obj is None or isinstance(obj, bool):
-        raise TypeError(f"{what}: expected a layout (CuTe text, a Layout, a shape or a pycute / CuTe DSL layout), "
-                        f"got {obj!r}")
+        _refuse(obj, what, "a layout (CuTe text, a Layout, a shape or a pycute / CuTe DSL layout)")
     if isinstance(obj, (int, tuple, list)) or (hasattr(obj, "free_symbols") and not callable(obj.free_symbols)):
         # a shape; a sympy extent's free_symbols is a property (a layout's is a method)
-        return Layout(_int_tree(obj, what))
+        if not shapes:
+            _refuse(obj, what, "a layout (CuTe text, a Layout or a pycute / CuTe DSL layout), not a shape")
+        try:
+            return Layout(_int_tree(obj, "shape"))
+        except TypeError as e:
+            _refuse(obj, what, f"a shape of positive integers or symbols ({e})")
     # composed layouts: pycute (layoutB, offset, layoutA), DSL (inner, offset, outer)
     for inner_a, outer_a in (("layoutB", "layoutA"), ("inner", "outer")):
         if hasattr(obj, inner_a) and hasattr(obj, outer_a):
             inner = getattr(obj, inner_a)
             sw = _swizzle(inner)
             inner_l = sw if sw is not None else as_layout(inner, what)
-            off = _int_tree(getattr(obj, "offset", 0) or 0, f"{what}: offset")
+            try:
+                off = _int_tree(getattr(obj, "offset", 0) or 0, "offset")
+            except TypeError as e:
+                _refuse(obj, what, f"a composed layout with an integer offset ({e})")
             return ComposedLayout(inner_l, off, as_layout(getattr(obj, outer_a), what))
     sw = _swizzle(obj)
     if sw is not None:
-        raise TypeError(f"{what}: a swizzle alone is not a layout; compose it: "
-                        f"S<{sw.bits},{sw.base},{sw.shift}> o 0 o L")
+        _refuse(obj, what, f"a layout; a swizzle alone is not one: compose it, S<{sw.bits},{sw.base},{sw.shift}> "
+                "o 0 o L")
     if hasattr(obj, "shape") and hasattr(obj, "stride"):
         try:
-            return Layout(_int_tree(obj.shape, f"{what}: shape"), _int_tree(obj.stride, f"{what}: stride"))
+            return Layout(_int_tree(obj.shape, "shape"), _int_tree(obj.stride, "stride"))
         except TypeError:
             pass  # dynamic DSL values and the like: try the printed form
     text = str(obj)
     if ":" in text:
         return _from_text(text, what, None, False)
-    raise TypeError(f"{what}: cannot convert {type(obj).__name__} to a layout (need .shape/.stride, or CuTe text)")
+    _refuse(obj, what, "a layout (CuTe text, a Layout, a shape, or an object with .shape/.stride)")
+
+
+def _refuse(obj, what, expected):
+    """An object no reader takes: the input error naming ``what`` (its column: the object's ``repr``)."""
+    raise ParseError(repr(obj), 1, f"{expected}; got {type(obj).__name__}", what)
 
 
 def parse(obj, assume=None, *, source: str = "layout"):
