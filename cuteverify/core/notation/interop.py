@@ -49,7 +49,7 @@ def as_layout(x, what: str = "layout", *, assume=None, tiler: bool = False, shap
     ``shape``/``stride`` (and swizzle, offset) describe.
     """
     if isinstance(x, str):
-        return _from_text(x, what, assume, tiler)
+        return _read_text(x, what, assume, tiler)
     if isinstance(x, (Layout, ComposedLayout)):
         if assume is None or getattr(x, "assumptions", None) is not None:
             return x
@@ -58,7 +58,7 @@ def as_layout(x, what: str = "layout", *, assume=None, tiler: bool = False, shap
     return L if assume is None else _assuming(L, _text.as_assumptions(assume))
 
 
-def _from_text(text, what, assume, tiler):
+def _read_text(text, what, assume, tiler):
     t = text.strip()
     if tiler and t.startswith("<") and t.endswith(">"):
         lead = text.index("<") + 1
@@ -68,7 +68,7 @@ def _from_text(text, what, assume, tiler):
                 out.append(None)
                 continue
             try:
-                out.append(_from_text(piece, what, assume, True))
+                out.append(_read_text(piece, what, assume, True))
             except ParseError as e:  # the column in the whole tiler text
                 raise ParseError(text, lead + off + e.column - 1, e.expected, what) from None
         return tuple(out)
@@ -154,7 +154,7 @@ def _from_object(obj, what, shapes=True):
             pass  # dynamic DSL values and the like: try the printed form
     text = str(obj)
     if ":" in text:
-        return _from_text(text, what, None, False)
+        return _read_text(text, what, None, False)
     _refuse(obj, what, "a layout (CuTe text, a Layout, a shape, or an object with .shape/.stride)")
 
 

@@ -21,7 +21,7 @@ import sys
 import click
 
 from cuteverify.analysis.banks import bank_conflicts, max_vector_width, read_tile
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.errors import NotAdmissibleError
 
 from .common import (EXIT_FOR, CommandLineError, assume_option, check_names, guarded, json_option, shared_assumptions,
@@ -76,8 +76,8 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, tile, phases, base_
     Exit codes: 0 conflict-free, 1 conflicts, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    S = parse(smem, assume=asm, source="SMEM")
-    T = parse(access, assume=asm, source="--access")
+    S = as_layout(smem, "SMEM", assume=asm)
+    T = as_layout(access, "--access", assume=asm)
     check_names(asm, (S, T), smem)
     v = bank_conflicts(S, T, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes,
                        vector_bytes=vector_bytes, phases=_phases(phases), base_bytes=base_bytes,
@@ -107,8 +107,8 @@ def vector_cmd(layout, dtype, elem_bytes, smem, tile, alignment, require, flat, 
     Exit codes: 0 proved (or --require met), 1 --require refuted, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    L = parse(layout, assume=asm, source="LAYOUT")
-    S = parse(smem, assume=asm, source="--smem") if smem else None
+    L = as_layout(layout, "LAYOUT", assume=asm)
+    S = as_layout(smem, "--smem", assume=asm) if smem else None
     check_names(asm, (L, S), layout)
     v = max_vector_width(L, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes, alignment=alignment,
                          smem=S, require=require, tv=False if flat else None, tile=_tile(tile, "--tile"))
