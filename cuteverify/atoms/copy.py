@@ -23,7 +23,7 @@ from ._alg import (
 from ..core.layout import Layout, size
 from ..core.notation.interop import as_layout
 from ..core.tuples import flatten
-from ..errors import NotAdmissibleError
+from ..errors import NotAdmissibleError, ParseError
 from ..hardware import Spec, dtype_bits
 from ._util import (
     as_tile_item,
@@ -339,7 +339,7 @@ def _fits_tv_form(layout_tv, tiler_mn) -> bool:
     values index the tile ``tiler_mn`` (column-major, ``[0, size(tile))``)?"""
     try:
         tv, tiler = as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy")
-    except NotAdmissibleError:
+    except (NotAdmissibleError, ParseError):  # arguments that do not read in this form
         return False
     if type(tv.shape) is not tuple or len(tv.shape) != 2:
         return False
@@ -354,7 +354,7 @@ def _fits_thr_val_form(thr_layout, val_layout) -> bool:
     """Do the two arguments read as C++'s ``make_tiled_copy(atom, thr_layout, val_layout)``?"""
     try:
         make_layout_tv(thr_layout, val_layout)
-    except NotAdmissibleError:
+    except (NotAdmissibleError, ParseError):  # arguments that do not read in this form
         return False
     return True
 
@@ -385,7 +385,7 @@ def make_tiled_copy_tv(atom, thr_layout, val_layout, dtype=None) -> TiledCopy:
     ``(layout_tv, tiler_mn)`` pair are refused with a pointer to :func:`make_tiled_copy`."""
     try:
         tiler, tv = make_layout_tv(thr_layout, val_layout)
-    except NotAdmissibleError:
+    except (NotAdmissibleError, ParseError):  # arguments that do not read in this form
         if _fits_tv_form(thr_layout, val_layout):
             raise NotAdmissibleError("make_tiled_copy_tv", f"make_tiled_copy_tv takes (atom, thr_layout, "
                                      f"val_layout); ({thr_layout}, {val_layout}) are not a thread and a value "
