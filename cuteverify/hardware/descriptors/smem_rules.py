@@ -62,9 +62,7 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
     library (``GMMA::Layout_K_SW128_Atom<bf16>``, or ``GMMA_K_SW128`` with ``dtype``); ``tile`` (MN, K)
     repeats it with ``tile_to_shape`` (column-major, or the mode ``order``). Names are looked up in
     ``library`` (default: the default library); an unknown one is a :class:`TmaError`."""
-    if not isinstance(text, str):
-        layout = text
-    elif _NAME.fullmatch(text.strip()):  # a bare word would parse as a one-symbol layout: a name first
+    if isinstance(text, str) and _NAME.fullmatch(text.strip()):  # a bare word would parse as a one-symbol layout: a name first
         try:
             spec = resolve(text.strip(), dtype, library)[0]
         except (UnknownSpec, SpecError) as e:
@@ -73,7 +71,7 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
             raise TmaError(f"{text}: {spec.name} is a {spec.kind}, not a smem atom")
         layout = parse(spec.data["layout"])
     else:
-        layout = parse(text)
+        layout = as_layout(text, "smem layout")
     if tile is not None:
         layout = tile_to_shape(layout, tuple(tile), tuple(order) if order is not None else None)
     return layout
