@@ -12,6 +12,7 @@ import pytest
 import cuteverify as cv
 from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.parse import parse
+from cuteverify.hardware.descriptors.smem_rules import infer_major
 from strategies import parse_plain, values
 
 PLAIN = "((2,2),(4,2)):((1,8),(2,16))"
@@ -184,6 +185,8 @@ def _api():
         ("to_loop_nest", lambda x: cv.loops.to_loop_nest(x), PLAIN),
         ("to_linear_layout", lambda x: cv.to_linear_layout(x), "(4,8):(8,1)"),
         ("svg", lambda x: cv.draw.svg(x), SWIZZLED),
+        ("infer_major", lambda x: infer_major(x), SWIZZLED),
+        ("explain_smem_layout", lambda x: cv.explain_smem_layout(x, (8, 64), reads=["tma"]), SWIZZLED),
         ("tikz_tv", lambda x: cv.draw.tikz_tv(x, tile=(16, 8)), TV),
     ]
 

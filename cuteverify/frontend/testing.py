@@ -1,7 +1,7 @@
 """Assertions for test suites: ``assert_bijective(L)``, ``assert_injective``, ``assert_surjective``,
 ``assert_equal(A, B)``, ``assert_disjoint``, ``assert_agrees(L, spec, operand=...)``.
 
-Each takes layouts as cuteverify layouts, CuTe text, pycute / CuTe DSL objects (see ``cuteverify.interop``) and
+Each takes layouts as cuteverify layouts, CuTe text, pycute / CuTe DSL objects (read by ``cv.as_layout``) and
 raises ``AssertionError`` whose message is the verdict: the counterexample in the layout's own coordinates, or
 why it could not be proved (an ``unknown`` verdict fails too unless ``allow_unknown=True``)::
 
