@@ -62,7 +62,8 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
     library (``GMMA::Layout_K_SW128_Atom<bf16>``, or ``GMMA_K_SW128`` with ``dtype``); ``tile`` (MN, K)
     repeats it with ``tile_to_shape`` (column-major, or the mode ``order``). Names are looked up in
     ``library`` (default: the default library); an unknown one is a :class:`TmaError`."""
-    if isinstance(text, str) and _NAME.fullmatch(text.strip()):  # a bare word would parse as a one-symbol layout: a name first
+    # a bare word would parse as a one-symbol layout: a name first
+    if isinstance(text, str) and _NAME.fullmatch(text.strip()):
         try:
             spec = resolve(text.strip(), dtype, library)[0]
         except (UnknownSpec, SpecError) as e:
