@@ -9,7 +9,8 @@ from ..core.tuples import flatten, transform
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import as_layout, exact_div, mode_text, operation, plain_ints, split_cases
+from ..core.notation.interop import as_layout
+from ._op import exact_div, mode_text, operation, plain_ints, split_cases
 from .coalesce import coalesce_flat
 
 

@@ -6,7 +6,8 @@ from ..core.layout import Layout, cosize, make_layout, shape, size
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
-from ._op import as_layout, operation, plain_ints
+from ..core.notation.interop import as_layout
+from ._op import operation, plain_ints
 from .coalesce import coalesce
 from .complement import _complement_ints, complement, repeat_complement
 from .coord import is_coordinate

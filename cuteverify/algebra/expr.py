@@ -23,6 +23,7 @@ from ..core.layout import (
     rank,
     size,
 )
+from ..core.notation.interop import as_layout
 from ..core.notation.parse import as_assumptions, check_assumption_names, parse, parse_tuple
 from ..errors import ParseError
 from ..symbolic import parse_expr
@@ -156,7 +157,7 @@ def evaluate(text: str, bindings: dict | None = None, assume=None):
             return int(s)
         if re.fullmatch(r"[A-Za-z_]\w*", s) and s in bindings:
             v = bindings[s]
-            return parse(v, assume) if isinstance(v, str) else v
+            return as_layout(v, f"layout {s}", assume=assume, tiler=True) if isinstance(v, str) else v
         if ":" not in s and not s.startswith(("(", "S<", "Sw<")):
             # a bare entry is a number: an integer expression over symbols (a cotarget, a size, a tiler n)
             try:

@@ -6,7 +6,7 @@ layout that another element-width reading would prove carries a hint that bytes 
 from __future__ import annotations
 
 from .. import prover as P
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..errors import CuteVerifyError
 from ..hardware import agrees
@@ -27,7 +27,7 @@ def byte_element_hint(check, layout):
     elements were most likely mixed, and the hint says which reading agrees. Never changes the verdict."""
     if isinstance(layout, str):
         try:
-            layout = parse(layout)
+            layout = as_layout(layout)
         except CuteVerifyError:
             return None
     sw = getattr(layout, "inner", None)

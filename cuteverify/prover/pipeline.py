@@ -2,8 +2,8 @@
 
 Stages, in order; the first that answers gives the verdict:
 
-``coerce``
-    text and objects become layouts (``coerce``), under the caller's assumptions.
+reading
+    text and objects become layouts (``core.notation.interop.as_layout``), under the caller's assumptions.
 concrete layouts
     ``Query.concrete``: the exact procedures (``exact``, ``f2``), Z3 only where they run out of budget;
     a refutation is re-checked (``recheck_refutation``).
@@ -29,9 +29,8 @@ from __future__ import annotations
 import itertools
 import time
 
-from ..core.notation.interop import to_layout
 from ..core.layout import Layout
-from ..core.notation.parse import as_assumptions, integrality_obligations, parse
+from ..core.notation.parse import integrality_obligations
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError, Unsupported
 from ..symbolic import Assumptions, bounded_names, decide, domain, finite_assignments, to_int
@@ -44,32 +43,6 @@ from .tables import unknown
 from .verdict import Verdict
 
 INTERNAL = "internal: counterexample did not re-check"
-
-
-def coerce(x, assume=None):
-    """A layout from layout text, a Layout / ComposedLayout (given the assumptions if it has none), a shape,
-    or a framework object (``cv.parse`` for objects)."""
-    if isinstance(x, str):
-        return parse(x, assume=assume)
-    if isinstance(x, (Layout,)) or hasattr(x, "outer"):
-        if assume is not None and getattr(x, "assumptions", None) is None:
-            x = _assuming(x, as_assumptions(assume))
-        return x
-    if type(x) is tuple or type(x) is int:
-        return Layout(x)
-    try:
-        return coerce(to_layout(x), assume)
-    except (TypeError, ValueError):
-        raise TypeError(f"expected a layout or layout text, got {x!r}") from None
-
-
-def _assuming(x, asm):
-    """``x`` with the assumptions ``asm`` on each of its plain layouts (a composed layout's outer function and
-    every inner layout of a chain as well)."""
-    if isinstance(x, Layout):
-        return Layout(x.shape, x.stride, obligations=x.obligations, assumptions=asm)
-    inner = _assuming(x.inner, asm) if isinstance(x.inner, Layout) else x.inner
-    return type(x)(inner, x.offset, _assuming(x.outer, asm))
 
 
 def _free(layouts, extra=()):
@@ -476,4 +449,4 @@ def _samples(names, asm):
             yield dict(zip(names, combo))
 
 
-__all__ = ["Query", "run", "coerce", "recheck_refutation", "INTERNAL"]
+__all__ = ["Query", "run", "recheck_refutation", "INTERNAL"]

@@ -45,7 +45,7 @@ from ..atoms import (
     make_tiled_mma,
 )
 from ..core.layout import Layout, make_layout, size
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError
@@ -104,7 +104,7 @@ def _fail(name, field, why):
 
 def _layout_text(name, field, text):
     try:
-        return parse(text, source=f"{field} of access {name!r}")
+        return as_layout(text, f"{field} of access {name!r}")
     except CuteVerifyError as e:
         _fail(name, field, str(e))
 

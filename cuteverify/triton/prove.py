@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 
 from ..core.layout import Layout, size
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout
 from ..errors import CuteVerifyError, NotAdmissibleError
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout
@@ -74,7 +74,7 @@ def _linear_side(ll: LinearLayout, what: str) -> _Side:
 
 
 def _as_cute(other):
-    lay = parse(other, source="CuTe layout") if isinstance(other, str) else other
+    lay = as_layout(other, "CuTe layout", shapes=False)
     # F2 (^k) and E<i> strides are concrete values; only a free symbol (N, K ...) needs a substitution
     if isinstance(lay, (Layout, ComposedLayout)) and not lay.is_concrete and lay.free_symbols():
         raise TritonLayoutError(f"the CuTe layout {lay} has symbols: a Triton layout is concrete, substitute values "
@@ -398,9 +398,6 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
         theirs, what, S = to_linear(oattr, shape), oattr.text(), None
     else:
         S = _as_cute(other)
-        if not isinstance(S, (Layout, ComposedLayout)):
-            raise TritonLayoutError(f"a shared attribute is compared with a CuTe smem layout, a shared attribute or a "
-                                    f"linear layout, got {type(other).__name__}")
         sizes = tuple(S.shape[i] if type(S.shape[i]) is int else _size_of(S.shape[i]) for i in range(len(S.shape))) \
             if isinstance(S.shape, tuple) else (S.shape,)
         if sizes != tuple(shape):

@@ -145,20 +145,20 @@ def test_testing_assertions():
 
 def test_interop():
     import cuteverify as cv
-    from cuteverify.core.notation.interop import to_layout
-    assert str(to_layout("((_2,_2),_4):((_1,_2),_4)")) == "((2,2),4):((1,2),4)"
-    assert str(to_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)")) == "S<3,3,3> o 0 o (8,64):(64,1)"
-    assert str(to_layout((4, 8))) == "(4,8):(1,4)"
+    from cuteverify.core.notation.interop import as_layout
+    assert str(as_layout("((_2,_2),_4):((_1,_2),_4)")) == "((2,2),4):((1,2),4)"
+    assert str(as_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)")) == "S<3,3,3> o 0 o (8,64):(64,1)"
+    assert str(as_layout((4, 8))) == "(4,8):(1,4)"
 
     class DSLish:  # the shape/stride structure of a CuTe DSL layout
         shape = (4, (2, 3))
         stride = (1, (8, 4))
     assert str(cv.parse(DSLish())) == "(4,(2,3)):(1,(8,4))"
-    with pytest.raises(TypeError):
-        to_layout(object())
+    with pytest.raises(cv.ParseError, match="got object"):  # an input error naming the argument (was TypeError)
+        as_layout(object())
     pycute = pytest.importorskip("pycute")
-    assert str(to_layout(pycute.Layout((4, (2, 3)), (1, (8, 4))))) == "(4,(2,3)):(1,(8,4))"
-    c = to_layout(pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1))))
+    assert str(as_layout(pycute.Layout((4, (2, 3)), (1, (8, 4))))) == "(4,(2,3)):(1,(8,4))"
+    c = as_layout(pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1))))
     assert str(c) == "S<3,3,3> o 0 o (8,64):(64,1)"
     from cuteverify.frontend.testing import assert_bijective
     assert_bijective(pycute.Layout((4, 8), (8, 1)))

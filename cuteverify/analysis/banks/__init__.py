@@ -47,6 +47,7 @@ import time
 
 from ...atoms import TiledCopy
 from ...core.layout import idx2crd, size
+from ...core.notation.interop import as_layout
 from ...core.swizzle import ComposedLayout
 from ...core.tuples import is_tuple
 from ...errors import NotAdmissibleError
@@ -159,6 +160,8 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
     raises :class:`NotAdmissibleError`.
     """
     t0 = time.perf_counter()
+    smem_layout = None if smem_layout is None else as_layout(smem_layout, "smem layout")
+    access = access if isinstance(access, TiledCopy) else as_layout(access, "access")
     eb, vector_bytes, phases = _copy_defaults(access, dtype, elem_bytes, vector_bytes, phases, side)
     if type(base_bytes) is not int or base_bytes < 0:
         raise NotAdmissibleError("banks", f"base_bytes must be a byte address (an integer >= 0), got {base_bytes!r}")
@@ -296,6 +299,8 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
     """
     t0 = time.perf_counter()
     copy = isinstance(layout_or_tv, TiledCopy)
+    layout_or_tv = layout_or_tv if copy else as_layout(layout_or_tv)
+    smem = None if smem is None else as_layout(smem, "smem layout")
     eb = _copy_defaults(layout_or_tv, dtype, elem_bytes, None, None, side)[0] if copy else \
         elem_bytes_of(dtype, elem_bytes)
     _positive_pow2("require", require, 16)  # a 3-byte vector is no access the hardware has

@@ -336,7 +336,7 @@ def parse(text, assume=None, *, source: str = "layout"):
     function on element indices, ``S<B, M - log2(N/8), S> o 0 o L``.
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and to_layout read objects)")
+        raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and as_layout read objects)")
     if cute_ir_text.is_cute_ir(text):
         # CuTe IR's type texts (!cute.layout<"...">, !cute.tile<"[...]">, ...): their bodies are read here
         shared = as_assumptions(assume)

@@ -22,7 +22,7 @@ import click
 
 from cuteverify.analysis.banks import bank_conflicts, max_vector_width, read_tile
 from cuteverify.core.layout import size
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.errors import NotAdmissibleError
 from cuteverify.synth.access import access_kind, natural_role, parse_access
 
@@ -80,14 +80,14 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, tile, phases, base_
     Exit codes: 0 conflict-free, 1 conflicts, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    S = parse(smem, assume=asm, source="SMEM")
+    S = as_layout(smem, "SMEM", assume=asm)
     phases, tile = _phases(phases), _tile(tile, "--tile")
     if access_kind(access) is not None:  # synthesize's and why's access forms: one reader, synth.access
         T, form_bytes, form_phases, tile = _access_form(S, access, dtype, elem_bytes, tile)
         vector_bytes = vector_bytes if vector_bytes is not None else form_bytes
         phases = phases if phases is not None else form_phases
     else:
-        T = parse(access, assume=asm, source="--access")
+        T = as_layout(access, "--access", assume=asm)
     check_names(asm, (S, T), smem)
     v = bank_conflicts(S, T, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes,
                        vector_bytes=vector_bytes, phases=phases, base_bytes=base_bytes, tile=tile)
@@ -137,8 +137,8 @@ def vector_cmd(layout, dtype, elem_bytes, smem, tile, alignment, require, flat, 
     Exit codes: 0 proved (or --require met), 1 --require refuted, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    L = parse(layout, assume=asm, source="LAYOUT")
-    S = parse(smem, assume=asm, source="--smem") if smem else None
+    L = as_layout(layout, "LAYOUT", assume=asm)
+    S = as_layout(smem, "--smem", assume=asm) if smem else None
     check_names(asm, (L, S), layout)
     v = max_vector_width(L, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes, alignment=alignment,
                          smem=S, require=require, tv=False if flat else None, tile=_tile(tile, "--tile"))

@@ -8,7 +8,8 @@ import click
 from cuteverify.algebra.expr import evaluate, parse_let
 from cuteverify.core.convention import SIZE1_CONVENTIONS, size1_strides
 from cuteverify.core.layout import cosize, depth, is_weakly_congruent, rank, shape, size
-from cuteverify.core.notation.parse import parse, parse_tuple, unknowns_note
+from cuteverify.core.notation.interop import as_layout
+from cuteverify.core.notation.parse import parse_tuple, unknowns_note
 
 from .common import assume_option, emit, fail, guarded, json_option, show, text_input
 
@@ -25,7 +26,7 @@ _MAX_VALUES = 4096
 def eval_cmd(layout, coord, assume, as_json):
     """Evaluate LAYOUT at COORD (an integer or a coordinate such as (1,(0,2))); without COORD, print
     its size, cosize and values."""
-    L = parse(layout, assume=list(assume) or None, source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=list(assume) or None)
     if coord is None:
         info = {"layout": str(L), "size": show(size(L)), "rank": rank(L), "depth": depth(L)}
         if L.is_concrete:

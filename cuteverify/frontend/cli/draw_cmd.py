@@ -16,7 +16,8 @@ from __future__ import annotations
 import click
 
 from cuteverify import draw as dr
-from cuteverify.core.notation.parse import parse, parse_tuple
+from cuteverify.core.notation.interop import as_layout
+from cuteverify.core.notation.parse import parse_tuple
 from cuteverify.core.notation.tiles import read_extents
 from cuteverify import hardware
 
@@ -109,7 +110,7 @@ def draw(layout, output, fmt, tile, banks, elem_bytes, highlight, title):
         fail("--tile and --banks cannot be combined")
     if elem_bytes <= 0:
         fail(f"--elem-bytes must be positive, got {elem_bytes}")
-    L = parse(layout, source="LAYOUT")
+    L = as_layout(layout, "LAYOUT")
     hl = parse_highlight(highlight)
     if tile is not None:
         t = parse_tile(tile)

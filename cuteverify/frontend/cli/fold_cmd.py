@@ -12,7 +12,7 @@ import click
 from cuteverify.analysis.fold import fold, fold_operands
 from cuteverify.analysis.loops import check_no_repeat, loop_layout
 from cuteverify.core.notation.format import format_tuple
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 
 from .common import EXIT_FOR, EXIT_OK, fail, guarded, json_option, text_input
 
@@ -53,7 +53,7 @@ def _layouts(items):
             fail(f"--layout: operand name must be A, B or C, got {k!r}")
         if k in out:
             fail(f"--layout: operand {k} given twice")
-        out[k] = parse(v, source=f"--layout {k}")
+        out[k] = as_layout(v, f"--layout {k}")
     return out
 
 

@@ -16,6 +16,7 @@ from cuteverify.atoms import agrees_tiled
 from cuteverify.atoms.names import resolve_spec
 from cuteverify.frontend.checked import ShapeMismatch, checked_agrees, checked_equal
 from cuteverify.core.layout import Layout, size
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.parse import anonymous_names, check_assumption_names, parse
 from cuteverify.errors import CuteVerifyError
 from cuteverify.prover import (
@@ -57,7 +58,7 @@ def _number(x, what="N"):
 @json_option
 @guarded
 def injective_cmd(layout, assume, as_json):
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     report(is_injective(L), as_json)
 
 
@@ -68,7 +69,7 @@ def injective_cmd(layout, assume, as_json):
 @json_option
 @guarded
 def surjective_cmd(layout, codomain, assume, as_json):
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     report(is_surjective(L, _number(codomain, "--codomain")), as_json)
 
 
@@ -78,7 +79,7 @@ def surjective_cmd(layout, codomain, assume, as_json):
 @json_option
 @guarded
 def bijective_cmd(layout, assume, as_json):
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     report(is_bijective(L), as_json)
 
 
@@ -90,7 +91,7 @@ def bijective_cmd(layout, assume, as_json):
 @guarded
 def equal_cmd(a, b, assume, as_json):
     asm = shared_assumptions(assume)
-    A, B = parse(a, asm, source="A"), parse(b, asm, source="B")
+    A, B = as_layout(a, "A", assume=asm), as_layout(b, "B", assume=asm)
     check_names(asm, (A, B), f"{a} == {b}")
     report(checked_equal(A, B), as_json)
 
@@ -104,10 +105,10 @@ def equal_cmd(a, b, assume, as_json):
 def disjoint_cmd(a, cotarget, assume, as_json):
     m = _number(cotarget, "--cotarget")
     if cotarget is None:
-        A = parse(a, own_assumptions(assume), source="A")
+        A = as_layout(a, "A", assume=own_assumptions(assume))
     else:  # the assumptions may speak of the cotarget's symbols
         asm = shared_assumptions(assume)
-        A = parse(a, asm, source="A")
+        A = as_layout(a, "A", assume=asm)
         check_names(asm, (A, parse_expr(str(m))), a)
     report(complement_disjoint(A, m), as_json)
 
@@ -132,7 +133,7 @@ def disjoint_cmd(a, cotarget, assume, as_json):
 @guarded
 def agrees_cmd(layout, name, spec_name, operand, params, dtype, atom_layout, permutation, assume, as_json):
     spec_name = _spec_name(name, spec_name)
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     if atom_layout is not None or permutation is not None:
         report(_agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation), as_json)
     p = parse_params(params)

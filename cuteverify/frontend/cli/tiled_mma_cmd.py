@@ -21,7 +21,7 @@ import click
 from cuteverify import draw as dr
 from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms._util import format_tile
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.tiles import read_permutation
 
 from .common import EXIT_OK, guarded, json_option, parse_params
@@ -35,7 +35,7 @@ def parse_atom_layout(text):
     ``(2,2,1):(2,1,4)``; None gives ``(1,1,1)``."""
     if text is None:
         return (1, 1, 1)
-    return parse(text, source="--atom-layout")
+    return as_layout(text, "--atom-layout")
 
 
 def parse_permutation(text):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import click
 
 from cuteverify.atoms import make_mma_atom, make_tiled_mma
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.linear import from_linear_layout
 from cuteverify.triton import (
     parse_attr,
@@ -113,7 +113,7 @@ def _tiled(atom, operand, shape, atom_layout, permutation):
     if operand is None:
         fail("--atom needs --operand A, B or C")
     a = make_mma_atom(atom)  # an unknown name fails here, with the library's suggestions
-    layout = parse(atom_layout, source="--atom-layout") if atom_layout else (1, 1, 1)
+    layout = as_layout(atom_layout, "--atom-layout") if atom_layout else (1, 1, 1)
     if permutation is not None:
         perm = parse_permutation(permutation)
     else:
@@ -159,7 +159,7 @@ def equal_cmd(attr, shape_text, cute, tile, atom, operand, atom_layout, permutat
         v = prove_triton_equals(a, shape, _attr(attr2, module, "--attr"), **kw)
     else:
         t = parse_shape(tile, source="--tile") if tile else None
-        v = prove_triton_equals(a, shape, parse(cute, source="--cute"), tile=t, **kw)
+        v = prove_triton_equals(a, shape, as_layout(cute, "--cute"), tile=t, **kw)
     report(v, as_json)
 
 

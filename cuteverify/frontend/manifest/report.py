@@ -14,7 +14,8 @@ import time
 from ... import draw
 from ...atoms import TiledMma, make_tiled_mma
 from ...core.layout import size
-from ...core.notation.parse import anonymous_names, parse
+from ...core.notation.interop import as_layout
+from ...core.notation.parse import anonymous_names
 from ...errors import CuteVerifyError
 from ...hardware import default_library
 from .expr import environment, evaluate, evaluate_value, shared_assumptions
@@ -64,7 +65,7 @@ def _drawing(claim, result) -> str:
     if text is None:
         return "<p>(no single layout to draw for this claim)</p>"
     try:
-        L = parse(text, assume=list(claim.assume) or None)
+        L = as_layout(text, assume=list(claim.assume) or None)
         if data.get("assignment"):
             L = L.subs(_renamed(data["assignment"], result.get("verdict") or "", L))
         if not getattr(L, "is_concrete", True):

@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 
 from ...core.layout import Layout, size
-from ...core.notation.parse import as_assumptions, parse
+from ...core.notation.interop import as_layout
+from ...core.notation.parse import as_assumptions
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import TmaError
 from ...symbolic import decide
@@ -278,8 +279,8 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     ``smem_alignment``)."""
     check_copy_options(multicast, smem_address_align)
     assumptions = as_assumptions(assume)
-    gmem = parse(gmem, assumptions) if isinstance(gmem, str) else gmem
-    smem = parse(smem) if isinstance(smem, str) else smem
+    gmem = as_layout(gmem, "gmem layout", assume=assumptions)
+    smem = as_layout(smem, "smem layout")
     bits = dtype_bits(dtype)
     if hasattr(gmem, "outer") or any(hasattr(d, "path") or hasattr(d, "value") for d in _flat(gmem.stride)):
         # a tensor in global memory is addressed by integer strides: no swizzle, no coordinate or F2 strides
