@@ -1,7 +1,7 @@
 """``as_layout``: the one "text or object -> layout" (core/notation/interop.py).
 
 Each accepted form gives the layout ``parse`` gives for the same text, checked as a function by the
-independent evaluator of ``tests/strategies.py`` (it reads printed layouts itself); bad input is a ParseError
+independent evaluator of ``tests/oracles/strategies.py`` (it reads printed layouts itself); bad input is a ParseError
 naming the argument and the column; API functions across the packages take CuTe text wherever they take a
 layout, and give what they give for the parsed layout.
 """
