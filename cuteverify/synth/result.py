@@ -11,7 +11,7 @@ error, never a silent answer).
 from __future__ import annotations
 
 from ..analysis.banks import bank_conflicts, max_vector_width
-from ..errors import CuteVerifyError
+from ..errors import InternalDisagreement
 from ..hardware import agrees
 from ..prover import Verdict, is_bijective, is_injective
 from .codegen import cpp, dsl
@@ -19,12 +19,6 @@ from .search import OBJECTIVE, consumer_legality
 from .space import _GMMA_T
 
 __all__ = ["Synthesis", "access_proofs", "optimality"]
-
-
-class InternalDisagreement(CuteVerifyError):
-    """The search's score of a layout and the analysis' verdict on it differ (a bug, reported, never used)."""
-
-    kind = "internal"
 
 
 def access_proofs(layout, problem):

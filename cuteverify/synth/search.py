@@ -31,12 +31,12 @@ import numpy as np
 from ..analysis.banks.model import _degree, _lanes_per_phase, _vector_problem, _widest, access_offsets, layout_values
 from ..core.swizzle import ComposedLayout
 from ..core.notation.tiles import read_extents
-from ..errors import CuteVerifyError
+from ..errors import CuteVerifyError, SynthError
 from ..hardware.library.dtypes import dtype_bits
 from ..hardware.descriptors.smem_rules import from_layout
 from ..hardware.tma.box import prove_landing, smem_box
 from ..hardware.tma.copy import tma_swizzle_mode
-from .access import CONSUMERS, SynthError, normalize_accesses
+from .access import CONSUMERS, normalize_accesses
 
 __all__ = ["Problem", "Score", "consumer_legality", "make_problem", "objective_text", "score_space"]
 

@@ -22,9 +22,9 @@ import click
 
 from cuteverify.analysis.banks import bank_conflicts, max_vector_width, read_tile
 from cuteverify.core.notation.parse import parse
-from cuteverify.errors import NotAdmissibleError
+from cuteverify.errors import CommandLineError, NotAdmissibleError
 
-from .common import (EXIT_FOR, CommandLineError, assume_option, check_names, guarded, json_option, shared_assumptions,
+from .common import (EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions,
     text_input)
 
 
