@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import cuteverify as cv
-from cuteverify.algebra._op import _from_text
+from cuteverify.algebra._op import from_text
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS = ("coalesce", "composition", "complement", "logical_divide", "zipped_divide", "logical_product",
@@ -91,7 +91,7 @@ def load_corpus(n):
 
 def _spec(text):
     """Parsed argument as plain data: ('L', shape, stride), ('I', int), ('T', tuple of specs or None)."""
-    x = _from_text(text)
+    x = from_text(text)
     return _spec_of(x)
 
 

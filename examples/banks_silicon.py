@@ -110,8 +110,8 @@ def case_table(smem, access, eb, vb, ldsm=False):
     T = min(32, off.shape[0])
     k = min(KI, off.shape[1] // n)
     idx, off = idx[:T, :k * n], off[:T, :k * n]
-    lanes = 8 if ldsm else banks._lanes_per_phase(vb, None)
-    _, waves, _, _ = banks._degree(idx, off, eb, vb, lanes)
+    lanes = 8 if ldsm else banks.lanes_per_phase(vb, None)
+    _, waves, _, _ = banks.conflict_degree(idx, off, eb, vb, lanes)
     tab = np.zeros((KI, 32), dtype=np.int64)
     for j in range(KI):
         src = j % k

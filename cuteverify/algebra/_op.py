@@ -88,7 +88,7 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
                 return r
         for a in args:  # CuTe text, as every API function takes it (a loop: cheaper than any() here)
             if type(a) is str:
-                args = tuple(_from_text(a) if type(a) is str else a for a in args)
+                args = tuple(from_text(a) if type(a) is str else a for a in args)
                 break
             if type(a) is PiecewiseLayout:
                 return _per_piece(wrapper, args, kw)
@@ -243,11 +243,11 @@ def _per_piece(op, args, kw):
     return PiecewiseLayout(flatten_pieces(pieces))
 
 
-def _from_text(text):
+def from_text(text):
     """A string argument: a tiler such as ``<3:3, (2,4):(1,8)>``, or layout text (``cv.parse``'s forms)."""
     t = text.strip()
     if t.startswith("<") and t.endswith(">"):
-        return tuple(None if p.strip() in ("_", "None") else _from_text(p) for p, _ in split_top(t[1:-1], ",", ALL))
+        return tuple(None if p.strip() in ("_", "None") else from_text(p) for p, _ in split_top(t[1:-1], ",", ALL))
     return parse(t)
 
 

@@ -6,7 +6,7 @@ import functools
 
 from ..core.layout import Layout, make_layout
 from ..errors import NotAdmissibleError
-from ._op import _from_text, operation
+from ._op import from_text, operation
 
 # Operations that relate two layouts over one domain and return something that is not a layout of the first
 # one's domain: ``mode=`` applies them to that mode of both arguments.
@@ -72,7 +72,7 @@ def mode_path(mode, name="mode"):
 
 
 def _as_layout(x):
-    return _from_text(x) if type(x) is str else x
+    return from_text(x) if type(x) is str else x
 
 
 def _get(a, path, name):

@@ -22,7 +22,7 @@ from ..core.tuples import product
 from ..errors import ContradictoryAssumptions, CuteVerifyError, ParseError
 from ..symbolic import parse_expr
 from . import queries as q
-from .queries import _as_layout
+from .pipeline import coerce
 from .verdict import Verdict
 
 PREDICATES = ("injective", "surjective", "bijective", "disjoint", "equal")
@@ -100,7 +100,7 @@ class _Env:
 
     def _attach(self, v):
         if self.assumptions is not None and getattr(v, "assumptions", None) is None and hasattr(v, "shape"):
-            return _as_layout(v, self.assumptions)
+            return coerce(v, self.assumptions)
         return v
 
 

@@ -10,7 +10,7 @@ Every candidate of ``space.enumerate_space`` is, exactly:
   ``umma`` (``hardware.smem_desc_rules.from_layout`` proves a wgmma / tcgen05 descriptor reads every
   256-bit K block of the tile, with the operand's major-ness when an access names it);
 * scored on every thread access: the exact conflict degree and the vector width, by the model of
-  ``analysis.banks`` (``banks_model._degree`` / ``_widest`` / ``_vector_problem`` on the offset table, which
+  ``analysis.banks`` (``banks_model._degree`` / ``widest_vector`` / ``vector_problem`` on the offset table, which
   is what ``bank_conflicts`` and ``max_vector_width`` compute; the winner's and runner-up's numbers are
   re-derived through those two functions and must agree).
 
@@ -28,7 +28,8 @@ import heapq
 
 import numpy as np
 
-from ..analysis.banks.model import _degree, _lanes_per_phase, _vector_problem, _widest, access_offsets, layout_values
+from ..analysis.banks.model import (conflict_degree, lanes_per_phase, vector_problem, widest_vector, access_offsets,
+                                    layout_values)
 from ..core.swizzle import ComposedLayout
 from ..core.notation.tiles import read_extents
 from ..errors import CuteVerifyError, SynthError
@@ -224,17 +225,17 @@ def access_numbers(problem, i, sv):
     off = sv[idx]
     eb = problem.eb
     if a.vector_bytes is None:
-        vb = 16 if a.phases == "ldmatrix" else _widest(off, eb)[0]
+        vb = 16 if a.phases == "ldmatrix" else widest_vector(off, eb)[0]
     else:
         vb = a.vector_bytes
     if vb < eb:
         return False, f"{a.name}: {vb}-byte vectors are narrower than the element", vb, None
-    p = _vector_problem(off, eb, vb, 16)
+    p = vector_problem(off, eb, vb, 16)
     if p is not None:
         return False, f"{a.name}: {vb}-byte vectors: thread {p[0]}: {p[1]}", vb, None
-    lanes = _lanes_per_phase(vb, a.phases)
+    lanes = lanes_per_phase(vb, a.phases)
     merge = a.phases is None and vb in (8, 16)
-    return True, None, vb, lambda: _degree(idx, off, eb, vb, lanes, 0, merge)[0]
+    return True, None, vb, lambda: conflict_degree(idx, off, eb, vb, lanes, 0, merge)[0]
 
 
 def _bijective(sv, n, padded):

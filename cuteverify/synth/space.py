@@ -35,7 +35,7 @@ SPACE_TEXT = ("GMMA atoms Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>; generic
               "(r,c):(c,1) and MN-major (r,c):(1,r) bases, and unswizzled (1,c) / (r,1) bases; tile_to_shape "
               "column- and row-major; padded pitches (+4/8/16/32 bytes) only with allow_padding")
 
-_GMMA_T = {8: "uint8_t", 16: "half_t", 32: "float"}
+GMMA_ELEMENT_TYPE = {8: "uint8_t", 16: "half_t", 32: "float"}
 _CPP_T = {("bf16", "bfloat16", "bfloat16_t"): "cute::bfloat16_t", ("f16", "fp16", "half", "half_t", "float16"): "cute::half_t",
           ("f32", "fp32", "float", "float32"): "float", ("tf32", "tfloat32_t"): "cute::tfloat32_t",
           ("e4m3", "f8", "fp8", "float_e4m3_t"): "cute::float_e4m3_t", ("e5m2", "float_e5m2_t"): "cute::float_e5m2_t",
@@ -106,7 +106,7 @@ def _pow2(lo, hi):
 
 
 def _gmma_atoms(bits):
-    t = _GMMA_T.get(bits)
+    t = GMMA_ELEMENT_TYPE.get(bits)
     if t is None:
         return []
     out = []

@@ -41,7 +41,9 @@ def _rank(d):
                  lambda _: f"interleave {d.interleave} needs rank >= 3, rank is {d.rank}")])
 
 
-def _address(d):
+def address_rule(d):
+    """The rule on descriptor ``d``'s global address: 16-byte aligned (32 for interleave 32B and the
+    16U4/16U6_ALIGN16B types); not checked where the address is not given."""
     align = 32 if d.interleave == 2 or d.dtype in _PACKED_A16 else 16
     text = f"global address {align}-byte aligned"
     if d.address is None:
@@ -51,7 +53,9 @@ def _address(d):
                 [(C("divides", align, a), lambda v: f"global address {_v(a, v)} is not {align}-byte aligned")])
 
 
-def _dims(d):
+def dim_rules(d):
+    """The rules on descriptor ``d``'s global dimensions: each in 1..2**32, and a packed type's dim 0 a
+    multiple of its packing."""
     clauses = []
     for i, s in enumerate(d.shape):
         clauses.append((C("le", 1, s), lambda v, i=i, s=s: f"global dim {i} is {_v(s, v)}, not >= 1"))
@@ -64,7 +68,9 @@ def _dims(d):
                    [(C("divides", m, s0), lambda v: f"global dim 0 is {_v(s0, v)}, not a multiple of {m}")])
 
 
-def _strides(d):
+def stride_rules(d):
+    """The rules on descriptor ``d``'s global strides (bytes): aligned to 16 (32), in 0..2**40 - 1, and the
+    innermost stride 1."""
     m = 32 if d.interleave == 2 or d.dtype in _PACKED_A16 else 16
     mult, bound = [], []
     for i, sb in enumerate(d.stride_bytes(), 1):
@@ -120,7 +126,8 @@ def _box(d):
                    source=_OBSERVED)
 
 
-def _element_strides(d):
+def element_stride_rules(d):
+    """The rule on descriptor ``d``'s element strides: each in 1..8."""
     clauses = []
     for i, e in enumerate(d.element_strides):
         clauses.append((C("le", 1, e), lambda v, i=i, e=e: f"element stride {i} is {_v(e, v)}, not >= 1"))
@@ -129,7 +136,8 @@ def _element_strides(d):
                source=_DOC + "; element_strides[0] checked by the " + _OBSERVED)
 
 
-def _enums(d):
+def enum_rules(d):
+    """The rules on descriptor ``d``'s enum fields (in range, interleave/swizzle and OOB-fill pairings)."""
     clauses = [(0 <= getattr(d, f) < n, lambda _, f=f, n=n: f"{f} value {getattr(d, f)} is not in 0..{n - 1}")
                for f, n in _ENUM_RANGES]
     yield Rule("enums", "dtype, interleave, swizzle, L2 promotion and OOB fill are values of their enums", clauses)
@@ -156,7 +164,7 @@ def _enums(d):
 
 def descriptor_rules(d) -> list[Rule]:
     """Every rule for descriptor ``d`` (a ``TmaDescriptor``), in a fixed order."""
-    out = list(_rank(d)) + [_address(d)]
-    for part in (_dims, _strides, _box, _element_strides, _enums):
+    out = list(_rank(d)) + [address_rule(d)]
+    for part in (dim_rules, stride_rules, _box, element_stride_rules, enum_rules):
         out += list(part(d))
     return out

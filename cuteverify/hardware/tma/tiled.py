@@ -93,7 +93,7 @@ def _name(table, value):
     return f"<invalid {value}>"
 
 
-def _tuple(x, what):
+def as_entries(x, what):
     """A tuple of ints / sympy expressions from a sequence, an int or text such as ``"(K,M)"``."""
     if isinstance(x, str):
         body = x.strip()
@@ -124,7 +124,7 @@ class TmaDescriptor:
                  swizzle="NONE", l2_promotion="NONE", oob_fill="NONE", address=None, assume=None,
                  arch="sm_90"):
         self.dtype = tma_dtype(dtype)
-        self.shape = _tuple(shape, "shape")
+        self.shape = as_entries(shape, "shape")
         rank = len(self.shape)
         if stride is None:
             st, acc = [], 1
@@ -132,9 +132,9 @@ class TmaDescriptor:
                 st.append(acc)
                 acc = normalize(acc * s)
             stride = tuple(st)
-        self.stride = _tuple(stride, "stride")
-        self.box = _tuple(box if box is not None else self.shape, "box")
-        self.element_strides = _tuple(element_strides, "element_strides") if element_strides is not None \
+        self.stride = as_entries(stride, "stride")
+        self.box = as_entries(box if box is not None else self.shape, "box")
+        self.element_strides = as_entries(element_strides, "element_strides") if element_strides is not None \
             else (1,) * rank
         for what, t in (("stride", self.stride), ("box", self.box), ("element_strides", self.element_strides)):
             if len(t) != rank:
