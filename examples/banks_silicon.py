@@ -158,7 +158,7 @@ def build_cases():
         _, off = banks.access_offsets(smem, access)
         if (off.max() + 1) * eb > SMEM_BYTES or off.shape[0] < 32:
             continue
-        w, _ = banks._widest(off, eb)
+        w, _ = banks.widest_vector(off, eb)
         vb = rng.choice([x for x in (1, 2, 4, 8, 16) if eb <= x <= w])
         t, p, _ = case_table(smem, access, eb, vb)
         out.append((f"random eb={eb} vb={vb} {smem} | {access}", vb, t, p))

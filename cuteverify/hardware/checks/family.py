@@ -12,7 +12,7 @@ from ...core.tuples import product
 from ...errors import CuteVerifyError, NotLinear
 from ...prover.queries import is_bijective
 from ...symbolic import Assumptions, Condition, decide, parse_expr, smt, symbol
-from ...symbolic.lazy import sympy, z3
+from ...symbolic.lazy import sympy
 from ..library import formula as _fm
 from ..library.spec import Spec, operand_formulas
 from ..library.ptx_tables import spec_int_layout
@@ -115,17 +115,9 @@ def _symbolic_tv(spec, operand, layout, asm, coverage):
     with decide.context(asm):  # parameter-only quotients fold exactly where the facts make them exact
         r, c = tr.term(fs["row"].tree, env), tr.term(fs["col"].tree, env)
     idx = {"col": r + R * c, "row_b": c + C * r}.get(order, r * C + c)
-    z = {}
-
-    def zc(kind, a, b):  # the one bridge, denominators cleared (``M/2*q <= a`` is ``M*q <= 2*a``)
-        return smt.condition_to_z3(kind, a, b, z)
-    s = smt.solver(_RLIMIT)
-    s.add(*[zc(cd.kind, cd.a, cd.b) for cd in tr.side])
-    s.add(*smt.assumption_constraints(asm, z))
-    s.add(*smt.positivity(z))
-    s.add(z3.Or(z3.Not(zc("le", 0, r)), z3.Not(zc("lt", r, R)), z3.Not(zc("le", 0, c)), z3.Not(zc("lt", c, C)),
-                z3.Not(zc("eq", tval + val, idx))))
-    return smt.check(s) == "unsat"
+    # the one bridge, denominators cleared (``M/2*q <= a`` is ``M*q <= 2*a``)
+    goals = [("le", 0, r), ("lt", r, R), ("le", 0, c), ("lt", c, C), ("eq", tval + val, idx)]
+    return smt.entails([(cd.kind, cd.a, cd.b) for cd in tr.side], asm, goals, _RLIMIT)
 
 
 def _thr_id(tr, spec, t):
