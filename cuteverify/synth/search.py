@@ -33,6 +33,7 @@ from ..analysis.banks.model import (conflict_degree, lanes_per_phase, vector_pro
 from ..core.swizzle import ComposedLayout
 from ..core.notation.tiles import read_extents
 from ..errors import CuteVerifyError, SynthError
+from ..hardware.library import swizzles
 from ..hardware.library.dtypes import dtype_bits
 from ..hardware.descriptors.smem_rules import from_layout
 from ..hardware.tma.box import prove_landing, smem_box
@@ -185,7 +186,7 @@ def _tma_legal(layout, problem):
     if box is None:
         return False, f"tma: {err}"
     inner = box.dims[0][1] * problem.eb
-    span = {0: None, 1: 32, 2: 64, 3: 128}[mode]
+    span = swizzles.by_tma(mode).span_bytes or None
     if inner % 16:
         return False, f"tma: the box's inner extent is {inner} bytes, not a multiple of 16"
     if span is not None and inner > span:

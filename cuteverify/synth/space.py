@@ -27,6 +27,7 @@ from ..core.layout import Layout
 from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..hardware import get as get_spec
+from ..hardware.library.swizzles import GMMA_ATOM_TAGS
 
 __all__ = ["SPACE_TEXT", "Candidate", "cpp_type", "enumerate_space"]
 
@@ -40,7 +41,6 @@ _CPP_T = {("bf16", "bfloat16", "bfloat16_t"): "cute::bfloat16_t", ("f16", "fp16"
           ("f32", "fp32", "float", "float32"): "float", ("tf32", "tfloat32_t"): "cute::tfloat32_t",
           ("e4m3", "f8", "fp8", "float_e4m3_t"): "cute::float_e4m3_t", ("e5m2", "float_e5m2_t"): "cute::float_e5m2_t",
           ("s8", "int8", "int8_t"): "int8_t", ("u8", "uint8", "uint8_t", "b8"): "uint8_t"}
-_SW_ORDER = ("INTER", "SW32", "SW64", "SW128")
 
 
 def cpp_type(dtype, bits):
@@ -111,7 +111,7 @@ def _gmma_atoms(bits):
         return []
     out = []
     for major in ("K", "MN"):
-        for sw in _SW_ORDER:
+        for sw in GMMA_ATOM_TAGS:
             spec = get_spec(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
             out.append((f"{major}_{sw}", major, parse(spec.data["layout"])))
     return out

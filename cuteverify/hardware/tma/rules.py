@@ -7,16 +7,17 @@ from ...symbolic.conditions import Condition as C
 from ...symbolic.expr import normalize
 from ...symbolic.lazy import sympy
 from ..checks.rules import Rule, value_at
+from ..library import swizzles
 
 __all__ = ["descriptor_rules", "SWIZZLE_SPAN", "MAX_BOX_BYTES_SM90"]
 
 #: bytes of the inner box a swizzle mode allows (interleave NONE); the 128B_ATOM variants count as 128
-SWIZZLE_SPAN = {1: 32, 2: 64, 3: 128, 4: 128, 5: 128, 6: 128}
+SWIZZLE_SPAN = {m.tma: m.span_bytes for m in swizzles.MODES if m.span_bytes}
 #: 228 KiB, the largest box (bytes loaded) the H200's driver accepted; 237568 was refused (evidence round 3)
 MAX_BOX_BYTES_SM90 = 233472
 _PACKED_A16 = (14, 15)
 _PACKED = (13, 14, 15)
-_ATOM_SWIZZLES = (4, 5, 6)
+_ATOM_SWIZZLES = tuple(m.tma for m in swizzles.MODES if m.tma_base)  # SM100's 128B_ATOM modes
 _OBSERVED = "H200 driver 580.159.04 (specs/evidence/sm90/tma_driver_verdicts.jsonl)"
 _DOC = "cuda.h: cuTensorMapEncodeTiled"
 _ENUM_RANGES = (("dtype", 16), ("interleave", 3), ("swizzle", 7), ("l2_promotion", 4), ("oob_fill", 2))

@@ -23,6 +23,7 @@ from ...errors import TmaError
 from ...symbolic import Assumptions, parse_expr
 from ...symbolic.expr import normalize
 from ...symbolic.lazy import sympy
+from ..library import swizzles
 from ..library.dtypes import DTYPE_BITS
 from ..checks.rules import Rule, check_rules
 from .rules import MAX_BOX_BYTES_SM90, SWIZZLE_SPAN, descriptor_rules
@@ -40,8 +41,7 @@ DATA_TYPES = {
     "16U4_ALIGN8B": (13, 4, False), "16U4_ALIGN16B": (14, 4, False), "16U6_ALIGN16B": (15, 6, False),
 }
 INTERLEAVES = {"NONE": 0, "16B": 1, "32B": 2}
-SWIZZLES = {"NONE": 0, "32B": 1, "64B": 2, "128B": 3, "128B_ATOM_32B": 4, "128B_ATOM_32B_FLIP_8B": 5,
-            "128B_ATOM_64B": 6}
+SWIZZLES = {m.tma_name: m.tma for m in swizzles.MODES}  # CUtensorMapSwizzle, from the one swizzle table
 L2_PROMOTIONS = {"NONE": 0, "L2_64B": 1, "L2_128B": 2, "L2_256B": 3}
 OOB_FILLS = {"NONE": 0, "NAN_REQUEST_ZERO_FMA": 1}
 _PREFIXES = ("CU_TENSOR_MAP_", "DATA_TYPE_", "SWIZZLE_", "INTERLEAVE_", "L2_PROMOTION_", "FLOAT_OOB_FILL_")
