@@ -51,7 +51,7 @@ from ..core.tuples import flatten
 from ..errors import CuteVerifyError, SynthError
 from ..hardware.library.dtypes import dtype_bits
 
-__all__ = ["CONSUMERS", "Access", "normalize_accesses", "parse_access"]
+__all__ = ["CONSUMERS", "Access", "access_kind", "natural_role", "normalize_accesses", "parse_access"]
 
 #: consumers a problem may require (``require=[...]``)
 CONSUMERS = ("tma", "gmma", "umma")
@@ -140,18 +140,42 @@ def _warps(name, text):
     return tuple(int(g) for g in m.groups() if g is not None)
 
 
+#: each text form's kind and the role it plays on the smem tile when none is given (a copy's smem side)
+_KINDS = {"tma": "tma", "wgmma": "gmma", "gmma": "gmma", "umma": "umma", "tcgen05": "umma", "ldmatrix": "ldmatrix",
+          "stmatrix": "stmatrix", "cp_async": "cp_async", "cpasync": "cp_async", "tv": "tv"}
+_WRITES = ("tma", "stmatrix", "cp_async")
+
+
+def access_kind(text):
+    """The kind of access a text form names (``ldmatrix``, ``stmatrix``, ``cp_async``, ``tv``, ``tma``, ``gmma``,
+    ``umma``), or None when ``text`` starts with no access kind (a bare layout, for instance).
+
+    Admissible: any value (a non-string names no kind). Post-condition: :func:`parse_access` reads ``text`` as
+    an access exactly when this is not None."""
+    if not isinstance(text, str):
+        return None
+    head = text.strip().partition(":")[0].lower().replace("-", "_").replace(".", "_")
+    return _KINDS.get(head)
+
+
+def natural_role(kind):
+    """``"write"`` for the kinds that fill the smem tile (``cp_async``, ``stmatrix``, ``tma``), else ``"read"``:
+    the role :func:`parse_access` takes when the caller states none (``cuteverify banks --access``)."""
+    return "write" if kind in _WRITES else "read"
+
+
 def parse_access(text, role, tile, dtype):
     """The :class:`Access` a text form names (module docstring), over ``tile`` (MN, K) of ``dtype``."""
     if not isinstance(text, str) or not text.strip():
         raise SynthError(f"access {text!r}: expected a text form such as 'cp_async:128:thr=(16,8):(8,1)'")
     name = text.strip()
     head, _, rest = name.partition(":")
-    head = head.lower().replace("-", "_").replace(".", "_")
-    if head in ("tma",):
+    kind = access_kind(name)  # the one reader of the head: banks --access asks it too
+    if kind == "tma":
         if rest:
             _fail(name, "tma", f"takes no fields (the box is the one CUTLASS derives), got {rest!r}")
         return Access(name, role, "tma")
-    if head in ("wgmma", "gmma", "umma", "tcgen05"):
+    if kind in ("gmma", "umma"):
         pos, _ = _fields(rest)
         op = (pos[0].upper() if pos else "A")
         if op not in ("A", "B"):
@@ -159,14 +183,14 @@ def parse_access(text, role, tile, dtype):
         major = pos[1].upper() if len(pos) > 1 else "K"
         if major not in ("K", "MN"):
             _fail(name, "major", f"{pos[1]!r}: K or MN")
-        return Access(name, role, "gmma" if head in ("wgmma", "gmma") else "umma", major=major, operand=op)
-    if head == "ldmatrix":
+        return Access(name, role, kind, major=major, operand=op)
+    if kind == "ldmatrix":
         return _ldmatrix(name, role, rest, tile, dtype)
-    if head == "stmatrix":
+    if kind == "stmatrix":
         return _stmatrix(name, role, rest, tile, dtype)
-    if head in ("cp_async", "cpasync"):
+    if kind == "cp_async":
         return _cp_async(name, role, rest, tile, dtype)
-    if head == "tv":
+    if kind == "tv":
         width, lay = None, rest
         first, sep, more = rest.partition(":")
         if sep and (first.strip().isdigit() or first.strip().lower() == "auto"):
@@ -176,7 +200,7 @@ def parse_access(text, role, tile, dtype):
             _fail(name, "layout", "missing (tv:[<bytes>:]<layout>)")
         L = _layout_text(name, "layout", lay)
         return _threads(name, role, L, width, None, tile)
-    raise SynthError(f"access {name!r}: unknown kind {head!r} (ldmatrix, stmatrix, cp_async, tv, tma, wgmma, "
+    raise SynthError(f"access {name!r}: unknown kind {head.strip()!r} (ldmatrix, stmatrix, cp_async, tv, tma, wgmma, "
                      "umma)")
 
 

@@ -117,7 +117,8 @@ def disjoint_cmd(a, cotarget, assume, as_json):
       "names the thread, the value and both (row, col) elements. A tiled MMA's TV layout (several atoms) is "
       "checked atom by atom with --atom-layout and/or --permutation (CuTe's make_tiled_mma of NAME).")
 @click.argument("layout", callback=text_input)
-@click.option("--spec", "spec_name", required=True, metavar="NAME", help="A spec name (see `cuteverify spec list`).")
+@click.argument("name", required=False)
+@click.option("--spec", "spec_name", metavar="NAME", help="The spec NAME as an option (instead of the argument).")
 @click.option("--operand", metavar="A|B|C", help="The operand (A, B, C; src/dst for copy atoms; none for smem atoms).")
 @click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
 @click.option("--dtype", default=None, metavar="TYPE", help="Element type (bf16, f32, ...) for smem atoms, TMA "
@@ -129,7 +130,8 @@ def disjoint_cmd(a, cotarget, assume, as_json):
 @assume_option
 @json_option
 @guarded
-def agrees_cmd(layout, spec_name, operand, params, dtype, atom_layout, permutation, assume, as_json):
+def agrees_cmd(layout, name, spec_name, operand, params, dtype, atom_layout, permutation, assume, as_json):
+    spec_name = _spec_name(name, spec_name)
     L = parse(layout, own_assumptions(assume), source="LAYOUT")
     if atom_layout is not None or permutation is not None:
         report(_agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation), as_json)
@@ -140,6 +142,15 @@ def agrees_cmd(layout, spec_name, operand, params, dtype, atom_layout, permutati
     if dtype is not None:
         p["dtype"] = dtype
     report(checked_agrees(L, spec_name, operand, **p), as_json)
+
+
+def _spec_name(name, option):
+    """The spec NAME, given as the argument (``agrees LAYOUT NAME``) or as ``--spec NAME``, not both."""
+    if name is not None and option is not None and name != option:
+        fail(f"two spec names: NAME {name!r} and --spec {option!r}; give one")
+    if name is None and option is None:
+        fail("give the spec NAME: `cuteverify agrees LAYOUT NAME` (see `cuteverify spec list`)")
+    return name if name is not None else option
 
 
 def _agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation):
