@@ -18,8 +18,9 @@ from cuteverify.analysis.banks import (model as banks_model, place as banks_plac
     vector_sym)
 from cuteverify.synth import explain, search
 
-_OLD = {"layout_values": ref.layout_values_ref, "_degree": ref.degree_ref, "_merged_phases": ref.merged_phases_ref,
-        "_vector_problem": ref.vector_problem_ref, "_widest": ref.widest_ref, "_bijective": ref.bijective_ref}
+_OLD = {"layout_values": ref.layout_values_ref, "conflict_degree": ref.degree_ref,
+        "_merged_phases": ref.merged_phases_ref,
+        "vector_problem": ref.vector_problem_ref, "widest_vector": ref.widest_ref, "_bijective": ref.bijective_ref}
 _MODULES = (banks_model, banks, banks_place, cp_async_banks, vector_sym, search, explain)
 
 

@@ -9,7 +9,7 @@ from ..core.notation.format import format_tuple
 from ..core.layout import Layout
 from ..core.notation.interop import as_layout
 from ..core.piecewise import PiecewiseLayout, flatten_pieces
-from ..errors import CuteVerifyError, UndecidedError
+from ..errors import CaseSplit, CuteVerifyError, UndecidedError
 from ..symbolic import decide, normalize
 from ..symbolic.decide import Piece
 
@@ -23,20 +23,12 @@ _SPLITTING: contextvars.ContextVar = contextvars.ContextVar("cuteverify_splittin
 _MAX_SPLITS = 4
 
 
-class _CaseSplit(UndecidedError):
-    """Control flow of ``split_cases`` (never leaves the operation wrapper)."""
-
-    def __init__(self, condition):
-        super().__init__(f"the operation splits on {condition}")
-        self.condition = condition
-
-
 def split_cases(condition) -> bool:
     """Ask the enclosing public operation to split on ``condition`` (and its negation): returns only when no
     split is possible here (then False), else re-runs the operation per case (never returns)."""
     ctx = decide.current()
     if ctx is not None and _SPLITTING.get() is ctx:
-        raise _CaseSplit(condition)
+        raise CaseSplit(condition)
     return False
 
 
@@ -143,7 +135,7 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
         split = None
         try:
             result = fn(*args, **kw)
-        except _CaseSplit as s:
+        except CaseSplit as s:
             split = s.condition
         finally:
             _SPLITTING.reset(stoken)
@@ -193,7 +185,7 @@ def _by_cases(op, fn, args, kw, condition, asm, inherited, depth=1):
         stoken = _SPLITTING.set(ctx)
         try:
             r = fn(*args, **kw)
-        except _CaseSplit as s:
+        except CaseSplit as s:
             if depth >= _MAX_SPLITS:
                 raise UndecidedError(f"{name} on these symbolic layouts splits into more than {2 ** _MAX_SPLITS} "
                                      f"cases (the last on {s.condition}); add an assumption that decides "

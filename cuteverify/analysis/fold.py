@@ -14,18 +14,14 @@ from dataclasses import dataclass, field
 from ..algebra.coalesce import coalesce
 from ..core.layout import Layout, compact_row_major, size
 from ..core.notation.interop import as_layout
-from ..errors import CuteVerifyError
+from ..errors import FoldError
 from ..symbolic.decide import eq
 
-__all__ = ["FoldError", "Folded", "fold", "fold_operands", "fold_modes", "flat_form", "batched_gemm", "parse_einsum",
+__all__ = ["Folded", "fold", "fold_operands", "fold_modes", "flat_form", "batched_gemm", "parse_einsum",
            "CLASSES"]
 
 #: Mode classes in the order of the folded layouts' modes.
 CLASSES = ("row", "column", "reduction", "batch")
-
-
-class FoldError(CuteVerifyError, ValueError):
-    """An einsum or an operand that cannot be folded (inconsistent letters, extents, ranks, ...)."""
 
 
 # --------------------------------------------------------------------------------------------------------

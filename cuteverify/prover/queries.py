@@ -24,7 +24,7 @@ from . import composed, exact, recheck, structural, z3query
 from . import f2 as xor
 from .forms import F2_KINDS, decompose
 from .intlin import Flat
-from .pipeline import INTERNAL, Query, _assumptions_of, _obligations_of, run
+from .pipeline import INTERNAL, Query, assumptions_of, obligations_of, run
 from .tables import unknown
 from .verdict import Counterexample, Verdict
 
@@ -207,7 +207,7 @@ class Equal(Query):
         # the Z3 encoding compares the layouts on their common domain only: it proves equality only once
         # the sizes are known to be equal
         A, B = ls
-        with decide.context(_assumptions_of(ls)):
+        with decide.context(assumptions_of(ls)):
             same = decide.eq(product(A.shape), product(B.shape))
         if same is not True:
             return unknown("the sizes are not proved equal, and equality needs equal sizes", "z3")
@@ -393,7 +393,7 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
         # the query's codomain is [0, cotarget) of the integers; a coordinate complement's post-condition is
         # per axis (algebra.complement._complement_coord), not this claim
         return Verdict("unknown", claim=claim, method="algebra", reason="disjoint is decided for integer "
-                       "codomains; A has coordinate (E<i>) strides", obligations=_obligations_of([A]),
+                       "codomains; A has coordinate (E<i>) strides", obligations=obligations_of([A]),
                        elapsed=time.perf_counter() - t0)
     try:
         Rc = complement(A, cotarget)
@@ -402,7 +402,7 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
         AR = make_layout(A if _has_f2(A) else _filter(A), Rc)
     except CuteVerifyError as e:  # no complement, or (A, R) mixes stride domains: no claim to decide
         return Verdict("unknown", claim=claim, method="algebra", reason=str(e),
-                       obligations=_obligations_of([A]), elapsed=time.perf_counter() - t0)
+                       obligations=obligations_of([A]), elapsed=time.perf_counter() - t0)
     AR = Layout(AR.shape, AR.stride, obligations=AR.obligations, assumptions=Rc.assumptions or A.assumptions)
     Rc = Layout(Rc.shape, Rc.stride, obligations=Rc.obligations, assumptions=Rc.assumptions or A.assumptions)
     v = run(claim, [A, Rc, AR], Disjoint(), {"cotarget": cotarget},

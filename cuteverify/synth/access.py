@@ -48,11 +48,10 @@ from ..core.layout import Layout, make_layout, size
 from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
-from ..errors import CuteVerifyError
+from ..errors import CuteVerifyError, SynthError
 from ..hardware.library.dtypes import dtype_bits
 
-__all__ = ["CONSUMERS", "Access", "NoLegalLayout", "SynthError", "access_kind", "natural_role", "normalize_accesses",
-           "parse_access"]
+__all__ = ["CONSUMERS", "Access", "access_kind", "natural_role", "normalize_accesses", "parse_access"]
 
 #: consumers a problem may require (``require=[...]``)
 CONSUMERS = ("tma", "gmma", "umma")
@@ -61,20 +60,6 @@ _DTYPE_CPP = {8: "uint8_t", 16: "half_t", 32: "float"}
 #: is 32 MiB each, 16x the largest tile synthesized)
 MAX_THREADS = 1024
 MAX_ACCESS_ENTRIES = 1 << 22
-
-
-class SynthError(CuteVerifyError, ValueError):
-    """A synthesis problem that is malformed (an access, a tile, a dtype or a requirement); the message names
-    the access and the field."""
-
-    kind = "input"
-
-
-class NoLegalLayout(SynthError):
-    """No candidate of the searched space is legal for the problem's requirements (``kind`` refuted); the
-    message gives the reasons."""
-
-    kind = "refuted"
 
 
 class Access:

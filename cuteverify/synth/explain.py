@@ -24,7 +24,7 @@ from ..analysis.banks.model import layout_values
 from ..core.layout import Layout
 from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout, Swizzle
-from .access import SynthError
+from ..errors import SynthError
 from .result import access_proofs, consumer_proofs
 from .search import access_numbers, consumer_legality, make_problem, score_space
 from .space import enumerate_space

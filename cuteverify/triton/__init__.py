@@ -30,11 +30,10 @@ from .attrs import (
     NvidiaMma,
     NvmmaShared,
     SwizzledShared,
-    UnsupportedAttribute,
     parse_attr,
     parse_shape,
 )
-from .convert import TritonLayoutError, to_linear
+from .convert import to_linear
 from .prove import prove_triton_equals, triton_layout
 from .ttgir import TensorType, TtgirModule, parse_module, parse_tensor_type
 
@@ -50,9 +49,7 @@ __all__ = [
     "NvmmaShared",
     "SwizzledShared",
     "TensorType",
-    "TritonLayoutError",
     "TtgirModule",
-    "UnsupportedAttribute",
     "parse_attr",
     "parse_module",
     "parse_shape",

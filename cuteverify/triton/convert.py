@@ -23,7 +23,7 @@ bases are exactly Triton's, in Triton's order, out dims ``dim0..`` with sizes th
 """
 from __future__ import annotations
 
-from ..errors import CuteVerifyError
+from ..errors import TritonLayoutError
 from ..linear import LinearLayout
 from .attrs import (
     Blocked,
@@ -35,14 +35,7 @@ from .attrs import (
     SwizzledShared,
 )
 
-__all__ = ["TritonLayoutError", "dim_names", "ensure_not_larger", "ensure_not_smaller", "to_linear"]
-
-
-class TritonLayoutError(CuteVerifyError, ValueError):
-    """A layout attribute that has no linear layout for the given tensor shape (a rule Triton asserts, or a
-    combination this package does not model): an input error naming the attribute and the rule."""
-
-    kind = "input"
+__all__ = ["dim_names", "ensure_not_larger", "ensure_not_smaller", "to_linear"]
 
 
 def _pow2(n) -> bool:

@@ -27,11 +27,11 @@ import time
 from ..core.layout import Layout, size
 from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout
-from ..errors import CuteVerifyError, NotAdmissibleError
+from ..errors import CuteVerifyError, NotAdmissibleError, TritonLayoutError
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout
 from ..prover.verdict import Counterexample, Verdict
 from .attrs import DotOperand, parse_attr, parse_shape
-from .convert import TritonLayoutError, to_linear
+from .convert import to_linear
 
 __all__ = ["THREAD_DIMS", "prove_triton_equals", "triton_layout"]
 

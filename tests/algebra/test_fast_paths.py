@@ -70,7 +70,7 @@ composition_mod = importlib.import_module("cuteverify.algebra.composition")
 CASES = [("complement", complement_mod, "plain_ints"), ("composition", composition_mod, "plain_ints"),
          ("logical_divide", divide, "_divide_ints"), ("zipped_divide", divide, "_divide_ints"),
          ("logical_product", divide, "plain_ints"), ("blocked_product", divide, "_zip_product_ints"), ("raked_product", divide, "_zip_product_ints"),
-         ("left_inverse", inverse, "_left_inverse_ints"), ("right_inverse", inverse, "_right_inverse_ints")]
+         ("left_inverse", inverse, "left_inverse_ints"), ("right_inverse", inverse, "right_inverse_ints")]
 
 
 @pytest.mark.parametrize("op,module,fast", CASES, ids=[c[0] for c in CASES])
@@ -113,6 +113,6 @@ def test_fast_paths_are_taken():
     t = (cv.Layout(64, 1), cv.Layout(32, 1))
     assert divide._divide_ints(a, t) is not None
     assert divide._zip_product_ints(cv.Layout((2, 2), (1, 2)), cv.Layout((4, 8), (8, 1)), True) is not None
-    assert inverse._left_inverse_ints(*cv.Layout(((4, 8), (2, 2)), ((32, 1), (16, 8))).int_leaves) is not None
+    assert inverse.left_inverse_ints(*cv.Layout(((4, 8), (2, 2)), ((32, 1), (16, 8))).int_leaves) is not None
     assert complement_mod._complement_fast(cv.Layout((4, 8), (8, 1)), 64) is not None
     assert composition_mod._composition_fast(cv.Layout((4, 8), (8, 1)), cv.Layout(8, 4)) is not None

@@ -8,7 +8,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.analysis import banks
-from cuteverify.analysis.banks.model import _degree, _lanes_per_phase
+from cuteverify.analysis.banks.model import conflict_degree, lanes_per_phase
 
 pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
 
@@ -20,7 +20,7 @@ def _model(rec, merge=True):
     w = rec["access_bytes"]
     off = np.array(rec["lane_byte_offsets"], dtype=np.int64).reshape(32, 1) // w   # one w-byte element per lane
     idx = np.arange(32, dtype=np.int64).reshape(32, 1)
-    return _degree(idx, off, w, w, _lanes_per_phase(w, None), merge=merge)
+    return conflict_degree(idx, off, w, w, lanes_per_phase(w, None), merge=merge)
 
 
 def test_records_cover_every_width_and_sharing():

@@ -99,7 +99,7 @@ def test_degree_equals_reference_and_scalar_model():
     offsets): degree, wavefronts, ideal and the witness equal the frozen model's; the numbers equal a scalar
     count's on every third case and on every case with words below 0 (where the frozen model was wrong)."""
     for i, (idx, off, eb, vb, lanes, base, merge, kind) in enumerate(_cases(400, RNG_SEED)):
-        new = bm._degree(idx, off, eb, vb, lanes, base, merge)
+        new = bm.conflict_degree(idx, off, eb, vb, lanes, base, merge)
         if kind == "negative":  # the frozen model mixes groups (or fails) on words below 0: the scalar count only
             assert new[:3] == _scalar_degree(off, eb, vb, lanes, base, merge), (i, eb, vb, lanes, base, merge)
             continue
@@ -165,8 +165,8 @@ def test_vector_problem_and_widest_equal_reference():
             off = off + int(rng.integers(0, 3))
         per = None if i % 5 else V
         for width in (1, 2, 4, 8, 16, 32):
-            assert bm._vector_problem(off, eb, width, 16, per) == ref.vector_problem_ref(off, eb, width, 16, per)
-        assert bm._widest(off, eb, 16, per) == ref.widest_ref(off, eb, 16, per)
+            assert bm.vector_problem(off, eb, width, 16, per) == ref.vector_problem_ref(off, eb, width, 16, per)
+        assert bm.widest_vector(off, eb, 16, per) == ref.widest_ref(off, eb, 16, per)
 
 
 def test_bijective_equals_reference():

@@ -7,7 +7,8 @@ from hypothesis import given, settings, strategies as st
 
 import cuteverify as cv
 from cuteverify.errors import CuteVerifyError
-from cuteverify.analysis.fold import (FoldError, batched_gemm, flat_form, fold, fold_modes, fold_operands,
+from cuteverify.errors import FoldError
+from cuteverify.analysis.fold import (batched_gemm, flat_form, fold, fold_modes, fold_operands,
                                      parse_einsum)
 
 

@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import cuteverify as cv
 from cuteverify.errors import CuteVerifyError, ParseError
-from cuteverify.analysis.loops import ENUMERATION_LIMIT, Loop, LoopNestError, check_no_repeat, loop_layout, to_loop_nest, trip_count
+from cuteverify.errors import LoopNestError
+from cuteverify.analysis.loops import ENUMERATION_LIMIT, Loop, check_no_repeat, loop_layout, to_loop_nest, trip_count
 from cuteverify.symbolic import symbol
 
 p, q = symbol("p"), symbol("q")

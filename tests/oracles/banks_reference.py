@@ -41,7 +41,7 @@ def bijective_ref(sv, n, padded):
 
 
 def degree_ref(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
-    """Today's ``banks_model._degree``: ``(degree, wavefronts, ideal, witness-or-None)``."""
+    """Today's ``banks_model.conflict_degree``: ``(degree, wavefronts, ideal, witness-or-None)``."""
     T, V = off.shape
     n = max(1, vector_bytes // eb)
     K = V // n
@@ -89,7 +89,7 @@ def degree_ref(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
 
 
 def vector_problem_ref(off, eb, width, alignment=16, per=None):
-    """Today's ``banks_model._vector_problem``: ``None`` if every thread's values group into aligned contiguous
+    """Today's ``banks_model.vector_problem``: ``None`` if every thread's values group into aligned contiguous
     ``width``-byte vectors, else a
     ``(thread, why, value_indices, offsets)`` witness. ``per``: values per thread in one tile of a placed
     access (``banks_place``); a vector must not span two tiles, so ``width`` must split ``per`` values."""

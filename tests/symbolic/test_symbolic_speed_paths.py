@@ -12,7 +12,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.errors import ContradictoryAssumptions
-from cuteverify.prover.pipeline import _subs
+from cuteverify.prover.splits import substitute
 from cuteverify.symbolic import Assumptions, decide, parse_expr, to_int
 from cuteverify.symbolic.lazy import sympy
 
@@ -222,7 +222,7 @@ def test_plain_substitution_is_the_layouts_function(seed):
         L = cv.parse(text, assume=cv.Assumptions(["8 | N", "2 | M"]))
         for _ in range(4):
             v = {"M": 2 * rng.randint(1, 6), "N": 8 * rng.randint(1, 3)}
-            got = _subs(L, v)
+            got = substitute(L, v)
             want = L.subs(v)
             assert [int(x) for x in got.values()] == [int(x) for x in want.values()]
             assert math.prod(_flat(got.shape)) == math.prod(_flat(want.shape))

@@ -10,7 +10,8 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.core.layout import size
-from cuteverify.synth import NoLegalLayout, SynthError, synthesize_smem_layout
+from cuteverify.errors import NoLegalLayout, SynthError
+from cuteverify.synth import synthesize_smem_layout
 from cuteverify.synth.search import consumer_legality
 
 LDSM_A = "ldmatrix:A:SM80_16x8x16_F32F16F16F32_TN:2x2x1"

@@ -25,7 +25,8 @@ import cuteverify.triton as ct
 from cuteverify.frontend.cli.triton_cmd import triton_group
 from cuteverify.errors import CuteVerifyError, ParseError
 from cuteverify.linear import LinearLayout
-from cuteverify.triton import TritonLayoutError, parse_attr, prove_triton_equals, to_linear
+from cuteverify.errors import TritonLayoutError
+from cuteverify.triton import parse_attr, prove_triton_equals, to_linear
 
 DATA = Path(__file__).parent / "triton_data"
 CORPUS = DATA / "corpus.jsonl.gz"

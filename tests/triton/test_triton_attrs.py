@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuteverify.errors import ParseError, exit_code
+from cuteverify.errors import ParseError, UnsupportedAttribute, exit_code
 from cuteverify.triton.attrs import (
     Blocked,
     CtaLayout,
@@ -12,7 +12,6 @@ from cuteverify.triton.attrs import (
     NvidiaMma,
     NvmmaShared,
     SwizzledShared,
-    UnsupportedAttribute,
     parse_attr,
     parse_shape,
 )

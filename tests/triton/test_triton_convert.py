@@ -14,7 +14,8 @@ import pytest
 
 from cuteverify.linear import from_linear_layout
 from cuteverify.triton.attrs import parse_attr
-from cuteverify.triton.convert import TritonLayoutError, to_linear
+from cuteverify.errors import TritonLayoutError
+from cuteverify.triton.convert import to_linear
 
 
 def blocked(spt, tpw, wpc, order, cpg=None, split=None, cord=None):

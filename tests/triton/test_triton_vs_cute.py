@@ -19,7 +19,7 @@ from cuteverify.core.layout import Layout, size
 from cuteverify.core.notation.parse import parse
 from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.hardware import resolve
-from cuteverify.triton.convert import TritonLayoutError
+from cuteverify.errors import TritonLayoutError
 from cuteverify.triton.prove import prove_triton_equals, triton_layout
 
 

@@ -52,7 +52,7 @@ from ...core.swizzle import ComposedLayout
 from ...core.tuples import is_tuple
 from ...errors import NotAdmissibleError
 from ...symbolic import finite_assignments
-from .model import (BANK_BYTES, DTYPE_BYTES, NUM_BANKS, _degree, _lanes_per_phase, _vector_problem, _widest,  # noqa: F401  (_degree, _lanes_per_phase, _widest: for examples/banks_silicon.py)
+from .model import (BANK_BYTES, DTYPE_BYTES, NUM_BANKS, conflict_degree, lanes_per_phase, vector_problem, widest_vector,  # noqa: F401  (conflict_degree, lanes_per_phase, widest_vector: for examples/banks_silicon.py)
     access_offsets, elem_bytes_of, layout_values)
 from .place import Placement, copy_smem_side, copy_width, describe_values, place_access, read_tile
 from .verdict import BankConflict, BankVerdict, VectorBreak, VectorVerdict
@@ -265,19 +265,19 @@ def _bank_concrete(smem, pl, eb, vector_bytes, phases, base_bytes, assignment):
         if isinstance(phases, str) and phases.lower() in ("ldmatrix", "stmatrix", "ldsm", "stsm"):
             vb = 16
         else:
-            vb, _ = _widest(off, eb, per=pl.per_iter)
+            vb, _ = widest_vector(off, eb, per=pl.per_iter)
     else:
         vb = vector_bytes
     if type(vb) is not int or vb <= 0 or vb & (vb - 1) or vb > 16:
         raise NotAdmissibleError("banks", f"vector_bytes must be a power of two up to 16, got {vb!r}")
     if vb < eb:
         raise NotAdmissibleError("banks", f"vector_bytes={vb} is narrower than the {eb}-byte element")
-    lanes = _lanes_per_phase(vb, phases)
-    p = _vector_problem(off, eb, vb, alignment=16, per=pl.per_iter)
+    lanes = lanes_per_phase(vb, phases)
+    p = vector_problem(off, eb, vb, alignment=16, per=pl.per_iter)
     if p is not None:
         return None, None, None, VectorBreak(p[0], vb, p[1], p[2], p[3], assignment=assignment or None), vb, lanes, pl
     merge = phases is None and vb in (8, 16)
-    degree, wavefronts, ideal, wit = _degree(pl.idx, off, eb, vb, lanes, base_bytes, merge=merge)
+    degree, wavefronts, ideal, wit = conflict_degree(pl.idx, off, eb, vb, lanes, base_bytes, merge=merge)
     return degree, wavefronts, ideal, wit, vb, lanes, pl
 
 
@@ -330,7 +330,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
         S = _subs(smem, a, "smem layout")
         pl = place_access(L if copy else _subs(L, a, "access"), S, tile, side, "vector width")
         off = _offsets(S, pl)
-        w, blk = _widest(off, eb, alignment, pl.per_iter)
+        w, blk = widest_vector(off, eb, alignment, pl.per_iter)
         if best is None or w < best[1]:
             best = (a, w, blk, off, pl)
     a, w, blk, off, pl = best
@@ -350,7 +350,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
         if w >= require:
             return VectorVerdict("proved", claim=claim, method="enumeration", width=w, elems=w // eb,
                                  blocker=blocker, elem_bytes=eb, reason=reason, elapsed=time.perf_counter() - t0)
-        p = _vector_problem(off, eb, require, alignment, pl.per_iter)
+        p = vector_problem(off, eb, require, alignment, pl.per_iter)
         cex = VectorBreak(p[0], require, p[1], p[2], p[3], assignment=a) if p else blocker
         why = f"widest is {w} bytes"
         if cex is not None and cex.value_indices and pl.tile is not None:

@@ -44,7 +44,7 @@ from ...core.tuples import flatten, is_tuple, product
 from ...errors import NotAdmissibleError
 from ...prover.verdict import Counterexample
 from ...symbolic import decide, finite_assignments
-from .model import _vector_problem, access_offsets, elem_bytes_of
+from .model import vector_problem, access_offsets, elem_bytes_of
 from .place import copy_tv_over
 from .verdict import BankVerdict, VectorBreak, assignment_text
 from .vector_sym import witness_values
@@ -271,7 +271,7 @@ def _addresses(src, dst, dst_smem, eb, size, gmem_base, smem_base):
     except NotAdmissibleError as e:  # the shared side's enumeration names itself "banks": say which copy
         raise NotAdmissibleError("cp.async passes", e.condition, e.modes) from None
     for side, off in (("source (global)", goff), ("destination (shared)", soff)):
-        p = _vector_problem(off, eb, size, alignment=16)  # the bases are size-aligned (_check_args)
+        p = vector_problem(off, eb, size, alignment=16)  # the bases are size-aligned (_check_args)
         if p is not None:
             return None, None, (side, VectorBreak(p[0], size, p[1], p[2], p[3]))
     n = size // eb

@@ -110,7 +110,7 @@ def _index_layout(access, smem_shape):
     return Layout(access.shape, unflatten(out, access.shape))
 
 
-def _tv_shape(access):
+def tv_shape(access):
     """(threads, values) of a TV layout; rank 1 means one value per thread."""
     if is_tuple(access.shape):
         if len(access.shape) == 1:
@@ -125,7 +125,7 @@ def _tv_shape(access):
 def access_offsets(smem, access):
     """``(idx, off)``: int64 arrays of shape (threads, values): the tile element index ``access(t, v)`` and its
     element offset ``smem(idx)``. ``smem=None`` reads ``access`` as offsets directly."""
-    T, V = _tv_shape(access)
+    T, V = tv_shape(access)
     if smem is None:
         off = layout_values(access).reshape(V, T).T
         return off, off
@@ -140,7 +140,7 @@ def access_offsets(smem, access):
     return idx, sv[idx]
 
 
-def _vector_problem(off, eb, width, alignment=16, per=None):
+def vector_problem(off, eb, width, alignment=16, per=None):
     """``None`` if every thread's values group into aligned contiguous ``width``-byte vectors, else a
     ``(thread, why, value_indices, offsets)`` witness. ``per``: values per thread in one tile of a placed
     access (``banks_place``); a vector must not span two tiles, so ``width`` must split ``per`` values."""
@@ -187,23 +187,26 @@ def _first(mask):
     return [np.unravel_index(i, mask.shape)] if flat.size and flat[i] else ()
 
 
-def _widest(off, eb, alignment=16, per=None):
+def widest_vector(off, eb, alignment=16, per=None):
     """The widest vector width (bytes) every thread's values allow and ``(twice that, why not)`` or None."""
     w, blocker = eb, None
     cand = eb * 2
     while cand <= min(16, alignment) and cand <= 16:
-        p = _vector_problem(off, eb, cand, alignment, per)
+        p = vector_problem(off, eb, cand, alignment, per)
         if p is not None:
             blocker = (cand, p)
             break
         w = cand
         cand *= 2
     if blocker is None and w * 2 <= 16 and eb <= 16:
-        blocker = (w * 2, _vector_problem(off, eb, w * 2, alignment, per))
+        blocker = (w * 2, vector_problem(off, eb, w * 2, alignment, per))
     return w, blocker
 
 
-def _lanes_per_phase(vector_bytes, phases):
+def lanes_per_phase(vector_bytes, phases):
+    """Threads served per shared-memory phase for accesses of ``vector_bytes`` bytes: the hardware default
+    (32 / 16 / 8 for 4- / 8- / 16-byte accesses) when ``phases`` is None, 8 for ``"ldmatrix"``/``"stmatrix"``,
+    else 32 / ``phases``. A ``phases`` that does not divide 32 is refused (NotAdmissibleError)."""
     if phases is None:
         return WARP if vector_bytes <= 4 else (16 if vector_bytes == 8 else 8)
     if isinstance(phases, str):
@@ -223,7 +226,7 @@ def _lanes_per_phase(vector_bytes, phases):
 CHUNK = 1 << 15
 
 
-def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
+def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None).
 
     ``merge=False``: fixed phases of ``lanes`` threads (ldmatrix / stmatrix, an explicit ``phases=``).

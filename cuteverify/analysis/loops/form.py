@@ -14,11 +14,11 @@ from ...core.notation.format import format_tuple
 from ...core.layout import Layout
 from ...core.notation.interop import as_layout
 from ...core.tuples import flatten
-from ...errors import CuteVerifyError
+from ...errors import CuteVerifyError, LoopNestError
 from ...symbolic import decide, normalize, parse_expr, symbol
 from ...symbolic.conditions import Obligation
 from ...symbolic.lazy import sympy
-from .parse import LoopNest, LoopNestError, coerce_nest, trip_count
+from .parse import LoopNest, coerce_nest, trip_count
 from .repeat import ENUMERATION_LIMIT, NoRepeat, no_repeat
 
 __all__ = ["LoopLayout", "loop_layout", "to_loop_nest", "check_no_repeat"]

@@ -23,10 +23,10 @@ import click
 from cuteverify.analysis.banks import bank_conflicts, max_vector_width, read_tile
 from cuteverify.core.layout import size
 from cuteverify.core.notation.interop import as_layout
-from cuteverify.errors import NotAdmissibleError
+from cuteverify.errors import CommandLineError, NotAdmissibleError
 from cuteverify.synth.access import access_kind, natural_role, parse_access
 
-from .common import (EXIT_FOR, CommandLineError, assume_option, check_names, guarded, json_option, shared_assumptions,
+from .common import (EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions,
     text_input)
 
 

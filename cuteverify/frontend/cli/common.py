@@ -29,6 +29,7 @@ from cuteverify.errors import (
     EXIT_PROVED,
     EXIT_REFUTED,
     EXIT_UNKNOWN,
+    CommandLineError,
     CuteVerifyError,
     exit_code,
 )
@@ -46,13 +47,6 @@ __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNKNOWN", "EXIT_INTERN
            "CommandLineError", "fail", "guarded", "tty", "style", "show", "emit", "report", "parse_params",
            "own_assumptions", "shared_assumptions", "check_names",
            "assume_option", "json_option", "verb", "text_input"]
-
-
-class CommandLineError(CuteVerifyError, ValueError):
-    """Arguments that the command line itself refuses (a malformed ``NAME=VALUE``, incompatible options, an
-    unwritable output file): an input error."""
-
-    kind = "input"
 
 
 def fail(message: str):

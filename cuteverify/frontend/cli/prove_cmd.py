@@ -14,11 +14,11 @@ import click
 from cuteverify.algebra.expr import parse_let
 from cuteverify.atoms import agrees_tiled
 from cuteverify.atoms.names import resolve_spec
-from cuteverify.frontend.checked import ShapeMismatch, checked_agrees, checked_equal
+from cuteverify.frontend.checked import checked_agrees, checked_equal
 from cuteverify.core.layout import Layout, size
 from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.parse import anonymous_names, check_assumption_names, parse
-from cuteverify.errors import CuteVerifyError
+from cuteverify.errors import CuteVerifyError, ShapeMismatch
 from cuteverify.prover import (
     complement_disjoint,
     is_bijective,

@@ -25,7 +25,7 @@ from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.tiles import read_permutation
 
 from .common import EXIT_OK, guarded, json_option, parse_params
-from .draw_cmd import _format_of, _write
+from .draw_cmd import format_of, write_output
 
 _MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 
@@ -72,7 +72,7 @@ def _draw(tm, operand, output, fmt):
         i, j = _MODES[operand]
         fn = dr.svg_tv if fmt == "svg" else dr.tikz_tv
         text = fn(tm.tv_layout_tiled(operand), (tiles[i], tiles[j]), title=f"{operand}: {title}")
-    _write(text, output)
+    write_output(text, output)
 
 
 @click.command("tiled-mma")
@@ -97,7 +97,7 @@ def tiled_mma_cmd(atom, atom_layout, permutation, operand, params, draw_to, as_j
     Exit codes: 0 built, 2 input error (unknown atom, a permutation the atom does not divide, ...),
     4 internal error.
     """
-    fmt = _format_of(draw_to, None) if draw_to is not None else None
+    fmt = format_of(draw_to, None) if draw_to is not None else None
     tm = build(atom, atom_layout, permutation, params)
     ops = (operand,) if operand else ("A", "B", "C")
     info = describe(tm, ops)

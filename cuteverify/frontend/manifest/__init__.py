@@ -96,21 +96,21 @@ import time
 from dataclasses import dataclass, field
 
 from ... import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
-from ..checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
+from ..checked import byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
 from ...core.notation.parse import DYNAMIC_PREFIX, as_assumptions, unknowns_notes
-from ...errors import CuteVerifyError, ParseError
+from ...errors import CuteVerifyError, LayoutExprError, ManifestError, ParseError, YamlRefusal
 from ...hardware import agrees
 from . import cache as manifest_cache
 from .claims import KINDS, claim_text, read_args, verdict_for
 from .operand import implicit_claims
 from .junit import junit_xml  # noqa: F401 - re-exported
-from .expr import LayoutExprError, environment, evaluate, evaluate_value, is_layout, shared_assumptions
-from .yaml_guard import ManifestError, YamlRefusal, compose
+from .expr import environment, evaluate, evaluate_value, is_layout, shared_assumptions
+from .yaml_guard import compose
 from ..messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "check_files",
            "load_error_result", "exit_code", "junit_xml",
-           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "ShapeMismatch", "schema",
+           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "schema",
            "KINDS", "verdict_for"]
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")

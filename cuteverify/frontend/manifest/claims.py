@@ -18,11 +18,11 @@ from ...analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, 
 from ...analysis.banks.cp_async import copy_cp_async_banks
 from ...atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, copy_vectorizes, covers
 from ...atoms.operand_desc import prove_operand
-from ..checked import ShapeMismatch, checked_agrees, checked_equal
+from ..checked import checked_agrees, checked_equal
 from ...core.layout import size
 from ...core.notation.tiles import read_extents
 from ...core.tuples import flatten
-from ...errors import CuteVerifyError, NotAdmissibleError
+from ...errors import CuteVerifyError, NotAdmissibleError, ShapeMismatch
 from ...hardware.tma.tiled import TmaDescriptor
 from ...hardware.tma.copy import from_copy
 from .operand import read_cta_tiler_field, read_operand

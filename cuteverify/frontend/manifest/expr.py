@@ -35,10 +35,10 @@ from ...core.layout import size
 from ...core.notation.parse import as_assumptions, parse
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...core.notation.tiles import read_extents, read_permutation
-from ...errors import CuteVerifyError, ParseError
+from ...errors import CuteVerifyError, LayoutExprError, ParseError
 from ...symbolic import parse_expr
 
-__all__ = ["ATOM_FUNCTIONS", "LayoutExprError", "dependency_order", "entry_tiles", "environment", "evaluate",
+__all__ = ["ATOM_FUNCTIONS", "dependency_order", "entry_tiles", "environment", "evaluate",
            "evaluate_tile", "evaluate_value", "references", "shared_assumptions", "is_layout"]
 
 ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
@@ -60,18 +60,6 @@ _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:::\w+)+\Z")
 _TIMES = re.compile(r"\d+(?:\s*x\s*\d+)+\Z")  # a tile's extents, 128x64 (as the CLI's --tile)
 _SWIZZLE = re.compile(r"\s*S\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*\Z")
 _NO = object()
-
-
-class LayoutExprError(CuteVerifyError):
-    """A layout entry or inline layout that cannot be evaluated: ``name`` (the entry, or None for inline text),
-    ``reason``, ``column`` (1-based into the text, or None) and ``parse_error`` (the ``ParseError`` behind it,
-    when there is one, so that the loader can show its caret)."""
-
-    kind = "input"
-
-    def __init__(self, reason, name=None, column=None, parse_error=None):
-        super().__init__(reason)
-        self.reason, self.name, self.column, self.parse_error = reason, name, column, parse_error
 
 
 def is_layout(v) -> bool:

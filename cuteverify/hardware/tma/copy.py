@@ -33,6 +33,7 @@ from ...errors import TmaError
 from ...symbolic import decide
 from ...symbolic.conditions import Condition as C
 from ...symbolic.expr import normalize
+from ..library import swizzles
 from ..library.dtypes import dtype_bits
 from ..checks.rules import Rule, check_rules, value_at
 from .tiled import TmaDescriptor
@@ -41,9 +42,6 @@ from .box import prove_landing, smem_box
 __all__ = ["copy_rules", "cta_tile_rule", "from_copy", "merge_box_modes", "read_cta_tiler", "smem_alignment",
            "tma_swizzle_mode"]
 
-_MODE_NAMES = {0: "NONE", 1: "32B", 2: "64B", 3: "128B", 4: "128B_ATOM_32B", 6: "128B_ATOM_64B"}
-# the byte swizzle each TMA mode applies (the 128B_ATOM_64B mode's shift is the smem layout's)
-_MODE_BYTES = {0: None, 1: (1, 4, 3), 2: (2, 4, 3), 3: (3, 4, 3), 4: (2, 5, 2)}
 _CUTLASS = "CUTLASS make_tma_copy"
 
 
@@ -64,14 +62,9 @@ def tma_swizzle_mode(swizzle, elem_bits: int):
         return None, None, f"{elem_bits}-bit elements: no byte-addressed swizzle"
     mb = m + k
     byte = (b, mb, s)
-    if b == 0:
-        return 0, byte, None
-    if mb == 4 and s == 3 and 1 <= b <= 3:
-        return b, byte, None
-    if mb == 5 and b == 2 and s == 2:
-        return 4, byte, None
-    if mb == 6 and b == 2:
-        return 6, byte, None
+    mode = swizzles.by_byte_swizzle(byte)
+    if mode is not None:
+        return mode.tma, byte, None
     return None, byte, (f"Swizzle<{b},{mb},{s}> on bytes (S<{b},{m},{s}> on {elem_bits}-bit elements) is none of "
                         "Swizzle<0..3,4,3>, Swizzle<2,5,2>, Swizzle<2,6,S>")
 
@@ -324,7 +317,9 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     if tiler is not None:
         rules.append(cta_tile_rule(smem, tiler))
     if sbox is not None and mode is not None:
-        landing = prove_landing(smem, sbox, _MODE_BYTES.get(mode, byte), bits)
+        # the byte swizzle the TMA mode applies (the 128B_ATOM_64B mode's shift is the smem layout's)
+        applied = None if mode == 0 else (swizzles.by_tma(mode).byte_swizzle or byte)
+        landing = prove_landing(smem, sbox, applied, bits)
         rules.append(Rule("box_lands", "each TMA box lands in smem where the smem layout puts its elements",
                           [(landing.proved, lambda _: str(landing.counterexample))],
                           source="TMA swizzle on absolute smem addresses (specs/evidence/sm90/tma.jsonl)"))

@@ -23,6 +23,7 @@ from ...errors import TmaError
 from ...symbolic import Assumptions, parse_expr
 from ...symbolic.expr import normalize
 from ...symbolic.lazy import sympy
+from ..library import swizzles
 from ..library.dtypes import DTYPE_BITS
 from ..checks.rules import Rule, check_rules
 from .rules import MAX_BOX_BYTES_SM90, SWIZZLE_SPAN, descriptor_rules
@@ -40,8 +41,7 @@ DATA_TYPES = {
     "16U4_ALIGN8B": (13, 4, False), "16U4_ALIGN16B": (14, 4, False), "16U6_ALIGN16B": (15, 6, False),
 }
 INTERLEAVES = {"NONE": 0, "16B": 1, "32B": 2}
-SWIZZLES = {"NONE": 0, "32B": 1, "64B": 2, "128B": 3, "128B_ATOM_32B": 4, "128B_ATOM_32B_FLIP_8B": 5,
-            "128B_ATOM_64B": 6}
+SWIZZLES = {m.tma_name: m.tma for m in swizzles.MODES}  # CUtensorMapSwizzle, from the one swizzle table
 L2_PROMOTIONS = {"NONE": 0, "L2_64B": 1, "L2_128B": 2, "L2_256B": 3}
 OOB_FILLS = {"NONE": 0, "NAN_REQUEST_ZERO_FMA": 1}
 _PREFIXES = ("CU_TENSOR_MAP_", "DATA_TYPE_", "SWIZZLE_", "INTERLEAVE_", "L2_PROMOTION_", "FLOAT_OOB_FILL_")
@@ -93,7 +93,7 @@ def _name(table, value):
     return f"<invalid {value}>"
 
 
-def _tuple(x, what):
+def as_entries(x, what):
     """A tuple of ints / sympy expressions from a sequence, an int or text such as ``"(K,M)"``."""
     if isinstance(x, str):
         body = x.strip()
@@ -124,7 +124,7 @@ class TmaDescriptor:
                  swizzle="NONE", l2_promotion="NONE", oob_fill="NONE", address=None, assume=None,
                  arch="sm_90"):
         self.dtype = tma_dtype(dtype)
-        self.shape = _tuple(shape, "shape")
+        self.shape = as_entries(shape, "shape")
         rank = len(self.shape)
         if stride is None:
             st, acc = [], 1
@@ -132,9 +132,9 @@ class TmaDescriptor:
                 st.append(acc)
                 acc = normalize(acc * s)
             stride = tuple(st)
-        self.stride = _tuple(stride, "stride")
-        self.box = _tuple(box if box is not None else self.shape, "box")
-        self.element_strides = _tuple(element_strides, "element_strides") if element_strides is not None \
+        self.stride = as_entries(stride, "stride")
+        self.box = as_entries(box if box is not None else self.shape, "box")
+        self.element_strides = as_entries(element_strides, "element_strides") if element_strides is not None \
             else (1,) * rank
         for what, t in (("stride", self.stride), ("box", self.box), ("element_strides", self.element_strides)):
             if len(t) != rank:
