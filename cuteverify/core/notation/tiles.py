@@ -1,10 +1,11 @@
-"""The one reader of tile extents and of permutation tiles, shared by the CLI, manifests and the Python API, so
-that the same text means the same object in all three.
+"""The one reader of tile extents, of permutation tiles and of slice coordinates, shared by the CLI, manifests and
+the Python API, so that the same text means the same object in all three.
 
 Extents (a tile's shape): ``128x64``, ``128*64``, ``128,64``, ``(128,64)``, ``[128, 64]`` (YAML), or a tuple /
 list of ints. Permutation tiles (CuTe's ``permutation_mnk`` / a tiler): ``(32,32,16)``, ``(32,(8,2,2):(1,16,8),16)``,
 ``(_,64,_)``, C++'s ``Tile<_32,(8,2,2):(1,16,8),_16>``, CuTe DSL's printed tile ``[32:1;(8,2,2):(1,16,8);16:1]``,
-or a tuple / list of entries (None, an int, a layout or its text).
+or a tuple / list of entries (None, an int, a layout or its text). Slice coordinates (``L[None, 0]``,
+``L[(None,None,0)]``, ``L[_,_,1]``): CuTe's ``_`` / Python's ``None`` keeps a mode.
 """
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from ..layout import Layout
 from .parse import parse, parse_tuple
 from .scan import matching, split_top, unbalanced
 from ..tuples import flatten
+from ...symbolic import parse_expr
 
-__all__ = ["read_extents", "read_permutation"]
+__all__ = ["read_extents", "read_permutation", "read_slice", "slice_postfix", "tile_text", "tiler_pieces"]
 
 _TIMES = re.compile(r"\s*\d+\s*(?:[xX*]\s*\d+\s*)+")
 _BLANK = ("_", "X", "None")
@@ -111,7 +113,8 @@ def read_permutation(value, what: str = "permutation", max_rank: int = 3) -> tup
     """A permutation tile (CuTe's ``permutation_mnk``) as a tuple of at most ``max_rank`` entries, each None
     (``_``), a positive int ``n`` (``n:1``) or a Layout; None stays None (no permutation).
 
-    Admissible text: ``(e0,e1,e2)``, ``Tile<e0,e1,e2>``, ``[e0;e1;e2]`` (CuTe DSL's printed tile), or one entry;
+    Admissible text: ``(e0,e1,e2)``, ``Tile<e0,e1,e2>``, ``<e0,e1,e2>``, ``[e0;e1;e2]`` (CuTe DSL's printed tile),
+    or one entry;
     a tuple / list of entries. Raises :class:`ParseError` (an input error) naming ``what`` otherwise."""
     if value is None:
         return None
@@ -134,10 +137,111 @@ def _split_permutation(text: str, what: str) -> list:
     if not s:
         _bad(what, text, "a permutation tile such as (32,32,16)")
     _balanced(s, what)
-    if s.startswith("Tile<") and s.endswith(">") and matching(s, 4, "<") == len(s) - 1:
-        s = s[5:-1]
-    elif s.startswith("[") and s.endswith("]") and matching(s, 0, "[") == len(s) - 1:
-        return [p for p, _ in split_top(s[1:-1], ";")]
-    elif s.startswith("(") and matching(s, 0) == len(s) - 1:
+    pieces = tiler_pieces(s)
+    if pieces is not None:
+        return [p for p, _ in pieces]
+    if s.startswith("(") and matching(s, 0) == len(s) - 1:
         s = s[1:-1]
     return [p for p, _ in split_top(s)]
+
+
+def tiler_pieces(text: str, start: int = 0, end: int | None = None):
+    """The entries of a bracketed tiler spanning ``text[start:end]`` (blanks around it allowed): C++'s
+    ``Tile<a,b,c>``, the algebra's ``<a, b>`` or CuTe DSL's printed ``[a;b;c]``, as ``(piece, offset)`` with
+    ``offset`` the index of the piece in ``text``; None when the span is no such tiler (a tuple ``(a,b,c)`` is
+    read by the caller: it is also a shape). The one grammar of tiler brackets."""
+    end = len(text) if end is None else end
+    a, b = start, end
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    if text.startswith("Tile<", a) and text[b - 1] == ">" and matching(text, a + 4, "<") == b - 1:
+        return split_top(text, ",", "(<", a + 5, b - 1)
+    if a < b and text[a] == "<" and text[b - 1] == ">" and matching(text, a, "(<") == b - 1:
+        return split_top(text, ",", "(<", a + 1, b - 1)
+    if a < b and text[a] == "[" and text[b - 1] == "]" and matching(text, a, "[") == b - 1:
+        return split_top(text, ";", "([<", a + 1, b - 1)
+    return None
+
+
+def tile_text(text: str, what: str = "tile", max_rank: int = 3):
+    """A tile in a text form no layout print has, read, or None when ``text`` is none: extents ``128x64``
+    (:func:`read_extents`), a bracketed tiler ``Tile<...>`` / ``<...>`` / ``[a;b;c]`` (:func:`read_permutation`,
+    at most ``max_rank`` entries).
+    Expression readers (manifest arguments, the algebra verb) try it first, then read the text as a layout."""
+    s = text.strip()
+    if _TIMES.fullmatch(s):
+        return read_extents(s, what)
+    if tiler_pieces(s) is not None:
+        return read_permutation(s, what, max_rank)
+    return None
+
+
+_BRACKETS = "([{<"
+
+
+def slice_postfix(text: str, start: int = 0, end: int | None = None):
+    """Where ``text[start:end]`` ends in a slice ``BASE[...]``: ``(open, close)``, the indices of its last
+    top-level ``[`` and of the ``]`` that closes it at the end of the span, when a base stands before it; else
+    None (a leading ``[a;b]`` is a tile, ``smem_ptr[16b](...)`` inside a layout is no postfix)."""
+    end = len(text) if end is None else end
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end <= start or text[end - 1] != "]":
+        return None
+    depth, last = 0, None
+    for i in range(start, end):
+        c = text[i]
+        if c in _BRACKETS:
+            if depth == 0 and c == "[":
+                last = i
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+    if last is None or depth != 0 or matching(text, last, _BRACKETS) != end - 1 or not text[start:last].strip():
+        return None
+    return last, end - 1
+
+
+def read_slice(text: str, what: str = "slice", start: int = 0, end: int | None = None, leaf=None):
+    """The coordinate written between a slice's brackets, ``text[start:end]``: ``None, 0`` and ``(None, 0)`` are
+    the tuple ``(None, 0)`` (Python's ``L[a, b]`` is ``L[(a, b)]``), ``_`` / ``None`` / ``X`` is None (CuTe's
+    ``_``: the mode is kept), ``(a)`` is ``a`` and ``(a,)`` a 1-tuple, an entry is an integer (``_3`` too) or,
+    through ``leaf(a, b)`` (a callable reading ``text[a:b]``; default an integer expression over symbols), any
+    other value. A single integer stays an int (a mode number, CuTe's ``get<i>``).
+
+    Admissible: balanced brackets, no empty entry. Raises :class:`ParseError` with the column in ``text``
+    naming ``what`` otherwise. Post-condition: ``L[read_slice(t)]`` is what Python's ``L[t]`` would index."""
+    end = len(text) if end is None else end
+    bad = unbalanced(text[start:end], _BRACKETS)
+    if bad is not None:
+        raise ParseError(text, start + bad[0] + 1, f"{bad[1]} (unbalanced brackets)", what)
+    pieces = split_top(text, ",", _BRACKETS, start, end)
+    trailing = len(pieces) > 1 and not pieces[-1][0].strip()
+    if trailing:
+        pieces = pieces[:-1]
+    items = [_slice_entry(text, what, off, off + len(p), leaf) for p, off in pieces]
+    return tuple(items) if len(items) > 1 or trailing else items[0]
+
+
+def _slice_entry(text, what, a, b, leaf):
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    s = text[a:b]
+    if not s:
+        raise ParseError(text, a + 1, "a slice entry: _ (keep the mode), an integer or a coordinate", what)
+    if s in _BLANK:
+        return None
+    if re.fullmatch(r"_?-?\d+", s):
+        return int(s.lstrip("_"))
+    if s[0] == "(" and matching(text, a, _BRACKETS) == b - 1:
+        return read_slice(text, what, a + 1, b - 1, leaf)
+    if leaf is not None:
+        return leaf(a, b)
+    try:
+        return parse_expr(s)
+    except ParseError as e:
+        raise ParseError(text, a + e.column, e.expected, what) from None
