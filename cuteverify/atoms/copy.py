@@ -23,6 +23,7 @@ from ._alg import (
 from ..core.layout import Layout, size
 from ..core.tuples import flatten
 from ..core.swizzle import ComposedLayout
+from ..core.notation.tiles import read_tiler
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
 from ._util import (
@@ -171,6 +172,7 @@ def _as_layout(x, what):
 def _as_tiler(tiler_mn, what) -> tuple:
     if isinstance(tiler_mn, Layout):
         return (tiler_mn,)
+    tiler_mn = read_tiler(tiler_mn, what)  # text and lists: (16,64), 16x64, Tile<...>, [a;b] (the one tiler reader)
     if type(tiler_mn) is not tuple:
         tiler_mn = (tiler_mn,)
     out = tuple(as_tile_item(t, what) for t in tiler_mn)

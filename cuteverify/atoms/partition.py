@@ -10,6 +10,7 @@ from ._alg import tiled_product
 from ..core.layout import Layout, make_layout
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten, unflatten
+from ..core.notation.tiles import read_tiler
 from ..errors import NotAdmissibleError
 from ._util import (
     as_tile_item,
@@ -72,6 +73,7 @@ def _as_layout(x, what):
 def _tiler(tiler, what):
     if isinstance(tiler, Layout):
         return tiler
+    tiler = read_tiler(tiler, what)  # text and lists: (16,64), 16x64, Tile<...>, [a;b] (the one tiler reader)
     if type(tiler) is tuple:
         return tuple(as_tile_item(t, what) for t in tiler)
     return as_tile_item(tiler, what)

@@ -403,7 +403,7 @@ class _Eval:
         t = self.text
         out, last, i = [], a, a
         for m in _IDENT.finditer(t, a, b):
-            if m.start() < i or (m.start() and (t[m.start() - 1].isalnum() or t[m.start() - 1] in "_.")):
+            if m.start() < i or (m.start() and (t[m.start() - 1].isalnum() or t[m.start() - 1] in "_.:")):
                 continue
             name, j = m.group(), self._skip(m.end(), b)
             nxt = t[j] if j < b else ""
