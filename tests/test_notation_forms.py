@@ -162,6 +162,15 @@ def test_permutation_forms(text):
     assert tuple(out[f"tv_layout_{op}_tiled"] for op in "ABC") + (tuple(out["tile_size"]),) == want
 
 
+@pytest.mark.parametrize("perm", ['"<32,32,16>"', '"32x32x16"', "[32, 32, 16]"])
+def test_permutation_field_of_a_manifest_claim(perm):
+    """An ``agrees`` claim's ``permutation`` field reads the same forms (its tiled MMA is built from them)."""
+    head = f'  - agrees: {{layout: c, spec: {SM80}, operand: C, atom_layout: "(2,2,1)", permutation: '
+    claims = _load(f"c: make_tiled_mma({SM80}, (2,2,1), (32,32,16)).tv_layout_C_tiled\n",
+                   f"{head}{perm}}}\n" + head + '"(32,(8,2,2):(1,16,8),16)"}\n')  # another tile: refuted
+    assert [r["status"] for r in mf.run(claims)] == ["proved", "refuted"]
+
+
 @pytest.mark.parametrize("text", ["Tile<_16,_64>", "<16,64>", "[16:1;64:1]", "(16,_64)"])
 def test_tiler_forms_of_local_tile(text):
     want = cv.local_tile(cv.parse(G), (16, 64), (1, 1))
