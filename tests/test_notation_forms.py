@@ -20,6 +20,7 @@ from cuteverify.errors import ParseError
 from cuteverify.frontend import manifest as mf
 from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.manifest.expr import environment
+from cuteverify.hardware.descriptors.smem_rules import smem_layout
 
 from strategies import ev, parse_plain, size_of
 
@@ -123,6 +124,8 @@ def test_extent_forms(form):
     assert (got.layout, got.offset) == (want.layout, want.offset)
     tv = cv.parse("(32,32):(32,1)")
     assert cv.covers(tv, form).status == "proved"  # Python: covers' tile
+    atom = "GMMA::Layout_K_SW128_Atom<bf16>"  # Python: the descriptor checks' smem tile (desc / tma --tile)
+    assert smem_layout(atom, None, form) == cv.tile_to_shape(cv.parse("S<3,3,3> o 0 o (8,64):(64,1)"), (16, 64))
     yaml = json.dumps(form) if not isinstance(form, str) else f'"{form}"'
     c = _load(f'g: "{G}"\ntv: "(32,32):(32,1)"\n', f"  - covers: {{layout: tv, tile: {yaml}}}\n")[0]
     assert c.args["tile"] == "(16,64)"  # a manifest claim's tile
@@ -194,7 +197,9 @@ def test_a_layout_tiler_stays_one_layout():
 SLICED = [("(64,2):(1,64)", ["None, 1", "(None,1)", "_, 1", "(_,1)"], "64:1", 64),
           ("(8,64,2):(64,1,512)", ["None,None,1", "(None,None,1)", "_,_,1"], "(8,64):(64,1)", 512),
           ("S<3,3,3> o 0 o (8,64,2):(64,1,512)", ["None,None,1", "(None, None, 1)", "_,_,1"],
-           "S<3,3,3> o 0 o (8,64):(64,1)", 512)]
+           "S<3,3,3> o 0 o (8,64):(64,1)", 512),
+          # an offset that meets the swizzle's bits is folded into the composed layout, the swizzle kept
+          ("S<3,3,3> o 0 o (8,64,2):(64,1,8)", ["None,None,1", "_,_,1"], "S<3,3,3> o 8 o (8,64):(64,1)", 0)]
 
 
 @pytest.mark.parametrize("layout, forms, want, offset", SLICED)
