@@ -275,3 +275,13 @@ def test_bad_slices_name_their_column(index, col):
     assert r.exit_code == 2 and "column" in r.output and "Traceback" not in r.output
     with pytest.raises(mf.ManifestError, match=r"forms.cute.yaml:6:\d+:"):
         _load(f'sQ: "(8,64):(64,1)"\nA: "s{text[0:0]}Q{text[1:]}"\n')
+
+
+def test_deeply_nested_compositions_are_refused_with_a_column():
+    text = "(8,64):(64,1)"
+    for _ in range(3000):
+        text = f"composition(S<3,3,3>, {text})"
+    with pytest.raises(ParseError, match="nested compositions"):
+        cv.parse(text)
+    r = _run("eval", text)
+    assert r.exit_code == 2 and "nested compositions" in r.output and "Traceback" not in r.output

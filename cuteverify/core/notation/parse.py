@@ -396,6 +396,10 @@ def _composition(text, assume, source):
     """``composition(Swizzle<B,M,S>{}, L)``: CuTe C++'s construction of the swizzled layout ``S<B,M,S> o 0 o L``
     (the text ``cuteverify why`` suggests); any other composition is an algebra call, not layout text."""
     m = _COMPOSITION.match(text)
+    deep = [c.start() for c in _COMPOSITION.finditer(text)]
+    if len(deep) > MAX_DEPTH:  # each nests one parse: refuse before Python's recursion limit
+        raise ParseError(text, text.find("composition", deep[MAX_DEPTH]) + 1, f"at most {MAX_DEPTH} nested "
+                         "compositions", source)
     close = matching(text, m.end() - 1)
     if close < 0:
         raise ParseError(text, len(text) + 1, "a closing ')'", source)
