@@ -23,6 +23,7 @@ from ._alg import (
 from ..core.layout import Layout, size
 from ..core.notation.interop import as_layout
 from ..core.tuples import flatten
+from ..core.notation.tiles import read_tiler
 from ..errors import NotAdmissibleError, ParseError
 from ..hardware import Spec, dtype_bits
 from ._util import (
@@ -167,6 +168,7 @@ def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyA
 def _as_tiler(tiler_mn, what) -> tuple:
     if isinstance(tiler_mn, Layout):
         return (tiler_mn,)
+    tiler_mn = read_tiler(tiler_mn, what)  # text and lists: (16,64), 16x64, Tile<...>, [a;b] (the one tiler reader)
     if type(tiler_mn) is not tuple:
         tiler_mn = (tiler_mn,)
     out = tuple(as_tile_item(t, what) for t in tiler_mn)

@@ -11,6 +11,7 @@ from ..core.layout import Layout, make_layout
 from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten, unflatten
+from ..core.notation.tiles import read_tiler
 from ..errors import NotAdmissibleError
 from ._util import (
     as_tile_item,
@@ -70,6 +71,7 @@ def _with_offset(x):
 def _tiler(tiler, what):
     if isinstance(tiler, Layout):
         return tiler
+    tiler = read_tiler(tiler, what)  # text and lists: (16,64), 16x64, Tile<...>, [a;b] (the one tiler reader)
     if type(tiler) is tuple:
         return tuple(as_tile_item(t, what) for t in tiler)
     return as_tile_item(tiler, what)

@@ -46,6 +46,7 @@ from ..atoms import (
 )
 from ..core.layout import Layout, make_layout, size
 from ..core.notation.interop import as_layout
+from ..core.notation.tiles import read_extents
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError, SynthError
@@ -134,10 +135,13 @@ def _split_colons(text):
 
 
 def _warps(name, text):
-    m = re.fullmatch(r"(\d+)x(\d+)(?:x(\d+))?", text)
-    if not m:
+    try:  # the one extents reader: 2x2x1, (2,2,1)
+        warps = read_extents(text, "atom layout")
+    except CuteVerifyError:
+        warps = ()
+    if len(warps) not in (2, 3):
         _fail(name, "atom layout", f"{text!r} is not <M>x<N>x<K> (e.g. 2x2x1)")
-    return tuple(int(g) for g in m.groups() if g is not None)
+    return warps
 
 
 #: each text form's kind and the role it plays on the smem tile when none is given (a copy's smem side)

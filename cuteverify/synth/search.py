@@ -112,12 +112,11 @@ MAX_TILE_BYTES = 256 * 1024
 
 
 def _tile(tile):
-    if isinstance(tile, str):  # 128x64, (128,64), 128,64: the one extents reader, as the CLI and manifests
-        try:
-            tile = read_extents(tile, "tile")
-        except CuteVerifyError as e:
-            raise SynthError(str(e)) from None
-    if (not isinstance(tile, (tuple, list)) or len(tile) != 2
+    try:  # 128x64, (128,64), 128,64, [128, 64]: the one extents reader, as the CLI and manifests
+        tile = read_extents(tile, "tile")
+    except CuteVerifyError as e:
+        raise SynthError(str(e)) from None
+    if (len(tile) != 2
             or not all(type(x) is int and x > 0 and x & (x - 1) == 0 for x in tile)):
         raise SynthError(f"tile {tile!r}: two powers of two (MN, K), e.g. (128, 64)")
     return tuple(tile)

@@ -13,8 +13,8 @@ a :class:`TritonVersionWarning`, since its conversions may differ from the ones 
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``linear``, ``prover``, ``hardware``, ``atoms``,
 ``analysis``.
 
-Modules: ``attrs`` (the attribute records, ``parse_attr``, ``parse_shape``), ``ttgir`` (``parse_module``: a
-TTGIR file's aliases and tensor types; ``parse_tensor_type``), ``convert`` (``to_linear``: Triton's
+Modules: ``attrs`` (the attribute records, ``parse_attr``; a shape's text is read by ``core.notation.tiles``),
+``ttgir`` (``parse_module``: a TTGIR file's aliases and tensor types; ``parse_tensor_type``), ``convert`` (``to_linear``: Triton's
 ``toLinearLayout`` for each attribute and tensor shape, with ``combineCtaCgaWithShape`` and the
 ``ensureLayoutNot{Larger,Smaller}Than`` rules), ``prove`` (``prove_triton_equals``: the same ownership or the
 same function as a CuTe TV / smem layout, an atom's operand or another attribute, decided over F2).
@@ -31,7 +31,6 @@ from .attrs import (
     NvmmaShared,
     SwizzledShared,
     parse_attr,
-    parse_shape,
 )
 from .convert import to_linear
 from .prove import prove_triton_equals, triton_layout
@@ -52,7 +51,6 @@ __all__ = [
     "TtgirModule",
     "parse_attr",
     "parse_module",
-    "parse_shape",
     "parse_tensor_type",
     "prove_triton_equals",
     "to_linear",

@@ -32,7 +32,6 @@ __all__ = [
     "NvmmaShared",
     "SwizzledShared",
     "parse_attr",
-    "parse_shape",
 ]
 
 SUPPORTED = ("blocked", "nvidia_mma", "dot_op", "nvmma_shared", "swizzled_shared", "linear")
@@ -537,20 +536,3 @@ def parse_attr(text: str, aliases=None, source: str = _SOURCE):
     if not isinstance(text, str):
         raise ParseError(str(text), 1, "a layout attribute as text", source)
     return AttrReader(text, source, aliases).attr(0, len(text))
-
-
-def parse_shape(text: str, source: str = "shape") -> tuple:
-    """``128x64`` (also ``128,64`` or ``[128, 64]``) -> ``(128, 64)``: positive integers."""
-    t = str(text).strip()
-    if t.startswith("[") and t.endswith("]"):
-        t = " " + t[1:-1] + " "
-    seps = re.split(r"[x,]", t)
-    out, pos = [], 0
-    for s in seps:
-        k = s.strip()
-        col = pos + (len(s) - len(s.lstrip())) + 1
-        if not re.fullmatch(r"\d+", k) or int(k) == 0 or len(k) > 9:
-            raise ParseError(str(text), col, "positive integer extents such as 128x64", source)
-        out.append(int(k))
-        pos += len(s) + 1
-    return tuple(out)

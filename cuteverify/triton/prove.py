@@ -26,11 +26,12 @@ import time
 
 from ..core.layout import Layout, size
 from ..core.notation.interop import as_layout
+from ..core.notation.tiles import read_extents
 from ..core.swizzle import ComposedLayout
 from ..errors import CuteVerifyError, NotAdmissibleError, TritonLayoutError
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout
 from ..prover.verdict import Counterexample, Verdict
-from .attrs import DotOperand, parse_attr, parse_shape
+from .attrs import DotOperand, parse_attr
 from .convert import to_linear
 
 __all__ = ["THREAD_DIMS", "prove_triton_equals", "triton_layout"]
@@ -43,7 +44,7 @@ METHOD_OWN = "F2 rank (same ownership)"
 def triton_layout(attr_or_text, shape, aliases=None):
     """``(attr, shape, LinearLayout)`` of an attribute record or text on a shape (tuple or ``128x64``)."""
     attr = parse_attr(attr_or_text, aliases) if isinstance(attr_or_text, str) else attr_or_text
-    shape = parse_shape(shape) if isinstance(shape, str) else tuple(shape)
+    shape = read_extents(shape, "shape")
     return attr, shape, to_linear(attr, shape)
 
 

@@ -13,8 +13,8 @@ from cuteverify.triton.attrs import (
     NvmmaShared,
     SwizzledShared,
     parse_attr,
-    parse_shape,
 )
+from cuteverify.core.notation.tiles import read_extents
 from cuteverify.triton.ttgir import parse_module, parse_tensor_type
 
 GOOD = [
@@ -101,10 +101,11 @@ def test_tensor_type_alone():
 
 
 def test_shapes():
-    assert parse_shape("128x64") == (128, 64) == parse_shape("[128, 64]") == parse_shape("128,64")
-    for bad, col in (("128x0", 5), ("128xx", 5), ("12a", 1)):
+    # a tensor shape's text is read by the one extents reader (core.notation.tiles.read_extents)
+    assert read_extents("128x64") == (128, 64) == read_extents("[128, 64]") == read_extents("128,64")
+    for bad, col in (("128x0", 5), ("128xx", 5), ("12a", 2)):
         with pytest.raises(ParseError) as e:
-            parse_shape(bad)
+            read_extents(bad)
         assert e.value.column == col, bad
 
 

@@ -38,7 +38,7 @@ Format (JSON Schema: ``specs/manifest_schema.json``, shipped as ``cuteverify.spe
             name: "a label"                  # optional
 
 Layout entries (``cuteverify.frontend.manifest.expr``): CuTe text; an algebra call of the ``cuteverify algebra`` verb
-(``tile_to_shape(sA, (128,64,3))``, ``composition(S<3,3,3>, (8,64):(64,1))``); a call of the atom layer
+(``tile_to_shape(sA, (128,64,3))``, ``composition(Swizzle<3,3,3>{}, (8,64):(64,1))``); a call of the atom layer
 (``make_tiled_mma``, ``make_mma_atom``, ``make_copy_atom``, ``make_tiled_copy``, ``make_tiled_copy_tv``,
 ``make_tiled_copy_A/B/C/C_atom/S/D``, ``make_layout_tv``, ``local_tile``, ``local_partition``, ``fragment_like``, with
 CuTe DSL's argument order and keywords: ``make_tiled_mma(ATOM, atom_layout_mnk=(2,2,1))``); another entry's

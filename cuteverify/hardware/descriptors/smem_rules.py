@@ -37,6 +37,7 @@ from ...algebra.tile import tile_to_shape
 from ...core.layout import size
 from ...core.notation.interop import as_layout
 from ...core.notation.parse import as_assumptions, parse
+from ...core.notation.tiles import read_extents
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import SpecError, TmaError, UnknownSpec
 from ...prover.verdict import Counterexample, Verdict
@@ -73,8 +74,9 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
         layout = parse(spec.data["layout"])
     else:
         layout = as_layout(text, "smem layout")
-    if tile is not None:
-        layout = tile_to_shape(layout, tuple(tile), tuple(order) if order is not None else None)
+    if tile is not None:  # 128x64, (128,64), [128, 64] or a tuple: the one extents reader
+        layout = tile_to_shape(layout, read_extents(tile, "tile", symbols=True),
+                               tuple(order) if order is not None else None)
     return layout
 
 

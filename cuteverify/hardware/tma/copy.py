@@ -23,13 +23,13 @@ copy_traits_sm90_tma_swizzle.hpp), and a descriptor derived from a CuTe copy (do
 """
 from __future__ import annotations
 
-import re
 
 from ...core.layout import Layout, size
 from ...core.notation.interop import as_layout
 from ...core.notation.parse import as_assumptions
 from ...core.swizzle import ComposedLayout, Swizzle
-from ...errors import TmaError
+from ...core.notation.tiles import read_extents
+from ...errors import ParseError, TmaError
 from ...symbolic import decide
 from ...symbolic.conditions import Condition as C
 from ...symbolic.expr import normalize
@@ -160,21 +160,14 @@ def check_copy_options(multicast=1, smem_address_align=None):
 
 
 def read_cta_tiler(tiler):
-    """A CTA tiler as a tuple of positive extents: a tuple / list of ints, or text ``(128,64)`` /
-    ``128x64``; a layout tiler or anything else is a :class:`TmaError` naming it."""
-    if isinstance(tiler, str):
-        t = tiler.strip()
-        body = t[1:-1] if t.startswith("(") and t.endswith(")") else t
-        parts = [x.strip() for x in body.replace("x", ",").split(",")] if body else []
-        if not parts or not all(re.fullmatch(r"\d+", x) for x in parts):
-            raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64")
-        tiler = tuple(int(x) for x in parts)
-    if isinstance(tiler, int) and not isinstance(tiler, bool):
-        tiler = (tiler,)
-    if not isinstance(tiler, (tuple, list)) or not tiler or \
-            not all(type(x) is int and x > 0 for x in tiler):
-        raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64")
-    return tuple(tiler)
+    """A CTA tiler as a tuple of positive extents: a tuple / list of ints, or text ``(128,64)`` / ``128x64`` /
+    ``128,64`` (the one extents reader, ``core.notation.tiles.read_extents``); a layout tiler or anything else is
+    a :class:`TmaError` naming it."""
+    try:
+        return read_extents(tiler, "cta_tiler")
+    except ParseError as e:
+        raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64 "
+                       f"({e.expected}, column {e.column})") from None
 
 
 def _modes(lay):

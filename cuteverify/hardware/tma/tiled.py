@@ -19,6 +19,7 @@ or by name) and the global address (bytes, optional). Sources of the rules, in o
 """
 from __future__ import annotations
 
+from ...core.notation.tiles import read_extents
 from ...errors import TmaError
 from ...symbolic import Assumptions, parse_expr
 from ...symbolic.expr import normalize
@@ -94,13 +95,10 @@ def _name(table, value):
 
 
 def as_entries(x, what):
-    """A tuple of ints / sympy expressions from a sequence, an int or text such as ``"(K,M)"``."""
+    """A tuple of ints / sympy expressions from a sequence, an int or text such as ``"(K,M)"`` / ``64x128`` (the
+    one extents reader; any integer, since the descriptor's rules judge the values)."""
     if isinstance(x, str):
-        body = x.strip()
-        if body.startswith("(") and body.endswith(")"):
-            body = body[1:-1]
-        parts = [p for p in body.split(",") if p.strip()]
-        return tuple(parse_expr(p, x) for p in parts)
+        return tuple(normalize(v) for v in read_extents(x, what, symbols=True, positive=False))
     if isinstance(x, (int, sympy.Basic)):
         return (normalize(x),)
     try:
