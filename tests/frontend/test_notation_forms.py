@@ -3,7 +3,7 @@ CLI (click's CliRunner, in-process), in a manifest (``load_text``) and in Python
 DSL, CuTe C++ and pycute prints and C++'s ``composition(Swizzle<B,M,S>{}, L)``; tile extents (``16x64``,
 ``16,64``, ``(16,64)``, ``[16,64]``); permutation tilers (``Tile<...>``, ``<...>``, ``[a;b;c]``, tuples with
 ``_``, ``32x32x16``); slices (``A[None, 0]``, ``A[(None,0)]``, ``A[_,0]``) and ``local_tile``. Values are
-checked against an evaluator that shares no code with cuteverify (tests/strategies.py, plus the swizzle
+checked against an evaluator that shares no code with cuteverify (tests/oracles/strategies.py, plus the swizzle
 formula written out here), and malformed text is an input error naming its column in all three."""
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def _swizzle(x, b, m, s):
 
 def _values(text: str) -> list:
     """The values of ``S<b,m,s> o off o PLAIN`` / ``off + PLAIN`` / ``PLAIN``, as printed by cuteverify, read
-    and evaluated here (tests/strategies.py's plain evaluator)."""
+    and evaluated here (tests/oracles/strategies.py's plain evaluator)."""
     off, sw = 0, None
     m = re.fullmatch(r"S<(\d+),(\d+),(\d+)> o (\d+) o (.*)", text)
     if m:
