@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from ..algebra import tile_to_shape
 from ..core.layout import Layout
-from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..hardware import get as get_spec
 
@@ -113,7 +112,7 @@ def _gmma_atoms(bits):
     for major in ("K", "MN"):
         for sw in _SW_ORDER:
             spec = get_spec(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
-            out.append((f"{major}_{sw}", major, parse(spec.data["layout"])))
+            out.append((f"{major}_{sw}", major, spec.layout("layout")))
     return out
 
 
