@@ -25,7 +25,7 @@ from __future__ import annotations
 from ..algebra import tile_to_shape
 from ..core.layout import Layout
 from ..core.swizzle import ComposedLayout, Swizzle
-from ..hardware import get as get_spec
+from ..hardware import resolve
 
 __all__ = ["SPACE_TEXT", "Candidate", "cpp_type", "enumerate_space"]
 
@@ -111,7 +111,7 @@ def _gmma_atoms(bits):
     out = []
     for major in ("K", "MN"):
         for sw in _SW_ORDER:
-            spec = get_spec(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
+            spec, _ = resolve(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
             out.append((f"{major}_{sw}", major, spec.layout("layout")))
     return out
 
