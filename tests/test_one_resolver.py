@@ -62,6 +62,17 @@ def test_every_name_resolves_as_before_through_the_one_resolver(lib):
     assert not bad, f"{len(bad)} differ, first: {bad[:5]}"
 
 
+def test_get_reads_names_as_the_resolver_does(lib, monkeypatch):
+    """``hardware.get`` looked names up exactly (a library name or alias): 2432 of the 3847 names these data
+    were drawn from that the resolver reads (``SM100_TMEM_LOAD_16dp128b4x``, ``SM90_64x128x16_F32BF16BF16_SS``,
+    ...) were unknown to it."""
+    monkeypatch.setattr(catalog, "_DEFAULT", [lib])
+    rows = json.loads((DATA / "one_resolver_base.json").read_text())
+    named = [(n, r[0]) for n, dtype, params, r, _, _ in rows if not params and dtype is None and r[0] != "error"]
+    assert len(named) > 600
+    assert [(n, catalog.get(n).name) for n, _ in named] == named
+
+
 def test_atom_rules_name_what_is_missing(lib):
     with pytest.raises(NotAdmissibleError, match="is a copy spec, not a mma atom"):
         resolve("SM75_U32x4_LDSM_N", library=lib, kind="mma")

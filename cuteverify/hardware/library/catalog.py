@@ -151,8 +151,9 @@ def reload() -> Library:
 
 
 def get(name: str) -> Spec:
-    """The spec called ``name`` (or one of its aliases) from the default library."""
-    return default_library().get(name)
+    """The spec of the default library that :func:`resolve` reads ``name`` as (a library name or alias, or any
+    CUTLASS spelling it takes), its parameters dropped; :class:`UnknownSpec` (with close names) when none."""
+    return resolve(name)[0]
 
 
 def names(filter=None) -> list:
