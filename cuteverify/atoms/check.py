@@ -18,6 +18,7 @@ from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten
 from ..core.notation.tiles import read_extents
 from ..errors import NotAdmissibleError
+from ..hardware.library.spec import OPERAND_MODES
 from ..prover import Counterexample, Verdict
 from ._util import mode
 
@@ -161,8 +162,7 @@ def compatible_tv(tiled_copy, tiled_mma, operand: str) -> Verdict:
             "mismatch", note=f"the tiled copy {tiled_copy.name} has {tiled_copy.size} threads, the tiled MMA "
                              f"{tiled_mma.name} has {tiled_mma.size}",
             detail={"copy_threads": tiled_copy.size, "mma_threads": tiled_mma.size}))
-    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
-    tile = tuple(tiled_mma.get_tile_size(i) for i in modes)
+    tile = tuple(tiled_mma.get_tile_size(i) for i in OPERAND_MODES[operand])
     ctile = tuple(size(t) for t in tiled_copy.tiler_mn)
     if tile != ctile:
         return Verdict("refuted", claim, "shape", Counterexample(

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from ..algebra import tile_to_shape
 from ..core.layout import Layout
-from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
-from ..hardware import get as get_spec
+from ..hardware import resolve
 from ..hardware.library.swizzles import GMMA_ATOM_TAGS
 
 __all__ = ["SPACE_TEXT", "Candidate", "cpp_type", "enumerate_space"]
@@ -112,8 +111,8 @@ def _gmma_atoms(bits):
     out = []
     for major in ("K", "MN"):
         for sw in GMMA_ATOM_TAGS:
-            spec = get_spec(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
-            out.append((f"{major}_{sw}", major, parse(spec.data["layout"])))
+            spec, _ = resolve(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
+            out.append((f"{major}_{sw}", major, spec.layout("layout")))
     return out
 
 

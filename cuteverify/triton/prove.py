@@ -29,6 +29,7 @@ from ..core.notation.interop import as_layout
 from ..core.notation.tiles import read_extents
 from ..core.swizzle import ComposedLayout
 from ..errors import CuteVerifyError, NotAdmissibleError, TritonLayoutError
+from ..hardware.library.spec import OPERAND_MODES
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout
 from ..prover.verdict import Counterexample, Verdict
 from .attrs import DotOperand, parse_attr
@@ -93,7 +94,7 @@ def _operand_layout(other, operand):
     """A TV layout and its tile from an atom or tiled MMA (``operand`` A, B or C)."""
     if operand not in ("A", "B", "C"):
         raise TritonLayoutError(f"an MMA atom needs operand='A', 'B' or 'C', got {operand!r}")
-    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
+    modes = OPERAND_MODES[operand]
     if hasattr(other, "tv_layout_tiled"):
         mnk = other.tile_shape_mnk
         return other.tv_layout_tiled(operand), tuple(mnk[i] for i in modes)
@@ -107,7 +108,7 @@ def _spec_layout(spec, operand, params):
         raise TritonLayoutError(f"a hardware spec needs operand='A', 'B' or 'C', got {operand!r}")
     p = spec.check_params(dict(params or {}))
     mnk = spec.shape_mnk(**p)
-    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
+    modes = OPERAND_MODES[operand]
     return spec.layout(operand, **p), tuple(mnk[i] for i in modes)
 
 

@@ -4,7 +4,7 @@ import json
 import pytest
 
 import cuteverify as cv
-from cuteverify.frontend.manifest import agrees_verdict
+from cuteverify.frontend import manifest as mf
 from cuteverify.prover import Counterexample, Verdict
 from cuteverify.hardware.checks import agree
 
@@ -53,9 +53,11 @@ def test_agrees_witness_is_rechecked(monkeypatch):
 
 
 def test_manifest_agrees_verdict_is_cv_agrees():
-    a = agrees_verdict("((4,8),(2,2,2)):((32,1),(8,16,128))", TN, "A")
+    doc = ("version: 1\nkernels:\n  k:\n    layouts:\n      tv: \"((4,8),(2,2,2)):((32,1),(8,16,128))\"\n"
+           f"    claims:\n      - agrees: {{layout: tv, spec: {TN}, operand: A}}\n        expect: refuted\n")
+    (a,) = mf.run(mf.load_text(doc, "t.cute.yaml"))
     b = cv.agrees("((4,8),(2,2,2)):((32,1),(8,16,128))", TN, "A")
-    assert a.status == b.status == "refuted" and str(a.counterexample) == str(b.counterexample)
+    assert a["status"] == b.status == "refuted" and a["counterexample"] == str(b.counterexample), a
 
 
 @pytest.mark.parametrize("cex", [

@@ -99,7 +99,6 @@ from ... import prover as P  # noqa: F401 - the module whose procedures the clai
 from ..checked import byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
 from ...core.notation.parse import DYNAMIC_PREFIX, as_assumptions, unknowns_notes
 from ...errors import CuteVerifyError, LayoutExprError, ManifestError, ParseError, YamlRefusal
-from ...hardware import agrees
 from . import cache as manifest_cache
 from .claims import KINDS, claim_text, read_args, verdict_for
 from .operand import implicit_claims
@@ -110,7 +109,7 @@ from ..messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "check_files",
            "load_error_result", "exit_code", "junit_xml",
-           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "schema",
+           "checked_agrees", "checked_equal", "byte_element_hint", "schema",
            "KINDS", "verdict_for"]
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
@@ -489,13 +488,6 @@ def check_files(paths, jobs: int = 1, progress=None) -> tuple:
 
 
 # ---------------------------------------------------------------------------------------- running
-
-def agrees_verdict(layout, spec_name: str, operand=None, **params):
-    """``cuteverify.hardware.agrees`` under its older name: proved when the layout agrees with the hardware
-    at every (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is
-    refuted with its reason)."""
-    return agrees(layout, spec_name, operand, **params)
-
 
 def run_claim(payload: dict) -> dict:
     """Run one claim payload (``Claim.to_payload()``); never raises. Returns a JSON-able result whose status is

@@ -22,7 +22,8 @@ from ..checked import checked_agrees, checked_equal
 from ...core.layout import size
 from ...core.notation.tiles import read_extents
 from ...core.tuples import flatten
-from ...errors import CuteVerifyError, NotAdmissibleError, ShapeMismatch
+from ...errors import CuteVerifyError, NotAdmissibleError
+from ...hardware.library.spec import OPERAND_MODES
 from ...hardware.tma.tiled import TmaDescriptor
 from ...hardware.tma.copy import from_copy
 from .operand import read_cta_tiler_field, read_operand
@@ -35,7 +36,6 @@ __all__ = ["KINDS", "OPERANDS", "claim_text", "read_args", "verdict_for"]
 KINDS = ("bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove", "covers", "compatible",
          "banks", "vector", "tma", "triton", "smem_optimal", "operand")
 OPERANDS = ("A", "B", "C")
-_OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 TMA_FIELDS = ("dtype", "shape", "stride", "box", "element_strides", "swizzle", "interleave", "l2_promotion",
               "oob_fill", "address", "gmem", "smem", "multicast", "smem_align", "arch", "cta_tiler")
 
@@ -409,7 +409,7 @@ def verdict_for(kind: str, args: dict, layouts: dict, assume=(), symbols=None):
     if kind == "covers":
         if args.get("tiled_mma"):
             tm, op = r.value(args["tiled_mma"]), args["operand"]
-            i, j = _OPERAND_MODES[op]
+            i, j = OPERAND_MODES[op]
             return covers(tm.tv_layout_tiled(op), tm.get_tile_size(i) * tm.get_tile_size(j),
                           claim=f"{args['tiled_mma']}.tv_layout_{op}_tiled covers its {tm.get_tile_size(i)}x"
                                 f"{tm.get_tile_size(j)} tile once")
@@ -511,22 +511,14 @@ def _agrees(r, args):
     if args.get("tiled_mma"):
         tm = r.value(args["tiled_mma"])
         layout = r.lay(args["layout"]) if args.get("layout") else tm.tv_layout_tiled(op)
-        return _tiled(agrees_tiled(layout, tm, op))
+        return agrees_tiled(layout, tm, op)
     layout = r.lay(args["layout"])
     if args.get("atom_layout") is not None or args.get("permutation") is not None:
         alay = r.arg(args["atom_layout"]) if args.get("atom_layout") else (1, 1, 1)
         perm = r.arg(args["permutation"]) if args.get("permutation") else None
-        return _tiled(agrees_tiled(layout, args["spec"], op, atom_layout_mnk=alay, permutation_mnk=perm,
-                                   **(args.get("params") or {})))
+        return agrees_tiled(layout, args["spec"], op, atom_layout_mnk=alay, permutation_mnk=perm,
+                            **(args.get("params") or {}))
     return checked_agrees(layout, args["spec"], op, **(args.get("params") or {}))
-
-
-def _tiled(v):
-    """A shape mismatch compares two different things: the claim is malformed, not refuted (as for plain
-    ``agrees``)."""
-    if v.status == "refuted" and getattr(v.counterexample, "kind", None) == "mismatch":
-        raise ShapeMismatch(f"the layout cannot be compared with the tiled MMA: {v.reason}")
-    return v
 
 
 def _tma(r, a):

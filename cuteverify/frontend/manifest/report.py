@@ -17,7 +17,8 @@ from ...core.layout import size
 from ...core.notation.interop import as_layout
 from ...core.notation.parse import anonymous_names
 from ...errors import CuteVerifyError
-from ...hardware import default_library
+from ...hardware import resolve
+from ...hardware.library.spec import OPERAND_MODES, TILED_OPERANDS
 from .expr import environment, evaluate, evaluate_value, shared_assumptions
 
 __all__ = ["html_report", "anchor", "MAX_DRAWN_CELLS"]
@@ -81,8 +82,6 @@ def _drawing(claim, result) -> str:
 
 
 # CuTe's TV layouts index the operand's tile column-major: A (M,K), B (N,K), C (M,N); the tiled MMA's modes
-_OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
-_AXES = {"A": ("m", "k"), "B": ("n", "k"), "C": ("m", "n")}
 
 
 def _agrees_drawing(claim, data) -> str:
@@ -119,20 +118,20 @@ def _agrees_objects(claim, env):
     tm = None
     if a.get("tiled_mma"):
         tm = value(a["tiled_mma"])
-    elif (a.get("atom_layout") is not None or a.get("permutation") is not None) and op in _OPERAND_MODES:
+    elif (a.get("atom_layout") is not None or a.get("permutation") is not None) and op in TILED_OPERANDS:
         alay = evaluate_value(a["atom_layout"], env, asm, claim.symbols) if a.get("atom_layout") else (1, 1, 1)
         perm = evaluate_value(a["permutation"], env, asm, claim.symbols) if a.get("permutation") else None
         tm = make_tiled_mma(a["spec"], alay, perm, **(a.get("params") or {}))
-    if isinstance(tm, TiledMma) and op in _OPERAND_MODES:
+    if isinstance(tm, TiledMma) and op in TILED_OPERANDS:
         tv = value(a["layout"]) if a.get("layout") else tm.tv_layout_tiled(op)
-        i, j = _OPERAND_MODES[op]
+        i, j = OPERAND_MODES[op]
         return tv, (tm.get_tile_size(i), tm.get_tile_size(j))
     tv = value(a["layout"])
-    spec = default_library().get(str(a.get("spec", "")).strip())
-    if spec is None or spec.kind != "mma" or op not in _OPERAND_MODES:
+    spec, p = resolve(str(a.get("spec", "")), **{k: v for k, v in (a.get("params") or {}).items() if k != "dtype"})
+    if spec.kind != "mma" or op not in TILED_OPERANDS:
         return tv, None
-    mnk = spec.shape_mnk(**{k: v for k, v in (a.get("params") or {}).items() if k != "dtype"})
-    i, j = _OPERAND_MODES[op]
+    mnk = spec.shape_mnk(**p)
+    i, j = OPERAND_MODES[op]
     return tv, (mnk[i], mnk[j])
 
 
@@ -145,7 +144,7 @@ def _tile_drawing(claim, tv, tile, t, v, hardware_index):
     got = tv((t, v))
     if type(got) is not int or not 0 <= got < R * C:
         return None
-    ax0, ax1 = _AXES[claim.args["operand"]]
+    ax0, ax1 = ("mnk"[i] for i in OPERAND_MODES[claim.args["operand"]])
     cells = [(got % R, got // R)]
     said = [f"({ax0}={cells[0][0]}, {ax1}={cells[0][1]}) where the layout puts it"]
     if type(hardware_index) is int and 0 <= hardware_index < R * C:

@@ -71,7 +71,7 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
             raise TmaError(f"smem {text!r} is no smem atom of the spec library: {e}") from None
         if spec.kind != "smem_atom":
             raise TmaError(f"{text}: {spec.name} is a {spec.kind}, not a smem atom")
-        layout = parse(spec.data["layout"])
+        layout = spec.layout("layout")
     else:
         layout = as_layout(text, "smem layout")
     if tile is not None:  # 128x64, (128,64), [128, 64] or a tuple: the one extents reader

@@ -46,7 +46,7 @@ from ...prover.verdict import Counterexample, Verdict
 from ...symbolic.conditions import Condition as C
 from ..library.dtypes import dtype_bits
 from ..library.intlayout import IntLayout, int_layout
-from ..library.catalog import resolve_instance
+from ..library.catalog import resolve
 from ..checks.rules import Rule, check_rules, value_at
 from ..library.spec import operand_formulas
 
@@ -301,7 +301,7 @@ def warp_access_rule(warp: int, lane, rows: int = 32) -> Rule:
 def _ld_mapping(shape: str, R: int):
     """(rows, columns, per-thread 32-bit values, fn(lane_in_warp, value) -> (row, column)) of one
     tcgen05.ld of ``shape`` with repeat ``R``, read off the SM100_TMEM_LOAD spec's register formulas."""
-    spec, params = resolve_instance(f"SM100_TMEM_LOAD_{shape.replace('x', 'dp', 1)}{R}x")
+    spec, params = resolve(f"SM100_TMEM_LOAD_{shape.replace('x', 'dp', 1)}{R}x")
     rows, col_bits = spec.tile("dst", **params)[:2]
     f = operand_formulas(spec, "dst")
     per_thread = rows * col_bits // 32 // 32
@@ -435,13 +435,13 @@ def element_view(op: str, dtype, *, library=None) -> dict:
     ``op`` is a CUTLASS name (``SM100_TMEM_LOAD_16dp256b1x``) or a family name with ``R`` in the name.
     Valid for the plain integer bit layouts of sm100_tmem.yaml (stride domain int). Admissible: ``dtype``
     divides the bits of a thread on both sides, else :class:`SpecError`."""
-    spec, params = resolve_instance(op, library=library)
+    spec, params = resolve(op, library=library)
     if not spec.name.startswith("SM100_TMEM_"):
         raise SpecError(f"{op}: not a TMEM copy (SM100_TMEM_LOAD_* / SM100_TMEM_STORE_*)")
     bits = dtype_bits(dtype)
     out = {}
     for side in ("src", "dst"):
-        lay = parse(spec.layout_text(side, **params))
+        lay = spec.layout(side, **params)
         per_thread = int_layout(lay, f"{op} {side}").mode_size(1)
         if per_thread % bits:  # CUTLASS static_asserts that a thread's bits are whole values of T
             raise SpecError(f"{op}: a thread's {per_thread} bits ({side}) are not whole {bits}-bit {dtype} values")
