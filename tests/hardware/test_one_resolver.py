@@ -123,7 +123,7 @@ def test_one_tiled_agreement_gives_both_old_verdicts():
 
 
 def test_example_agrees_verdicts_unchanged():
-    root = Path(__file__).parent.parent
+    root = Path(__file__).parents[2]
     for file, kernel, index, status, cex in json.loads((DATA / "one_agrees_base.json").read_text()):
         claims = [c for c in mf.load(root / file) if c.kernel == kernel and c.index == index]
         (r,) = mf.run(claims)
