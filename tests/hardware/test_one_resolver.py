@@ -1,7 +1,7 @@
 """Issue 27, "Names": one resolver (``hardware.library.catalog.resolve``), one spec -> Layout door
 (``Spec.layout``), one operand map and one ``agrees`` decision, checked against the code before the fold.
 
-The expected data under tests/data/ was computed by the code before issue 27 (/work/base at commit 33c085f):
+The expected data under tests/hardware/data/ was computed by the code before issue 27 (/work/base at commit 33c085f):
 ``one_resolver_base.json`` is, for every library name and alias, two instances of every family (as CUTLASS
 names and as keywords), every eighth CUTLASS header struct, every name the examples' manifests resolve, the
 short smem-atom / TMA names and a few refusals, what that code's ``hardware.library.resolve`` and its second
