@@ -5,6 +5,8 @@ layout that another element-width reading would prove carries a hint that bytes 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import prover as P
 from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
@@ -54,7 +56,7 @@ def byte_element_hint(check, layout):
 
 def _with_hint(v, hint):
     if hint and v.status == "refuted":
-        v.reason = f"{v.reason}; {hint}" if v.reason and v.reason != str(v.counterexample) else hint
+        return replace(v, reason=f"{v.reason}; {hint}" if v.reason and v.reason != str(v.counterexample) else hint)
     return v
 
 

@@ -12,6 +12,8 @@ Grammar::
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import re
 import time
 
@@ -154,7 +156,5 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
         return Verdict("unknown", claim=text, method="algebra",
                        reason=f"the algebra failed on this claim ({type(e).__name__}: {e})",
                        elapsed=time.perf_counter() - t0)
-    v.claim = text
-    v.elapsed = time.perf_counter() - t0
-    return v
+    return replace(v, claim=text, elapsed=time.perf_counter() - t0)
 

@@ -15,8 +15,6 @@ Exit codes: 0 conflict-free (proved / width ok), 1 conflicts (refuted), 2 bad in
 """
 from __future__ import annotations
 
-import json
-import sys
 
 import click
 
@@ -24,8 +22,8 @@ from cuteverify.analysis.banks import bank_conflicts, max_vector_width, read_til
 from cuteverify.core.notation.parse import parse
 from cuteverify.errors import NotAdmissibleError
 
-from .common import (EXIT_FOR, CommandLineError, assume_option, check_names, guarded, json_option, shared_assumptions,
-    text_input)
+from .common import (CommandLineError, assume_option, check_names, echo_verdict, guarded, json_option,
+                     shared_assumptions, text_input)
 
 
 def _phases(text):
@@ -44,12 +42,6 @@ def _tile(text, option):
         raise CommandLineError(f"{option}: {e.condition}") from None
 
 
-def _finish(verdict, as_json):
-    if as_json:
-        click.echo(json.dumps(verdict.to_dict()))
-    else:
-        click.echo(str(verdict))
-    sys.exit(EXIT_FOR[verdict.status])
 
 
 @click.command("banks")
@@ -82,7 +74,7 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, tile, phases, base_
     v = bank_conflicts(S, T, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes,
                        vector_bytes=vector_bytes, phases=_phases(phases), base_bytes=base_bytes,
                        tile=_tile(tile, "--tile"))
-    _finish(v, as_json)
+    echo_verdict(v, as_json)
 
 
 @click.command("vector")
@@ -112,7 +104,7 @@ def vector_cmd(layout, dtype, elem_bytes, smem, tile, alignment, require, flat, 
     check_names(asm, (L, S), layout)
     v = max_vector_width(L, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes, alignment=alignment,
                          smem=S, require=require, tv=False if flat else None, tile=_tile(tile, "--tile"))
-    _finish(v, as_json)
+    echo_verdict(v, as_json)
 
 
 def register(group):

@@ -10,8 +10,6 @@ Exit codes: 0 legal for every value, 1 refuted, 2 bad input, 3 unknown.
 """
 from __future__ import annotations
 
-import json
-import sys
 
 import click
 
@@ -21,7 +19,7 @@ from cuteverify.hardware.tma.copy import check_copy_options, from_copy
 from cuteverify.hardware.tma.im2col import TmaIm2colDescriptor
 
 from .desc_cmd import parse_tile_option
-from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions, text_input
+from .common import assume_option, check_names, echo_verdict, guarded, json_option, shared_assumptions, text_input
 
 
 @click.command("tma")
@@ -93,5 +91,4 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
              *getattr(desc, "upper", ())]
     check_names(asm, [x for x in named if x is not None] + [x for x in (gmem, smem) if hasattr(x, "shape")],
                 "the descriptor")
-    click.echo(json.dumps(verdict.to_dict()) if as_json else str(verdict))
-    sys.exit(EXIT_FOR[verdict.status])
+    echo_verdict(verdict, as_json)
