@@ -35,9 +35,8 @@ _new = object.__new__
 
 
 class _Slots:
-    """The storage of a ``Layout``. The unchecked constructors fill a ``_Slots`` with plain (C-level) stores and
-    then switch its class to ``Layout`` (same slots, so CPython allows it): building a layout costs what it did
-    before layouts refused assignment, where storing through ``Layout``'s refusing ``__setattr__`` would not."""
+    """A ``Layout``'s storage: ``_make`` fills one with plain (C-level) stores, then switches its class to ``Layout``
+    (same slots): as cheap as before layouts refused assignment (``Layout.__setattr__`` raises)."""
     # _origin (set by the algebra's wrapper on a symbolic result): (operation, args, kw), re-run by subs
     __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves", "_ints", "_origin")
 
@@ -72,8 +71,7 @@ class Layout(_Slots):
 
     @classmethod
     def _make(cls, shape, stride, obligations=(), assumptions=None, notes=()):
-        """Internal constructor for results the algebra built congruent by construction (no checks); used only
-        in core/ and algebra/ (elsewhere ``Layout(...)`` checks the invariants)."""
+        """Unchecked constructor for results congruent by construction: core/ and algebra/ only."""
         self = _new(_Slots)
         self.shape = shape
         self.stride = stride
@@ -83,12 +81,11 @@ class Layout(_Slots):
         self.__class__ = cls
         return self
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name, value=None):
         # a layout is a value: its hash and cached leaves are computed once from shape and stride
-        raise AttributeError(f"a Layout is immutable: cannot set {name!r} (build a new layout)")
+        raise AttributeError(f"a Layout is immutable: cannot set or delete {name!r} (build a new layout)")
 
-    def __delattr__(self, name):
-        raise AttributeError(f"a Layout is immutable: cannot delete {name!r}")
+    __delattr__ = __setattr__
 
     def __reduce__(self):
         # pickle / copy rebuild through _make (the default slot-state restore would go through __setattr__)
@@ -103,8 +100,7 @@ class Layout(_Slots):
         # unset slot is read with getattr's default (no Python-level exception to catch on fresh layouts)
         lv = getattr(self, "_leaves", _UNSET)
         if lv is _UNSET:
-            lv = (flatten(self.shape), flatten(self.stride))
-            _set_leaves(self, lv)
+            _set_leaves(self, lv := (flatten(self.shape), flatten(self.stride)))
         return lv
 
     @property
@@ -115,12 +111,10 @@ class Layout(_Slots):
         if r is _UNSET:
             fs, fd = self.leaves
             ok = set(map(type, fs + fd)) == _INT_TYPE  # one C-level pass (cheaper than two all() generators)
-            r = (fs, fd) if ok else None
-            _set_ints(self, r)
+            _set_ints(self, r := ((fs, fd) if ok else None))
             return r
         if r is True:  # made by an int kernel (``_make_ints``): the leaves are ints, not yet flattened
-            r = self.leaves
-            _set_ints(self, r)
+            _set_ints(self, r := self.leaves)
         return r
 
     @classmethod
@@ -154,8 +148,7 @@ class Layout(_Slots):
         try:
             return self._hash
         except AttributeError:
-            h = hash((str(self.shape), str(self.stride)))
-            _set_hash(self, h)
+            _set_hash(self, h := hash((str(self.shape), str(self.stride))))
             return h
 
     def __str__(self):

@@ -66,7 +66,7 @@ def checked_equal(a, b, assume=None):
     if v.status == "refuted":
         hint = byte_element_hint(lambda x: P.are_equal(x, b, assume=assume), a) or \
             byte_element_hint(lambda x: P.are_equal(a, x, assume=assume), b)
-        _with_hint(v, hint)
+        v = _with_hint(v, hint)
     return v
 
 
@@ -82,5 +82,5 @@ def checked_agrees(layout, spec_name: str, operand=None, library=None, **params)
         raise ShapeMismatch(f"the layout cannot be compared with {spec_name}"
                             + (f" operand {operand}" if operand else "") + f": {v.reason}")
     if v.status == "refuted":
-        _with_hint(v, byte_element_hint(lambda x: agrees(x, spec_name, operand, library, **params), layout))
+        v = _with_hint(v, byte_element_hint(lambda x: agrees(x, spec_name, operand, library, **params), layout))
     return v

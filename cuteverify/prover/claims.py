@@ -12,10 +12,9 @@ Grammar::
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import re
 import time
+from dataclasses import replace
 
 from ..algebra.expr import evaluate
 from ..core.notation.parse import as_assumptions, parse_tuple

@@ -26,10 +26,9 @@ A procedure that raises gives unknown, never a verdict.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import itertools
 import time
+from dataclasses import replace
 
 from ..core.notation.interop import to_layout
 from ..core.layout import Layout

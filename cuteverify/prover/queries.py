@@ -7,9 +7,8 @@ re-checked on the concrete layouts before it is reported.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import time
+from dataclasses import replace
 
 from ..algebra import complement
 from ..algebra import filter as _filter

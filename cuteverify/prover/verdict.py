@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..errors import Unsupported
-
 from ..core.notation.parse import ANONYMOUS_NAME, unknowns_notes
+from ..errors import Unsupported
 
 STATUSES = ("proved", "refuted", "unknown")
 

@@ -34,9 +34,8 @@ row (``symbolic.decide``); otherwise the answer is unknown with the reason.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 import time
+from dataclasses import dataclass, replace
 from math import gcd
 
 import numpy as np

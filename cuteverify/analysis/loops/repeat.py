@@ -7,9 +7,8 @@ open goes to the prover's ``is_injective``, whose witness is re-evaluated before
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 import time
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 

@@ -5,10 +5,9 @@ prover's :class:`~cuteverify.prover.verdict.Verdict` (``cv.agrees`` is :func:`ag
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import re
 import time
+from dataclasses import replace
 
 from ...core.layout import Layout
 from ...core.notation.parse import as_assumptions, parse

@@ -16,9 +16,8 @@ documentation the driver does not enforce: its result is reported but does not d
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import time
+from dataclasses import dataclass, field
 
 from ...errors import Untranslatable, Unsupported
 from ...prover.verdict import RuleViolation, Verdict
