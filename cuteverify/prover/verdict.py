@@ -221,22 +221,22 @@ class Mismatch(_Said):
     kind = "mismatch"
 
 
-class NotVectorizable(_Said):
+class NotVectorizable(Counterexample):
     """A thread's values (``coords[0]`` the thread, ``values`` their offsets) that one vector cannot move."""
     kind = "not-vectorizable"
 
 
-class Misaligned(_Said):
+class Misaligned(Counterexample):
     """An atom block (``coords`` its first coordinate, ``values[0]`` its offset) off the atom's alignment."""
     kind = "misaligned"
 
 
-class Illegal(_Said):
+class Illegal(Counterexample):
     """An access or consumer that cannot be issued on the layout at all (``detail`` names it)."""
     kind = "illegal"
 
 
-class Worse(_Said):
+class Worse(Counterexample):
     """A layout of the searched space that scores better (``detail``: the term, both values, the better one)."""
     kind = "worse"
 
