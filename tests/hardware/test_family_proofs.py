@@ -136,7 +136,7 @@ def _brute(layout_text, n):
 ])
 def test_agrees_with_a_symbolic_family_parameter(layout, assume, status, how, values):
     v = hardware.agrees(layout, _SS, "C", assume=assume)
-    assert v.status == status and v.method.startswith(how), v.to_dict()
+    assert v.status == status and v.method.startswith(how), v.to_json()
     brute = {n: _brute(layout, n) for n in values}
     if status == "proved":
         assert set(brute.values()) == {"proved"}, brute

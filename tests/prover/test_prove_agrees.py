@@ -25,7 +25,7 @@ def test_agrees_refuted_names_thread_value_and_elements():
     assert c.coords == (0, 1) and c.values == ((8, 0), (0, 1))
     s = str(v)
     assert "thread 0, value 1" in s and "A[m=8, k=0]" in s and "A[m=0, k=1]" in s
-    d = json.loads(json.dumps(v.to_dict()))
+    d = json.loads(json.dumps(v.to_json()))
     assert d["counterexample"]["thread"] == 0 and d["counterexample"]["user"] == [8, 0]
 
 
@@ -61,16 +61,16 @@ def test_manifest_agrees_verdict_is_cv_agrees():
 
 
 @pytest.mark.parametrize("cex", [
-    Counterexample("collision", note="only a note"), Counterexample("missed", note="n"),
-    Counterexample("out-of-range"), Counterexample("differ", note="x"), Counterexample("overlap"),
-    Counterexample("disagree"), Counterexample("mismatch", note="shapes"), Counterexample("anything", coords=(1,)),
-    Counterexample("collision", coords=(1,)), Counterexample("differ", coords=(3,), values=(1,)),
+    Counterexample.of("collision", note="only a note"), Counterexample.of("missed", note="n"),
+    Counterexample.of("out-of-range"), Counterexample.of("differ", note="x"), Counterexample.of("overlap"),
+    Counterexample.of("disagree"), Counterexample.of("mismatch", note="shapes"), Counterexample(coords=(1,)),
+    Counterexample.of("collision", coords=(1,)), Counterexample.of("differ", coords=(3,), values=(1,)),
 ])
 def test_verdict_str_never_fails(cex):
     v = Verdict("refuted", claim="c", counterexample=cex)
     s = str(v)
     assert cex.kind in s or (cex.note and cex.note in s)
-    json.dumps(v.to_dict())
+    json.dumps(v.to_json())
 
 
 def test_cv_prove_is_the_function():

@@ -8,6 +8,7 @@ sympy); the top-level group loads it only when one of its verbs runs.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import click
 
@@ -178,7 +179,7 @@ def prove_cmd(claim, lets, assume, as_json):
     v = prove(claim, assume=list(assume) or None, **bindings)
     dynamic = {k: b for k, b in bindings.items() if anonymous_names(b)}
     if dynamic:  # the claim names them; the verdict says which unknowns each ? became
-        v.claim += " where " + ", ".join(f"{k} = {b}" for k, b in dynamic.items())
+        v = replace(v, claim=v.claim + " where " + ", ".join(f"{k} = {b}" for k, b in dynamic.items()))
     report(v, as_json)
 
 

@@ -97,7 +97,7 @@ from dataclasses import dataclass, field
 
 from ... import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from ..checked import byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
-from ...core.notation.parse import DYNAMIC_PREFIX, as_assumptions, unknowns_notes
+from ...core.notation.parse import DYNAMIC_PREFIX, as_assumptions
 from ...errors import CuteVerifyError, LayoutExprError, ManifestError, ParseError, YamlRefusal
 from . import cache as manifest_cache
 from .claims import KINDS, claim_text, read_args, verdict_for
@@ -514,13 +514,7 @@ def run_claim(payload: dict) -> dict:
         return {"status": "error", "error_kind": "internal",
                 "reason": f"{where}: internal error: {type(e).__name__}: {str(e)[:300]}",
                 "elapsed": time.perf_counter() - t0}
-    cex = v.counterexample
-    cex_text = str(cex) if cex is not None else None
-    return {"status": v.status, "method": v.method, "verdict": v.claim, "counterexample": cex_text,
-            "counterexample_data": cex.to_dict() if cex is not None and hasattr(cex, "to_dict") else None,
-            "reason": v.reason if v.reason != cex_text else None,  # said once, as the counterexample
-            "obligations": [str(o) for o in v.obligations], "notes": unknowns_notes(v),
-            "elapsed": time.perf_counter() - t0}
+    return dict(v.to_json(), elapsed=time.perf_counter() - t0)  # the one JSON form of a verdict
 
 
 def _result(claim: Claim, r: dict) -> dict:

@@ -59,7 +59,7 @@ def _layout_text(claim, result):
 
 def _drawing(claim, result) -> str:
     """Inline SVG of the claim's layout with the counterexample's cells outlined, or a line saying why not."""
-    data = result.get("counterexample_data") or {}
+    data = result.get("counterexample") or {}
     if claim.kind == "agrees" and data.get("kind") == "disagree":
         return _agrees_drawing(claim, data)
     text = _layout_text(claim, result)
@@ -68,7 +68,7 @@ def _drawing(claim, result) -> str:
     try:
         L = as_layout(text, assume=list(claim.assume) or None)
         if data.get("assignment"):
-            L = L.subs(_renamed(data["assignment"], result.get("verdict") or "", L))
+            L = L.subs(_renamed(data["assignment"], result.get("what") or "", L))
         if not getattr(L, "is_concrete", True):
             return "<p>(a symbolic layout without a concrete counterexample assignment: not drawn)</p>"
         n = draw_size(L)
@@ -200,12 +200,12 @@ def _detail(i, claim, r) -> str:
              f'<code>{_e(r["claim"])}</code>: expected {_e(r["expect"])}, got {_e(r["status"])}</h2>']
     parts += [f'<p class="note">note: {_e(n)}</p>' for n in r.get("notes") or ()]
     if r.get("counterexample"):
-        parts.append(f'<p class="counterexample">counterexample: <code>{_e(r["counterexample"])}</code></p>')
+        parts.append(f'<p class="counterexample">counterexample: <code>{_e(r["counterexample"]["text"])}</code></p>')
     if r.get("reason"):
         parts.append(f'<p class="reason">reason: {_e(r["reason"])}</p>')
     obs = r.get("obligations") or ()
     if obs:
-        parts.append("<ul class=\"obligations\">" + "".join(f"<li>{_e(o)}</li>" for o in obs) + "</ul>")
+        parts.append("<ul class=\"obligations\">" + "".join(f"<li>{_e(o['text'])}</li>" for o in obs) + "</ul>")
     if r["status"] == "refuted" and claim is not None:
         parts.append(_drawing(claim, r))
     parts.append("</section>")

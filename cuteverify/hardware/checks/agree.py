@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 
 from ...core.layout import Layout
 from ...core.notation.interop import as_layout
 from ...core.notation.parse import as_assumptions
 from ...errors import SpecError
 from ...prover.queries import INTERNAL
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Counterexample, Mismatch, Verdict
 from ..library import formula as _fm
 from ..library.dtypes import dtype_bits
 from .family import family_facts, symbolic_tv_agreement, values_text
@@ -86,7 +87,7 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
     if cex is None and reason is None:
         return done("proved")
     if cex is None:
-        return done("refuted", counterexample=Counterexample("mismatch", note=reason), reason=reason)
+        return done("refuted", counterexample=Mismatch(note=reason), reason=reason)
     try:
         ok = _recheck_agrees(layout, spec, p, cex)
     except Exception as e:
@@ -150,11 +151,10 @@ def _agrees_family(layout, spec: Spec, spec_name, operand, library, claim, t0, o
         v = agrees(lay if isinstance(lay, Layout) or not isinstance(layout, str) else layout, spec_name, operand,
                    library, **extra, **fixed, **inst)
         if v.status != "proved":
-            if v.counterexample is not None:
-                v.counterexample.assignment = dict(inst)
-            v.claim, v.method = claim, f"instantiation: {v.method} at {', '.join(f'{k}={x}' for k, x in inst.items())}"
-            v.elapsed = time.perf_counter() - t0
-            return v
+            cex = v.counterexample
+            return replace(v, claim=claim, elapsed=time.perf_counter() - t0,
+                           counterexample=replace(cex, assignment=dict(inst)) if cex is not None else None,
+                           method=f"instantiation: {v.method} at {', '.join(f'{k}={x}' for k, x in inst.items())}")
     return done("proved", f"instantiation: each of the {len(allowed)} allowed values ({text}), {METHOD}")
 
 
@@ -529,7 +529,7 @@ def _block_problem(kind: str, operand: str, coordinate: tuple, base: int, note: 
     detail = {"operand": operand, "axes": ("row", "col"), "user_index": base, "hardware_index": None}
     if other is not None:
         detail["other"] = other
-    return Counterexample(kind, coords=tuple(coordinate), values=(base,), note=note, detail=detail)
+    return Counterexample.of(kind, coords=tuple(coordinate), values=(base,), note=note, detail=detail)
 
 
 def _compare_tma_box(user: IntLayout, spec: Spec, eb: int):

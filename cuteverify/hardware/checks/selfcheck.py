@@ -12,7 +12,7 @@ import re
 
 from ...core.swizzle import Swizzle
 from ...errors import NotAdmissibleError, SpecError, SpecInconsistent
-from ...prover.verdict import Counterexample
+from ...prover.verdict import Counterexample, Disagree
 from . import family as _family
 from ..library import formula as _fm
 from ..library import swizzles
@@ -53,7 +53,7 @@ def tv_disagreement(operand: str, axes: tuple, thread: int, value: int, user_ind
               "thread": thread, "value": value, "value_index": value, "user": user, "hardware": hardware}
     if atom is not None:
         detail.update(atom=atom, group=group)
-    return Counterexample("disagree", coords=(thread, value), values=(user, hardware), value=value, note=note,
+    return Disagree(coords=(thread, value), values=(user, hardware), value=value, note=note,
                           detail=detail)
 
 
@@ -64,7 +64,7 @@ def offset_disagreement(operand: str, coordinate: tuple, user_index: int, hardwa
             f"element at offset {hardware_index}")
     detail = {"operand": operand, "axes": ("row", "col"), "user_index": user_index,
               "hardware_index": hardware_index}
-    return Counterexample("disagree", coords=tuple(coordinate), values=(user_index, hardware_index), note=note,
+    return Disagree(coords=tuple(coordinate), values=(user_index, hardware_index), note=note,
                           detail=detail)
 
 
