@@ -17,6 +17,7 @@ from ._alg import (
     upcast,
 )
 from ..core.layout import Layout, make_layout, size
+from ..core.notation.cutlass_names import is_name, read_name
 from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout
 from ..core.notation.tiles import read_permutation
@@ -45,9 +46,10 @@ _OPERAND_MODES = {op: (OPERAND_MODES[op], tuple(i + 1 for i in OPERAND_MODES[op]
 class MmaAtom:
     """One MMA instruction: ``thr_id``, ``shape_mnk`` and the TV layouts ``tv_layout_A/B/C`` of its spec
     (CuTe's ``MMA_Atom``). ``name`` is the instance's CUTLASS name, ``params`` the family parameters,
-    ``template_args`` the C++ template arguments it was named with (``<GMMA::Major::K,GMMA::Major::MN>``)."""
+    ``template_args`` the C++ template arguments it was named with, as the one CUTLASS-name reader reads them
+    (``<GMMA::Major::K,GMMA::Major::MN>``: two enum names; ``()`` when it was named without)."""
 
-    template_args = ""
+    template_args = ()
 
     def __init__(self, spec: Spec, params: dict, name: str):
         self.spec, self.params, self.name = spec, dict(params), name
@@ -114,7 +116,7 @@ def make_mma_atom(atom, **params) -> MmaAtom:
     spec, p = resolve(atom, kind="mma", instance=True, **params)
     out = MmaAtom(spec, p, instance_name(spec, p))
     # the majors a GMMA name declares in its template arguments are not family parameters: kept for operand_desc
-    out.template_args = atom.strip()[len(atom.strip().split("<")[0]):].strip()
+    out.template_args = read_name(atom).args or () if is_name(atom) else ()
     return out
 
 

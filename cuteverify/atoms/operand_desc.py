@@ -46,6 +46,7 @@ import re
 import time
 
 from ..core.layout import Layout, size
+from ..core.notation.cutlass_names import CppName, is_name, read_name
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError, TmaError
@@ -58,7 +59,6 @@ from .mma import TiledMma, make_tiled_mma
 __all__ = ["atom_block", "check_operand", "declared_major", "operand_blocks", "operand_descriptors", "prove_operand"]
 
 _TILE_MODE = {"A": 0, "B": 1}        # the operand's MN mode among the tiled MMA's (M, N, K)
-_MAJOR_TOKEN = re.compile(r"Major(?:Mode)?\s*(?:::|\.)\s*(MN|K)\b")
 _TN = re.compile(r"_[SRT]S_TN(?:_|$)")  # wgmma / UMMA atoms that read both operands K-major only
 _PERIOD = 1024  # every descriptor swizzle repeats within 1024 bytes (Swizzle<3,4,3>: bits 4..9)
 _FIELD_LIMIT = 1 << 18
@@ -88,7 +88,8 @@ def declared_major(tiled_mma, operand):
     key = "a_major" if operand == "A" else "b_major"
     if key in tiled_mma.params:
         return "K" if int(tiled_mma.params[key]) == 0 else "MN"
-    tokens = _MAJOR_TOKEN.findall(getattr(tiled_mma, "template_args", "") or "")
+    tokens = [a.base for a in getattr(tiled_mma, "template_args", ()) or ()
+              if isinstance(a, CppName) and a.enum() is not None and a.enum()[0] in ("Major", "MajorMode") and a.base in ("K", "MN")]
     i = 0 if operand == "A" else 1
     if len(tokens) >= 2:
         return tokens[i]
@@ -279,7 +280,8 @@ def _setup(tiled_mma, operand, major, dtype):
         raise NotAdmissibleError("operand", f"{tm.name} ({tm.spec.data.get('arch')}) has no matrix descriptor")
     declared = declared_major(tm, operand)
     if major is not None:
-        major = str(major).strip().upper().split("::")[-1]
+        n = read_name(str(major)) if is_name(str(major)) else None  # K, or CUTLASS's GMMA::Major::K
+        major = (n.base if n is not None and n.args is None else str(major).strip()).upper()
         if major not in ("K", "MN"):
             raise NotAdmissibleError("operand", f"major is K or MN, got {major!r}")
         if declared is not None and declared != major:

@@ -20,6 +20,7 @@ import traceback
 
 import click
 
+from cuteverify.core.notation.cutlass_names import is_name, read_name
 from cuteverify.core.notation.format import format_tuple, format_value
 from cuteverify.core.notation.parse import as_assumptions, check_assumption_names, unknowns_notes
 from cuteverify.core.notation.print_table import looks_like_table, parse_table
@@ -224,10 +225,10 @@ def parse_params(items) -> dict:
             continue
         except ValueError:
             pass
-        name = v.strip().rsplit("::", 1)[-1]
-        if not name.isidentifier() or not all(part.isidentifier() for part in v.strip().split("::")):
+        name = read_name(v) if is_name(v) else None
+        if name is None or name.args is not None or name.value:
             fail(f"--param {k.strip()}: expected an integer or an enum name (e.g. K, MN), got {v!r}")
-        out[k.strip()] = name
+        out[k.strip()] = name.base
     return out
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
+from ...core.notation.parse import read_swizzle
 from ...core.swizzle import Swizzle
-from ...errors import NotAdmissibleError, SpecError, SpecInconsistent
+from ...errors import NotAdmissibleError, ParseError, SpecError, SpecInconsistent
 from ...prover.verdict import Counterexample, Disagree
 from . import family as _family
 from ..library import formula as _fm
@@ -308,15 +309,14 @@ def _smem_atom_points(spec: Spec, lay: IntLayout, bits: IntLayout, byte_swizzle:
 # ---------------------------------------------------------------------------------------- swizzles
 
 def parse_swizzle(text: str, spec: Spec) -> tuple:
-    """``S<B,M,S>`` / ``Sw<B,M,S>`` text as (B, M, S); :class:`SpecError` otherwise."""
-    t = text.strip()
-    for pre in ("Sw<", "S<"):
-        if t.startswith(pre) and t.endswith(">"):
-            try:
-                b, m, s = (int(x) for x in t[len(pre):-1].split(","))
-                return (b, m, s)
-            except ValueError:
-                break
+    """``S<B,M,S>`` / ``Sw<B,M,S>`` text (any print the one swizzle reader takes) as (B, M, S); :class:`SpecError`
+    otherwise, or for parameters no swizzle has."""
+    try:
+        sw = read_swizzle(str(text), "swizzle")
+    except ParseError as e:
+        raise SpecError(f"swizzle {text!r}: expected {e.expected}", spec.file, spec.line, spec.name) from None
+    if sw is not None:
+        return (sw.bits, sw.base, sw.shift)
     raise SpecError(f"cannot parse swizzle {text!r} (expected S<B,M,S>)", spec.file, spec.line, spec.name)
 
 

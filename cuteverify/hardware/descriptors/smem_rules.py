@@ -31,12 +31,11 @@ the buffer address may be symbolic. A layout that cannot be read (rank not 2, sy
 """
 from __future__ import annotations
 
-import re
-
 from ...algebra.tile import tile_to_shape
 from ...core.layout import size
+from ...core.notation.cutlass_names import is_name
 from ...core.notation.interop import as_layout
-from ...core.notation.parse import as_assumptions, parse
+from ...core.notation.parse import as_assumptions, parse, read_swizzle
 from ...core.notation.tiles import read_extents
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import SpecError, TmaError, UnknownSpec
@@ -52,7 +51,6 @@ from ..tma.copy import tma_swizzle_mode
 
 __all__ = ["block_function", "from_layout", "gmma_desc", "infer_major", "prove_reads", "smem_layout", "umma_desc"]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_:]*(<[A-Za-z0-9_ ]*>)?")
 _CUTLASS90 = "CUTLASS make_gmma_desc (cute/atom/mma_traits_sm90_gmma.hpp)"
 _CUTLASS100 = "CUTLASS make_umma_desc (cute/atom/mma_traits_sm100.hpp)"
 _PTX = "PTX ISA: matrix descriptor format"
@@ -64,7 +62,7 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
     repeats it with ``tile_to_shape`` (column-major, or the mode ``order``). Names are looked up in
     ``library`` (default: the default library); an unknown one is a :class:`TmaError`."""
     # a bare word would parse as a one-symbol layout: a name first
-    if isinstance(text, str) and _NAME.fullmatch(text.strip()):
+    if is_name(text) and read_swizzle(text) is None:
         try:
             spec = resolve(text.strip(), dtype, library)[0]
         except (UnknownSpec, SpecError) as e:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ...core.notation.scan import ALL, split_top
-from ...errors import FormulaError, NotAdmissibleError, SpecError, UnknownSpec
+from ...core.notation.cutlass_names import CppName, format_name, read_name
+from ...errors import FormulaError, NotAdmissibleError, ParseError, SpecError, UnknownSpec
 from ..checks import cache as checkcache
 from . import formula as _fm
 from . import lazylib
@@ -164,8 +164,7 @@ def names(filter=None) -> list:
 
 _ATOM_TAG = "|".join(GMMA_ATOM_TAGS)  # INTER|SW32|SW64|SW128, from the one swizzle table
 _SMEM_SHORT = re.compile(rf"^(?:GMMA[_:]+)?(?:Layout_)?(K|MN)_({_ATOM_TAG})(?:_Atom)?$", re.I)
-_SMEM_TEMPLATE = re.compile(rf"^(?:cute::)?GMMA::Layout_(K|MN)_({_ATOM_TAG})_Atom\s*"
-                            r"<\s*(?:cutlass::)?(\w+)\s*>$")
+_SMEM_TEMPLATE = re.compile(rf"^Layout_(K|MN)_({_ATOM_TAG})_Atom$")  # the base of GMMA::Layout_K_SW128_Atom<T>
 _TMA_SHORT = re.compile(r"^(?:TMA_|CU_TENSOR_MAP_)?(?:SWIZZLE_|SW)?(NONE|32B?|64B?|128B?)$", re.I)
 
 
@@ -210,8 +209,7 @@ def resolve(name: str, dtype=None, library: Library | None = None, *, kind: str 
     return spec, p
 
 
-_UNIVERSAL = re.compile(r"^(?:cute::)?UniversalCopy\s*(?:<\s*([A-Za-z0-9_:]+)\s*(?:,\s*[A-Za-z0-9_:]+\s*)?>)?$")
-_UINT = re.compile(r"^(?:cute::)?u?int(\d+)_t$")
+_UINT = re.compile(r"^u?int(\d+)_t$")
 
 
 def universal_copy_bits(name: str, dtype=None, num_bits_per_copy=None):
@@ -220,16 +218,19 @@ def universal_copy_bits(name: str, dtype=None, num_bits_per_copy=None):
     UniversalCopy. The template argument (``uint128_t``, ``half_t``, or a number of bits), else
     ``num_bits_per_copy``, else the element width of ``dtype`` (CuTe DSL's ``CopyUniversalOp`` default).
     Raises :class:`NotAdmissibleError` for a width that contradicts the name or is not given at all."""
-    m = _UNIVERSAL.match(name.strip())
-    if not m:
+    n = _cpp_name(name)
+    n = n and n.without("cute")
+    if n is None or n.qualified != "UniversalCopy" or n.value or (n.args is not None and len(n.args) not in (1, 2)) \
+            or any(not isinstance(a, (int, CppName)) or isinstance(a, CppName) and a.args is not None
+                   for a in n.args or ()):
         return None
-    arg = m.group(1)
-    if arg is not None:
-        if arg.isdigit():
+    if n.args is not None:
+        arg = n.args[0]
+        if isinstance(arg, int):
             bits = int(arg)
         else:
-            u = _UINT.match(arg)
-            bits = int(u.group(1)) if u else dtype_bits(arg.replace("cute::", ""))
+            u = _UINT.match(arg.qualified)
+            bits = int(u.group(1)) if u else dtype_bits(arg.qualified)
         if num_bits_per_copy is not None and num_bits_per_copy != bits:
             raise NotAdmissibleError("make_copy_atom", f"{name} moves {bits} bits, not num_bits_per_copy="
                                      f"{num_bits_per_copy}")
@@ -250,13 +251,22 @@ def _lookup(name: str, dtype, lib: Library) -> tuple:
             raise SpecError(f"dtype {dtype!r} is {dtype_bits(dtype)}-bit but the atom is for "
                             f"{spec.data['element_bits']}-bit elements", spec.file, spec.line, spec.name)
         return spec, {}
-    m = _SMEM_SHORT.match(name) or _SMEM_TEMPLATE.match(name)
+    m = _SMEM_SHORT.match(name)
+    cpp = None if m else _cpp_name(name)
+    cpp = cpp and cpp.without("cute")
+    if cpp is not None and cpp.scope == ("GMMA",) and len(cpp.args or ()) == 1 and not cpp.value \
+            and isinstance(cpp.args[0], CppName) and cpp.args[0].args is None:
+        m = _SMEM_TEMPLATE.match(cpp.base)
+        if m:  # CUTLASS's template with any name of the element type (<bf16>, <half_t>)
+            elem = cpp.args[0].without("cutlass").qualified
+            if elem != cpp.args[0].base:  # the element type's one namespace is cutlass
+                m = None
+            elif dtype is not None and dtype_bits(dtype) != dtype_bits(elem):
+                raise SpecError(f"{name}: dtype {dtype!r} is {dtype_bits(dtype)}-bit, the atom's {elem} is "
+                                f"{dtype_bits(elem)}-bit")
+            else:
+                dtype = elem
     if m:
-        if m.re is _SMEM_TEMPLATE:  # CUTLASS's template with any name of the element type (<bf16>, <half_t>)
-            if dtype is not None and dtype_bits(dtype) != dtype_bits(m.group(3)):
-                raise SpecError(f"{name}: dtype {dtype!r} is {dtype_bits(dtype)}-bit, the atom's {m.group(3)} is "
-                                f"{dtype_bits(m.group(3))}-bit")
-            dtype = m.group(3)
         if dtype is None:
             raise SpecError(f"{name}: a short smem-atom name needs dtype= (e.g. dtype='bf16')")
         major, sw, eb = m.group(1).upper(), m.group(2).upper(), dtype_bits(dtype)
@@ -305,7 +315,8 @@ def _value(spec: Spec, key: str, v, name: str):
     if not isinstance(v, (str, int)) and isinstance(getattr(v, "name", None), str):
         v = v.name  # a Python enum member such as OperandMajorMode.K
     if isinstance(v, str):
-        short = re.split(r"::|\.", v.strip())[-1]
+        n = _cpp_name(v)  # UMMA::Major::MN; else Python's spelling of an enum member, OperandMajorMode.MN
+        short = n.base if n is not None and n.args is None and not n.value else v.strip().rpartition(".")[2]
         names = spec.param_names.get(key)
         if not names or short not in names:
             want = f"one of {sorted(names)} or an integer" if names else "an integer"
@@ -372,7 +383,15 @@ _NAMESPACES = (("cute::", ""), ("SM90::GMMA::SPARSE::GMMA_", "SM90_SPARSE_"), ("
 _WGMMA = re.compile(r"^(SM90_(?:SPARSE_)?64x)(\d+)(x\d+_\w+)$")
 # TMEM copies: the repeat count (SM100_TMEM_LOAD_32dp32b8x) is the family parameter R (..._32dp32bRx).
 _TMEM = re.compile(r"^(SM100_TMEM_(?:LOAD|STORE)_\d+dp\d+b)(\d+)(x(?:_16b)?)$")
-_TEMPLATE = re.compile(r"^([\w:]+)\s*<(.*)>\s*$", re.S)
+
+
+def _cpp_name(name: str):
+    """``name`` read by the one CUTLASS-name reader, or None when it is no C++ name (a CuTe DSL name, a layout,
+    malformed template arguments: each then an unknown name)."""
+    try:
+        return read_name(name)
+    except ParseError:
+        return None
 
 
 def family_name(name: str) -> tuple:
@@ -387,9 +406,9 @@ def family_name(name: str) -> tuple:
     family exists is :func:`resolve`'s business."""
     text = " ".join(name.split())
     args = None
-    m = _TEMPLATE.match(text)
-    if m:
-        text, args = m.group(1), template_args(m.group(2))
+    n = _cpp_name(text)
+    if n is not None and n.args is not None and not n.value:
+        text, args = n.qualified, template_args(n.args)
     for pre, rep in _NAMESPACES:
         if text.startswith(pre):
             text = rep + text[len(pre):]
@@ -416,29 +435,27 @@ _CPP_TYPES = {"half_t": "f16", "bfloat16_t": "bf16", "float": "f32", "tfloat32_t
               "int4b_t": "s4", "uint4b_t": "u4"}
 
 
-def template_args(text: str) -> list:
-    """Template arguments in order, each ``("int", n)`` (``128``, ``Int<128>``, ``_128``), ``("enum", type,
-    value)`` (``UMMA::Major::MN`` -> ``("enum", "Major", "MN")``) or ``("type", name)`` (namespaces dropped).
-    Raises :class:`SpecError` for an enum value CUTLASS does not define."""
+def template_args(args: tuple) -> list:
+    """Template arguments as :func:`~cuteverify.core.notation.cutlass_names.read_name` reads them, classified
+    in order: each ``("int", n)`` (``128``, ``Int<128>``, ``_128``), ``("enum", type, value)``
+    (``UMMA::Major::MN`` -> ``("enum", "Major", "MN")``) or ``("type", name)`` (scope dropped). Raises
+    :class:`SpecError` for an enum value CUTLASS does not define."""
     out = []
-    for a, _ in split_top(text, ",", ALL):
-        a = _CPP_NS.sub("", a.strip())
-        a = re.sub(r"^(?:Int|C)<(\d+)>(?:\{\})?$|^_(\d+)$", lambda m: m.group(1) or m.group(2), a)
-        if re.fullmatch(r"-?\d+", a):
+    for a in args:
+        if isinstance(a, int):
             out.append(("int", int(a)))
-            continue
-        parts = a.split("::")
-        if len(parts) >= 2 and parts[-2] in ENUMS:
-            if parts[-1] not in ENUMS[parts[-2]]:
-                raise SpecError(f"{a}: {parts[-2]} is one of {', '.join(ENUMS[parts[-2]])}")
-            out.append(("enum", parts[-2], parts[-1]))
+        elif isinstance(a, CppName) and a.enum() is not None and a.enum()[0] in ENUMS:
+            enum, value = a.enum()
+            if value not in ENUMS[enum]:
+                raise SpecError(f"{format_name(a.without(*_CPP_NS))}: {enum} is one of {', '.join(ENUMS[enum])}")
+            out.append(("enum", enum, value))
         else:
-            out.append(("type", parts[-1]))
+            out.append(("type", format_name(CppName((), a.base, a.args, a.value)) if isinstance(a, CppName) else a))
     return out
 
 
-# longest first: SM120::BLOCKSCALED::SPARSE:: is one namespace, not SM120::BLOCKSCALED:: and a stray SPARSE::
-_CPP_NS = re.compile(r"\b(?:cute|cutlass|SM120::BLOCKSCALED::SPARSE|SM120::BLOCKSCALED|SM120::SPARSE)::")
+# CUTLASS's namespaces the spec library names its structs without (SM120::BLOCKSCALED::SPARSE is one namespace)
+_CPP_NS = ("cute", "cutlass", "SM120::BLOCKSCALED::SPARSE", "SM120::BLOCKSCALED", "SM120::SPARSE")
 
 
 def _specialisation(name: str, lib: Library):
@@ -447,26 +464,24 @@ def _specialisation(name: str, lib: Library):
     16>``), matched to a library name of the same struct and type arguments: namespaces dropped, blanks
     ignored; an integer argument matches the family parameter the library name writes in its place (``VS``).
     ``(spec, params)``, or None when no library name has that struct and those arguments."""
-    m = _TEMPLATE.match(" ".join(name.split()))
-    if not m:
+    n = _cpp_name(name)
+    if n is None or n.args is None or n.value:
         return None
-    head = _CPP_NS.sub("", m.group(1))
-    args = [_CPP_NS.sub("", a.strip()) for a, _ in split_top(m.group(2), ",", ALL)]
-    text = f"{head}<{', '.join(args)}>"
+    n = n.without(*_CPP_NS)
+    head = n.qualified
+    text = format_name(n)
     if text in lib:
         return lib[text], {}
     for cand in lib:
-        cm = _TEMPLATE.match(cand) if cand.startswith(head + "<") else None
-        if not cm or cm.group(1) != head:
+        c = _cpp_name(cand) if cand.startswith(head + "<") else None
+        if c is None or c.qualified != head or c.args is None or len(c.args) != len(n.args):
             continue
         spec = lib.peek(cand)
-        cargs = [a.strip() for a, _ in split_top(cm.group(2), ",", ALL)]
-        if len(cargs) != len(args):
-            continue
         params = {}
-        for mine, theirs in zip(args, cargs):
-            if theirs in spec.params and re.fullmatch(r"-?\d+", mine):
-                params[theirs] = int(mine)
+        for mine, theirs in zip(n.args, c.args):
+            if isinstance(theirs, CppName) and theirs.base in spec.params and format_name(theirs) == theirs.base \
+                    and isinstance(mine, int):
+                params[theirs.base] = int(mine)
             elif mine != theirs:
                 break
         else:
