@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ...core.notation.cutlass_names import CppName, format_name, read_name
+from ...core.notation.cutlass_names import CppName, format_name, is_name, read_name
 from ...errors import FormulaError, NotAdmissibleError, ParseError, SpecError, UnknownSpec
 from ..checks import cache as checkcache
 from . import formula as _fm
@@ -386,11 +386,15 @@ _TMEM = re.compile(r"^(SM100_TMEM_(?:LOAD|STORE)_\d+dp\d+b)(\d+)(x(?:_16b)?)$")
 
 
 def _cpp_name(name: str):
-    """``name`` read by the one CUTLASS-name reader, or None when it is no C++ name (a CuTe DSL name, a layout,
-    malformed template arguments: each then an unknown name)."""
+    """``name`` read by the one CUTLASS-name reader, or None when it is no C++ name (a CuTe DSL name, a layout:
+    each then an unknown name). A template spelling (a name, then ``<...>`` to the end) whose arguments do not
+    read is a :class:`SpecError` carrying the reader's column."""
     try:
         return read_name(name)
-    except ParseError:
+    except ParseError as e:
+        head, lt, _ = name.partition("<")
+        if lt and name.rstrip().endswith(">") and is_name(head) and not read_name(head).args:
+            raise SpecError(f"{' '.join(name.split())}: {e}") from None
         return None
 
 
