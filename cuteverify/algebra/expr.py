@@ -24,6 +24,7 @@ from ..core.layout import (
     rank,
     size,
 )
+from ..core.notation.cutlass_names import read_int
 from ..core.notation.interop import as_layout
 from ..core.notation.parse import as_assumptions, check_assumption_names, parse, parse_tuple, read_swizzle
 from ..core.notation.tiles import read_slice, slice_postfix, tile_text, tiler_pieces
@@ -177,8 +178,8 @@ def evaluate(text: str, bindings: dict | None = None, assume=None, functions: di
         tiler = tiler_pieces(text, lead, off + len(piece))
         if tiler is not None:  # <a, b>, C++'s Tile<a,b>, CuTe DSL's [a;b]
             return tuple(None if p.strip() in ("_", "None", "X") else arg(p, o) for p, o in tiler)
-        if re.fullmatch(r"_?-?\d+", s):  # _32: C++'s static integer
-            return int(s.lstrip("_"))
+        if read_int(s) is not None:  # 32, C++'s static _32 / Int<32>
+            return int(read_int(s))
         try:
             extents = tile_text(s, "expression")
         except ParseError as e:

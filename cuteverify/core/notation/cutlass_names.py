@@ -26,9 +26,11 @@ from dataclasses import dataclass, replace
 
 from ...errors import ParseError
 
-__all__ = ["CppName", "StaticInt", "format_arg", "format_name", "is_name", "read_args", "read_name"]
+__all__ = ["CppName", "StaticInt", "format_arg", "format_name", "is_enum_name", "is_name", "is_template_name", "read_args",
+           "read_int", "read_name"]
 
 SOURCE = "CUTLASS name"
+_MAX_DIGITS = 4000
 _STATIC_TEMPLATES = (("Int",), ("C",), ("cute", "Int"), ("cute", "C"))
 
 
@@ -130,6 +132,8 @@ class _Reader:
             k += 1
         if k == j:
             return None
+        if k - j > _MAX_DIGITS:  # Python's int() refuses longer text; no C++ integer is that long
+            self.error(f"an integer of at most {_MAX_DIGITS} digits", j)
         self.pos = k
         return int(t[i:k])
 
@@ -228,3 +232,32 @@ def is_name(text) -> bool:
     except ParseError:
         return False
     return True
+
+
+def read_int(text):
+    """An integer as C++ / CuTe writes one (``64``, ``-1``, CuTe's static ``_64`` / ``_-1`` / ``Int<64>`` /
+    ``cute::Int<64>{}``), or None when ``text`` is no such integer. Post-condition: the int (a
+    :class:`StaticInt` for the static spellings)."""
+    if not isinstance(text, str):
+        return None
+    r = _Reader(text, SOURCE)
+    try:
+        out = r.arg(0)
+    except ParseError:
+        return None
+    return out if isinstance(out, int) and not r.peek() else None
+
+
+def is_enum_name(text) -> bool:
+    """Is ``text`` a scoped name without template arguments, as CUTLASS spells an enum value
+    (``UMMA::Major::MN``, ``GMMA::Major::K``)?"""
+    if not is_name(text):
+        return False
+    n = read_name(text)
+    return n.enum() is not None
+
+
+def is_template_name(text) -> bool:
+    """Is ``text`` a name with template arguments (``SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::K, ...>``,
+    ``GMMA::Layout_K_SW128_Atom<bf16>``)?"""
+    return is_name(text) and read_name(text).args is not None

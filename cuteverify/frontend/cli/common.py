@@ -22,7 +22,9 @@ import click
 
 from cuteverify.core.notation.cutlass_names import is_name, read_name
 from cuteverify.core.notation.format import format_tuple, format_value
-from cuteverify.core.notation.parse import as_assumptions, check_assumption_names, unknowns_notes
+from cuteverify.core.notation.parse import (as_assumptions, check_assumption_names, parse_tuple, read_swizzle,
+                                            unknowns_notes)
+from cuteverify.core.notation.scan import ALL, split_top
 from cuteverify.core.notation.print_table import looks_like_table, parse_table
 from cuteverify.errors import (
     EXIT_INPUT,
@@ -32,6 +34,7 @@ from cuteverify.errors import (
     EXIT_UNKNOWN,
     CommandLineError,
     CuteVerifyError,
+    ParseError,
     exit_code,
 )
 from cuteverify.frontend.messages import user_text
@@ -311,7 +314,10 @@ def _refuse_pasted_print(text: str, what: str) -> None:
                                  "with `cuteverify banks SMEM --access ...` / a manifest's `banks` claim",
                                  param_hint=what)
     atoms = re.search(r"ThrLayoutVMNK:\s*\(\s*[^,()]+,([^()]*?)\)\s*:", text)
-    shape = "(" + ",".join(x.strip().lstrip("_") for x in atoms.group(1).split(",")) + ")" if atoms else "(AM,AN,AK)"
+    try:  # the atom layout's shape as CuTe prints it, (_2,_2,_1), read by the one tuple reader
+        shape = format_tuple(parse_tuple(f"({atoms.group(1)})", "ThrLayoutVMNK")) if atoms else "(AM,AN,AK)"
+    except ParseError:
+        shape = "(AM,AN,AK)"
     raise click.BadParameter(f"this is a print(tiled_mma), not a layout; use `cuteverify tiled-mma ATOM "
                              f"--atom-layout \"{shape}\" [--permutation ...]` (ATOM: the MMA atom's CUTLASS name) "
                              "for its TV layouts, or pass one of its LayoutA_TV / LayoutB_TV / LayoutC_TV lines",
@@ -321,7 +327,11 @@ def _refuse_pasted_print(text: str, what: str) -> None:
 def _swizzled_table_hint(text: str) -> str:
     """print_layout of a swizzled layout prints the layout above its grid: that line is what to pass."""
     head = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    if not re.match(r"(Sw|S)<\d+,\d+,\d+>\s*o\s", head):
+    try:  # the swizzle that a swizzled layout's print starts with, S<3,3,3> o ...
+        swizzled = len(split_top(head, " o ", ALL)) > 1 and read_swizzle(split_top(head, " o ", ALL)[0][0]) is not None
+    except ParseError:
+        swizzled = True  # S<1,2,0> o ...: a swizzle print with parameters no swizzle has; the reader says why
+    if not swizzled:
         return ""
     return (f"\n  hint: this is print_layout of the swizzled layout on its first line; pass that line, "
             f"\"{head}\" (every verb reads it; `cuteverify draw` draws its table)")

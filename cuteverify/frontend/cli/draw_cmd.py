@@ -18,6 +18,7 @@ import click
 from cuteverify import draw as dr
 from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.parse import parse_tuple
+from cuteverify.core.notation.scan import has_top, split_top
 from cuteverify.core.notation.tiles import read_extents
 from cuteverify import hardware
 
@@ -46,29 +47,17 @@ def parse_tile(text: str) -> tuple:
     return read_extents(text, "--tile", rank=2)
 
 
-def _has_top_comma(s: str) -> bool:
-    depth = 0
-    for ch in s:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return True
-    return False
-
-
 def parse_highlight(text: str | None) -> list:
     """``"r,c;r,c"`` -> ``[(r, c), (r, c)]``; items may also be integers (``"5;9"``) or hierarchical
     coordinates (``"(1,0),3"``)."""
     if not text:
         return []
     out = []
-    for item in text.split(";"):
+    for item, _ in split_top(text, ";"):
         item = item.strip()
         if not item:
             continue
-        src = f"({item})" if _has_top_comma(item) else item
+        src = f"({item})" if has_top(item) else item
         v = parse_tuple(src, source="--highlight")
         out.append(v)
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import click
 
+from cuteverify.core.notation.tiles import read_extents
 from cuteverify.hardware.descriptors.smem_rules import smem_layout
 from cuteverify.hardware.tma.tiled import TmaDescriptor
 from cuteverify.hardware.tma.copy import check_copy_options, from_copy
@@ -72,7 +73,7 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
     elif im2col is not None:
         if shape is None:
             raise click.UsageError("--im2col needs --shape (and --stride, --lower, --upper)")
-        parts = [p for p in im2col.split(",") if p.strip()]
+        parts = read_extents(im2col, "--im2col", symbols=True, positive=False)  # CHANNELS,PIXELS
         if len(parts) != 2:
             raise click.UsageError("--im2col CHANNELS,PIXELS")
         desc = TmaIm2colDescriptor(dtype, shape, stride, lower or (), upper or (), parts[0], parts[1],

@@ -32,6 +32,7 @@ from ... import atoms
 from ...algebra import expr as algebra_expr
 from ...core.notation import scan
 from ...core.layout import size
+from ...core.notation.cutlass_names import is_enum_name, is_template_name, read_int
 from ...core.notation.parse import as_assumptions, parse, read_swizzle
 from ...core.swizzle import ComposedLayout
 from ...core.notation.tiles import read_slice, tile_text
@@ -55,9 +56,6 @@ FAMILY_PARAM = "<family parameter>"
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
-_SPEC_NAME = re.compile(r"[A-Za-z_][\w:]*\s*<[^()]*>\Z")
-_STATIC_INT = re.compile(r"_\d+")
-_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:::\w+)+\Z")
 _NO = object()
 
 
@@ -354,12 +352,12 @@ class _Eval:
             return None
         if len(s) >= 2 and s[0] in "'\"" and s[-1] == s[0]:
             return s[1:-1]
-        if re.fullmatch(r"-?\d+|_\d+", s):  # _32: CuTe C++'s static integer
-            return int(s.lstrip("_"))
+        if read_int(s) is not None:  # 32, CuTe C++'s static _32 / Int<32>
+            return int(read_int(s))
         tile = tile_text(s)  # 128x64, C++'s Tile<...> and CuTe DSL's printed [a;b;c]
         if tile is not None:
             return tile
-        if param == FAMILY_PARAM and (_IDENT.fullmatch(s) and s not in self.env or _QUALIFIED.fullmatch(s)):
+        if param == FAMILY_PARAM and (_IDENT.fullmatch(s) and s not in self.env or is_enum_name(s)):
             return s  # an enum name (K, UMMA::Major::MN): the spec resolver maps it or says which it takes
         if _IDENT.fullmatch(s):
             if s in self.env:
@@ -369,7 +367,7 @@ class _Eval:
             if self.symbols is not None and s in self.symbols:
                 return parse_expr(s)
             raise self._unknown(s, a)
-        if param in NAME_PARAMS and (_SPEC_NAME.match(s) or _QUALIFIED.fullmatch(s)):
+        if param in NAME_PARAMS and (is_template_name(s) or is_enum_name(s)):
             return s
         if s[0] == "(" and self._close(a) == b - 1:
             pieces = self._pieces(a + 1, b - 1)
@@ -401,7 +399,7 @@ class _Eval:
                 end = self._chain_end(m.start(), b)
             elif name == "composition" and nxt == "(" and self._swizzled(j, self._close(j)) is not None:
                 end = self._chain_end(m.start(), b)
-            elif nxt != "(" and not _STATIC_INT.fullmatch(name) and self._is_call_argument(m.start(), m.end(), b) \
+            elif nxt != "(" and read_int(name) is None and self._is_call_argument(m.start(), m.end(), b) \
                     and name not in self.env \
                     and not (self.symbols is not None and name in self.symbols) and name not in ("_", "None"):
                 raise self._unknown(name, m.start())
