@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from ..algebra import tile_to_shape
 from ..core.layout import Layout
-from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..hardware import get as get_spec
+from ..hardware.library.ptx_tables import plain_spec_layout
 
 __all__ = ["SPACE_TEXT", "Candidate", "cpp_type", "enumerate_space"]
 
@@ -113,7 +113,8 @@ def _gmma_atoms(bits):
     for major in ("K", "MN"):
         for sw in _SW_ORDER:
             spec = get_spec(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
-            out.append((f"{major}_{sw}", major, parse(spec.data["layout"])))
+            # parsed once per text (the spec's self-check parsed it already): the space is built per claim
+            out.append((f"{major}_{sw}", major, plain_spec_layout(spec, "layout")))
     return out
 
 
