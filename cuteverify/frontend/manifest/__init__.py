@@ -166,14 +166,20 @@ def full_schema() -> dict:
 
 @functools.lru_cache(maxsize=4)
 def _schema_for(kinds: tuple) -> tuple:
-    # keyed by the registered kinds: (schema, its text, a validator or None without jsonschema)
+    # keyed by the registered kinds: (schema, its text)
     s = full_schema()
+    return s, json.dumps(s, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _validator_for(kinds: tuple):
+    # built only when a manifest is validated (jsonschema takes a while to import): None without jsonschema
     try:
         import jsonschema
-        v = jsonschema.validators.validator_for(s)(s)
     except ImportError:
-        v = None
-    return s, json.dumps(s, sort_keys=True), v
+        return None
+    s = _schema_for(kinds)[0]
+    return jsonschema.validators.validator_for(s)(s)
 
 
 def _registered() -> tuple:
@@ -191,7 +197,7 @@ def _schema_text() -> str:
 
 
 def _validate(doc, marks, file):
-    v = _schema_for(_registered())[2]
+    v = _validator_for(_registered())
     if v is None:  # jsonschema missing: the structural checks below still run
         return False
     errors = sorted(v.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
