@@ -9,9 +9,9 @@ cuteverify / peer, counted only on cases the peer accepts; the overall figure is
 per-operation figures. Goals (issue 30): overall <= 0.5 against pycute and <= 0.35 against CuTe DSL, and no
 operation above 1.0 against any peer that has it. Asserts nothing.
 
-Corpus (the real layouts): the C++ differential corpus (tests/cpp_oracle/corpus, kinds ``pos`` and
+Corpus (the real layouts): the C++ differential corpus (tests/oracles/cpp_oracle/corpus, kinds ``pos`` and
 ``structured``: integer strides, no swizzle; at most --n cases per operation, those C++ accepted), CUTLASS's
-own unit-test inputs (tests/cutlass_unit/cases.json) and kernel-size layouts (MMA TV layouts of SM80/SM90
+own unit-test inputs (tests/algebra/cutlass_unit/cases.json) and kernel-size layouts (MMA TV layouts of SM80/SM90
 atoms, smem buffers tiled to 3 stages, gmem matrices) divided by CTA tiles, multiplied by thread layouts and
 inverted.
 
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import cuteverify as cv
-from cuteverify.algebra._op import _from_text
+from cuteverify.core.notation.interop import as_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS = ("coalesce", "composition", "complement", "logical_divide", "zipped_divide", "logical_product",
@@ -70,7 +70,7 @@ def load_corpus(n):
     """``(op, [arg texts], source)`` over the three sources."""
     out = []
     for op in OPS:
-        f = ROOT / "tests" / "cpp_oracle" / "corpus" / f"{op}.jsonl.gz"
+        f = ROOT / "tests" / "oracles" / "cpp_oracle" / "corpus" / f"{op}.jsonl.gz"
         if not f.exists():
             continue
         k = 0
@@ -80,7 +80,7 @@ def load_corpus(n):
                 if r["kind"] in ("pos", "structured") and "result" in r and k < n:
                     out.append((op, r["args"], "cpp"))
                     k += 1
-    cu = ROOT / "tests" / "cutlass_unit" / "cases.json"
+    cu = ROOT / "tests" / "algebra" / "cutlass_unit" / "cases.json"
     if cu.exists():
         for c in json.loads(cu.read_text())["cases"]:
             if c["op"] in OPS and c.get("inputs_cv") and None not in c["inputs_cv"]:
@@ -91,7 +91,7 @@ def load_corpus(n):
 
 def _spec(text):
     """Parsed argument as plain data: ('L', shape, stride), ('I', int), ('T', tuple of specs or None)."""
-    x = _from_text(text)
+    x = as_layout(text, tiler=True)
     return _spec_of(x)
 
 

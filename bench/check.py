@@ -11,7 +11,13 @@ With ``--before-after`` it then runs the manifest's claims in this process (afte
 on today's bank model and on the model before issue 30 (``banks_before.before()``), interleaved, and prints
 the median CPU seconds of the claims that differ and of all claims together. Asserts nothing.
 
+With ``--against CHECKOUT`` every manifest runs, interleaved, under this checkout and under another one
+(its ``.venv/bin/python``; e.g. a worktree of the commit before a refactoring) and the median CPU seconds of
+both and their ratio are printed per manifest and for all of them (issue 27: no example slower than before).
+``--all`` takes every ``examples/*.cute.yaml``.
+
     python bench/check.py [--repeat 5] [--cold] [--before-after] [MANIFEST]
+    python bench/check.py --all --against ../base [--repeat 3]
 """
 from __future__ import annotations
 
@@ -30,9 +36,14 @@ ROOT = Path(__file__).resolve().parent.parent
 GOAL_S = 1.0
 
 
-def _command(manifest):
-    # the checkout this script is in (cwd = ROOT comes first on sys.path), not whatever `cuteverify` is installed
-    return [sys.executable, "-m", "cuteverify.frontend.cli.main", "check", "-q", str(manifest)]
+def _command(manifest, checkout=None):
+    """``cuteverify check -q MANIFEST`` run by ``checkout``'s interpreter (default: this one) in that checkout."""
+    if checkout is None:
+        # the checkout this script is in (cwd = ROOT comes first on sys.path), not whatever `cuteverify` is installed
+        return [sys.executable, "-m", "cuteverify.frontend.cli.main", "check", "-q", str(manifest)]
+    python = checkout / ".venv" / "bin" / "python"
+    main = "cuteverify.cli.main" if (checkout / "cli" / "main.py").exists() else "cuteverify.frontend.cli.main"
+    return [str(python if python.exists() else sys.executable), "-m", main, "check", "-q", str(manifest)]
 
 
 def _claims(manifest, env) -> int:
@@ -41,10 +52,10 @@ def _claims(manifest, env) -> int:
     return int(p.stdout.strip() or 0)
 
 
-def one(cmd, env) -> tuple:
+def one(cmd, env, cwd=ROOT) -> tuple:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -83,6 +94,29 @@ def before_after(manifest, repeat):
     print(f"  all {len(payloads)} claims: now {sum(n):.3f}  before {sum(w):.3f}  ({sum(w) / sum(n):.1f}x)")
 
 
+def against(manifests, other: Path, repeat: int):
+    """Median CPU seconds of ``check`` per manifest here and under ``other``, interleaved (module docstring)."""
+    cache = tempfile.mkdtemp(prefix="cv-bench-cache-")
+    env = dict(os.environ, CUTEVERIFY_CACHE_DIR=cache, PYTHONWARNINGS="ignore")
+    total_now = total_was = 0.0
+    print(f"cuteverify check, median CPU seconds of {repeat} warm runs: this checkout vs {other}")
+    try:
+        for m in manifests:
+            runs = ((_command(m), ROOT), (_command(m, other), other))
+            for cmd, cwd in runs:
+                one(cmd, env, cwd)  # warm-up: bytecode and the result cache of each checkout
+            now, was = [], []
+            for _ in range(repeat):
+                now.append(one(runs[0][0], env, runs[0][1])[1])
+                was.append(one(runs[1][0], env, runs[1][1])[1])
+            n, w = statistics.median(now), statistics.median(was)
+            total_now, total_was = total_now + n, total_was + w
+            print(f"  {os.path.relpath(m, ROOT):45s} now {n:6.3f}  before {w:6.3f}  ratio {n / w:5.2f}")
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    print(f"  {'all':45s} now {total_now:6.3f}  before {total_was:6.3f}  ratio {total_now / total_was:5.2f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("manifest", nargs="?", default=str(ROOT / "examples" / "sgemm_sm80.cute.yaml"))
@@ -90,7 +124,13 @@ def main(argv=None):
     ap.add_argument("--cold", action="store_true", help="an empty cache directory for every run")
     ap.add_argument("--before-after", action="store_true",
                     help="also time the claims in this process on today's bank model and the one before issue 30")
+    ap.add_argument("--all", action="store_true", help="every examples/*.cute.yaml")
+    ap.add_argument("--against", type=Path, help="another checkout to compare with, interleaved")
     a = ap.parse_args(argv)
+    if a.against is not None:
+        manifests = sorted((ROOT / "examples").glob("*.cute.yaml")) if a.all else [Path(a.manifest)]
+        against(manifests, a.against.resolve(), a.repeat)
+        return
     cmd = _command(a.manifest)
     cache = tempfile.mkdtemp(prefix="cv-bench-cache-")
     env = dict(os.environ, CUTEVERIFY_CACHE_DIR=cache, PYTHONWARNINGS="ignore")

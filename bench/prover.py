@@ -80,7 +80,7 @@ def main():
     # symbolic catalog
     import importlib.util, pathlib
     spec = importlib.util.spec_from_file_location("cat", pathlib.Path(__file__).parent.parent / "tests" /
-                                                  "test_prove_catalog.py")
+                                                  "prover" / "test_prove_catalog.py")
     cat = importlib.util.module_from_spec(spec); spec.loader.exec_module(cat)
     for label, claims, goal in (("symbolic catalog", cat.TRUE_CLAIMS + cat.FALSE_CLAIMS, 100),
                                 ("symbolic catalog with swizzles", cat.SWIZZLE_TRUE + cat.SWIZZLE_FALSE, 1000)):

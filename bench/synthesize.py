@@ -29,7 +29,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import cuteverify as cv
 from banks_before import before
-from cuteverify.synth import SynthError, synthesize_smem_layout
+from cuteverify.errors import SynthError
+from cuteverify.synth import synthesize_smem_layout
 
 MMA = {"f16": "SM80_16x8x16_F32F16F16F32_TN", "bf16": "SM80_16x8x16_F32BF16BF16F32_TN",
        "f32": "SM80_16x8x8_F32TF32TF32F32_TN", "e4m3": "SM80_16x8x32_S32S8S8S32_TN"}

@@ -7,7 +7,7 @@ point down only; docs/model.md section 1): ``errors``, ``symbolic``, ``core``, `
 """
 from .algebra import *  # noqa: F401,F403
 from .core.convention import SIZE1_CONVENTIONS, size1_strides
-from .core.notation.interop import parse, to_layout
+from .core.notation.interop import as_layout, parse
 from .core.layout import (Layout, compact_col_major, compact_row_major, compatible, cosize, crd2crd, crd2idx,
                           depth, idx2crd, image, is_compatible, is_congruent, is_weakly_congruent,
                           make_identity_layout, make_layout, rank, shape, size, slice_and_offset, slice_layout,
@@ -18,8 +18,8 @@ from .core.swizzle import ComposedLayout, Swizzle, make_swizzle_layout
 from .errors import CuteVerifyError, NotAdmissibleError, ParseError, UndecidedError
 from .symbolic import Assumptions, Obligation, symbol
 
-from .core.notation.interop import reads_text as _reads_text  # noqa: E402 - the facade's functions take CuTe text too
-size, cosize, rank, depth, shape, image = (_reads_text(f) for f in (size, cosize, rank, depth, shape, image))
+from .core.notation.interop import takes_text as _takes_text  # noqa: E402 - the facade's functions take CuTe text too
+size, cosize, rank, depth, shape, image = (_takes_text(f) for f in (size, cosize, rank, depth, shape, image))
 
 __version__ = "0.1.0"
 

@@ -144,6 +144,129 @@ class TmaError(CuteVerifyError, ValueError):
     the rank, a layout that has no descriptor (an input error; a rule the fields break is a verdict)."""
 
 
+class CaseSplit(UndecidedError):
+    """Control flow of ``algebra``'s ``split_cases``: the operation needs a decision on ``condition`` and is
+    run once per answer (it never leaves the operation wrapper)."""
+
+    def __init__(self, condition):
+        super().__init__(f"the operation splits on {condition}")
+        self.condition = condition
+
+
+class NotLinear(Unsupported):
+    """A formula outside the vocabulary the hardware family proof translates (caught in
+    ``symbolic_tv_agreement``)."""
+
+
+class FoldError(CuteVerifyError, ValueError):
+    """An einsum or an operand that cannot be folded (inconsistent letters, extents, ranks, ...)."""
+
+
+class LoopNestError(CuteVerifyError, ValueError):
+    """A loop nest that parses but has no canonical layout (not rectangular, not affine, step 0, ...)."""
+
+
+class SynthError(CuteVerifyError, ValueError):
+    """A synthesis problem that is malformed (an access, a tile, a dtype or a requirement); the message names
+    the access and the field."""
+
+    kind = "input"
+
+
+class NoLegalLayout(SynthError):
+    """No candidate of the searched space is legal for the problem's requirements (``kind`` refuted); the
+    message gives the reasons."""
+
+    kind = "refuted"
+
+
+class InternalDisagreement(CuteVerifyError):
+    """The search's score of a layout and the analysis' verdict on it differ (a bug, reported, never used)."""
+
+    kind = "internal"
+
+
+class UnsupportedAttribute(ParseError):
+    """A layout attribute that is well formed but not modelled (``#ttg.amd_mfma``, ``#ttg.slice``, a
+    ``hasLeadingOffset`` shared layout, another dialect's attribute): an input error naming it. ``supported``
+    lists the attributes that are modelled (the message offers them)."""
+
+    def __init__(self, text: str, column: int, name: str, why: str = "", source: str = "TTGIR attribute",
+                 supported=()):
+        self.name = name
+        reason = why or "it is not modelled"
+        super().__init__(text, column, f"one of the layouts {', '.join(supported)}; #{name} is refused: "
+                                       f"{reason}", source)
+
+
+class TritonLayoutError(CuteVerifyError, ValueError):
+    """A layout attribute that has no linear layout for the given tensor shape (a rule Triton asserts, or a
+    combination this package does not model): an input error naming the attribute and the rule."""
+
+    kind = "input"
+
+
+class ShapeMismatch(CuteVerifyError, ValueError):
+    """An ``agrees`` claim whose layout cannot even be compared with the spec (a thread or value count the
+    hardware does not have): the claim is malformed, an input error, not a refutation."""
+
+
+class CommandLineError(CuteVerifyError, ValueError):
+    """Arguments that the command line itself refuses (a malformed ``NAME=VALUE``, incompatible options, an
+    unwritable output file): an input error."""
+
+    kind = "input"
+
+
+class LayoutExprError(CuteVerifyError):
+    """A manifest's layout entry or inline layout that cannot be evaluated: ``name`` (the entry, or None for
+    inline text), ``reason``, ``column`` (1-based into the text, or None) and ``parse_error`` (the
+    ``ParseError`` behind it, when there is one, so that the loader can show its caret)."""
+
+    kind = "input"
+
+    def __init__(self, reason, name=None, column=None, parse_error=None):
+        super().__init__(reason)
+        self.reason, self.name, self.column, self.parse_error = reason, name, column, parse_error
+
+
+class YamlRefusal(CuteVerifyError):
+    """Raised inside the manifest's YAML composer/builder (an input error); the manifest loader turns it into
+    a ManifestError (it carries the reason and the 1-based line and column)."""
+
+    kind = "input"
+
+    def __init__(self, reason, line=None, column=None):
+        super().__init__(reason)
+        self.reason, self.line, self.column = reason, line, column
+
+
+class ManifestError(CuteVerifyError, ValueError):
+    """A manifest is malformed. ``file``, ``line`` and ``column`` (1-based, may be None) and ``reason``."""
+
+    def __init__(self, reason: str, file: str | None = None, line: int | None = None, column: int | None = None):
+        self.reason, self.file, self.line, self.column = reason, file, line, column
+        where = file or "<manifest>"
+        if line:
+            where += f":{line}"
+            if column:
+                where += f":{column}"
+        super().__init__(f"{where}: {reason}")
+
+
+class CuteManifestError(CuteVerifyError):
+    """A manifest that pytest was asked to collect is malformed (an input error)."""
+
+    kind = "input"
+
+
+class CuteClaimFailure(CuteVerifyError):
+    """A claim's verdict differs from its ``expect``; ``args`` are the claim and its result, which the pytest
+    plugin's ``CuteClaimItem.repr_failure`` renders."""
+
+    kind = "refuted"
+
+
 def exit_code(error: BaseException) -> int:
     """The exit code front ends give an error: 2 for input errors, 1 for refutations, 3 for undecided
     questions, 4 for everything else (a bug or an internal limit)."""

@@ -110,8 +110,8 @@ def case_table(smem, access, eb, vb, ldsm=False):
     T = min(32, off.shape[0])
     k = min(KI, off.shape[1] // n)
     idx, off = idx[:T, :k * n], off[:T, :k * n]
-    lanes = 8 if ldsm else banks._lanes_per_phase(vb, None)
-    _, waves, _, _ = banks._degree(idx, off, eb, vb, lanes)
+    lanes = 8 if ldsm else banks.lanes_per_phase(vb, None)
+    _, waves, _, _ = banks.conflict_degree(idx, off, eb, vb, lanes)
     tab = np.zeros((KI, 32), dtype=np.int64)
     for j in range(KI):
         src = j % k
@@ -158,7 +158,7 @@ def build_cases():
         _, off = banks.access_offsets(smem, access)
         if (off.max() + 1) * eb > SMEM_BYTES or off.shape[0] < 32:
             continue
-        w, _ = banks._widest(off, eb)
+        w, _ = banks.widest_vector(off, eb)
         vb = rng.choice([x for x in (1, 2, 4, 8, 16) if eb <= x <= w])
         t, p, _ = case_table(smem, access, eb, vb)
         out.append((f"random eb={eb} vb={vb} {smem} | {access}", vb, t, p))

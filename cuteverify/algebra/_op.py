@@ -6,11 +6,10 @@ import contextvars
 import functools
 
 from ..core.notation.format import format_tuple
-from ..core.layout import Layout, compact_col_major
-from ..core.notation.parse import parse
+from ..core.layout import Layout
+from ..core.notation.interop import as_layout
 from ..core.piecewise import PiecewiseLayout, flatten_pieces
-from ..core.notation.scan import ALL, split_top
-from ..errors import CuteVerifyError, UndecidedError
+from ..errors import CaseSplit, CuteVerifyError, UndecidedError
 from ..symbolic import decide, normalize
 from ..symbolic.decide import Piece
 
@@ -24,20 +23,12 @@ _SPLITTING: contextvars.ContextVar = contextvars.ContextVar("cuteverify_splittin
 _MAX_SPLITS = 4
 
 
-class _CaseSplit(UndecidedError):
-    """Control flow of ``split_cases`` (never leaves the operation wrapper)."""
-
-    def __init__(self, condition):
-        super().__init__(f"the operation splits on {condition}")
-        self.condition = condition
-
-
 def split_cases(condition) -> bool:
     """Ask the enclosing public operation to split on ``condition`` (and its negation): returns only when no
     split is possible here (then False), else re-runs the operation per case (never returns)."""
     ctx = decide.current()
     if ctx is not None and _SPLITTING.get() is ctx:
-        raise _CaseSplit(condition)
+        raise CaseSplit(condition)
     return False
 
 
@@ -96,7 +87,7 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
                 return r
         for a in args:  # CuTe text, as every API function takes it (a loop: cheaper than any() here)
             if type(a) is str:
-                args = tuple(_from_text(a) if type(a) is str else a for a in args)
+                args = tuple(as_layout(a, tiler=True) if type(a) is str else a for a in args)
                 break
             if type(a) is PiecewiseLayout:
                 return _per_piece(wrapper, args, kw)
@@ -144,7 +135,7 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
         split = None
         try:
             result = fn(*args, **kw)
-        except _CaseSplit as s:
+        except CaseSplit as s:
             split = s.condition
         finally:
             _SPLITTING.reset(stoken)
@@ -194,7 +185,7 @@ def _by_cases(op, fn, args, kw, condition, asm, inherited, depth=1):
         stoken = _SPLITTING.set(ctx)
         try:
             r = fn(*args, **kw)
-        except _CaseSplit as s:
+        except CaseSplit as s:
             if depth >= _MAX_SPLITS:
                 raise UndecidedError(f"{name} on these symbolic layouts splits into more than {2 ** _MAX_SPLITS} "
                                      f"cases (the last on {s.condition}); add an assumption that decides "
@@ -251,14 +242,6 @@ def _per_piece(op, args, kw):
     return PiecewiseLayout(flatten_pieces(pieces))
 
 
-def _from_text(text):
-    """A string argument: a tiler such as ``<3:3, (2,4):(1,8)>``, or layout text (``cv.parse``'s forms)."""
-    t = text.strip()
-    if t.startswith("<") and t.endswith(">"):
-        return tuple(None if p.strip() in ("_", "None") else _from_text(p) for p, _ in split_top(t[1:-1], ",", ALL))
-    return parse(t)
-
-
 def _attach(result, obligations, assumptions, notes):
     """The result with its obligations, assumptions and notes; a swizzled result carries them on its inner
     layout. Other results (ints, tuples) carry nothing."""
@@ -284,28 +267,6 @@ def _refuse_pinned(obligations, op):
 def mode_text(shape, stride, index=None) -> str:
     where = f"mode {index} " if index is not None else ""
     return f"{where}({format_tuple(shape)}:{format_tuple(stride)})"
-
-
-def as_layout(x) -> Layout:
-    """Ints and shapes used as tilers mean compact layouts, as ``make_layout(n)`` makes them: ``n`` is
-    ``n:1``, but ``1`` is ``1:0`` (CuTe gives static size-1 modes stride 0, and CuTe DSL reads a tiler's ints
-    that way: ``(8,3):(1,24) o <1,3>`` is ``(1,3):(0,24)``)."""
-    if isinstance(x, Layout):
-        return x
-    if type(x) is int:
-        return Layout._make(x, 0 if x == 1 else 1)
-    if hasattr(x, "outer"):
-        return x
-    if hasattr(x, "free_symbols") and not callable(x.free_symbols):
-        # a symbolic extent (sympy's free_symbols is a property; layouts' is a method)
-        return Layout(x, 1)
-    if type(x) is tuple:
-        return Layout(x, compact_col_major(x))
-    return parse(x) if isinstance(x, str) else _bad(x)
-
-
-def _bad(x):
-    raise TypeError(f"expected a layout, a shape or a tiler, got {x!r}")
 
 
 def exact_div(a, b):

@@ -6,7 +6,8 @@ import functools
 
 from ..core.layout import Layout, make_layout
 from ..errors import NotAdmissibleError
-from ._op import _from_text, operation
+from ..core.notation.interop import as_layout
+from ._op import operation
 
 # Operations that relate two layouts over one domain and return something that is not a layout of the first
 # one's domain: ``mode=`` applies them to that mode of both arguments.
@@ -35,7 +36,8 @@ def by_mode(fn):
 
     def body(a, *rest, _path, **kw):
         if relational:
-            return fn(_get(a, _path, name), *(_get(_as_layout(b), _path, name) for b in rest[:1]), *rest[1:], **kw)
+            b = [as_layout(x, tiler=True) if type(x) is str else x for x in rest[:1]]
+            return fn(_get(a, _path, name), *(_get(x, _path, name) for x in b), *rest[1:], **kw)
         return _put(a, _path, fn(_get(a, _path, name), *rest, **kw), name)
 
     body.__name__ = body.__qualname__ = name
@@ -69,10 +71,6 @@ def mode_path(mode, name="mode"):
             raise NotAdmissibleError(name, f"mode= takes a mode number or a tuple of them (non-negative "
                                      f"integers), got {mode!r}")
     return path
-
-
-def _as_layout(x):
-    return _from_text(x) if type(x) is str else x
 
 
 def _get(a, path, name):

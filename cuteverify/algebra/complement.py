@@ -28,7 +28,7 @@ def _complement_fast(layout, cotarget=None):
     lv = plain_ints(layout)
     if lv is None:
         return None
-    r = _complement_ints(lv[0], lv[1], cotarget, nested_only=True)
+    r = complement_ints(lv[0], lv[1], cotarget, nested_only=True)
     return None if r is None else Layout._make_ints(*r, flat=True)
 
 
@@ -62,7 +62,7 @@ def complement(layout, cotarget=None):
     if type(layout) is Layout and (cotarget is None or type(cotarget) is int):
         lv = layout.int_leaves  # plain ints first: no coordinate or composed checks needed
         if lv is not None:
-            return Layout._make_ints(*_complement_ints(lv[0], lv[1], cotarget), flat=True)
+            return Layout._make_ints(*complement_ints(lv[0], lv[1], cotarget), flat=True)
     if type(layout) is not Layout and hasattr(layout, "outer"):
         raise NotAdmissibleError("complement", "a composed (or swizzled) layout has no complement of its own "
                                  "image (CuTe C++ takes the complement of the inner layout, CuTe's IR refuses "
@@ -73,13 +73,13 @@ def complement(layout, cotarget=None):
         return _complement_coord(layout, cotarget)
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None and (cotarget is None or type(cotarget) is int):
-        s, d = _complement_ints(lv[0], lv[1], cotarget)
+        s, d = complement_ints(lv[0], lv[1], cotarget)
         return Layout._make_ints(s, d, flat=True)
     fs, fd = _ints(flatten(layout.shape)), _ints(flatten(layout.stride))
     concrete = all(type(x) is int for x in fs) and all(type(x) is int for x in fd)
     if concrete and (cotarget is None or type(cotarget) is int or
                      (type(cotarget) is tuple and all(type(x) is int for x in flatten(cotarget)))):
-        s, d = _complement_ints(fs, fd, cotarget)
+        s, d = complement_ints(fs, fd, cotarget)
         return Layout._make(s, d)
     for s, d in zip(fs, fd):
         if isinstance(d, F2):
@@ -219,7 +219,7 @@ def _overlap(s, d, cur):
                               mode_text(s, d))
 
 
-def _complement_ints(fs, fd, cotarget, nested_only=False):
+def complement_ints(fs, fd, cotarget, nested_only=False):
     """The construction on plain ints, without the decision interface (the concrete fast path);
     ``nested_only``: None where the modes do not nest (the result would carry a note)."""
     modes = []
@@ -365,7 +365,7 @@ def _complement_symbolic(fs, fd, cotarget):
     if all(type(d) is int for _, d in modes):
         modes.sort(key=lambda m: (m[1], m[0]) if type(m[0]) is int else (m[1], 0))
     else:
-        modes = _sorted_symbolic(modes)
+        modes = sorted_by_stride(modes)
     if all(type(s) is int and type(d) is int for s, d in modes):
         shapes, strides, cur, gap = _walk_ints([(d, s) for s, d in modes])
         if gap is not None:
@@ -421,7 +421,7 @@ def _ceil_div(a, b):
     return sympy.ceiling(sympy.sympify(a) / b)
 
 
-def _sorted_symbolic(modes):
+def sorted_by_stride(modes):
     """Insertion sort by stride with every comparison decided under the assumptions."""
     out = []
     for m in modes:

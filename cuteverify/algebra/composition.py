@@ -9,7 +9,8 @@ from ..core.tuples import flatten, transform
 from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
-from ._op import as_layout, exact_div, mode_text, operation, plain_ints, split_cases
+from ..core.notation.interop import as_layout
+from ._op import exact_div, mode_text, operation, plain_ints, split_cases
 from .coalesce import coalesce_flat
 
 
@@ -230,7 +231,7 @@ def composition(a, b):
     if type(b) is tuple or isinstance(b, list):
         # CuTe drops the modes of A that the tiler does not reach (``(8,3):(1,24) o <2>`` is ``(2):(1)``);
         # ``None`` keeps its mode.
-        return _by_mode(a, tuple(b), composition, keep_rest=False)
+        return by_mode(a, tuple(b), composition, keep_rest=False)
     b = as_layout(b)
     if hasattr(b, "outer"):
         return _compose_composed(a, b)
@@ -482,7 +483,7 @@ def _coord_within(v, shape):
     return all(_coord_within(v[i] if i < len(v) else 0, shape[i]) for i in range(len(shape)))
 
 
-def _by_mode(a, tiler, op, keep_rest=True):
+def by_mode(a, tiler, op, keep_rest=True):
     """Apply ``op`` mode by mode: ``(A0 op T0, A1 op T1, ..., A_k, ...)``; ``None`` keeps the mode. The
     modes of A past the tiler are kept (``keep_rest``) or dropped (composition)."""
     if len(tiler) > len(a):

@@ -6,11 +6,12 @@ from ..core.layout import Layout, cosize, make_layout, shape, size
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
 from ..symbolic import decide
-from ._op import as_layout, operation, plain_ints
+from ..core.notation.interop import as_layout
+from ._op import operation, plain_ints
 from .coalesce import coalesce
-from .complement import _complement_ints, complement, repeat_complement
+from .complement import complement_ints, complement, repeat_complement
 from .coord import is_coordinate
-from .composition import _by_mode, composition
+from .composition import by_mode, composition
 
 
 # Inside an operation the decision context exists already, so for plain layouts the divides and products
@@ -65,7 +66,7 @@ def logical_divide(a, b):
             return Layout._make_ints(*fast)
     t = _tiler(b)
     if t is not None:
-        return _by_mode(a, t, logical_divide)
+        return by_mode(a, t, logical_divide)
     b = as_layout(b)
     if is_coordinate(b):
         return composition(a, make_layout(b, _complement_body(b, shape(a))))
@@ -83,7 +84,7 @@ def _divide_mode_ints(fs, fd, b, nested_only=False):
     n = 1
     for x in fs:
         n *= x
-    c = _complement_ints(lb[0], lb[1], n, nested_only)
+    c = complement_ints(lb[0], lb[1], n, nested_only)
     if c is None:
         return None
     cs, cd = c
@@ -131,7 +132,7 @@ def _product_complement(la, lb, nested_only):
         n *= x
     for x, y in zip(lb[0], lb[1]):
         cos += (x - 1) * y
-    c = _complement_ints(la[0], la[1], n * cos, nested_only)
+    c = complement_ints(la[0], la[1], n * cos, nested_only)
     if c is None:
         return None
     return c if type(c[0]) is tuple else ((c[0],), (c[1],))
@@ -164,7 +165,7 @@ def logical_product(a, b):
     """
     t = _tiler(b)
     if t is not None:
-        return _by_mode(a, t, logical_product)
+        return by_mode(a, t, logical_product)
     b = as_layout(b)
     if type(a) is Layout and type(b) is Layout:
         return make_layout(a, _composition_body(_repeat_of(a, b), b))
@@ -267,7 +268,10 @@ def flat_product(a, b):
     return _flat(zipped_product(a, b))
 
 
-def _append(layout, r):
+def append_to_rank(layout, r):
+    """``layout`` with unit modes ``1:0`` appended until it has rank ``r`` (CuTe's ``append<R>``).
+    Admissible for any plain layout of rank at most ``r``; the result is the same function on its index
+    space extended by size-1 modes."""
     modes = list(layout) if type(layout.shape) is tuple else [layout]
     while len(modes) < r:
         modes.append(Layout._make(1, 0))
@@ -340,7 +344,7 @@ def _zip_product(a, b, block_first):
 
 def _zip_product_general(a, b, block_first):
     r = max(len(a), len(b))
-    pa, pb = _append(a, r), _append(b, r)
+    pa, pb = append_to_rank(a, r), append_to_rank(b, r)
     if r == 1:
         # rank 1: CuTe zips the halves mode by mode only when both are tuples, else pairs them whole
         # (``8:1 x (2):(1)`` gives ``((8,(2))):((1,(8)))``, ``(6):(1) x (2):(1)`` gives ``((6,2)):((1,6))``)

@@ -11,10 +11,10 @@ from ..errors import NotAdmissibleError, UndecidedError
 from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import exact_div, mode_text, operation, plain_ints
-from .inverse_ints import _left_inverse_ints, _right_inverse_ints
+from .inverse_ints import left_inverse_ints, right_inverse_ints
 from ..core.kernels import coalesce_flat_ints
 from .coalesce import coalesce, coalesce_flat
-from .complement import _sorted_symbolic
+from .complement import sorted_by_stride
 from .composition import composition
 from .coord import Codomain, is_coordinate, is_zero
 
@@ -65,7 +65,7 @@ def _symbolic_nonneg(s, d, op):
 
 def _right_inverse_fast(layout):
     lv = plain_ints(layout)
-    return None if lv is None else _right_inverse_ints(*lv)
+    return None if lv is None else right_inverse_ints(*lv)
 
 
 @operation(fast=_right_inverse_fast)
@@ -96,7 +96,7 @@ def right_inverse(layout):
 def _right_inverse_plain(layout):
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None:  # plain ints: not a coordinate layout
-        r = _right_inverse_ints(*lv)
+        r = right_inverse_ints(*lv)
         if r is not None:
             return r
     if is_coordinate(layout):
@@ -147,7 +147,7 @@ def _chain_layout(rs, rd):
 
 def _left_inverse_fast(layout):
     lv = plain_ints(layout)
-    return None if lv is None else _left_inverse_ints(*lv)
+    return None if lv is None else left_inverse_ints(*lv)
 
 
 @operation(fast=_left_inverse_fast)
@@ -180,7 +180,7 @@ def left_inverse(layout):
 def _left_inverse_plain(layout):
     lv = layout.int_leaves if type(layout) is Layout else None
     if lv is not None:
-        r = _left_inverse_ints(*lv)
+        r = left_inverse_ints(*lv)
         if r is not None:
             return r
     if is_coordinate(layout):
@@ -217,7 +217,7 @@ def _left_inverse_plain(layout):
     if negative:
         return _left_inverse_negative(modes, negative)
     if not all(type(d) is int for d, _, _ in modes):  # concrete strides are in CuTe's order already
-        order = _sorted_symbolic([(k, m[0]) for k, m in enumerate(modes)])
+        order = sorted_by_stride([(k, m[0]) for k, m in enumerate(modes)])
         modes = [modes[k] for k, _ in order]
     rs, rd = [], []
     overlap = False

@@ -7,7 +7,7 @@ from ..core.kernels import coalesce_flat_ints
 from ..core.layout import Layout
 
 
-def _right_inverse_ints(fs, fd):
+def right_inverse_ints(fs, fd):
     """``right_inverse`` of a plain-int layout given by its leaves (the concrete fast path), or None where
     the general walk is needed (equal strides, whose order CuTe's sort decides, or modes of size 0)."""
     r = coalesce_flat_ints(fs, fd, False)
@@ -32,7 +32,7 @@ def _right_inverse_ints(fs, fd):
     return Layout._make_ints(*coalesce_flat_ints(rs, rd, False), flat=True)
 
 
-def _left_inverse_ints(fs, fd):
+def left_inverse_ints(fs, fd):
     """``left_inverse`` of a plain-int layout given by its leaves (the concrete fast path): the same
     construction where every kept mode has a positive stride, each stride divides the next and no mode
     overlaps the next; None elsewhere (stride-0 and overlapping modes carry notes, negative strides and

@@ -8,7 +8,7 @@ from ..symbolic import decide
 from ..symbolic.conditions import Condition
 from ._op import exact_div, operation
 from .coalesce import coalesce
-from .divide import _append, blocked_product, tiled_divide
+from .divide import append_to_rank, blocked_product, tiled_divide
 
 
 @operation(swizzle_through=True)
@@ -27,7 +27,7 @@ def tile_to_shape(block, target_shape, order=None):
         raise NotAdmissibleError("tile_to_shape", "the block's rank must not exceed the target shape's",
                                  f"rank {len(block)} block, rank {len(target)} target")
     r = len(target)
-    pb = block if len(block) >= r else _append(block, r)  # C++ append<R>: a rank-R block stays as it is
+    pb = block if len(block) >= r else append_to_rank(block, r)  # C++ append<R>: a rank-R block stays as it is
     target = target + (1,) * (r - len(target))
     reps = []
     for i in range(r):

@@ -20,7 +20,8 @@ every assignment satisfying the assumptions.
 """
 from __future__ import annotations
 
-from ..core.notation.parse import as_assumptions, parse
+from ..core.notation.interop import as_layout
+from ..core.notation.parse import as_assumptions
 from ..errors import CuteVerifyError
 from ..hardware.library.dtypes import dtype_bits
 from ..hardware.checks.rules import Rule, RuleVerdict, check_rules, value_at
@@ -35,10 +36,6 @@ __all__ = ["CP_SIZES", "cp_async"]
 #: the cp-size operand of cp.async (bytes)
 CP_SIZES = (4, 8, 16)
 _PTX = "PTX ISA: cp.async"
-
-
-def _layout(x, asm, what):
-    return parse(x, assume=asm, source=what) if isinstance(x, str) else x
 
 
 def _vector_rule(name, what, layout, eb, size, smem, dtype):
@@ -72,8 +69,8 @@ def cp_async(src, dst, dtype, size=16, *, dst_smem=None, src_address=None, dst_a
         raise CuteVerifyError(f"cache {cache!r}: ca or cg")
     if type(size) is not int:
         raise CuteVerifyError(f"size {size!r}: an integer number of bytes")
-    src_l, dst_l = _layout(src, asm, "src"), _layout(dst, asm, "dst")
-    smem = _layout(dst_smem, asm, "dst_smem") if dst_smem is not None else None
+    src_l, dst_l = as_layout(src, "src", assume=asm), as_layout(dst, "dst", assume=asm)
+    smem = as_layout(dst_smem, "dst_smem", assume=asm) if dst_smem is not None else None
     rules = [Rule("cp_size", "the copy size is 4, 8 or 16 bytes and a whole number of elements",
                   [(size in CP_SIZES, lambda _: f"{size} bytes is not a cp.async size (4, 8, 16)"),
                    (size % eb == 0, lambda _: f"{size} bytes is not a whole number of {bits}-bit elements")],

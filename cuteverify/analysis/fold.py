@@ -13,19 +13,15 @@ from dataclasses import dataclass, field
 
 from ..algebra.coalesce import coalesce
 from ..core.layout import Layout, compact_row_major, size
-from ..core.notation.parse import parse
-from ..errors import CuteVerifyError
+from ..core.notation.interop import as_layout
+from ..errors import FoldError
 from ..symbolic.decide import eq
 
-__all__ = ["FoldError", "Folded", "fold", "fold_operands", "fold_modes", "flat_form", "batched_gemm", "parse_einsum",
+__all__ = ["Folded", "fold", "fold_operands", "fold_modes", "flat_form", "batched_gemm", "parse_einsum",
            "CLASSES"]
 
 #: Mode classes in the order of the folded layouts' modes.
 CLASSES = ("row", "column", "reduction", "batch")
-
-
-class FoldError(CuteVerifyError, ValueError):
-    """An einsum or an operand that cannot be folded (inconsistent letters, extents, ranks, ...)."""
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -37,7 +33,7 @@ def fold_modes(layout, groups) -> Layout:
     A group of one mode is that mode; an empty group is ``1:0``. Figure 1:
     ``fold_modes((2,2,2):(2,1,4), [[0], [1, 2]]) == (2,(2,2)):(2,(1,4))``.
     """
-    layout = _as_layout(layout)
+    layout = _operand(layout, "layout")
     modes = [layout[i] for i in range(len(layout))] if type(layout.shape) is tuple else [layout]
     used = [i for g in groups for i in g]
     if sorted(used) != list(range(len(modes))):
@@ -213,11 +209,11 @@ class Folded:
     __str__ = describe
 
 
-def _as_layout(x) -> Layout:
-    if isinstance(x, Layout):
-        return x
-    if isinstance(x, str):
-        return parse(x)
+def _operand(x, what: str = "operand") -> Layout:
+    """An operand as ``fold`` takes it: numpy's descriptions, a ``(shape, strides)`` pair or ``{"shape",
+    "strides"}`` (strides None: compact row-major) or a flat tuple of extents (compact row-major, as numpy, not
+    CuTe's column-major shape), else a layout as ``as_layout`` reads it (text, Layout, other libraries' objects).
+    Anything else, or a swizzled layout, is a ``FoldError``."""
     if isinstance(x, dict):
         x = (x.get("shape"), x.get("stride", x.get("strides")))
     if isinstance(x, (tuple, list)) and len(x) == 2 and isinstance(x[0], (tuple, list, int)) and \
@@ -233,7 +229,10 @@ def _as_layout(x) -> Layout:
     if isinstance(x, (tuple, list)) and all(type(v) is int for v in x):
         shape = tuple(x)
         return Layout(shape, compact_row_major(shape))
-    raise FoldError(f"an operand is a Layout or a (shape, strides) pair of flat tuples, got {x!r}")
+    L = as_layout(x, what) if isinstance(x, str) or hasattr(x, "shape") else None
+    if not isinstance(L, Layout):
+        raise FoldError(f"an operand is a Layout or a (shape, strides) pair of flat tuples, got {x!r}")
+    return L
 
 
 def _modes(name, layout, letters):
@@ -264,7 +263,7 @@ def fold(einsum: str, A=None, B=None, C=None) -> Folded:
     la, lb, lc = parse_einsum(einsum)
     if A is None or B is None:
         raise FoldError("fold needs operands A and B")
-    LA, LB = _as_layout(A), _as_layout(B)
+    LA, LB = _operand(A, "operand A"), _operand(B, "operand B")
     ma, mb = _modes("A", LA, la), _modes("B", LB, lb)
     extents: dict = {}
     where: dict = {}
@@ -278,7 +277,7 @@ def fold(einsum: str, A=None, B=None, C=None) -> Folded:
         LC = Layout(tuple(extents[ch] for ch in lc), compact_row_major(tuple(extents[ch] for ch in lc))) if lc \
             else Layout(1, 0)
     else:
-        LC = _as_layout(C)
+        LC = _operand(C, "operand C")
     mc = _modes("C", LC, lc)
     for ch, m in zip(lc, mc):
         _extent(extents, where, ch, size(m), "C")

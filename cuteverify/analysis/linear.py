@@ -8,17 +8,19 @@ extended domain, is any function ``f`` on ``Z_N`` with ``f(0) = 0``.
 from __future__ import annotations
 
 from ..core.layout import Layout
+from ..core.notation.interop import as_layout
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
 
 
 def linear_form(layout: Layout):
-    """The matrix ``D`` (a list of rows) of ``L(c) = D c~``: column j is the stride of leaf j.
+    """The matrix ``D`` (a list of rows) of ``L(c) = D c~`` (``layout`` as ``as_layout`` reads it): column j is
+    the stride of leaf j.
 
     Integer strides give one row; coordinate strides ``a@i`` give one row per coordinate mode (nested
     paths are flattened by their first index, as the paper's examples do).
     """
-    strides = flatten(layout.stride)
+    strides = flatten(as_layout(layout).stride)
     if all(not hasattr(d, "path") for d in strides):
         return [list(strides)]
     rows = 1 + max(d.path[0] for d in strides if hasattr(d, "path"))

@@ -7,7 +7,7 @@ it only rearranges modes, so it is exact in every stride domain the algebra acce
 from __future__ import annotations
 
 from ._alg import composition, logical_divide
-from ..core.notation.interop import to_layout
+from ..core.notation.interop import as_layout
 from ..core.layout import Layout, make_layout, size
 from ..core.tuples import flatten, product
 from ..errors import NotAdmissibleError
@@ -27,20 +27,14 @@ __all__ = [
 
 
 def as_tile_item(x, what: str):
-    """One tiler entry as CuTe reads it: None stays ``_``, an int ``n`` is ``n:1``, text or another library's
-    layout is parsed; a plain tuple of ints is a shape (``(8,2)`` is ``(8,2):(1,8)``)."""
+    """One tiler entry as CuTe reads it: None stays ``_``, an int ``n`` is ``n:1``, a plain tuple of ints is a
+    shape (``(8,2)`` is ``(8,2):(1,8)``), text or another library's layout is read by ``as_layout`` (bad text:
+    its ``ParseError`` naming ``what``)."""
     if x is None or isinstance(x, Layout):
         return x
-    if type(x) is int:
-        if x <= 0:
-            raise NotAdmissibleError(what, f"a tile extent must be positive, got {x}")
-        return Layout(x)
-    if type(x) is tuple and all(type(v) is int for v in flatten(x)):
-        return Layout(x)
-    try:
-        return to_layout(x)
-    except Exception as e:  # noqa: BLE001 - any unreadable entry is the caller's input error
-        raise NotAdmissibleError(what, f"cannot read tile entry {x!r} as a layout ({e})") from None
+    if type(x) is int and x <= 0:
+        raise NotAdmissibleError(what, f"a tile extent must be positive, got {x}")
+    return as_layout(x, what)
 
 
 def mode(layout: Layout, i: int) -> Layout:

@@ -13,7 +13,7 @@ import time
 
 from ..core.layout import Layout, size
 from ..core.tuples import flatten
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..errors import NotAdmissibleError
 from ..hardware.library.intlayout import int_layout
 from ..hardware.checks.selfcheck import tv_disagreement
@@ -50,7 +50,7 @@ def agrees_tiled(layout, tiled_mma, operand: str, *, atom_layout_mnk=(1, 1, 1), 
         raise NotAdmissibleError("agrees_tiled", f"operand must be A, B or C, got {operand!r}")
     tm = tiled_mma if isinstance(tiled_mma, TiledMma) else make_tiled_mma(
         tiled_mma, atom_layout_mnk, permutation_mnk, **params)
-    lay = parse(layout) if isinstance(layout, str) else layout
+    lay = as_layout(layout)
     claim = f"agrees_tiled({lay}, {tm!r}, {operand})"
     user = int_layout(lay, "layout")
 
@@ -188,7 +188,7 @@ def _perm_values(p):
     """The permutation tile of one mode as a vectorised function of the pre-permutation coordinate."""
     if p is None or type(p) is int:
         return lambda x: x
-    lay = p if isinstance(p, Layout) else parse(str(p))
+    lay = as_layout(p, "permutation")
     table = _numpy().array(int_layout(lay, "permutation").values(), dtype="int64")
     return table.__getitem__
 

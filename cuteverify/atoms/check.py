@@ -16,6 +16,7 @@ import math
 from ..core.layout import Layout, size
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten
+from ..core.notation.tiles import read_extents
 from ..errors import NotAdmissibleError
 from ..prover import Counterexample, Verdict
 from ._util import mode
@@ -64,6 +65,8 @@ def covers(tv: Layout, tile, claim: str = "", indexes=None) -> Verdict:
     different tile of the same size orders its elements differently (a 64x512 TV layout read as 128x256 is not a
     cover of the 128x256 tile the claim means)."""
     _concrete(tv, "covers")
+    if not isinstance(tile, int):  # extents in any form of the one reader: 128x64, (128,64), [128, 64]
+        tile = read_extents(tile, "covers tile")
     claim = claim or f"covers({tv}, {_tile_text(tile)})"
     tile_size = 1
     for x in (tile if type(tile) is tuple else (tile,)):

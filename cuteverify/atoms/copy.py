@@ -21,9 +21,10 @@ from ._alg import (
     upcast,
 )
 from ..core.layout import Layout, size
+from ..core.notation.interop import as_layout
 from ..core.tuples import flatten
-from ..core.swizzle import ComposedLayout
-from ..errors import NotAdmissibleError
+from ..core.notation.tiles import read_tiler
+from ..errors import NotAdmissibleError, ParseError
 from ..hardware import Spec, dtype_bits
 from ._util import (
     as_tile_item,
@@ -164,13 +165,10 @@ def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyA
                     spec, reg_side=_reg_side(spec))
 
 
-def _as_layout(x, what):
-    return x if isinstance(x, Layout) else as_tile_item(x, what)
-
-
 def _as_tiler(tiler_mn, what) -> tuple:
     if isinstance(tiler_mn, Layout):
         return (tiler_mn,)
+    tiler_mn = read_tiler(tiler_mn, what)  # text and lists: (16,64), 16x64, Tile<...>, [a;b] (the one tiler reader)
     if type(tiler_mn) is not tuple:
         tiler_mn = (tiler_mn,)
     out = tuple(as_tile_item(t, what) for t in tiler_mn)
@@ -219,7 +217,7 @@ class TiledCopy(CopyAtom):
     def tidfrg(self, side: str, layout) -> Layout:
         """CuTe's ``tidfrg_S`` / ``tidfrg_D``: ``(Thr, (FrgV,FrgX), (RestM,RestN,...))`` of a layout over the
         tile's coordinates."""
-        return self.tile2thrfrg(zipped_divide_keep(_as_layout(layout, "tidfrg"), self.tiler_mn), self._ref2(side))
+        return self.tile2thrfrg(zipped_divide_keep(as_layout(layout, "tidfrg"), self.tiler_mn), self._ref2(side))
 
     def layout_tv(self, side: str) -> Layout:
         """CuTe's ``get_layoutS_TV`` / ``get_layoutD_TV``: ``(thr, val) -> `` tile index, seen from the source
@@ -247,7 +245,7 @@ class TiledCopy(CopyAtom):
     def retile(self, layout) -> Layout:
         """CuTe's ``TiledCopy::retile``: a thread's fragment ``layout`` (its first mode holds the thread's values
         in the order of ``layout_tv_tiled``) regrouped as ``((atom vals, rest vals), rest...)`` for the atom."""
-        tensor = _as_layout(layout, "retile")
+        tensor = as_layout(layout, "retile")
         r = len(tensor) if type(tensor.shape) is tuple else 1
         v = size(mode(tensor, 0))
         shape_mn = tuple(t.shape for t in self.tiler_mn)
@@ -274,7 +272,7 @@ class ThrCopy:
         self.tiled_copy, self.thr_idx = tiled, thr_idx
 
     def _partition(self, side, layout) -> Partitioned:
-        lay = layout if isinstance(layout, ComposedLayout) else _as_layout(layout, "partition")
+        lay = as_layout(layout, "partition")
         return through_swizzle(lay, lambda plain: self._partition_plain(side, plain))
 
     def _partition_plain(self, side, lay) -> Partitioned:
@@ -305,7 +303,7 @@ def make_layout_tv(thr_layout, val_layout):
     ``layout_tv = right_inverse(layout_mn) o (size(thr), size(val))`` and ``tiler_mn = product_each(shape)``.
     Admissibility: ``layout_mn`` a bijection onto ``[0, size)`` (``thr_layout`` and ``val_layout`` compact), else
     ``right_inverse`` covers only part of the tile (checked for concrete layouts)."""
-    thr, val = _as_layout(thr_layout, "make_layout_tv"), _as_layout(val_layout, "make_layout_tv")
+    thr, val = as_layout(thr_layout, "make_layout_tv"), as_layout(val_layout, "make_layout_tv")
     layout_mn = raked_product(thr, val)
     if layout_mn.is_concrete and not _is_bijection(layout_mn):
         raise NotAdmissibleError("make_layout_tv", f"the thread layout {thr} and value layout {val} must be "
@@ -342,8 +340,8 @@ def _fits_tv_form(layout_tv, tiler_mn) -> bool:
     """Do ``(layout_tv, tiler_mn)`` read as CuTe DSL's ``make_tiled_copy``: a rank-2 ``(thr, val)`` layout whose
     values index the tile ``tiler_mn`` (column-major, ``[0, size(tile))``)?"""
     try:
-        tv, tiler = _as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy")
-    except NotAdmissibleError:
+        tv, tiler = as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy")
+    except (NotAdmissibleError, ParseError):  # arguments that do not read in this form
         return False
     if type(tv.shape) is not tuple or len(tv.shape) != 2:
         return False
@@ -358,7 +356,7 @@ def _fits_thr_val_form(thr_layout, val_layout) -> bool:
     """Do the two arguments read as C++'s ``make_tiled_copy(atom, thr_layout, val_layout)``?"""
     try:
         make_layout_tv(thr_layout, val_layout)
-    except NotAdmissibleError:
+    except (NotAdmissibleError, ParseError):  # arguments that do not read in this form
         return False
     return True
 
@@ -380,7 +378,7 @@ def make_tiled_copy(atom, layout_tv, tiler_mn, dtype=None) -> TiledCopy:
 
 def _make_tiled_copy(atom, layout_tv, tiler_mn, dtype=None) -> TiledCopy:
     a = make_copy_atom(atom, dtype)
-    return TiledCopy(a, _as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy"))
+    return TiledCopy(a, as_layout(layout_tv, "make_tiled_copy"), _as_tiler(tiler_mn, "make_tiled_copy"))
 
 
 def make_tiled_copy_tv(atom, thr_layout, val_layout, dtype=None) -> TiledCopy:
@@ -389,7 +387,7 @@ def make_tiled_copy_tv(atom, thr_layout, val_layout, dtype=None) -> TiledCopy:
     ``(layout_tv, tiler_mn)`` pair are refused with a pointer to :func:`make_tiled_copy`."""
     try:
         tiler, tv = make_layout_tv(thr_layout, val_layout)
-    except NotAdmissibleError:
+    except (NotAdmissibleError, ParseError):  # arguments that do not read in this form
         if _fits_tv_form(thr_layout, val_layout):
             raise NotAdmissibleError("make_tiled_copy_tv", f"make_tiled_copy_tv takes (atom, thr_layout, "
                                      f"val_layout); ({thr_layout}, {val_layout}) are not a thread and a value "

@@ -17,6 +17,7 @@ from ._alg import (
     upcast,
 )
 from ..core.layout import Layout, make_layout, size
+from ..core.notation.interop import as_layout
 from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout
 from ..core.notation.tiles import read_permutation
@@ -158,7 +159,7 @@ class TiledMma(MmaAtom):
         permutation tile, zipped-divide by the atom's extent, compose the atom mode with the atom's TV layout,
         zipped-divide the rest by the thread tiling."""
         modes, thr_modes = _OPERAND_MODES[operand]
-        layout = as_tile_item(layout, "thrfrg") if not isinstance(layout, Layout) else layout
+        layout = as_layout(layout, "thrfrg")
         t = logical_divide(layout, tuple(_perm_tile(self.permutation(i)) for i in modes))
         a = zipped_divide_keep(t, tuple(Layout(self.shape_mnk[i]) for i in modes))
         tv = compose_mode0(a, self.tv_layout(operand))
@@ -270,7 +271,7 @@ class ThrMma:
         """CuTe's ``partition_A/B/C``: the thread's values of a tensor with ``layout`` over the operand's
         coordinates, ``(FrgV, Rest0, Rest1, ...)``, with the offset of the thread's coordinate.
         Post-condition: ``result(v, r...) == layout(thrfrg(layout)((thread coords), (v, (r...))))``."""
-        layout = layout if isinstance(layout, (Layout, ComposedLayout)) else as_tile_item(layout, "partition")
+        layout = as_layout(layout, "partition")
         return through_swizzle(layout, lambda plain: self._partition_plain(operand, plain))
 
     def _partition_plain(self, operand: str, layout: Layout) -> Partitioned:
@@ -333,9 +334,7 @@ def make_tiled_mma(atom, atom_layout_mnk=(1, 1, 1), permutation_mnk=None, **para
     Admissibility: each permutation tile's size must be a multiple of the atom's extent times the threads in
     that mode (CuTe's divisibility of the tile by the atom), checked here with the mode named."""
     a = make_mma_atom(atom, **params)
-    lay = atom_layout_mnk if isinstance(atom_layout_mnk, Layout) else (
-        Layout(atom_layout_mnk) if type(atom_layout_mnk) in (tuple, int) else as_tile_item(atom_layout_mnk,
-                                                                                            "make_tiled_mma"))
+    lay = as_layout(atom_layout_mnk, "atom_layout_mnk")
     r = len(lay) if type(lay.shape) is tuple else 1
     if r > 3:
         raise NotAdmissibleError("make_tiled_mma", f"atom_layout_mnk must have rank <= 3, got {lay}")

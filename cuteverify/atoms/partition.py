@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from ._alg import tiled_product
 from ..core.layout import Layout, make_layout
+from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten, unflatten
+from ..core.notation.tiles import read_tiler
 from ..errors import NotAdmissibleError
 from ._util import (
     as_tile_item,
@@ -61,17 +63,15 @@ def through_swizzle(layout, part):
     return part(layout)
 
 
-def _as_layout(x, what):
-    if isinstance(x, Partitioned):
-        return x.layout, x.offset
-    if isinstance(x, Layout):
-        return x, 0
-    return as_tile_item(x, what), 0
+def _with_offset(x):
+    """``(layout, offset)`` of a partition's result (a ``Partitioned``) or of a layout (offset 0)."""
+    return (x.layout, x.offset) if isinstance(x, Partitioned) else (x, 0)
 
 
 def _tiler(tiler, what):
     if isinstance(tiler, Layout):
         return tiler
+    tiler = read_tiler(tiler, what)  # text and lists: (16,64), 16x64, Tile<...>, [a;b] (the one tiler reader)
     if type(tiler) is tuple:
         return tuple(as_tile_item(t, what) for t in tiler)
     return as_tile_item(tiler, what)
@@ -93,9 +93,10 @@ def local_tile(layout, tiler, coord, proj=None) -> Partitioned:
     Post-condition: ``result(i) == layout(tile at coord)(i)`` with the tile's offset. A swizzled ``Sw o off o L``
     is tiled as CuTe tiles a composed layout: ``L`` is tiled, the swizzle and offsets stay outside
     (:func:`through_swizzle`)."""
+    layout = layout if isinstance(layout, Partitioned) else as_layout(layout, "local_tile")
     if isinstance(layout, ComposedLayout):
         return through_swizzle(layout, lambda plain: local_tile(plain, tiler, coord, proj))
-    lay, off0 = _as_layout(layout, "local_tile")
+    lay, off0 = _with_offset(layout)
     if proj is not None:
         tiler, coord = _dice(proj, tuple(tiler)), _dice(proj, tuple(coord) if type(coord) is tuple else (coord,))
     t = _tiler(tiler, "local_tile")
@@ -119,9 +120,10 @@ def local_partition(layout, tile, index: int, proj=None) -> Partitioned:
     """CuTe's ``local_partition(tensor, tile, index[, proj])`` on a layout: thread ``index`` of the thread
     layout ``tile`` takes, from every tile of shape ``product_each(tile)``, the element at its flat coordinate
     (``tile.get_flat_coord(index)``): ``zipped_divide(layout, shape(tile))(coord, _)``."""
+    layout = layout if isinstance(layout, Partitioned) else as_layout(layout, "local_partition")
     if isinstance(layout, ComposedLayout):
         return through_swizzle(layout, lambda plain: local_partition(plain, tile, index, proj))
-    lay, off0 = _as_layout(layout, "local_partition")
+    lay, off0 = _with_offset(layout)
     tl = tile if isinstance(tile, Layout) else as_tile_item(tile, "local_partition")
     if proj is not None and type(proj) is tuple:
         keep = [i for i, p in enumerate(proj) if p is not None]

@@ -5,9 +5,9 @@ types in ``cute_ir_text``, extents and permutations in ``tiles``), the size-1 st
 
 May import: ``errors``, ``symbolic``.
 """
-from .notation.interop import parse, to_layout
+from .notation.interop import as_layout, parse
 from .layout import Layout, make_layout, slice_and_offset, slice_layout
 from .swizzle import ComposedLayout, Swizzle
 
-__all__ = ["Layout", "ComposedLayout", "Swizzle", "make_layout", "parse", "to_layout", "slice_and_offset",
+__all__ = ["Layout", "ComposedLayout", "Swizzle", "make_layout", "parse", "as_layout", "slice_and_offset",
            "slice_layout"]

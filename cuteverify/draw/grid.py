@@ -11,7 +11,7 @@ import colorsys
 from dataclasses import dataclass, field
 
 from ..core.layout import crd2idx, rank, size
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..core.strides import ScaledBasis
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
@@ -106,12 +106,6 @@ def _levels(leaves, extent: int) -> dict:
 
 # ------------------------------------------------------------------------------------------- helpers
 
-def _as_layout(x, what="layout"):
-    if isinstance(x, str):
-        return parse(x, source=what)
-    return x
-
-
 def _check_concrete(L, what="layout"):
     free = getattr(L, "free_symbols", None)
     if callable(free) and free():
@@ -172,7 +166,7 @@ def _layout_grid(layout, *, label=None, fill=None, extra=None):
     """A grid for a concrete layout. ``label(value) -> lines``, ``fill(value) -> colour``,
     ``extra(value) -> dict`` of data attributes. Returns (grid, locate) where ``locate(idx)`` gives the
     (row, col) of integral coordinate ``idx``."""
-    L = _as_layout(layout)
+    L = as_layout(layout)
     _check_concrete(L)
     shape = L.shape
     n = _prod(_flat(shape))
@@ -280,7 +274,7 @@ def _resolve_highlight(g, locate, highlight, *, tile_shape=None):
 def _tv_grid(tv, tile, *, order="col", thr_id=None, name=None, axes=(None, None)):
     """Grid of a TV layout over a tile. ``order="col"``: index ``r + R*c`` (A, C); ``"b"``: the tile is
     drawn KxN but indexed ``n + N*k`` (CuTe's B)."""
-    L = _as_layout(tv, "TV layout")
+    L = as_layout(tv, "TV layout")
     _check_concrete(L, "TV layout")
     if rank(L) < 2:
         raise _refused(f"a TV layout has rank >= 2 (thread, value), got {L}")
@@ -293,7 +287,7 @@ def _tv_grid(tv, tile, *, order="col", thr_id=None, name=None, axes=(None, None)
     vals = L.values()
     tid = None
     if thr_id is not None:
-        tid = _as_layout(thr_id, "thread id layout").values()
+        tid = as_layout(thr_id, "thread id layout").values()
     hits = {}
     for v in range(V):
         for t in range(T):
@@ -342,7 +336,7 @@ def _title(title, default):
 
 
 def plain_grid(layout, highlight, title, color=None):
-    L = _as_layout(layout)
+    L = as_layout(layout)
     fill = None
     if color is not None:
         fill = color
@@ -353,7 +347,7 @@ def plain_grid(layout, highlight, title, color=None):
 
 
 def banks_grid(layout, elem_bytes, highlight, title, show_bank):
-    L = _as_layout(layout)
+    L = as_layout(layout)
     if type(elem_bytes) is not int or elem_bytes <= 0:
         raise _refused(f"elem_bytes must be a positive integer, got {elem_bytes!r}")
 
@@ -375,7 +369,7 @@ def tv_panel(tv_layout, tile, highlight, title, thr_id):
     if tile is None:
         raise _refused("a TV layout needs tile=(M, N)")
     g, locate = _tv_grid(tv_layout, tile, thr_id=thr_id)
-    L = _as_layout(tv_layout)
+    L = as_layout(tv_layout)
     g.title = _title(title, f"TV {L} on {size(tile[0])}x{size(tile[1])} tile")
     g.highlight = _resolve_highlight(g, locate, highlight, tile_shape=g._shape)
     return g

@@ -6,18 +6,13 @@ layout that another element-width reading would prove carries a hint that bytes 
 from __future__ import annotations
 
 from .. import prover as P
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout, Swizzle
-from ..errors import CuteVerifyError
+from ..errors import CuteVerifyError, ShapeMismatch
 from ..hardware import agrees
 from ..hardware.library.dtypes import dtype_bits
 
-__all__ = ["ShapeMismatch", "byte_element_hint", "checked_equal", "checked_agrees"]
-
-
-class ShapeMismatch(CuteVerifyError, ValueError):
-    """An ``agrees`` claim whose layout cannot even be compared with the spec (a thread or value count the
-    hardware does not have): the claim is malformed, an input error, not a refutation."""
+__all__ = ["byte_element_hint", "checked_equal", "checked_agrees"]
 
 
 def byte_element_hint(check, layout):
@@ -27,7 +22,7 @@ def byte_element_hint(check, layout):
     elements were most likely mixed, and the hint says which reading agrees. Never changes the verdict."""
     if isinstance(layout, str):
         try:
-            layout = parse(layout)
+            layout = as_layout(layout)
         except CuteVerifyError:
             return None
     sw = getattr(layout, "inner", None)

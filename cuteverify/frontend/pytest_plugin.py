@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..errors import CuteVerifyError
-from .manifest import ManifestError, load, run_claim
+from ..errors import CuteClaimFailure, ManifestError
+from .manifest import load, run_claim
 
 SUFFIX = ".cute.yaml"
 
@@ -27,12 +27,6 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-class CuteManifestError(CuteVerifyError):
-    """A manifest that pytest was asked to collect is malformed (an input error)."""
-
-    kind = "input"
-
-
 class CuteManifestFile(pytest.File):
     def collect(self):
         try:
@@ -46,13 +40,6 @@ class CuteManifestFile(pytest.File):
             seen[base] = k + 1
             name = base if k == 0 else f"{base}[{k}]"
             yield CuteClaimItem.from_parent(self, name=name, claim=c)
-
-
-class CuteClaimFailure(CuteVerifyError):
-    """A claim's verdict differs from its ``expect``; ``args`` are the claim and its result, which
-    ``CuteClaimItem.repr_failure`` renders."""
-
-    kind = "refuted"
 
 
 class CuteClaimItem(pytest.Item):

@@ -1,7 +1,7 @@
 """Assertions for test suites: ``assert_bijective(L)``, ``assert_injective``, ``assert_surjective``,
 ``assert_equal(A, B)``, ``assert_disjoint``, ``assert_agrees(L, spec, operand=...)``.
 
-Each takes layouts as cuteverify layouts, CuTe text, pycute / CuTe DSL objects (see ``cuteverify.interop``) and
+Each takes layouts as cuteverify layouts, CuTe text, pycute / CuTe DSL objects (read by ``cv.as_layout``) and
 raises ``AssertionError`` whose message is the verdict: the counterexample in the layout's own coordinates, or
 why it could not be proved (an ``unknown`` verdict fails too unless ``allow_unknown=True``)::
 
@@ -10,8 +10,7 @@ why it could not be proved (an ``unknown`` verdict fails too unless ``allow_unkn
 """
 from __future__ import annotations
 
-from ..core.notation.interop import to_layout
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..hardware import agrees
 from ..prover import are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
 
@@ -19,12 +18,6 @@ __all__ = ["assert_bijective", "assert_injective", "assert_surjective", "assert_
            "assert_agrees", "assert_proves", "assert_verdict"]
 
 __tracebackhide__ = True
-
-
-def _layout(x, assume=None):
-    if isinstance(x, str):
-        return parse(x, assume=assume)
-    return to_layout(x)
 
 
 def assert_verdict(v, allow_unknown: bool = False, msg: str | None = None):
@@ -38,37 +31,37 @@ def assert_verdict(v, allow_unknown: bool = False, msg: str | None = None):
 
 def assert_bijective(layout, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    return assert_verdict(is_bijective(_layout(layout, assume), assume=assume), allow_unknown, msg)
+    return assert_verdict(is_bijective(layout, assume=assume), allow_unknown, msg)
 
 
 def assert_injective(layout, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    return assert_verdict(is_injective(_layout(layout, assume), assume=assume), allow_unknown, msg)
+    return assert_verdict(is_injective(layout, assume=assume), allow_unknown, msg)
 
 
 def assert_surjective(layout, codomain=None, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    return assert_verdict(is_surjective(_layout(layout, assume), codomain, assume=assume), allow_unknown, msg)
+    return assert_verdict(is_surjective(layout, codomain, assume=assume), allow_unknown, msg)
 
 
 def assert_equal(a, b, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    return assert_verdict(are_equal(_layout(a, assume), _layout(b, assume), assume=assume), allow_unknown, msg)
+    return assert_verdict(are_equal(a, b, assume=assume), allow_unknown, msg)
 
 
 def assert_disjoint(a, cotarget=None, *, assume=None, allow_unknown=False, msg=None):
     __tracebackhide__ = True
-    return assert_verdict(complement_disjoint(_layout(a, assume), cotarget, assume=assume), allow_unknown, msg)
+    return assert_verdict(complement_disjoint(a, cotarget, assume=assume), allow_unknown, msg)
 
 
 def assert_agrees(layout, spec_name, operand=None, *, allow_unknown=False, msg=None, **params):
     """The layout agrees with the hardware spec at every (thread, value) / coordinate."""
     __tracebackhide__ = True
-    return assert_verdict(agrees(_layout(layout), spec_name, operand, **params), allow_unknown, msg)
+    return assert_verdict(agrees(as_layout(layout), spec_name, operand, **params), allow_unknown, msg)
 
 
 def assert_proves(claim, *, assume=None, allow_unknown=False, msg=None, **bindings):
     """``cuteverify.prove(claim, ...)`` is proved (the function, from cuteverify.prover)."""
     __tracebackhide__ = True
-    b = {k: (v if isinstance(v, (str, int)) else _layout(v)) for k, v in bindings.items()}
+    b = {k: (v if isinstance(v, (str, int)) else as_layout(v, k)) for k, v in bindings.items()}
     return assert_verdict(prove(claim, assume=assume, **b), allow_unknown, msg)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..algebra import coalesce
 from ..core.layout import Layout, stride_domain
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..core.strides import F2, ScaledBasis
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten, is_tuple
@@ -204,8 +204,7 @@ def to_linear_layout(L, *, tile=None, shared=False, in_dims=None, out_dims=None)
     Post-condition: the result evaluates as ``L`` at every point of its domain (for ``shared``, as ``L``'s
     inverse): the bases are ``L``'s values at the power-of-two coordinates, and the admissibility rule proves
     that ``L`` is their XOR everywhere."""
-    if isinstance(L, str):
-        L = parse(L, source="to_linear_layout")
+    L = as_layout(L, "to_linear_layout")
     bits = _layout_bits(L)
     if shared:
         return _shared(bits, tile)
@@ -290,9 +289,7 @@ def _shared(bits: _Bits, tile) -> LinearLayout:
 def layout_bases(L) -> list:
     """The per-mode bases of a linear CuTe layout (as ``to_linear_layout`` reads them): ``[[value per bit]
     per top-level mode]``; a value is an int or ``{coordinate: int}``. NotAdmissibleError as there."""
-    if isinstance(L, str):
-        L = parse(L, source="to_linear_layout")
-    return [list(m) for m in _layout_bits(L).modes]
+    return [list(m) for m in _layout_bits(as_layout(L, "to_linear_layout")).modes]
 
 
 

@@ -16,13 +16,13 @@ import re
 import time
 
 from ..algebra.expr import evaluate
+from ..core.notation.interop import as_layout
 from ..core.notation.parse import as_assumptions, parse_tuple
 from ..core.notation.scan import ALL, split_top
 from ..core.tuples import product
 from ..errors import ContradictoryAssumptions, CuteVerifyError, ParseError
 from ..symbolic import parse_expr
 from . import queries as q
-from .queries import _as_layout
 from .verdict import Verdict
 
 PREDICATES = ("injective", "surjective", "bijective", "disjoint", "equal")
@@ -100,7 +100,7 @@ class _Env:
 
     def _attach(self, v):
         if self.assumptions is not None and getattr(v, "assumptions", None) is None and hasattr(v, "shape"):
-            return _as_layout(v, self.assumptions)
+            return as_layout(v, assume=self.assumptions)
         return v
 
 

@@ -2,8 +2,8 @@
 
 Stages, in order; the first that answers gives the verdict:
 
-``coerce``
-    text and objects become layouts (``coerce``), under the caller's assumptions.
+reading
+    text and objects become layouts (``core.notation.interop.as_layout``), under the caller's assumptions.
 concrete layouts
     ``Query.concrete``: the exact procedures (``exact``, ``f2``), Z3 only where they run out of budget;
     a refutation is re-checked (``recheck_refutation``).
@@ -29,9 +29,8 @@ from __future__ import annotations
 import itertools
 import time
 
-from ..core.notation.interop import to_layout
 from ..core.layout import Layout
-from ..core.notation.parse import as_assumptions, integrality_obligations, parse
+from ..core.notation.parse import integrality_obligations
 from ..core.tuples import flatten
 from ..errors import CuteVerifyError, Unsupported
 from ..symbolic import Assumptions, bounded_names, decide, domain, finite_assignments, to_int
@@ -39,37 +38,11 @@ from ..symbolic.conditions import Condition
 from ..symbolic.lazy import sympy
 from . import tables
 from .forms import as_int
-from .splits import _subs, stage_partial, stage_unit_split, structural_under
+from .splits import substitute, stage_partial, stage_unit_split, structural_under
 from .tables import unknown
 from .verdict import Verdict
 
 INTERNAL = "internal: counterexample did not re-check"
-
-
-def coerce(x, assume=None):
-    """A layout from layout text, a Layout / ComposedLayout (given the assumptions if it has none), a shape,
-    or a framework object (``cv.parse`` for objects)."""
-    if isinstance(x, str):
-        return parse(x, assume=assume)
-    if isinstance(x, (Layout,)) or hasattr(x, "outer"):
-        if assume is not None and getattr(x, "assumptions", None) is None:
-            x = _assuming(x, as_assumptions(assume))
-        return x
-    if type(x) is tuple or type(x) is int:
-        return Layout(x)
-    try:
-        return coerce(to_layout(x), assume)
-    except (TypeError, ValueError):
-        raise TypeError(f"expected a layout or layout text, got {x!r}") from None
-
-
-def _assuming(x, asm):
-    """``x`` with the assumptions ``asm`` on each of its plain layouts (a composed layout's outer function and
-    every inner layout of a chain as well)."""
-    if isinstance(x, Layout):
-        return Layout(x.shape, x.stride, obligations=x.obligations, assumptions=asm)
-    inner = _assuming(x.inner, asm) if isinstance(x.inner, Layout) else x.inner
-    return type(x)(inner, x.offset, _assuming(x.outer, asm))
 
 
 def _free(layouts, extra=()):
@@ -93,7 +66,8 @@ def _expr_symbols(e):
     return set(getattr(e, "free_symbols", ()))
 
 
-def _assumptions_of(layouts):
+def assumptions_of(layouts):
+    """The merged assumptions the layouts carry (None when none carries any)."""
     asm = None
     for L in layouts:
         a = getattr(L, "assumptions", None)
@@ -102,7 +76,7 @@ def _assumptions_of(layouts):
     return asm
 
 
-def _obligations_of(layouts):
+def obligations_of(layouts):
     """The obligations a claim about these layouts must assume. Canonical-form obligations are included:
     a layout is the same function on ``[0, size)`` either way, but not on its extended domain, which
     composition reads (``1:1`` and ``1:0`` differ at 1)."""
@@ -183,19 +157,19 @@ class Query:
 def run(claim, layouts, q: Query, extra=None, extra_exprs=()) -> Verdict:
     """The verdict of query ``q`` about ``layouts`` (the stages of the module docstring)."""
     t0 = time.perf_counter()
-    asm = _assumptions_of(layouts)
+    asm = assumptions_of(layouts)
     if asm is not None:  # the one check every query makes: from contradictory assumptions anything follows
         asm.check_consistent()
     try:
         return _run(claim, layouts, q, extra, extra_exprs, t0)
     except Unsupported as e:
-        return _finish(claim, unknown(str(e)), _obligations_of(layouts), (), t0)
+        return _finish(claim, unknown(str(e)), obligations_of(layouts), (), t0)
     except CuteVerifyError as e:
-        return _finish(claim, unknown(f"{type(e).__name__}: {e}"), _obligations_of(layouts), (), t0)
+        return _finish(claim, unknown(f"{type(e).__name__}: {e}"), obligations_of(layouts), (), t0)
     except Exception as e:  # noqa: BLE001 (Z3 exceptions, a crash deep in sympy, ...)
         # never a verdict from a crashed procedure
         return _finish(claim, unknown(f"internal: the decision procedure failed ({type(e).__name__}: {e})"),
-                       _obligations_of(layouts), (), t0)
+                       obligations_of(layouts), (), t0)
 
 
 def _finish(claim, v: Verdict, obligations, discharged, t0):
@@ -226,7 +200,7 @@ def _run(claim, layouts, q, extra, extra_exprs, t0):
     free = _free(layouts, extra_exprs)
     if not free:
         v = recheck_refutation(q, layouts, extra, q.concrete(layouts, extra))
-        return _finish(claim, v, _obligations_of(layouts), (), t0)
+        return _finish(claim, v, obligations_of(layouts), (), t0)
     c = SymbolicClaim(layouts, q, extra, free)
     v = c.discharge()
     if v is not None:
@@ -245,8 +219,8 @@ class SymbolicClaim:
 
     def __init__(self, layouts, q, extra, free):
         self.layouts, self.q, self.extra = layouts, q, extra
-        self.asm = _assumptions_of(layouts)
-        obligations = _obligations_of(layouts)
+        self.asm = assumptions_of(layouts)
+        obligations = obligations_of(layouts)
         self.obligations = obligations + [o for o in _implicit_obligations(layouts) if o not in obligations]
         self.names = sorted(s.name for s in free)
         self.discharged, self.hyps, self.hyp = [], [], None
@@ -289,7 +263,7 @@ class SymbolicClaim:
                 certain = certain and h is True
             else:
                 certain = False
-        ls = [_subs(L, values) for L in self.layouts]
+        ls = [substitute(L, values) for L in self.layouts]
         if not all(_concrete_ok(L) for L in ls):
             return None
         ex = _subs_extra(self.extra, values)
@@ -476,4 +450,4 @@ def _samples(names, asm):
             yield dict(zip(names, combo))
 
 
-__all__ = ["Query", "run", "coerce", "recheck_refutation", "INTERNAL"]
+__all__ = ["Query", "run", "recheck_refutation", "INTERNAL"]

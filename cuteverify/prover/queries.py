@@ -13,7 +13,8 @@ from ..algebra import complement
 from ..algebra import filter as _filter
 from ..algebra.coord import is_coordinate
 from ..core.layout import Layout, cosize, make_layout
-from ..core.notation.parse import as_assumptions, check_assumption_names, parse
+from ..core.notation.interop import as_layout
+from ..core.notation.parse import as_assumptions, check_assumption_names
 from ..core.strides import F2
 from ..core.tuples import flatten, product
 from ..errors import ContradictoryAssumptions, CuteVerifyError, NotAdmissibleError, Unsupported
@@ -23,11 +24,9 @@ from . import composed, exact, recheck, structural, z3query
 from . import f2 as xor
 from .forms import F2_KINDS, decompose
 from .intlin import Flat
-from .pipeline import INTERNAL, Query, _assumptions_of, _obligations_of, coerce, run
+from .pipeline import INTERNAL, Query, assumptions_of, obligations_of, run
 from .tables import unknown
 from .verdict import Counterexample, Verdict
-
-_as_layout = coerce  # the name claims.py imports
 
 
 class Injective(Query):
@@ -208,7 +207,7 @@ class Equal(Query):
         # the Z3 encoding compares the layouts on their common domain only: it proves equality only once
         # the sizes are known to be equal
         A, B = ls
-        with decide.context(_assumptions_of(ls)):
+        with decide.context(assumptions_of(ls)):
             same = decide.eq(product(A.shape), product(B.shape))
         if same is not True:
             return unknown("the sizes are not proved equal, and equality needs equal sizes", "z3")
@@ -320,7 +319,7 @@ def is_injective(layout, *, assume=None) -> Verdict:
     """Distinct coordinates of ``[0, size)`` map to distinct values (a ``decide.Piecewise``: per piece)."""
     if isinstance(layout, decide.Piecewise):
         return _per_piece(is_injective, layout, f"injective({layout})")
-    L = coerce(layout, assume)
+    L = as_layout(layout, assume=assume)
     return run(f"injective({L})", [L], Injective())
 
 
@@ -330,7 +329,7 @@ def is_surjective(layout, codomain=None, *, assume=None) -> Verdict:
     A ``decide.Piecewise`` is decided per piece."""
     if isinstance(layout, decide.Piecewise):
         return _per_piece(is_surjective, layout, f"surjective({layout})", codomain=codomain)
-    L = coerce(layout, assume)
+    L = as_layout(layout, assume=assume)
     cd = codomain
     if isinstance(cd, str):
         cd = parse_expr(cd)
@@ -347,7 +346,7 @@ def is_bijective(layout, *, assume=None) -> Verdict:
     ``decide.Piecewise`` per piece."""
     if isinstance(layout, decide.Piecewise):
         return _per_piece(is_bijective, layout, f"bijective({layout})")
-    L = coerce(layout, assume)
+    L = as_layout(layout, assume=assume)
     return run(f"bijective({L})", [L], Bijective())
 
 
@@ -359,7 +358,7 @@ def are_equal(a, b, *, assume=None) -> Verdict:
         return _per_piece(lambda L: _equal_in_case(L, b, assume), a, f"{a} == {b}")
     if isinstance(b, decide.Piecewise):
         return _per_piece(lambda L: _equal_in_case(a, L, assume), b, f"{a} == {b}")
-    A, B = coerce(a, assume), coerce(b, assume)
+    A, B = as_layout(a, "layout A", assume=assume), as_layout(b, "layout B", assume=assume)
     return run(f"{A} == {B}", [A, B], Equal())
 
 
@@ -382,10 +381,10 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     if assume is not None and isinstance(a, str) and not hasattr(assume, "conditions"):
         # the cotarget may carry symbols of its own: check the names against both, then share
         assume = as_assumptions(assume)
-        L0 = parse(a, assume=assume)
-        check_assumption_names(assume, {s.name for s in L0.free_symbols()} |
-                               {s.name for s in getattr(cotarget, "free_symbols", ())}, a)
-    A = coerce(a, assume)
+        text, a = a, as_layout(a, assume=assume)
+        check_assumption_names(assume, {s.name for s in a.free_symbols()} |
+                               {s.name for s in getattr(cotarget, "free_symbols", ())}, text)
+    A = as_layout(a, assume=assume)
     if cotarget is None:
         cotarget = cosize(A)
     claim = f"disjoint({A}, {cotarget})"
@@ -394,7 +393,7 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
         # the query's codomain is [0, cotarget) of the integers; a coordinate complement's post-condition is
         # per axis (algebra.complement._complement_coord), not this claim
         return Verdict("unknown", claim=claim, method="algebra", reason="disjoint is decided for integer "
-                       "codomains; A has coordinate (E<i>) strides", obligations=_obligations_of([A]),
+                       "codomains; A has coordinate (E<i>) strides", obligations=obligations_of([A]),
                        elapsed=time.perf_counter() - t0)
     try:
         Rc = complement(A, cotarget)
@@ -403,7 +402,7 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
         AR = make_layout(A if _has_f2(A) else _filter(A), Rc)
     except CuteVerifyError as e:  # no complement, or (A, R) mixes stride domains: no claim to decide
         return Verdict("unknown", claim=claim, method="algebra", reason=str(e),
-                       obligations=_obligations_of([A]), elapsed=time.perf_counter() - t0)
+                       obligations=obligations_of([A]), elapsed=time.perf_counter() - t0)
     AR = Layout(AR.shape, AR.stride, obligations=AR.obligations, assumptions=Rc.assumptions or A.assumptions)
     Rc = Layout(Rc.shape, Rc.stride, obligations=Rc.obligations, assumptions=Rc.assumptions or A.assumptions)
     v = run(claim, [A, Rc, AR], Disjoint(), {"cotarget": cotarget},

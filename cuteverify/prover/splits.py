@@ -33,7 +33,10 @@ def structural_under(q, layouts, extra, hyp):
     return m
 
 
-def _subs(L, values):
+def substitute(L, values):
+    """The layout ``L`` (plain or composed, the outer function included) with the symbols of ``values``
+    replaced by their values; admissible for every layout the prover handles; the result is a layout of the
+    same kind, concrete where ``values`` covers every symbol."""
     if hasattr(L, "outer"):
         off = L.offset
         if isinstance(off, sympy.Basic):
@@ -41,8 +44,8 @@ def _subs(L, values):
             if off is None:
                 off = L.offset
         # a layout as the outer function (CuTe's general composed layout) has symbols of its own
-        inner = _subs(L.inner, values) if isinstance(L.inner, Layout) and L.inner.free_symbols() else L.inner
-        return ComposedLayout(inner, off, _subs(L.outer, values))
+        inner = substitute(L.inner, values) if isinstance(L.inner, Layout) and L.inner.free_symbols() else L.inner
+        return ComposedLayout(inner, off, substitute(L.outer, values))
     fast = _subs_plain(L, values)
     return fast if fast is not None else L.subs(values)
 
@@ -98,7 +101,7 @@ def stage_partial(c):
     methods = set()
     for values in cases:
         try:
-            ls = [_subs(L, values) for L in c.layouts]
+            ls = [substitute(L, values) for L in c.layouts]
         except CuteVerifyError:
             continue
         hyp = c.hyp.merged(Assumptions([Condition("eq", symbol(k), v) for k, v in values.items()]))
@@ -152,7 +155,7 @@ def stage_unit_split(c):
         if not m2:
             continue
         try:
-            ls = [_subs(L, {name: 1}) for L in c.layouts]
+            ls = [substitute(L, {name: 1}) for L in c.layouts]
         except CuteVerifyError:
             ls = None  # the layouts do not exist at X == 1: that case holds vacuously
         if ls is not None:

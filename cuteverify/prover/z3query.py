@@ -10,8 +10,7 @@ from __future__ import annotations
 from ..core.tuples import product
 from ..errors import Unsupported
 from ..symbolic import smt
-from ..symbolic.lazy import z3
-from ..symbolic.smt import SymEnv, facts, model_int, pow2_constraint
+from ..symbolic.smt import SymEnv, any_of, digits, facts, linear, model_int, pow2_constraint, pow2_relaxed
 from . import tables
 from .forms import F2_KINDS, Form, as_int, components
 from .intlin import Flat
@@ -25,49 +24,14 @@ def solver(symbolic=False):
     return smt.solver(smt.SYMBOLIC_QUERY if symbolic else smt.QUERY, smt.QUERY_TIMEOUT_MS)
 
 
-def coords(prefix, shapes, env: SymEnv):
-    """Digit variables ``0 <= c_k < s_k`` and the index ``sum c_k * prefix_k`` (Int)."""
-    cs, cons = [], []
-    idx = z3.IntVal(0)
-    p = z3.IntVal(1)
-    for k, s in enumerate(shapes):
-        c = z3.Int(f"{prefix}{k}")
-        st = env.term(s)
-        cons += [c >= 0, c < st]
-        cs.append(c)
-        idx = idx + c * p
-        p = p * st
-    return cs, idx, cons, p
-
-
-def lin(cs, strides, env: SymEnv):
-    out = z3.IntVal(0)
-    for c, d in zip(cs, strides):
-        d = as_int(d)
-        if type(d) is int and d == 0:
-            continue
-        out = out + c * env.term(d)
-    return out
-
-
 def z3_collision_concrete(flat: Flat) -> Verdict:
-    s = solver()
-    ds = []
-    for k, sh, d in flat.active():
-        v = z3.Int(f"d{k}")
-        s.add(v > -sh, v < sh)
-        ds.append((k, v, d))
-    s.add(z3.Sum([v * d for _, v, d in ds]) == 0 if ds else z3.BoolVal(False))
-    s.add(z3.Or(*[v != 0 for _, v, _ in ds]) if ds else z3.BoolVal(False))
-    r = smt.check(s)
+    r, diff = smt.linear_collision(list(flat.active()))
     if r == "unsat":
         return proved("z3")
     if r == "sat":
-        m = s.model()
         x = [0] * len(flat.shapes)
         y = [0] * len(flat.shapes)
-        for k, v, _ in ds:
-            dv = model_int(m, v)
+        for k, dv in diff.items():
             if dv > 0:
                 x[k] = dv
             else:
@@ -86,10 +50,7 @@ def _solve_with_pow2(s, env, hyp):
     with the pow2 symbols restricted to 2^0..2^POW2_MODEL_EXP: that can only find a real model (``sat``); its ``unsat``
     says nothing about larger powers and is reported as unknown."""
     if hyp is not None and hyp.pow2:
-        for name in hyp.pow2:
-            v = env.env.get(name)
-            if v is not None:
-                s.add(z3.Or(v == 1, v % 2 == 0))
+        s.add(*pow2_relaxed(env, hyp.pow2))
     r = smt.check(s)
     if r == "sat" and hyp is not None and hyp.pow2:
         values = _model_assignment(s.model(), env)
@@ -107,16 +68,16 @@ def z3_injective(f: Form, hyp) -> Verdict:
         raise Unsupported("symbolic layouts with F2 strides are decided only where their symbols are enumerated")
     env = SymEnv()
     s = solver(symbolic=True)
-    xs, _, cx, _ = coords("x", f.shapes, env)
-    ys, _, cy, _ = coords("y", f.shapes, env)
+    xs, _, cx, _ = digits("x", f.shapes, env)
+    ys, _, cy, _ = digits("y", f.shapes, env)
     s.add(*cx, *cy)
     if f.kind == "coord":
         for p in f.paths():
             comp = f.component(p)[0]
-            s.add(lin(xs, comp, env) == lin(ys, comp, env))
+            s.add(linear(xs, comp, env) == linear(ys, comp, env))
     else:
-        s.add(lin(xs, f.strides, env) == lin(ys, f.strides, env))
-    s.add(z3.Or(*[a != b for a, b in zip(xs, ys)]))
+        s.add(linear(xs, f.strides, env) == linear(ys, f.strides, env))
+    s.add(any_of([a != b for a, b in zip(xs, ys)]))
     s.add(*env.side)
     s.add(*facts(env, hyp))
     return _answer(s, env, hyp, "z3", "collision", " (nonlinear in the symbols)")
@@ -141,10 +102,10 @@ def z3_in_range(f: Form, n, hyp) -> Verdict:
         raise Unsupported(f"no range encoding of a {f.kind} form")
     env = SymEnv()
     s = solver(symbolic=True)
-    xs, _, cx, _ = coords("x", f.shapes, env)
+    xs, _, cx, _ = digits("x", f.shapes, env)
     s.add(*cx)
-    v = lin(xs, f.strides, env)
-    s.add(z3.Or(v < 0, v >= env.term(n)))
+    v = linear(xs, f.strides, env)
+    s.add(any_of([v < 0, v >= env.term(n)]))
     s.add(*env.side)
     s.add(*facts(env, hyp))
     return _answer(s, env, hyp, "z3-range", "out-of-range")
@@ -173,14 +134,14 @@ def z3_equal(fa: Form, fb: Form, hyp) -> Verdict:
         raise Unsupported("symbolic swizzled layouts are compared only when their symbols range over finite sets")
     env = SymEnv()
     s = solver(symbolic=not (fa.concrete and fb.concrete))
-    xs, ix, cx, _ = coords("x", fa.shapes, env)
-    ys, iy, cy, _ = coords("y", fb.shapes, env)
+    xs, ix, cx, _ = digits("x", fa.shapes, env)
+    ys, iy, cy, _ = digits("y", fb.shapes, env)
     s.add(*cx, *cy, ix == iy)
     ca, cb = components(fa), components(fb)
     diffs = []
     for p in set(ca) | set(cb):
-        diffs.append(lin(xs, ca.get(p, [0] * len(xs)), env) != lin(ys, cb.get(p, [0] * len(ys)), env))
-    s.add(z3.Or(*diffs))
+        diffs.append(linear(xs, ca.get(p, [0] * len(xs)), env) != linear(ys, cb.get(p, [0] * len(ys)), env))
+    s.add(any_of(diffs))
     s.add(*env.side)
     s.add(*facts(env, hyp))
     r = _solve_with_pow2(s, env, hyp)
@@ -200,26 +161,9 @@ def _bv_value(f: Form, x, width):
     Valid for int forms (terms added), f2 forms (terms XORed) and swizzles over int forms; never mixed."""
     if f.kind not in ("int", "f2", "swizzle"):
         raise Unsupported(f"no bit-vector encoding of a {f.kind} form")
-    v = z3.BitVecVal(as_int(f.offset) if f.kind == "swizzle" else 0, width)
-    rest = x
-    n = len(f.shapes)
-    for k, (s, d) in enumerate(zip(f.shapes, f.strides)):
-        if k == n - 1:
-            digit = rest
-        else:
-            digit = z3.URem(rest, z3.BitVecVal(s, width))
-            rest = z3.UDiv(rest, z3.BitVecVal(s, width))
-        if d != 0 and s != 1:
-            term = digit * z3.BitVecVal(d, width)
-            v = (v ^ term) if f.kind == "f2" else (v + term)
-    if f.kind == "swizzle":
-        sw = f.swizzle
-        m = z3.BitVecVal(sw.yyy_mask, width)
-        if sw.shift >= 0:
-            v = v ^ z3.LShR(v & m, sw.shift)
-        else:
-            v = v ^ ((v & m) << (-sw.shift))
-    return v
+    sw = (f.swizzle.yyy_mask, f.swizzle.shift) if f.kind == "swizzle" else None
+    return smt.bv_form_value(x, width, f.kind, f.shapes, f.strides, as_int(f.offset) if f.kind == "swizzle" else 0,
+                             sw)
 
 
 def _bv_width(forms):
@@ -242,9 +186,9 @@ def z3_collision_bv(f: Form) -> Verdict:
     """Two distinct indices with the same value, as a bit-vector query (concrete f2 or int forms)."""
     size = product(tuple(f.shapes))
     width = _bv_width([f])
-    x, y = z3.BitVec("x", width), z3.BitVec("y", width)
+    x, y = smt.bv_var("x", width), smt.bv_var("y", width)
     s = solver()
-    s.add(z3.ULT(x, z3.BitVecVal(size, width)), z3.ULT(y, z3.BitVecVal(size, width)), x != y)
+    s.add(smt.bv_below(x, size, width), smt.bv_below(y, size, width), x != y)
     s.add(_bv_value(f, x, width) == _bv_value(f, y, width))
     r = smt.check(s)
     if r == "unsat":
@@ -260,9 +204,9 @@ def z3_equal_bv(fa: Form, fb: Form) -> Verdict:
         raise Unsupported(f"no bit-vector comparison of {fa.kind} and {fb.kind} forms")
     size = product(tuple(fa.shapes))
     width = _bv_width([fa, fb])
-    x = z3.BitVec("x", width)
+    x = smt.bv_var("x", width)
     s = solver()
-    s.add(z3.ULT(x, z3.BitVecVal(size, width)))
+    s.add(smt.bv_below(x, size, width))
     s.add(_bv_value(fa, x, width) != _bv_value(fb, x, width))
     r = smt.check(s)
     if r == "unsat":

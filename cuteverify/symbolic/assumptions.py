@@ -10,7 +10,7 @@ import re
 from ..errors import ContradictoryAssumptions, ParseError
 from . import poly, smt
 from .conditions import Condition
-from .expr import _int, parse_expr, symbol
+from .expr import int_or_none, parse_expr, symbol
 from .lazy import sympy
 
 
@@ -246,12 +246,12 @@ class Assumptions:
         div: dict = {}
         low: dict = {}
         for c in self.conditions:
-            if c.kind == "divides" and isinstance(c.b, sympy.Symbol) and type(_int(c.a)) is int:
-                div[c.b] = sympy.ilcm(div.get(c.b, 1), _int(c.a))
-            if c.kind == "le" and isinstance(c.b, sympy.Symbol) and type(_int(c.a)) is int:
-                low[c.b] = max(low.get(c.b, 1), _int(c.a))
-            if c.kind == "lt" and isinstance(c.b, sympy.Symbol) and type(_int(c.a)) is int:
-                low[c.b] = max(low.get(c.b, 1), _int(c.a) + 1)
+            if c.kind == "divides" and isinstance(c.b, sympy.Symbol) and type(int_or_none(c.a)) is int:
+                div[c.b] = sympy.ilcm(div.get(c.b, 1), int_or_none(c.a))
+            if c.kind == "le" and isinstance(c.b, sympy.Symbol) and type(int_or_none(c.a)) is int:
+                low[c.b] = max(low.get(c.b, 1), int_or_none(c.a))
+            if c.kind == "lt" and isinstance(c.b, sympy.Symbol) and type(int_or_none(c.a)) is int:
+                low[c.b] = max(low.get(c.b, 1), int_or_none(c.a) + 1)
         for name, vals in self.finite.items():
             # a finite set's least value is a lower bound (a symbol in {8,16,...} is at least 8)
             if vals and min(vals) > 1:
@@ -423,7 +423,7 @@ def bounds(assumptions: "Assumptions", name: str):
     ``K > 2``, ``K == 8``); ``lo`` is at least 1 (symbols are positive), ``hi`` is None when unbounded."""
     lo, hi = 1, None
     for c in assumptions.conditions:
-        a, b = _int(c.a), _int(c.b)
+        a, b = int_or_none(c.a), int_or_none(c.b)
         sa = isinstance(c.a, sympy.Symbol) and c.a.name == name
         sb = isinstance(c.b, sympy.Symbol) and c.b.name == name
         if c.kind in ("le", "lt"):
@@ -451,8 +451,8 @@ def domain(assumptions: "Assumptions", name: str, limit: int = 4096):
     pow2 = name in assumptions.pow2
     if hi is None or (not pow2 and hi - lo + 1 > limit):
         return None
-    divs = [_int(c.a) for c in assumptions.conditions if c.kind == "divides" and _int(c.a) is not None
-            and isinstance(c.b, sympy.Symbol) and c.b.name == name and _int(c.a) > 0]
+    divs = [int_or_none(c.a) for c in assumptions.conditions if c.kind == "divides" and int_or_none(c.a) is not None
+            and isinstance(c.b, sympy.Symbol) and c.b.name == name and int_or_none(c.a) > 0]
     if pow2:
         # the powers of two in lo..hi: hi.bit_length() of them at most, never the whole range
         cands = [1 << e for e in range(max(hi, 0).bit_length()) if lo <= 1 << e <= hi]

@@ -55,7 +55,8 @@ def to_int(x, values: dict):
     return None
 
 
-def _int(x):
+def int_or_none(x):
+    """``x`` as a Python int when it is an int or a sympy Integer, else None (a symbolic expression)."""
     if type(x) is int:
         return x
     if isinstance(x, sympy.Basic) and x.is_Integer:

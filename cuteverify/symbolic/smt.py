@@ -324,3 +324,142 @@ def pow2_constraint(env: SymEnv, assumptions, max_exp=62):
             if v is not None:
                 out.append(z3.Or(*[v == (1 << k) for k in range(max_exp + 1)]))
     return out
+
+
+def pow2_relaxed(env: SymEnv, pow2_names):
+    """``v == 1 or v even`` for each pow2 symbol that has a variable in ``env``: a superset of the powers of
+    two, so that no model under it is a proof for every power of two."""
+    return [z3.Or(env.env[n] == 1, env.env[n] % 2 == 0) for n in sorted(pow2_names) if n in env.env]
+
+
+def any_of(terms):
+    """The disjunction of Z3 conditions (False for none)."""
+    return z3.Or(*terms)
+
+
+# --- encodings of the prover's queries (prover/z3query.py) ----------------------------------------------
+
+def digits(prefix: str, shapes, env: SymEnv):
+    """Mixed-radix digit variables of an index over ``shapes`` (ints or symbolic extents): returns
+    ``(digits, index, constraints, size)`` where ``digits[k]`` is the Int ``{prefix}{k}``, ``constraints`` say
+    ``0 <= digits[k] < shapes[k]`` and ``index = sum digits[k] * prod(shapes[:k])`` (colexicographic)."""
+    cs, cons = [], []
+    idx = z3.IntVal(0)
+    p = z3.IntVal(1)
+    for k, s in enumerate(shapes):
+        c = z3.Int(f"{prefix}{k}")
+        st = env.term(s)
+        cons += [c >= 0, c < st]
+        cs.append(c)
+        idx = idx + c * p
+        p = p * st
+    return cs, idx, cons, p
+
+
+def linear(cs, strides, env: SymEnv):
+    """``sum cs[k] * strides[k]`` as a Z3 Int term (strides: ints or symbolic expressions; zeros skipped)."""
+    out = z3.IntVal(0)
+    for c, d in zip(cs, strides):
+        d = _as_int(d)
+        if type(d) is int and d == 0:
+            continue
+        out = out + c * env.term(d)
+    return out
+
+
+def linear_collision(active, rlimit=QUERY, timeout_ms=QUERY_TIMEOUT_MS):
+    """Is there a nonzero digit difference ``e`` with ``-shape_k < e_k < shape_k`` and ``sum e_k * stride_k ==
+    0``? ``active``: ``(k, shape, stride)`` triples of concrete ints (the modes that move). Returns ``(answer,
+    difference)``: ``answer`` as ``check`` gives it; ``difference`` ``{k: e_k}`` for ``"sat"``, else None. No
+    difference (``unsat``) means the linear map on the box is injective."""
+    s = solver(rlimit, timeout_ms)
+    ds = []
+    for k, sh, d in active:
+        v = z3.Int(f"d{k}")
+        s.add(v > -sh, v < sh)
+        ds.append((k, v, d))
+    s.add(z3.Sum([v * d for _, v, d in ds]) == 0 if ds else z3.BoolVal(False))
+    s.add(z3.Or(*[v != 0 for _, v, _ in ds]) if ds else z3.BoolVal(False))
+    r = check(s)
+    if r != "sat":
+        return r, None
+    m = s.model()
+    return r, {k: model_int(m, v) for k, v, _ in ds}
+
+
+def bv_var(name: str, width: int):
+    """A bit-vector variable of ``width`` bits."""
+    return z3.BitVec(name, width)
+
+
+def bv_below(x, n: int, width: int):
+    """``x < n`` on unsigned bit-vectors of ``width`` bits."""
+    return z3.ULT(x, z3.BitVecVal(n, width))
+
+
+def bv_form_value(x, width: int, kind: str, shapes, strides, offset=0, swizzle=None):
+    """The value at bit-vector index ``x`` of a concrete layout form, on ``width`` bits (the caller picks a
+    width where no term wraps). ``kind``: ``"int"`` (digit * stride terms added), ``"f2"`` (XORed) or
+    ``"swizzle"`` (an int form plus ``offset``, then ``swizzle = (yyy_mask, shift)`` applied as CuTe's
+    ``Swizzle``: ``v ^ ((v & yyy_mask) >> shift)``, a left shift for a negative ``shift``). Digits are
+    colexicographic over ``shapes``."""
+    v = z3.BitVecVal(offset if kind == "swizzle" else 0, width)
+    rest = x
+    n = len(shapes)
+    for k, (s, d) in enumerate(zip(shapes, strides)):
+        if k == n - 1:
+            digit = rest
+        else:
+            digit = z3.URem(rest, z3.BitVecVal(s, width))
+            rest = z3.UDiv(rest, z3.BitVecVal(s, width))
+        if d != 0 and s != 1:
+            term = digit * z3.BitVecVal(d, width)
+            v = (v ^ term) if kind == "f2" else (v + term)
+    if kind == "swizzle":
+        mask, shift = swizzle
+        m = z3.BitVecVal(mask, width)
+        if shift >= 0:
+            v = v ^ z3.LShR(v & m, shift)
+        else:
+            v = v ^ ((v & m) << (-shift))
+    return v
+
+
+# --- questions other layers ask -------------------------------------------------------------------------
+
+def entails(premises, assumptions, goals, rlimit=DECISION) -> bool:
+    """True when the ``premises`` (``(kind, a, b)`` conditions), the assumptions and the positivity of every
+    symbol imply every ``(kind, a, b)`` of ``goals``: Z3 answers unsat for the facts and the negation of their
+    conjunction within ``rlimit``. False means "not shown" (a model or no answer), never "refuted".
+    Denominators are cleared as ``condition_to_z3`` does; an untranslatable term raises ``Untranslatable``."""
+    z: dict = {}
+    s = solver(rlimit)
+    s.add(*[condition_to_z3(k, a, b, z) for k, a, b in premises])
+    s.add(*assumption_constraints(assumptions, z))
+    s.add(*positivity(z))
+    s.add(z3.Or(*[z3.Not(condition_to_z3(k, a, b, z)) for k, a, b in goals]))
+    return check(s) == "unsat"
+
+
+def least_violation(kind, a, b, assumptions, names, rlimit=QUERY):
+    """The assignment of ``names`` (symbols, minimised in this order) that satisfies the assumptions (pow2
+    symbols as powers of two up to 2**62) and violates the condition ``(kind, a, b)``. Returns ``(answer,
+    values)``: ``("sat", {name: value})``, ``("unsat", None)`` when no such assignment exists within the
+    modelled range, else ``("unknown: <reason>", None)``. Raises ``Untranslatable`` / ``Unsupported`` for terms
+    outside the translation."""
+    env = SymEnv()
+    goal = condition_to_z3(kind, a, b, env.env)
+    fs = facts(env, assumptions) + env.side + pow2_constraint(env, assumptions)
+    opt = z3.Optimize()
+    opt.set("rlimit", rlimit)
+    opt.add(*fs)
+    opt.add(z3.Not(goal))
+    for n in names:
+        opt.minimize(env.env[n])
+    r = opt.check()
+    if r == z3.unsat:
+        return "unsat", None
+    if r != z3.sat:
+        return "unknown: " + str(opt.reason_unknown()), None
+    m = opt.model()
+    return "sat", {k: model_int(m, v) for k, v in env.symbol_vars().items()}

@@ -13,7 +13,7 @@ explain (``explain_smem_layout``: why a user's layout conflicts and the nearest 
 """
 from __future__ import annotations
 
-from .access import CONSUMERS, Access, NoLegalLayout, SynthError, parse_access
+from .access import CONSUMERS, Access, parse_access
 from .explain import Explanation, explain_smem_layout
 from .optimal import prove_smem_optimal
 from .result import Synthesis
@@ -27,9 +27,7 @@ __all__ = [
     "Access",
     "Candidate",
     "Explanation",
-    "NoLegalLayout",
     "Problem",
-    "SynthError",
     "Synthesis",
     "enumerate_space",
     "explain_smem_layout",

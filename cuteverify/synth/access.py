@@ -45,13 +45,14 @@ from ..atoms import (
     make_tiled_mma,
 )
 from ..core.layout import Layout, make_layout, size
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
+from ..core.notation.tiles import read_extents
 from ..core.swizzle import ComposedLayout
 from ..core.tuples import flatten
-from ..errors import CuteVerifyError
+from ..errors import CuteVerifyError, SynthError
 from ..hardware.library.dtypes import dtype_bits
 
-__all__ = ["CONSUMERS", "Access", "NoLegalLayout", "SynthError", "normalize_accesses", "parse_access"]
+__all__ = ["CONSUMERS", "Access", "access_kind", "natural_role", "normalize_accesses", "parse_access"]
 
 #: consumers a problem may require (``require=[...]``)
 CONSUMERS = ("tma", "gmma", "umma")
@@ -60,20 +61,6 @@ _DTYPE_CPP = {8: "uint8_t", 16: "half_t", 32: "float"}
 #: is 32 MiB each, 16x the largest tile synthesized)
 MAX_THREADS = 1024
 MAX_ACCESS_ENTRIES = 1 << 22
-
-
-class SynthError(CuteVerifyError, ValueError):
-    """A synthesis problem that is malformed (an access, a tile, a dtype or a requirement); the message names
-    the access and the field."""
-
-    kind = "input"
-
-
-class NoLegalLayout(SynthError):
-    """No candidate of the searched space is legal for the problem's requirements (``kind`` refuted); the
-    message gives the reasons."""
-
-    kind = "refuted"
 
 
 class Access:
@@ -103,7 +90,7 @@ def _fail(name, field, why):
 
 def _layout_text(name, field, text):
     try:
-        return parse(text, source=f"{field} of access {name!r}")
+        return as_layout(text, f"{field} of access {name!r}")
     except CuteVerifyError as e:
         _fail(name, field, str(e))
 
@@ -148,10 +135,37 @@ def _split_colons(text):
 
 
 def _warps(name, text):
-    m = re.fullmatch(r"(\d+)x(\d+)(?:x(\d+))?", text)
-    if not m:
+    try:  # the one extents reader: 2x2x1, (2,2,1)
+        warps = read_extents(text, "atom layout")
+    except CuteVerifyError:
+        warps = ()
+    if len(warps) not in (2, 3):
         _fail(name, "atom layout", f"{text!r} is not <M>x<N>x<K> (e.g. 2x2x1)")
-    return tuple(int(g) for g in m.groups() if g is not None)
+    return warps
+
+
+#: each text form's kind and the role it plays on the smem tile when none is given (a copy's smem side)
+_KINDS = {"tma": "tma", "wgmma": "gmma", "gmma": "gmma", "umma": "umma", "tcgen05": "umma", "ldmatrix": "ldmatrix",
+          "stmatrix": "stmatrix", "cp_async": "cp_async", "cpasync": "cp_async", "tv": "tv"}
+_WRITES = ("tma", "stmatrix", "cp_async")
+
+
+def access_kind(text):
+    """The kind of access a text form names (``ldmatrix``, ``stmatrix``, ``cp_async``, ``tv``, ``tma``, ``gmma``,
+    ``umma``), or None when ``text`` starts with no access kind (a bare layout, for instance).
+
+    Admissible: any value (a non-string names no kind). Post-condition: :func:`parse_access` reads ``text`` as
+    an access exactly when this is not None."""
+    if not isinstance(text, str):
+        return None
+    head = text.strip().partition(":")[0].lower().replace("-", "_").replace(".", "_")
+    return _KINDS.get(head)
+
+
+def natural_role(kind):
+    """``"write"`` for the kinds that fill the smem tile (``cp_async``, ``stmatrix``, ``tma``), else ``"read"``:
+    the role :func:`parse_access` takes when the caller states none (``cuteverify banks --access``)."""
+    return "write" if kind in _WRITES else "read"
 
 
 def parse_access(text, role, tile, dtype):
@@ -160,12 +174,12 @@ def parse_access(text, role, tile, dtype):
         raise SynthError(f"access {text!r}: expected a text form such as 'cp_async:128:thr=(16,8):(8,1)'")
     name = text.strip()
     head, _, rest = name.partition(":")
-    head = head.lower().replace("-", "_").replace(".", "_")
-    if head in ("tma",):
+    kind = access_kind(name)  # the one reader of the head: banks --access asks it too
+    if kind == "tma":
         if rest:
             _fail(name, "tma", f"takes no fields (the box is the one CUTLASS derives), got {rest!r}")
         return Access(name, role, "tma")
-    if head in ("wgmma", "gmma", "umma", "tcgen05"):
+    if kind in ("gmma", "umma"):
         pos, _ = _fields(rest)
         op = (pos[0].upper() if pos else "A")
         if op not in ("A", "B"):
@@ -173,14 +187,14 @@ def parse_access(text, role, tile, dtype):
         major = pos[1].upper() if len(pos) > 1 else "K"
         if major not in ("K", "MN"):
             _fail(name, "major", f"{pos[1]!r}: K or MN")
-        return Access(name, role, "gmma" if head in ("wgmma", "gmma") else "umma", major=major, operand=op)
-    if head == "ldmatrix":
+        return Access(name, role, kind, major=major, operand=op)
+    if kind == "ldmatrix":
         return _ldmatrix(name, role, rest, tile, dtype)
-    if head == "stmatrix":
+    if kind == "stmatrix":
         return _stmatrix(name, role, rest, tile, dtype)
-    if head in ("cp_async", "cpasync"):
+    if kind == "cp_async":
         return _cp_async(name, role, rest, tile, dtype)
-    if head == "tv":
+    if kind == "tv":
         width, lay = None, rest
         first, sep, more = rest.partition(":")
         if sep and (first.strip().isdigit() or first.strip().lower() == "auto"):
@@ -190,7 +204,7 @@ def parse_access(text, role, tile, dtype):
             _fail(name, "layout", "missing (tv:[<bytes>:]<layout>)")
         L = _layout_text(name, "layout", lay)
         return _threads(name, role, L, width, None, tile)
-    raise SynthError(f"access {name!r}: unknown kind {head!r} (ldmatrix, stmatrix, cp_async, tv, tma, wgmma, "
+    raise SynthError(f"access {name!r}: unknown kind {head.strip()!r} (ldmatrix, stmatrix, cp_async, tv, tma, wgmma, "
                      "umma)")
 
 

@@ -14,7 +14,7 @@ point by the tests (g++ with the CUTLASS headers, CuTe DSL).
 from __future__ import annotations
 
 from ..core.swizzle import ComposedLayout
-from .space import _GMMA_T, cpp_type
+from .space import GMMA_ELEMENT_TYPE, cpp_type
 
 __all__ = ["cpp", "dsl"]
 
@@ -47,7 +47,7 @@ def cpp(cand, tile, dtype, bits):
     if cand.family == "padded":
         return _cpp_layout(cand.layout)
     if cand.gmma:
-        t = cpp_type(dtype, bits) if bits in _GMMA_T else f"uint{bits}_t"
+        t = cpp_type(dtype, bits) if bits in GMMA_ELEMENT_TYPE else f"uint{bits}_t"
         return f"tile_to_shape(GMMA::Layout_{cand.gmma}_Atom<{t}>{{}}, {shape}{_step(cand.order)})"
     atom = cand.atom_layout
     if isinstance(atom, ComposedLayout):

@@ -22,9 +22,9 @@ import numpy as np
 
 from ..analysis.banks.model import layout_values
 from ..core.layout import Layout
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout, Swizzle
-from .access import SynthError
+from ..errors import SynthError
 from .result import access_proofs, consumer_proofs
 from .search import access_numbers, consumer_legality, make_problem, score_space
 from .space import enumerate_space
@@ -151,12 +151,9 @@ def _changes(a, b):
 
 
 def user_layout(layout, prob):
-    """``(layout, offset table)`` of a user's smem layout for the problem (CuTe text is parsed); SynthError when
-    it is not a layout, does not have the tile's size, or reaches a negative offset."""
-    if isinstance(layout, str):
-        layout = parse(layout, source="layout")
-    if not isinstance(layout, (Layout, ComposedLayout)):
-        raise SynthError(f"layout {layout!r}: a Layout or swizzled ComposedLayout (or its CuTe text) is needed")
+    """``(layout, offset table)`` of a user's smem layout for the problem (read by ``as_layout``: its ParseError
+    when it is not a layout); SynthError when it does not have the tile's size or reaches a negative offset."""
+    layout = as_layout(layout)
     user = layout_values(layout)
     if user.shape[0] != prob.n:
         raise SynthError(f"layout {layout} has {user.shape[0]} elements, the tile {prob.tile} has {prob.n}")

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import time
 
+from ..errors import NoLegalLayout
 from ..prover import Counterexample, Verdict
 from .explain import user_layout
-from .access import NoLegalLayout
 from .result import access_proofs, consumer_proofs
 from .search import make_problem
 from .synthesize import synthesize_problem

@@ -11,20 +11,14 @@ error, never a silent answer).
 from __future__ import annotations
 
 from ..analysis.banks import bank_conflicts, max_vector_width
-from ..errors import CuteVerifyError
+from ..errors import InternalDisagreement
 from ..hardware import agrees
 from ..prover import Verdict, is_bijective, is_injective
 from .codegen import cpp, dsl
 from .search import OBJECTIVE, consumer_legality
-from .space import _GMMA_T
+from .space import GMMA_ELEMENT_TYPE
 
 __all__ = ["Synthesis", "access_proofs", "optimality"]
-
-
-class InternalDisagreement(CuteVerifyError):
-    """The search's score of a layout and the analysis' verdict on it differ (a bug, reported, never used)."""
-
-    kind = "internal"
 
 
 def access_proofs(layout, problem):
@@ -135,7 +129,7 @@ class Synthesis:
                 raise InternalDisagreement(f"synthesis found {lay} legal for {what}, the check refutes it")
         agree = None
         if self.candidate.gmma:  # the answer is CUTLASS's atom tiled: the spec library's agreement proof
-            name = f"GMMA::Layout_{self.candidate.gmma}_Atom<{_GMMA_T[prob.bits]}>"
+            name = f"GMMA::Layout_{self.candidate.gmma}_Atom<{GMMA_ELEMENT_TYPE[prob.bits]}>"
             agree = agrees(lay, name)
             if not agree.proved:
                 raise InternalDisagreement(f"synthesis named {lay} {name}, the spec library refutes it: {agree}")

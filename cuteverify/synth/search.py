@@ -10,7 +10,7 @@ Every candidate of ``space.enumerate_space`` is, exactly:
   ``umma`` (``hardware.smem_desc_rules.from_layout`` proves a wgmma / tcgen05 descriptor reads every
   256-bit K block of the tile, with the operand's major-ness when an access names it);
 * scored on every thread access: the exact conflict degree and the vector width, by the model of
-  ``analysis.banks`` (``banks_model._degree`` / ``_widest`` / ``_vector_problem`` on the offset table, which
+  ``analysis.banks`` (``banks_model._degree`` / ``widest_vector`` / ``vector_problem`` on the offset table, which
   is what ``bank_conflicts`` and ``max_vector_width`` compute; the winner's and runner-up's numbers are
   re-derived through those two functions and must agree).
 
@@ -28,15 +28,17 @@ import heapq
 
 import numpy as np
 
-from ..analysis.banks.model import _degree, _lanes_per_phase, _vector_problem, _widest, access_offsets, layout_values
+from ..analysis.banks.model import (conflict_degree, lanes_per_phase, vector_problem, widest_vector, access_offsets,
+                                    layout_values)
 from ..core.swizzle import ComposedLayout
 from ..core.notation.tiles import read_extents
-from ..errors import CuteVerifyError
+from ..errors import CuteVerifyError, SynthError
+from ..hardware.library import swizzles
 from ..hardware.library.dtypes import dtype_bits
 from ..hardware.descriptors.smem_rules import from_layout
 from ..hardware.tma.box import prove_landing, smem_box
 from ..hardware.tma.copy import tma_swizzle_mode
-from .access import CONSUMERS, SynthError, normalize_accesses
+from .access import CONSUMERS, normalize_accesses
 
 __all__ = ["Problem", "Score", "consumer_legality", "make_problem", "objective_text", "score_space"]
 
@@ -110,12 +112,11 @@ MAX_TILE_BYTES = 256 * 1024
 
 
 def _tile(tile):
-    if isinstance(tile, str):  # 128x64, (128,64), 128,64: the one extents reader, as the CLI and manifests
-        try:
-            tile = read_extents(tile, "tile")
-        except CuteVerifyError as e:
-            raise SynthError(str(e)) from None
-    if (not isinstance(tile, (tuple, list)) or len(tile) != 2
+    try:  # 128x64, (128,64), 128,64, [128, 64]: the one extents reader, as the CLI and manifests
+        tile = read_extents(tile, "tile")
+    except CuteVerifyError as e:
+        raise SynthError(str(e)) from None
+    if (len(tile) != 2
             or not all(type(x) is int and x > 0 and x & (x - 1) == 0 for x in tile)):
         raise SynthError(f"tile {tile!r}: two powers of two (MN, K), e.g. (128, 64)")
     return tuple(tile)
@@ -184,7 +185,7 @@ def _tma_legal(layout, problem):
     if box is None:
         return False, f"tma: {err}"
     inner = box.dims[0][1] * problem.eb
-    span = {0: None, 1: 32, 2: 64, 3: 128}[mode]
+    span = swizzles.by_tma(mode).span_bytes or None
     if inner % 16:
         return False, f"tma: the box's inner extent is {inner} bytes, not a multiple of 16"
     if span is not None and inner > span:
@@ -224,22 +225,22 @@ def access_numbers(problem, i, sv):
     off = sv[idx]
     eb = problem.eb
     if a.vector_bytes is None:
-        vb = 16 if a.phases == "ldmatrix" else _widest(off, eb)[0]
+        vb = 16 if a.phases == "ldmatrix" else widest_vector(off, eb)[0]
     else:
         vb = a.vector_bytes
     if vb < eb:
         return False, f"{a.name}: {vb}-byte vectors are narrower than the element", vb, None
-    p = _vector_problem(off, eb, vb, 16)
+    p = vector_problem(off, eb, vb, 16)
     if p is not None:
         return False, f"{a.name}: {vb}-byte vectors: thread {p[0]}: {p[1]}", vb, None
-    lanes = _lanes_per_phase(vb, a.phases)
+    lanes = lanes_per_phase(vb, a.phases)
     merge = a.phases is None and vb in (8, 16)
-    return True, None, vb, lambda: _degree(idx, off, eb, vb, lanes, 0, merge)[0]
+    return True, None, vb, lambda: conflict_degree(idx, off, eb, vb, lanes, 0, merge)[0]
 
 
 def _bijective(sv, n, padded):
     """Is the offset table ``sv`` one-to-one onto ``[0, n)`` (``padded``: ``n`` distinct offsets >= 0)? By
-    counting each offset (a bincount) instead of sorting; ``tests/banks_reference.py: bijective_ref`` is the oracle."""
+    counting each offset (a bincount) instead of sorting; ``tests/oracles/banks_reference.py: bijective_ref`` is the oracle."""
     if sv.size == 0 or sv.min() < 0:
         return sv.size == n == 0
     top = int(sv.max())

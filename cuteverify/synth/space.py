@@ -27,6 +27,7 @@ from ..core.layout import Layout
 from ..core.swizzle import ComposedLayout, Swizzle
 from ..hardware import get as get_spec
 from ..hardware.library.ptx_tables import plain_spec_layout
+from ..hardware.library.swizzles import GMMA_ATOM_TAGS
 
 __all__ = ["SPACE_TEXT", "Candidate", "cpp_type", "enumerate_space"]
 
@@ -35,12 +36,11 @@ SPACE_TEXT = ("GMMA atoms Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>; generic
               "(r,c):(c,1) and MN-major (r,c):(1,r) bases, and unswizzled (1,c) / (r,1) bases; tile_to_shape "
               "column- and row-major; padded pitches (+4/8/16/32 bytes) only with allow_padding")
 
-_GMMA_T = {8: "uint8_t", 16: "half_t", 32: "float"}
+GMMA_ELEMENT_TYPE = {8: "uint8_t", 16: "half_t", 32: "float"}
 _CPP_T = {("bf16", "bfloat16", "bfloat16_t"): "cute::bfloat16_t", ("f16", "fp16", "half", "half_t", "float16"): "cute::half_t",
           ("f32", "fp32", "float", "float32"): "float", ("tf32", "tfloat32_t"): "cute::tfloat32_t",
           ("e4m3", "f8", "fp8", "float_e4m3_t"): "cute::float_e4m3_t", ("e5m2", "float_e5m2_t"): "cute::float_e5m2_t",
           ("s8", "int8", "int8_t"): "int8_t", ("u8", "uint8", "uint8_t", "b8"): "uint8_t"}
-_SW_ORDER = ("INTER", "SW32", "SW64", "SW128")
 
 
 def cpp_type(dtype, bits):
@@ -106,12 +106,12 @@ def _pow2(lo, hi):
 
 
 def _gmma_atoms(bits):
-    t = _GMMA_T.get(bits)
+    t = GMMA_ELEMENT_TYPE.get(bits)
     if t is None:
         return []
     out = []
     for major in ("K", "MN"):
-        for sw in _SW_ORDER:
+        for sw in GMMA_ATOM_TAGS:
             spec = get_spec(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
             # parsed once per text (the spec's self-check parsed it already): the space is built per claim
             out.append((f"{major}_{sw}", major, plain_spec_layout(spec, "layout")))

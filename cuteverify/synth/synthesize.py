@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from .access import NoLegalLayout, SynthError
+from ..errors import NoLegalLayout, SynthError
 from .result import Synthesis
 from .search import make_problem, score_space
 from .space import SPACE_TEXT, enumerate_space

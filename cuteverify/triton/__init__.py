@@ -5,7 +5,7 @@ and hardware specs.
 
 The conversions follow Triton 3.9 (``TRITON_VERSION``): its ``toLinearLayout`` as Gluon's
 ``GluonOpBuilder.to_linear_layout`` computes it, checked case by case against a corpus of attributes that
-Triton 3.9 itself converted (tests/triton_data). Both spellings of the CTA split are read: 3.9's
+Triton 3.9 itself converted (tests/triton/triton_data). Both spellings of the CTA split are read: 3.9's
 ``CGALayout = [[...]]`` and the older ``CTAsPerCGA / CTASplitNum / CTAOrder``. When a ``triton`` package is
 installed, importing this package checks its version (:func:`check_triton_version`): another major.minor gets
 a :class:`TritonVersionWarning`, since its conversions may differ from the ones modelled here.
@@ -13,8 +13,8 @@ a :class:`TritonVersionWarning`, since its conversions may differ from the ones 
 May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``linear``, ``prover``, ``hardware``, ``atoms``,
 ``analysis``.
 
-Modules: ``attrs`` (the attribute records, ``parse_attr``, ``parse_shape``), ``ttgir`` (``parse_module``: a
-TTGIR file's aliases and tensor types; ``parse_tensor_type``), ``convert`` (``to_linear``: Triton's
+Modules: ``attrs`` (the attribute records, ``parse_attr``; a shape's text is read by ``core.notation.tiles``),
+``ttgir`` (``parse_module``: a TTGIR file's aliases and tensor types; ``parse_tensor_type``), ``convert`` (``to_linear``: Triton's
 ``toLinearLayout`` for each attribute and tensor shape, with ``combineCtaCgaWithShape`` and the
 ``ensureLayoutNot{Larger,Smaller}Than`` rules), ``prove`` (``prove_triton_equals``: the same ownership or the
 same function as a CuTe TV / smem layout, an atom's operand or another attribute, decided over F2).
@@ -30,11 +30,9 @@ from .attrs import (
     NvidiaMma,
     NvmmaShared,
     SwizzledShared,
-    UnsupportedAttribute,
     parse_attr,
-    parse_shape,
 )
-from .convert import TritonLayoutError, to_linear
+from .convert import to_linear
 from .prove import prove_triton_equals, triton_layout
 from .ttgir import TensorType, TtgirModule, parse_module, parse_tensor_type
 
@@ -50,12 +48,9 @@ __all__ = [
     "NvmmaShared",
     "SwizzledShared",
     "TensorType",
-    "TritonLayoutError",
     "TtgirModule",
-    "UnsupportedAttribute",
     "parse_attr",
     "parse_module",
-    "parse_shape",
     "parse_tensor_type",
     "prove_triton_equals",
     "to_linear",

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.notation.scan import ALL, matching, split_top, unbalanced
-from ..errors import ParseError
+from ..errors import ParseError, UnsupportedAttribute
 
 __all__ = [
     "SUPPORTED",
@@ -31,9 +31,7 @@ __all__ = [
     "NvidiaMma",
     "NvmmaShared",
     "SwizzledShared",
-    "UnsupportedAttribute",
     "parse_attr",
-    "parse_shape",
 ]
 
 SUPPORTED = ("blocked", "nvidia_mma", "dot_op", "nvmma_shared", "swizzled_shared", "linear")
@@ -48,17 +46,6 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _INT = re.compile(r"-?\d+")
 MAX_INT = 1 << 30  # larger field values are refused before any arithmetic on them
 MAX_DEPTH = 16  # nested lists / parent attributes; deeper text is refused before Python's recursion limit
-
-
-class UnsupportedAttribute(ParseError):
-    """A layout attribute that is well formed but not modelled here (``#ttg.amd_mfma``, ``#ttg.slice``, a
-    ``hasLeadingOffset`` shared layout, another dialect's attribute): an input error naming it."""
-
-    def __init__(self, text: str, column: int, name: str, why: str = "", source: str = _SOURCE):
-        self.name = name
-        reason = why or "it is not modelled"
-        super().__init__(text, column, f"one of the layouts {', '.join(SUPPORTED)}; #{name} is refused: "
-                                       f"{reason}", source)
 
 
 # ------------------------------------------------------------------------------------------ the records
@@ -307,13 +294,13 @@ class AttrReader:
                 kind = name[len(p):]
         if kind is None:
             raise UnsupportedAttribute(t, start + 1, name, "not a layout of Triton's GPU dialect (#ttg.)",
-                                       self.source)
+                                       self.source, SUPPORTED)
         kind = {"mma": "nvidia_mma"}.get(kind, kind)
         if kind == "shared":
             return self.legacy_shared(i + 1, close, start, name)
         if kind not in SUPPORTED:
             raise UnsupportedAttribute(t, start + 1, name, "" if kind in UNSUPPORTED else "unknown attribute",
-                                       self.source)
+                                       self.source, SUPPORTED)
         fields = self.fields(i + 1, close)
         return getattr(self, "make_" + kind)(fields, t.rfind("}", i, close))
 
@@ -521,7 +508,7 @@ class AttrReader:
         if "hasLeadingOffset" in f and self.bool_of(f["hasLeadingOffset"][0], "hasLeadingOffset"):
             raise UnsupportedAttribute(self.text, at + 1, name, "hasLeadingOffset = true is the older form of "
                                        "nvmma_shared, whose tile depends on the element type: write "
-                                       "#ttg.nvmma_shared<{...}>", self.source)
+                                       "#ttg.nvmma_shared<{...}>", self.source, SUPPORTED)
         f.pop("hasLeadingOffset", None)
         return self.make_swizzled_shared(f, close)
 
@@ -549,20 +536,3 @@ def parse_attr(text: str, aliases=None, source: str = _SOURCE):
     if not isinstance(text, str):
         raise ParseError(str(text), 1, "a layout attribute as text", source)
     return AttrReader(text, source, aliases).attr(0, len(text))
-
-
-def parse_shape(text: str, source: str = "shape") -> tuple:
-    """``128x64`` (also ``128,64`` or ``[128, 64]``) -> ``(128, 64)``: positive integers."""
-    t = str(text).strip()
-    if t.startswith("[") and t.endswith("]"):
-        t = " " + t[1:-1] + " "
-    seps = re.split(r"[x,]", t)
-    out, pos = [], 0
-    for s in seps:
-        k = s.strip()
-        col = pos + (len(s) - len(s.lstrip())) + 1
-        if not re.fullmatch(r"\d+", k) or int(k) == 0 or len(k) > 9:
-            raise ParseError(str(text), col, "positive integer extents such as 128x64", source)
-        out.append(int(k))
-        pos += len(s) + 1
-    return tuple(out)

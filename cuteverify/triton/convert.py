@@ -18,12 +18,12 @@ Triton asserts (an nvmma_shared box at least one 8-row swizzle atom, mma tiles o
 form whose 3.9 answer is degenerate (a transposed unswizzled nvmma_shared of rank >= 3 maps more offsets than
 the tensor has elements).
 
-Post-condition (checked by tests/test_triton39_corpus.py against a corpus converted by Triton 3.9 itself): the
+Post-condition (checked by tests/triton/test_triton39_corpus.py against a corpus converted by Triton 3.9 itself): the
 bases are exactly Triton's, in Triton's order, out dims ``dim0..`` with sizes the tensor's extents.
 """
 from __future__ import annotations
 
-from ..errors import CuteVerifyError
+from ..errors import TritonLayoutError
 from ..linear import LinearLayout
 from .attrs import (
     Blocked,
@@ -35,14 +35,7 @@ from .attrs import (
     SwizzledShared,
 )
 
-__all__ = ["TritonLayoutError", "dim_names", "ensure_not_larger", "ensure_not_smaller", "to_linear"]
-
-
-class TritonLayoutError(CuteVerifyError, ValueError):
-    """A layout attribute that has no linear layout for the given tensor shape (a rule Triton asserts, or a
-    combination this package does not model): an input error naming the attribute and the rule."""
-
-    kind = "input"
+__all__ = ["dim_names", "ensure_not_larger", "ensure_not_smaller", "to_linear"]
 
 
 def _pow2(n) -> bool:

@@ -25,13 +25,14 @@ from __future__ import annotations
 import time
 
 from ..core.layout import Layout, size
-from ..core.notation.parse import parse
+from ..core.notation.interop import as_layout
+from ..core.notation.tiles import read_extents
 from ..core.swizzle import ComposedLayout
-from ..errors import CuteVerifyError, NotAdmissibleError
+from ..errors import CuteVerifyError, NotAdmissibleError, TritonLayoutError
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout
 from ..prover.verdict import Counterexample, Verdict
-from .attrs import DotOperand, parse_attr, parse_shape
-from .convert import TritonLayoutError, to_linear
+from .attrs import DotOperand, parse_attr
+from .convert import to_linear
 
 __all__ = ["THREAD_DIMS", "prove_triton_equals", "triton_layout"]
 
@@ -43,7 +44,7 @@ METHOD_OWN = "F2 rank (same ownership)"
 def triton_layout(attr_or_text, shape, aliases=None):
     """``(attr, shape, LinearLayout)`` of an attribute record or text on a shape (tuple or ``128x64``)."""
     attr = parse_attr(attr_or_text, aliases) if isinstance(attr_or_text, str) else attr_or_text
-    shape = parse_shape(shape) if isinstance(shape, str) else tuple(shape)
+    shape = read_extents(shape, "shape")
     return attr, shape, to_linear(attr, shape)
 
 
@@ -74,7 +75,7 @@ def _linear_side(ll: LinearLayout, what: str) -> _Side:
 
 
 def _as_cute(other):
-    lay = parse(other, source="CuTe layout") if isinstance(other, str) else other
+    lay = as_layout(other, "CuTe layout", shapes=False)
     # F2 (^k) and E<i> strides are concrete values; only a free symbol (N, K ...) needs a substitution
     if isinstance(lay, (Layout, ComposedLayout)) and not lay.is_concrete and lay.free_symbols():
         raise TritonLayoutError(f"the CuTe layout {lay} has symbols: a Triton layout is concrete, substitute values "
@@ -398,9 +399,6 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
         theirs, what, S = to_linear(oattr, shape), oattr.text(), None
     else:
         S = _as_cute(other)
-        if not isinstance(S, (Layout, ComposedLayout)):
-            raise TritonLayoutError(f"a shared attribute is compared with a CuTe smem layout, a shared attribute or a "
-                                    f"linear layout, got {type(other).__name__}")
         sizes = tuple(S.shape[i] if type(S.shape[i]) is int else _size_of(S.shape[i]) for i in range(len(S.shape))) \
             if isinstance(S.shape, tuple) else (S.shape,)
         if sizes != tuple(shape):

@@ -23,7 +23,7 @@ elem_bytes`` elements, value ``v`` of a thread belongs to vector ``v // n``; eve
 instruction (an iteration), so the degree reported is the maximum over warps, iterations and phases.
 
 Merging (H200, ncu: ``specs/evidence/sm90/banks_ncu.jsonl`` and ``examples/banks_silicon.md``, checked by
-``tests/test_banks_ncu.py``): for 8- and 16-byte accesses with the default phases, lanes of one aligned quad
+``tests/analysis/test_banks_ncu.py``): for 8- and 16-byte accesses with the default phases, lanes of one aligned quad
 (lanes 4i .. 4i+3) reading the same address are one request, and the requests, in lane order, fill phases of
 128 bytes (16 requests of 8 bytes; 8 of 16 bytes, never mixing half-warps); see
 ``banks_model._merged_phases``. Fixed 16- / 8-thread phases over-count where lanes share addresses (two lanes
@@ -47,11 +47,12 @@ import time
 
 from ...atoms import TiledCopy
 from ...core.layout import idx2crd, size
+from ...core.notation.interop import as_layout
 from ...core.swizzle import ComposedLayout
 from ...core.tuples import is_tuple
 from ...errors import NotAdmissibleError
 from ...symbolic import finite_assignments
-from .model import (BANK_BYTES, DTYPE_BYTES, NUM_BANKS, _degree, _lanes_per_phase, _vector_problem, _widest,  # noqa: F401  (_degree, _lanes_per_phase, _widest: for examples/banks_silicon.py)
+from .model import (BANK_BYTES, DTYPE_BYTES, NUM_BANKS, conflict_degree, lanes_per_phase, vector_problem, widest_vector,  # noqa: F401  (conflict_degree, lanes_per_phase, widest_vector: for examples/banks_silicon.py)
     access_offsets, elem_bytes_of, layout_values)
 from .place import Placement, copy_smem_side, copy_width, describe_values, place_access, read_tile
 from .verdict import BankConflict, BankVerdict, VectorBreak, VectorVerdict
@@ -159,6 +160,8 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
     raises :class:`NotAdmissibleError`.
     """
     t0 = time.perf_counter()
+    smem_layout = None if smem_layout is None else as_layout(smem_layout, "smem layout")
+    access = access if isinstance(access, TiledCopy) else as_layout(access, "access")
     eb, vector_bytes, phases = _copy_defaults(access, dtype, elem_bytes, vector_bytes, phases, side)
     if type(base_bytes) is not int or base_bytes < 0:
         raise NotAdmissibleError("banks", f"base_bytes must be a byte address (an integer >= 0), got {base_bytes!r}")
@@ -262,19 +265,19 @@ def _bank_concrete(smem, pl, eb, vector_bytes, phases, base_bytes, assignment):
         if isinstance(phases, str) and phases.lower() in ("ldmatrix", "stmatrix", "ldsm", "stsm"):
             vb = 16
         else:
-            vb, _ = _widest(off, eb, per=pl.per_iter)
+            vb, _ = widest_vector(off, eb, per=pl.per_iter)
     else:
         vb = vector_bytes
     if type(vb) is not int or vb <= 0 or vb & (vb - 1) or vb > 16:
         raise NotAdmissibleError("banks", f"vector_bytes must be a power of two up to 16, got {vb!r}")
     if vb < eb:
         raise NotAdmissibleError("banks", f"vector_bytes={vb} is narrower than the {eb}-byte element")
-    lanes = _lanes_per_phase(vb, phases)
-    p = _vector_problem(off, eb, vb, alignment=16, per=pl.per_iter)
+    lanes = lanes_per_phase(vb, phases)
+    p = vector_problem(off, eb, vb, alignment=16, per=pl.per_iter)
     if p is not None:
         return None, None, None, VectorBreak(p[0], vb, p[1], p[2], p[3], assignment=assignment or None), vb, lanes, pl
     merge = phases is None and vb in (8, 16)
-    degree, wavefronts, ideal, wit = _degree(pl.idx, off, eb, vb, lanes, base_bytes, merge=merge)
+    degree, wavefronts, ideal, wit = conflict_degree(pl.idx, off, eb, vb, lanes, base_bytes, merge=merge)
     return degree, wavefronts, ideal, wit, vb, lanes, pl
 
 
@@ -296,6 +299,8 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
     """
     t0 = time.perf_counter()
     copy = isinstance(layout_or_tv, TiledCopy)
+    layout_or_tv = layout_or_tv if copy else as_layout(layout_or_tv)
+    smem = None if smem is None else as_layout(smem, "smem layout")
     eb = _copy_defaults(layout_or_tv, dtype, elem_bytes, None, None, side)[0] if copy else \
         elem_bytes_of(dtype, elem_bytes)
     _positive_pow2("require", require, 16)  # a 3-byte vector is no access the hardware has
@@ -325,7 +330,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
         S = _subs(smem, a, "smem layout")
         pl = place_access(L if copy else _subs(L, a, "access"), S, tile, side, "vector width")
         off = _offsets(S, pl)
-        w, blk = _widest(off, eb, alignment, pl.per_iter)
+        w, blk = widest_vector(off, eb, alignment, pl.per_iter)
         if best is None or w < best[1]:
             best = (a, w, blk, off, pl)
     a, w, blk, off, pl = best
@@ -345,7 +350,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
         if w >= require:
             return VectorVerdict("proved", claim=claim, method="enumeration", width=w, elems=w // eb,
                                  blocker=blocker, elem_bytes=eb, reason=reason, elapsed=time.perf_counter() - t0)
-        p = _vector_problem(off, eb, require, alignment, pl.per_iter)
+        p = vector_problem(off, eb, require, alignment, pl.per_iter)
         cex = VectorBreak(p[0], require, p[1], p[2], p[3], assignment=a) if p else blocker
         why = f"widest is {w} bytes"
         if cex is not None and cex.value_indices and pl.tile is not None:

@@ -4,7 +4,7 @@ A ``cp.async`` (SASS ``LDGSTS``) writes shared memory from global memory; the sh
 (``analysis.banks``) proves conflict-free copies that the H200 serves in up to 8 passes per phase. Model, fitted
 to every configuration of ``specs/evidence/sm90/cp_async_rows.jsonl`` (``probes/cp_async_rows``: ncu's hardware
 counter ``l1tex__data_pipe_lsu_wavefronts_mem_shared`` for ``.ca``, clock64 for ``.cg``; checked by
-``tests/test_cp_async_rows.py``):
+``tests/analysis/test_cp_async_rows.py``):
 
 * a warp's ``size``-byte copies (``size`` = 4, 8, 16) are served in fixed phases of ``128 / size`` lanes
   (32, 16, 8), the 128 bytes one pass writes; a phase of lanes ``a`` reads global byte ``g(a)`` and writes
@@ -44,7 +44,7 @@ from ...core.tuples import flatten, is_tuple, product
 from ...errors import NotAdmissibleError
 from ...prover.verdict import Counterexample
 from ...symbolic import decide, finite_assignments
-from .model import _vector_problem, access_offsets, elem_bytes_of
+from .model import vector_problem, access_offsets, elem_bytes_of
 from .place import copy_tv_over
 from .verdict import BankVerdict, VectorBreak, assignment_text
 from .vector_sym import witness_values
@@ -271,7 +271,7 @@ def _addresses(src, dst, dst_smem, eb, size, gmem_base, smem_base):
     except NotAdmissibleError as e:  # the shared side's enumeration names itself "banks": say which copy
         raise NotAdmissibleError("cp.async passes", e.condition, e.modes) from None
     for side, off in (("source (global)", goff), ("destination (shared)", soff)):
-        p = _vector_problem(off, eb, size, alignment=16)  # the bases are size-aligned (_check_args)
+        p = vector_problem(off, eb, size, alignment=16)  # the bases are size-aligned (_check_args)
         if p is not None:
             return None, None, (side, VectorBreak(p[0], size, p[1], p[2], p[3]))
     n = size // eb

@@ -46,8 +46,8 @@ def layout_values(layout) -> np.ndarray:
     Built mode by mode with numpy, colexicographically (the first mode fastest), the order of the layout's own
     ``values()``; a swizzle is the core's ``Swizzle`` applied to the whole array at once, a layout as the
     outer function of a composition is its own table indexed by the inner values. Post-condition: equal to
-    ``np.asarray(layout.values())`` (``tests/banks_reference.py: layout_values_ref``, checked by
-    ``tests/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
+    ``np.asarray(layout.values())`` (``tests/oracles/banks_reference.py: layout_values_ref``, checked by
+    ``tests/analysis/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
     path and its error."""
     if isinstance(layout, ComposedLayout):
         outer = layout_values(layout.outer) + int(layout.offset)
@@ -110,7 +110,7 @@ def _index_layout(access, smem_shape):
     return Layout(access.shape, unflatten(out, access.shape))
 
 
-def _tv_shape(access):
+def tv_shape(access):
     """(threads, values) of a TV layout; rank 1 means one value per thread."""
     if is_tuple(access.shape):
         if len(access.shape) == 1:
@@ -125,7 +125,7 @@ def _tv_shape(access):
 def access_offsets(smem, access):
     """``(idx, off)``: int64 arrays of shape (threads, values): the tile element index ``access(t, v)`` and its
     element offset ``smem(idx)``. ``smem=None`` reads ``access`` as offsets directly."""
-    T, V = _tv_shape(access)
+    T, V = tv_shape(access)
     if smem is None:
         off = layout_values(access).reshape(V, T).T
         return off, off
@@ -140,7 +140,7 @@ def access_offsets(smem, access):
     return idx, sv[idx]
 
 
-def _vector_problem(off, eb, width, alignment=16, per=None):
+def vector_problem(off, eb, width, alignment=16, per=None):
     """``None`` if every thread's values group into aligned contiguous ``width``-byte vectors, else a
     ``(thread, why, value_indices, offsets)`` witness. ``per``: values per thread in one tile of a placed
     access (``banks_place``); a vector must not span two tiles, so ``width`` must split ``per`` values."""
@@ -187,23 +187,26 @@ def _first(mask):
     return [np.unravel_index(i, mask.shape)] if flat.size and flat[i] else ()
 
 
-def _widest(off, eb, alignment=16, per=None):
+def widest_vector(off, eb, alignment=16, per=None):
     """The widest vector width (bytes) every thread's values allow and ``(twice that, why not)`` or None."""
     w, blocker = eb, None
     cand = eb * 2
     while cand <= min(16, alignment) and cand <= 16:
-        p = _vector_problem(off, eb, cand, alignment, per)
+        p = vector_problem(off, eb, cand, alignment, per)
         if p is not None:
             blocker = (cand, p)
             break
         w = cand
         cand *= 2
     if blocker is None and w * 2 <= 16 and eb <= 16:
-        blocker = (w * 2, _vector_problem(off, eb, w * 2, alignment, per))
+        blocker = (w * 2, vector_problem(off, eb, w * 2, alignment, per))
     return w, blocker
 
 
-def _lanes_per_phase(vector_bytes, phases):
+def lanes_per_phase(vector_bytes, phases):
+    """Threads served per shared-memory phase for accesses of ``vector_bytes`` bytes: the hardware default
+    (32 / 16 / 8 for 4- / 8- / 16-byte accesses) when ``phases`` is None, 8 for ``"ldmatrix"``/``"stmatrix"``,
+    else 32 / ``phases``. A ``phases`` that does not divide 32 is refused (NotAdmissibleError)."""
     if phases is None:
         return WARP if vector_bytes <= 4 else (16 if vector_bytes == 8 else 8)
     if isinstance(phases, str):
@@ -223,7 +226,7 @@ def _lanes_per_phase(vector_bytes, phases):
 CHUNK = 1 << 15
 
 
-def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
+def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     """Exact degrees; returns (degree, wavefronts, ideal, witness-or-None).
 
     ``merge=False``: fixed phases of ``lanes`` threads (ldmatrix / stmatrix, an explicit ``phases=``).
@@ -232,7 +235,7 @@ def _degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False):
     words on one bank (the degree of the phase; ideal 1 wavefront per phase).
 
     Vectorised (issue 30): per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
-    ``tests/banks_reference.py: degree_ref`` is the model before it (equal results, ``tests/test_banks_vectorized.py``),
+    ``tests/oracles/banks_reference.py: degree_ref`` is the model before it (equal results, ``tests/analysis/test_banks_vectorized.py``),
     except for words below 0, which it mixed into the wrong phases."""
     T, V = off.shape
     n = max(1, vector_bytes // eb)
@@ -337,7 +340,7 @@ def _merged_phases(vaddr, vector_bytes):
     """Phase index (0..3) of every (thread, iteration) for 8- and 16-byte accesses, as the H200 forms them.
 
     Fitted to every ncu measurement recorded (``specs/evidence/sm90/banks_ncu.jsonl`` and the earlier table
-    in ``examples/banks_silicon.md``; ``tests/test_banks_ncu.py``): lanes of one aligned quad (lanes 4i ..
+    in ``examples/banks_silicon.md``; ``tests/analysis/test_banks_ncu.py``): lanes of one aligned quad (lanes 4i ..
     4i+3) that read the same address are one request; the requests, in lane order, fill phases of 128 bytes
     (16 of 8 bytes, 8 of 16 bytes), and a 16-byte phase never mixes the two half-warps. So pairs of lanes
     reading one 8-byte word take 1 wavefront (not 2), a 16-byte broadcast 2 (not 4), while lanes ``i`` and

@@ -39,7 +39,7 @@ from ...core.layout import Layout, idx2crd, size
 from ...core.tuples import flatten, is_tuple
 from ...core.notation.tiles import read_extents
 from ...errors import CuteVerifyError, NotAdmissibleError, ParseError
-from .model import _tv_shape, access_offsets, layout_values
+from .model import tv_shape, access_offsets, layout_values
 
 __all__ = ["Placement", "copy_smem_side", "copy_tv_over", "copy_width", "describe_values", "place_access", "read_tile"]
 
@@ -133,7 +133,7 @@ def place_access(access, smem, tile=None, side=None, op="banks") -> Placement:
         return _place_copy(access, smem, tile, side, op)
     if side is not None:
         raise NotAdmissibleError(op, "side belongs to a tiled copy, not to a TV layout")
-    T, V = _tv_shape(access)
+    T, V = tv_shape(access)
     if smem is None or (tile is None and not _integer_strides(access)):
         if tile is not None:
             raise NotAdmissibleError(op, "tile places a TV layout over an smem layout: give smem"

@@ -24,7 +24,7 @@ import time
 from ...core.tuples import flatten, product
 from ...symbolic import decide, domain
 from ...symbolic.lazy import sympy
-from .model import _widest, _vector_problem, access_offsets
+from .model import widest_vector, vector_problem, access_offsets
 from .verdict import VectorBreak, VectorVerdict
 
 _SAMPLE = (1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256)
@@ -121,7 +121,7 @@ def symbolic_verdict(L, eb, alignment, require, claim, name, t0=None):
             blocker = VectorBreak(blk[1][0], blk[0], blk[1][1], blk[1][2], blk[1][3], assignment=a)
         method += f" + a narrower assignment {a}"
         if require is not None:
-            p = _vector_problem(off, eb, require, alignment)
+            p = vector_problem(off, eb, require, alignment)
             cex = VectorBreak(p[0], require, p[1], p[2], p[3], assignment=a) if p else blocker
             return VectorVerdict("refuted", claim=claim, method=method, counterexample=cex, width=w,
                                  elems=w // eb, blocker=blocker, elem_bytes=eb, reason=f"widest is {w} bytes at {a}",
@@ -139,7 +139,7 @@ def _witness(L, eb, alignment, width):
             _, off = access_offsets(None, Lc)
         except Exception:  # noqa: BLE001 (an assignment where the layout does not exist: skipped)
             continue
-        wc, blk = _widest(off, eb, alignment)
+        wc, blk = widest_vector(off, eb, alignment)
         if wc < width:
             return values, off, blk
     return None

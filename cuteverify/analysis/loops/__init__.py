@@ -16,8 +16,8 @@ May import: ``errors``, ``symbolic``, ``core``, ``algebra``, ``prover``.
 from __future__ import annotations
 
 from .form import LoopLayout, check_no_repeat, loop_layout, to_loop_nest
-from .parse import Loop, LoopNest, LoopNestError, parse_loop_nest, trip_count
+from .parse import Loop, LoopNest, parse_loop_nest, trip_count
 from .repeat import ENUMERATION_LIMIT, NoRepeat
 
-__all__ = ["LoopNestError", "Loop", "LoopNest", "LoopLayout", "NoRepeat", "parse_loop_nest", "loop_layout",
+__all__ = ["Loop", "LoopNest", "LoopLayout", "NoRepeat", "parse_loop_nest", "loop_layout",
            "to_loop_nest", "check_no_repeat", "trip_count", "ENUMERATION_LIMIT"]

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from ...algebra.coalesce import coalesce
 from ...core.notation.format import format_tuple
 from ...core.layout import Layout
-from ...core.notation.parse import parse
+from ...core.notation.interop import as_layout
 from ...core.tuples import flatten
-from ...errors import CuteVerifyError
+from ...errors import CuteVerifyError, LoopNestError
 from ...symbolic import decide, normalize, parse_expr, symbol
 from ...symbolic.conditions import Obligation
 from ...symbolic.lazy import sympy
-from .parse import LoopNest, LoopNestError, coerce_nest, trip_count
+from .parse import LoopNest, coerce_nest, trip_count
 from .repeat import ENUMERATION_LIMIT, NoRepeat, no_repeat
 
 __all__ = ["LoopLayout", "loop_layout", "to_loop_nest", "check_no_repeat"]
@@ -190,8 +190,7 @@ def to_loop_nest(layout, offset=0, array: str = "A", *, body: str = "g", one_d: 
     Modes are flattened, mode 0 is the innermost loop. ``one_d`` prints one loop over a 1-D coordinate ``k``
     with the colexicographic split ``k % N0, (k / N0) % N1, ...`` (the paper's ``f(k)`` form).
     """
-    if not isinstance(layout, Layout):
-        layout = parse(str(layout))
+    layout = as_layout(layout)
     offset = normalize(offset) if not isinstance(offset, str) else parse_expr(offset)
     shapes = [s for s in flatten(layout.shape)]
     strides = [d for d in flatten(layout.stride)]

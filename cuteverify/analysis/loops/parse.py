@@ -12,15 +12,11 @@ import re
 from dataclasses import dataclass
 
 from ...core.notation.scan import split_top, unbalanced
-from ...errors import CuteVerifyError, ParseError
+from ...errors import LoopNestError, ParseError
 from ...symbolic import decide, normalize, parse_expr, symbol
 from ...symbolic.lazy import sympy
 
-__all__ = ["LoopNestError", "Loop", "LoopNest", "parse_loop_nest", "coerce_nest", "trip_count", "sign"]
-
-
-class LoopNestError(CuteVerifyError, ValueError):
-    """A loop nest that parses but has no canonical layout (not rectangular, not affine, step 0, ...)."""
+__all__ = ["Loop", "LoopNest", "parse_loop_nest", "coerce_nest", "trip_count", "sign"]
 
 
 _SRC = "loop nest"

@@ -18,7 +18,7 @@ from ..layout import Layout, compact_col_major
 from ..strides import F2, ScaledBasis
 from ..swizzle import ComposedLayout, Swizzle
 from .format import format_tuple, format_value
-from .scan import has_top, matching
+from .scan import has_top, matching, split_top
 from . import cute_ir as cute_ir_text
 from ..tuples import congruent, flatten
 from ...symbolic.conditions import Condition, Obligation
@@ -319,7 +319,25 @@ def _check_shape(shape, p, start):
             p.error(f"positive shape entries (got {format_value(x)})", start)
 
 
-_SWZ = re.compile(r"\s*(?:S|Sw)\s*<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>\s*")
+# the swizzle functor in every print: ``S<3,3,3>`` (CuTe DSL), ``Sw<3,3,3>`` (C++'s print), ``Swizzle<3,3,3>{}`` /
+# ``cute::Swizzle<3,3,3>`` (C++ source, as ``composition(Swizzle<3,3,3>{}, L)`` writes it)
+_SWZ = re.compile(r"\s*(?:S|Sw|(?:cute::)?Swizzle)\s*<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>\s*(?:\{\s*\}\s*)?")
+_COMPOSITION = re.compile(r"\s*(?:cute::)?composition\s*\(")
+
+
+def read_swizzle(text: str, source: str = "swizzle"):
+    """The swizzle functor ``text`` names, or None when it is no swizzle print.
+
+    Admissible: ``S<B,M,S>``, ``Sw<B,M,S>``, ``Swizzle<B,M,S>`` or ``Swizzle<B,M,S>{}`` (optionally ``cute::``),
+    surrounded by blanks. Post-condition: the :class:`Swizzle` with those three parameters; parameters no
+    swizzle has raise :class:`ParseError` (an input error) naming ``source``."""
+    m = _SWZ.fullmatch(text)
+    if not m:
+        return None
+    try:
+        return Swizzle(*(int(x) for x in m.groups()))
+    except NotAdmissibleError as e:
+        raise ParseError(text, 1, f"a valid swizzle: {e.condition}", source) from None
 
 
 # ``Sw<3,4,3> o smem_ptr[16b](unset) o L``: CUTLASS's print of a swizzle on the byte address of elements of 16 bits
@@ -336,11 +354,13 @@ def parse(text, assume=None, *, source: str = "layout"):
     function on element indices, ``S<B, M - log2(N/8), S> o 0 o L``.
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and to_layout read objects)")
+        raise TypeError(f"parse reads CuTe text, got {type(text).__name__} (cv.parse and as_layout read objects)")
     if cute_ir_text.is_cute_ir(text):
         # CuTe IR's type texts (!cute.layout<"...">, !cute.tile<"[...]">, ...): their bodies are read here
         shared = as_assumptions(assume)
         return cute_ir_text.read(text, lambda body: parse(body, shared, source=source), parse_tuple, source=source)
+    if _COMPOSITION.match(text):
+        return _composition(text, assume, source)
     assumptions = as_assumptions(assume)
     p = _Parser(text, source)
     if not text.strip():
@@ -370,6 +390,38 @@ def parse(text, assume=None, *, source: str = "layout"):
             raise ParseError(text, at + 1, f"a composed layout: {e.condition}", source) from None
     _check_names(L, assumptions, text, shared=not isinstance(assume, (list, tuple, str)))
     return L
+
+
+def _composition(text, assume, source):
+    """``composition(Swizzle<B,M,S>{}, L)``: CuTe C++'s construction of the swizzled layout ``S<B,M,S> o 0 o L``
+    (the text ``cuteverify why`` suggests); any other composition is an algebra call, not layout text."""
+    m = _COMPOSITION.match(text)
+    deep = [c.start() for c in _COMPOSITION.finditer(text)]
+    if len(deep) > MAX_DEPTH:  # each nests one parse: refuse before Python's recursion limit
+        raise ParseError(text, text.find("composition", deep[MAX_DEPTH]) + 1, f"at most {MAX_DEPTH} nested "
+                         "compositions", source)
+    close = matching(text, m.end() - 1)
+    if close < 0:
+        raise ParseError(text, len(text) + 1, "a closing ')'", source)
+    if text[close + 1:].strip():
+        raise ParseError(text, close + 2, "end of layout after composition(...)", source)
+    pieces = split_top(text, ",", "(<[{", m.end(), close)
+    if len(pieces) != 2:
+        raise ParseError(text, m.end() + 1, "composition(Swizzle<B,M,S>{}, LAYOUT): a swizzle and a layout "
+                         "(other compositions are computed by the algebra verb)", source)
+    (fn, _), (inner, at) = pieces
+    sw = read_swizzle(fn, source)
+    if sw is None:
+        raise ParseError(text, m.end() + len(fn) - len(fn.lstrip()) + 1, "a swizzle Swizzle<B,M,S>{} (other "
+                         "compositions are computed by the algebra verb)", source)
+    try:
+        L = parse(inner, assume, source=source)
+    except ParseError as e:
+        raise ParseError(text, at + e.column, e.expected, source) from None
+    try:
+        return ComposedLayout(sw, 0, L)
+    except NotAdmissibleError as e:
+        raise ParseError(text, at + 1, f"a composed layout: {e.condition}", source) from None
 
 
 def _make_parsed(shape, stride, assumptions):

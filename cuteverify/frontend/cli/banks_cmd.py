@@ -21,10 +21,12 @@ import sys
 import click
 
 from cuteverify.analysis.banks import bank_conflicts, max_vector_width, read_tile
-from cuteverify.core.notation.parse import parse
-from cuteverify.errors import NotAdmissibleError
+from cuteverify.core.layout import size
+from cuteverify.core.notation.interop import as_layout
+from cuteverify.errors import CommandLineError, NotAdmissibleError
+from cuteverify.synth.access import access_kind, natural_role, parse_access
 
-from .common import (EXIT_FOR, CommandLineError, assume_option, check_names, guarded, json_option, shared_assumptions,
+from .common import (EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions,
     text_input)
 
 
@@ -54,8 +56,10 @@ def _finish(verdict, as_json):
 
 @click.command("banks")
 @click.argument("smem", callback=text_input)
-@click.option("--access", "-t", required=True, help="TV layout (thread, value) -> element index of the tile.",
-              callback=text_input)
+@click.option("--access", "-t", required=True, callback=text_input,
+              help="TV layout (thread, value) -> element index of the tile, or an access form as `synthesize` "
+                   "and `why` read it: ldmatrix:A:<atom>:2x2x1, stmatrix:..., cp_async:128:thr=..., tv:16:<layout> "
+                   "(over SMEM's (MN,K) tile).")
 @click.option("--dtype", "-d", default="bf16", show_default=True, help="Element type (bf16, f16, f32, e4m3, ...).")
 @click.option("--elem-bytes", type=int, default=None, help="Element width in bytes (instead of --dtype).")
 @click.option("--vector", "-v", "vector_bytes", type=int, default=None,
@@ -76,13 +80,39 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, tile, phases, base_
     Exit codes: 0 conflict-free, 1 conflicts, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    S = parse(smem, assume=asm, source="SMEM")
-    T = parse(access, assume=asm, source="--access")
+    S = as_layout(smem, "SMEM", assume=asm)
+    phases, tile = _phases(phases), _tile(tile, "--tile")
+    if access_kind(access) is not None:  # synthesize's and why's access forms: one reader, synth.access
+        T, form_bytes, form_phases, tile = _access_form(S, access, dtype, elem_bytes, tile)
+        vector_bytes = vector_bytes if vector_bytes is not None else form_bytes
+        phases = phases if phases is not None else form_phases
+    else:
+        T = as_layout(access, "--access", assume=asm)
     check_names(asm, (S, T), smem)
     v = bank_conflicts(S, T, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes,
-                       vector_bytes=vector_bytes, phases=_phases(phases), base_bytes=base_bytes,
-                       tile=_tile(tile, "--tile"))
+                       vector_bytes=vector_bytes, phases=phases, base_bytes=base_bytes, tile=tile)
     _finish(v, as_json)
+
+
+def _access_form(S, text, dtype, elem_bytes, tile):
+    """``(tv, vector bytes, phases, tile size)`` of an access form over SMEM's (MN, K) tile, read by
+    ``synth.access.parse_access`` as ``synthesize`` and ``why`` read it (the copy's smem side for its role)."""
+    if tile is not None:
+        raise CommandLineError("--tile: an access form is placed over SMEM's (MN,K) tile by its own copy; "
+                               "give no --tile")
+    if elem_bytes is not None:
+        raise CommandLineError("--elem-bytes: an access form builds its copy for an element type: give --dtype")
+    shape = getattr(S, "shape", None)
+    if not (isinstance(shape, tuple) and len(shape) == 2 and all(type(size(m)) is int for m in shape)):
+        raise CommandLineError(f"SMEM {S}: an access form indexes a rank-2 (MN,K) tile of known extents")
+    mn, k = (size(m) for m in shape)
+    acc = parse_access(text, natural_role(access_kind(text)), (mn, k), dtype)
+    if not acc.threads:
+        raise CommandLineError(f"--access {text}: a {acc.kind} consumer reads through a descriptor, with no "
+                               f"thread bank model; `cuteverify why SMEM -t {mn}x{k} --require {acc.kind}` "
+                               "checks it")
+    vb = acc.vector_bytes if acc.vector_bytes is not None or acc.phases != "ldmatrix" else 16
+    return acc.tv, vb, acc.phases, mn * k
 
 
 @click.command("vector")
@@ -107,8 +137,8 @@ def vector_cmd(layout, dtype, elem_bytes, smem, tile, alignment, require, flat, 
     Exit codes: 0 proved (or --require met), 1 --require refuted, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    L = parse(layout, assume=asm, source="LAYOUT")
-    S = parse(smem, assume=asm, source="--smem") if smem else None
+    L = as_layout(layout, "LAYOUT", assume=asm)
+    S = as_layout(smem, "--smem", assume=asm) if smem else None
     check_names(asm, (L, S), layout)
     v = max_vector_width(L, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes, alignment=alignment,
                          smem=S, require=require, tv=False if flat else None, tile=_tile(tile, "--tile"))

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import textwrap
 import time
 
 import click
@@ -37,29 +39,68 @@ def _progress_printer(enabled: bool):
     return progress
 
 
-def _clip(s, n):
-    s = s.replace("\n", " ")
-    return s if len(s) <= n else s[:n - 3] + "..."
+#: what a claim of each kind establishes, and why a kernel author cares (``check -v``)
+MEANINGS = {
+    "bijective": "a permutation of [0, size): every element stored exactly once, none shared, none left out",
+    "injective": "distinct coordinates reach distinct elements: no two (thread, value) pairs write one element",
+    "surjective": "every element of [0, N) is reached: no element of the buffer is left unread or unwritten",
+    "equal": "the two layouts are the same function at every coordinate: either may replace the other",
+    "disjoint": "the layout and its complement never meet and together cover [0, M): the tiles partition it",
+    "agrees": "every (thread, value) sits where the instruction's PTX formula puts it: the MMA / copy reads "
+              "and writes the elements the layout says",
+    "prove": "the stated property holds for every value of the symbols allowed by the assumptions",
+    "covers": "the TV layout reaches each element of its tile exactly once: nothing computed twice or skipped",
+    "compatible": "the copy leaves in each thread's registers exactly the values the MMA reads there",
+    "banks": "the exact shared-memory bank-conflict degree of the access (the wavefronts a warp request costs)",
+    "vector": "each thread's values are contiguous and aligned at the stated width: the copy issues wide "
+              "loads / stores",
+    "operand": "the wgmma / UMMA descriptor of every K block reads the smem tile as the declared major-ness",
+    "tma": "cuTensorMapEncodeTiled accepts the descriptor make_tma_copy derives, for every allowed size",
+    "triton": "Triton's layout attribute and the CuTe layout give each thread the same elements",
+    "smem_optimal": "no layout of the synthesis space has fewer bank conflicts or wider vectors on these copies",
+}
 
 
-def _print_rows(results):
-    """One row per claim, grouped under its file's name; unexpected results coloured by status."""
+def _claim_width(rows) -> int:
+    """The claim column's width: the terminal's columns left by the other columns (a claim longer than that
+    wraps onto continuation lines: it is never cut)."""
+    longest = max(len(row[2]) for row in rows)
+    others = sum(max(len(row[i]) for row in rows) for i in (0, 1, 3, 4, 5)) + 2 * 5
+    return max(min(longest, shutil.get_terminal_size((120, 24)).columns - others - 1), 30)
+
+
+def _wrapped(text, width):
+    return textwrap.wrap(" ".join(str(text).split()), width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def _print_rows(results, verbose=False):
+    """One row per claim, grouped under its file's name; unexpected results coloured by status; a claim wider
+    than its column continues on the next lines; ``verbose``: each claim's meaning under it."""
     rows = [("", "kernel", "claim", "expect", "result", "ms")]
     for r in results:
-        rows.append(("ok" if r["ok"] else "FAIL", r["kernel"], _clip(r["claim"], 70), r["expect"], r["status"],
-                     f"{r['elapsed'] * 1e3:.1f}"))
+        rows.append(("ok" if r["ok"] else "FAIL", r["kernel"], " ".join(str(r["claim"]).split()), r["expect"],
+                     r["status"], f"{r['elapsed'] * 1e3:.1f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(6)]
+    widths[2] = _claim_width(rows)
+    indent = " " * (widths[0] + widths[1] + 4)
     cur = None
     for k, row in enumerate(rows):
         if k and results[k - 1]["file"] != cur:
             cur = results[k - 1]["file"]
             click.echo(click.style(cur, bold=True) if tty() else cur)
-        line = "  ".join(c.ljust(widths[i]) if i != 5 else c.rjust(widths[i]) for i, c in enumerate(row)).rstrip()
+        parts = _wrapped(row[2], widths[2])
+        first = (*row[:2], parts[0], *row[3:])
+        lines = ["  ".join(c.ljust(widths[i]) if i != 5 else c.rjust(widths[i]) for i, c in enumerate(first)).rstrip()]
+        lines += [indent + p for p in parts[1:]]
         r = results[k - 1] if k else None
-        if r is None or r["ok"]:
-            click.echo(line)
-        else:
-            click.echo(style(line, r["status"] if r["status"] != "proved" else "refuted"))
+        if verbose and r is not None and r.get("kind") in MEANINGS:
+            how = f" [{r['method']}]" if r.get("method") else ""
+            lines.append(f"{indent}  {r['kind']}: {MEANINGS[r['kind']]}{how}")  # one line: grep finds it whole
+        for line in lines:
+            if r is None or r["ok"]:
+                click.echo(line)
+            else:
+                click.echo(style(line, r["status"] if r["status"] != "proved" else "refuted"))
 
 
 def _print_failures(bad):
@@ -82,8 +123,8 @@ def _print_failures(bad):
             click.echo(f"    obligation: {o}")
 
 
-def _print_table(results, total_s):
-    _print_rows(results)
+def _print_table(results, total_s, verbose=False):
+    _print_rows(results, verbose)
     bad = [r for r in results if not r["ok"]]
     if bad:
         _print_failures(bad)
@@ -117,8 +158,9 @@ def _print_table(results, total_s):
 @click.option("--progress/--no-progress", default=None, help="Progress line on stderr (default: when a TTY).")
 @json_option
 @click.option("-q", "--quiet", is_flag=True, help="Only the failures and the summary line.")
+@click.option("-v", "--verbose", is_flag=True, help="Under each claim, what its kind establishes (and by which method).")
 @guarded
-def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet):
+def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbose):
     for out in (html_path, junit):  # refuse an unwritable place before the run, not after it
         if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
             fail(f"cannot write {out}: no directory {os.path.dirname(os.path.abspath(out))}")
@@ -142,9 +184,9 @@ def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet):
                                "errors": errors}, default=str))
     elif quiet:
         bad = [r for r in results if not r["ok"]]
-        _print_table(bad, total) if bad else click.echo(f"{len(results)} claim(s) as expected ({total:.2f} s)")
+        _print_table(bad, total, verbose) if bad else click.echo(f"{len(results)} claim(s) as expected ({total:.2f} s)")
     else:
-        _print_table(results, total)
+        _print_table(results, total, verbose)
     sys.exit(code)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -28,6 +29,7 @@ from cuteverify.errors import (
     EXIT_PROVED,
     EXIT_REFUTED,
     EXIT_UNKNOWN,
+    CommandLineError,
     CuteVerifyError,
     exit_code,
 )
@@ -45,13 +47,6 @@ __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNKNOWN", "EXIT_INTERN
            "CommandLineError", "fail", "guarded", "tty", "style", "show", "emit", "report", "parse_params",
            "own_assumptions", "shared_assumptions", "check_names",
            "assume_option", "json_option", "verb", "text_input"]
-
-
-class CommandLineError(CuteVerifyError, ValueError):
-    """Arguments that the command line itself refuses (a malformed ``NAME=VALUE``, incompatible options, an
-    unwritable output file): an input error."""
-
-    kind = "input"
 
 
 def fail(message: str):
@@ -272,16 +267,52 @@ def _read_input(value: str, what: str) -> str:
             raise click.BadParameter(f"cannot read {path}: {e.strerror or e}", param_hint=what) from None
         except UnicodeDecodeError:
             raise click.BadParameter(f"{path} is not UTF-8 text", param_hint=what) from None
+    elif "\n" in value:  # a table or a print pasted straight into the argument: read as from a file
+        text = value
     else:
+        _refuse_pasted_print(value, what)
         return value
     if len(text) > _MAX_INPUT:
         raise click.BadParameter(f"input longer than {_MAX_INPUT} characters", param_hint=what)
+    _refuse_pasted_print(text, what)
     if looks_like_table(text):
         try:
             return str(parse_table(text))
         except CuteVerifyError as e:
-            raise click.BadParameter(str(e), param_hint=what) from None
+            raise click.BadParameter(str(e) + _swizzled_table_hint(text), param_hint=what) from None
     return " ".join(text.split())
+
+
+_PRINTED_OBJECT = re.compile(r"\b(TiledMMA|ThrLayoutVMNK|TiledCopy|TiledLayout_TV)\b")
+
+
+def _refuse_pasted_print(text: str, what: str) -> None:
+    """CuTe's ``print(tiled_mma)`` / ``print(tiled_copy)`` pasted where a layout goes: an input error saying
+    which verb builds that object (a tiled MMA is built from its atom's name, not read from its print)."""
+    m = _PRINTED_OBJECT.search(text)
+    if m is None:
+        return
+    if m.group(1) in ("TiledCopy", "TiledLayout_TV"):
+        tv = re.search(r"TiledLayout_TV:\s*(\S+)", text)
+        use = f"`{tv.group(1)}` (its TiledLayout_TV line)" if tv else "its TiledLayout_TV line"
+        raise click.BadParameter(f"this is a print(tiled_copy), not a layout; pass {use}, or check the copy "
+                                 "with `cuteverify banks SMEM --access ...` / a manifest's `banks` claim",
+                                 param_hint=what)
+    atoms = re.search(r"ThrLayoutVMNK:\s*\(\s*[^,()]+,([^()]*?)\)\s*:", text)
+    shape = "(" + ",".join(x.strip().lstrip("_") for x in atoms.group(1).split(",")) + ")" if atoms else "(AM,AN,AK)"
+    raise click.BadParameter(f"this is a print(tiled_mma), not a layout; use `cuteverify tiled-mma ATOM "
+                             f"--atom-layout \"{shape}\" [--permutation ...]` (ATOM: the MMA atom's CUTLASS name) "
+                             "for its TV layouts, or pass one of its LayoutA_TV / LayoutB_TV / LayoutC_TV lines",
+                             param_hint=what)
+
+
+def _swizzled_table_hint(text: str) -> str:
+    """print_layout of a swizzled layout prints the layout above its grid: that line is what to pass."""
+    head = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if not re.match(r"(Sw|S)<\d+,\d+,\d+>\s*o\s", head):
+        return ""
+    return (f"\n  hint: this is print_layout of the swizzled layout on its first line; pass that line, "
+            f"\"{head}\" (every verb reads it; `cuteverify draw` draws its table)")
 
 
 _MAX_INPUT = 1 << 22  # 4 MiB of layout text is no layout anybody wrote

@@ -6,9 +6,11 @@ import re
 import click
 
 from cuteverify.algebra.expr import evaluate, parse_let
+from cuteverify.atoms import local_tile
 from cuteverify.core.convention import SIZE1_CONVENTIONS, size1_strides
 from cuteverify.core.layout import cosize, depth, is_weakly_congruent, rank, shape, size
-from cuteverify.core.notation.parse import parse, parse_tuple, unknowns_note
+from cuteverify.core.notation.interop import as_layout
+from cuteverify.core.notation.parse import parse_tuple, unknowns_note
 
 from .common import assume_option, emit, fail, guarded, json_option, show, text_input
 
@@ -25,7 +27,7 @@ _MAX_VALUES = 4096
 def eval_cmd(layout, coord, assume, as_json):
     """Evaluate LAYOUT at COORD (an integer or a coordinate such as (1,(0,2))); without COORD, print
     its size, cosize and values."""
-    L = parse(layout, assume=list(assume) or None, source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=list(assume) or None)
     if coord is None:
         info = {"layout": str(L), "size": show(size(L)), "rank": rank(L), "depth": depth(L)}
         if L.is_concrete:
@@ -63,11 +65,12 @@ def _noted(info: dict, *texts) -> dict:
 @guarded
 def algebra_cmd(expression, lets, symbols, size1, assume, as_json):
     """Evaluate an algebra EXPRESSION, e.g. "composition((6,2):(8,2), (4,3):(3,1))"; operations take mode=
-    (e.g. "coalesce(A, mode=1)")."""
+    (e.g. "coalesce(A, mode=1)"); local_tile(A, (16,64), (1,1)) and slices A[None, 0] too."""
     bindings = parse_let(lets)
     _refuse_unbound(expression, bindings, symbols, assume)
     with size1_strides(size1):
-        r = evaluate(expression, bindings, assume=assume and list(assume) or None)
+        r = evaluate(expression, bindings, assume=assume and list(assume) or None,
+                     functions={"local_tile": local_tile})
     out = {"expression": expression, "result": show(r)}
     obs = getattr(r, "obligations", ())
     if obs:
@@ -89,7 +92,7 @@ def _refuse_unbound(expression, bindings, symbols, assume):
     s = expression.strip()
     if ":" in s or s.startswith(("(", "<", "S<", "Sw<")) or re.match(r"[A-Za-z_]\w*\s*\(", s):
         return
-    declared = set(bindings) | {n.strip() for item in symbols for n in item.split(",") if n.strip()}
+    declared = set(bindings) | {n.strip() for item in symbols for n in item.split(",") if n.strip()} | {"_", "None"}
     for a in assume:
         declared |= set(_NAME.findall(a))
     for m in _NAME.finditer(s):

@@ -13,7 +13,7 @@ import sys
 import click
 
 from cuteverify.analysis.banks.cp_async import cp_async_banks
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 
 from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions, text_input
 
@@ -43,9 +43,9 @@ def cp_async_banks_cmd(src, dst, smem, dtype, size, cache, gmem_base, smem_base,
     Exit codes: 0 one pass per phase, 1 more, 2 bad input, 3 unknown.
     """
     asm = shared_assumptions(assume)
-    S = parse(src, assume=asm, source="--src")
-    D = parse(dst, assume=asm, source="--dst")
-    M = parse(smem, assume=asm, source="--smem") if smem else None
+    S = as_layout(src, "--src", assume=asm)
+    D = as_layout(dst, "--dst", assume=asm)
+    M = as_layout(smem, "--smem", assume=asm) if smem else None
     check_names(asm, (S, D, M), src)
     v = cp_async_banks(S, D, dtype, size, dst_smem=M, cache=cache, gmem_base=gmem_base, smem_base=smem_base)
     click.echo(json.dumps(v.to_dict()) if as_json else str(v))

@@ -16,7 +16,8 @@ from __future__ import annotations
 import click
 
 from cuteverify import draw as dr
-from cuteverify.core.notation.parse import parse, parse_tuple
+from cuteverify.core.notation.interop import as_layout
+from cuteverify.core.notation.parse import parse_tuple
 from cuteverify.core.notation.tiles import read_extents
 from cuteverify import hardware
 
@@ -25,7 +26,9 @@ from .common import fail, guarded, parse_params, text_input
 _FORMATS = ("svg", "tex")
 
 
-def _format_of(output, fmt):
+def format_of(output, fmt):
+    """The drawing format: ``fmt`` when given, else from the output file's extension (``.svg`` / ``.tex``,
+    ``svg`` for stdout); an unknown extension is refused (exit 2)."""
     if fmt:
         return fmt
     if output and output != "-":
@@ -71,7 +74,9 @@ def parse_highlight(text: str | None) -> list:
     return out
 
 
-def _write(text: str, output):
+def write_output(text: str, output):
+    """Write a command's ``text`` to the file ``output`` (stdout for None or ``-``); an unwritable file is
+    refused (exit 2)."""
     if not output or output == "-":
         click.echo(text, nl=False)
         return
@@ -104,12 +109,12 @@ _format_option = click.option("--format", "fmt", type=click.Choice(_FORMATS), de
 def draw(layout, output, fmt, tile, banks, elem_bytes, highlight, title):
     """Draw LAYOUT (CuTe notation, swizzled layouts included) as a grid of its offsets: rows = mode 0,
     columns = mode 1; as SVG or as a standalone LaTeX/TikZ document."""
-    fmt = _format_of(output, fmt)
+    fmt = format_of(output, fmt)
     if tile is not None and banks:
         fail("--tile and --banks cannot be combined")
     if elem_bytes <= 0:
         fail(f"--elem-bytes must be positive, got {elem_bytes}")
-    L = parse(layout, source="LAYOUT")
+    L = as_layout(layout, "LAYOUT")
     hl = parse_highlight(highlight)
     if tile is not None:
         t = parse_tile(tile)
@@ -121,7 +126,7 @@ def draw(layout, output, fmt, tile, banks, elem_bytes, highlight, title):
     else:
         fn = dr.svg if fmt == "svg" else dr.tikz
         text = fn(L, highlight=hl, title=title)
-    _write(text, output)
+    write_output(text, output)
 
 
 @click.command("draw")
@@ -134,7 +139,7 @@ def draw(layout, output, fmt, tile, banks, elem_bytes, highlight, title):
 def spec_draw(name, output, fmt, params):
     """Draw the hardware spec NAME: an MMA atom's A, B, C TV layouts (A left, B above C, like CUTLASS's
     print_latex) or a shared-memory atom coloured by bank."""
-    fmt = _format_of(output, fmt)
+    fmt = format_of(output, fmt)
     p = parse_params(params)
     spec = hardware.get(name)
     ev = spec.data.get("evidence")
@@ -153,7 +158,7 @@ def spec_draw(name, output, fmt, params):
         text = fn(spec.layout("layout", **p), eb, title=f"{name}  [banks, {eb}-byte elements]")
     else:
         fail(f"drawing {spec.kind} specs is not supported (mma and smem_atom specs are)")
-    _write(text, output)
+    write_output(text, output)
 
 
 def register_spec(spec_group):

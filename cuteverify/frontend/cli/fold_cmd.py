@@ -12,19 +12,15 @@ import click
 from cuteverify.analysis.fold import fold, fold_operands
 from cuteverify.analysis.loops import check_no_repeat, loop_layout
 from cuteverify.core.notation.format import format_tuple
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
+from cuteverify.core.notation.tiles import read_extents
 
 from .common import EXIT_FOR, EXIT_OK, fail, guarded, json_option, text_input
 
 
 def _ints(text: str, what: str):
-    try:
-        vals = tuple(int(v) for v in text.replace("(", "").replace(")", "").split(",") if v.strip())
-    except ValueError:
-        fail(f"{what}: expected comma-separated integers, got {text!r}")
-    if not vals:
-        fail(f"{what}: expected comma-separated integers, got {text!r}")
-    return vals
+    """``2,3,4`` / ``(2,3,4)`` / ``2x3x4``: the one extents reader (any integer: strides may be 0 or negative)."""
+    return read_extents(text, what, positive=False)
 
 
 def _named(items, what):
@@ -53,7 +49,7 @@ def _layouts(items):
             fail(f"--layout: operand name must be A, B or C, got {k!r}")
         if k in out:
             fail(f"--layout: operand {k} given twice")
-        out[k] = parse(v, source=f"--layout {k}")
+        out[k] = as_layout(v, f"--layout {k}")
     return out
 
 

@@ -14,10 +14,11 @@ import click
 from cuteverify.algebra.expr import parse_let
 from cuteverify.atoms import agrees_tiled
 from cuteverify.atoms.names import resolve_spec
-from cuteverify.frontend.checked import ShapeMismatch, checked_agrees, checked_equal
+from cuteverify.frontend.checked import checked_agrees, checked_equal
 from cuteverify.core.layout import Layout, size
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.parse import anonymous_names, check_assumption_names, parse
-from cuteverify.errors import CuteVerifyError
+from cuteverify.errors import CuteVerifyError, ShapeMismatch
 from cuteverify.prover import (
     complement_disjoint,
     is_bijective,
@@ -57,7 +58,7 @@ def _number(x, what="N"):
 @json_option
 @guarded
 def injective_cmd(layout, assume, as_json):
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     report(is_injective(L), as_json)
 
 
@@ -68,7 +69,7 @@ def injective_cmd(layout, assume, as_json):
 @json_option
 @guarded
 def surjective_cmd(layout, codomain, assume, as_json):
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     report(is_surjective(L, _number(codomain, "--codomain")), as_json)
 
 
@@ -78,7 +79,7 @@ def surjective_cmd(layout, codomain, assume, as_json):
 @json_option
 @guarded
 def bijective_cmd(layout, assume, as_json):
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     report(is_bijective(L), as_json)
 
 
@@ -90,7 +91,7 @@ def bijective_cmd(layout, assume, as_json):
 @guarded
 def equal_cmd(a, b, assume, as_json):
     asm = shared_assumptions(assume)
-    A, B = parse(a, asm, source="A"), parse(b, asm, source="B")
+    A, B = as_layout(a, "A", assume=asm), as_layout(b, "B", assume=asm)
     check_names(asm, (A, B), f"{a} == {b}")
     report(checked_equal(A, B), as_json)
 
@@ -104,10 +105,10 @@ def equal_cmd(a, b, assume, as_json):
 def disjoint_cmd(a, cotarget, assume, as_json):
     m = _number(cotarget, "--cotarget")
     if cotarget is None:
-        A = parse(a, own_assumptions(assume), source="A")
+        A = as_layout(a, "A", assume=own_assumptions(assume))
     else:  # the assumptions may speak of the cotarget's symbols
         asm = shared_assumptions(assume)
-        A = parse(a, asm, source="A")
+        A = as_layout(a, "A", assume=asm)
         check_names(asm, (A, parse_expr(str(m))), a)
     report(complement_disjoint(A, m), as_json)
 
@@ -117,7 +118,8 @@ def disjoint_cmd(a, cotarget, assume, as_json):
       "names the thread, the value and both (row, col) elements. A tiled MMA's TV layout (several atoms) is "
       "checked atom by atom with --atom-layout and/or --permutation (CuTe's make_tiled_mma of NAME).")
 @click.argument("layout", callback=text_input)
-@click.option("--spec", "spec_name", required=True, metavar="NAME", help="A spec name (see `cuteverify spec list`).")
+@click.argument("name", required=False)
+@click.option("--spec", "spec_name", metavar="NAME", help="The spec NAME as an option (instead of the argument).")
 @click.option("--operand", metavar="A|B|C", help="The operand (A, B, C; src/dst for copy atoms; none for smem atoms).")
 @click.option("--param", "params", multiple=True, metavar="NAME=INT", help="A family parameter, e.g. N=128.")
 @click.option("--dtype", default=None, metavar="TYPE", help="Element type (bf16, f32, ...) for smem atoms, TMA "
@@ -129,8 +131,9 @@ def disjoint_cmd(a, cotarget, assume, as_json):
 @assume_option
 @json_option
 @guarded
-def agrees_cmd(layout, spec_name, operand, params, dtype, atom_layout, permutation, assume, as_json):
-    L = parse(layout, own_assumptions(assume), source="LAYOUT")
+def agrees_cmd(layout, name, spec_name, operand, params, dtype, atom_layout, permutation, assume, as_json):
+    spec_name = _spec_name(name, spec_name)
+    L = as_layout(layout, "LAYOUT", assume=own_assumptions(assume))
     if atom_layout is not None or permutation is not None:
         report(_agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation), as_json)
     p = parse_params(params)
@@ -140,6 +143,15 @@ def agrees_cmd(layout, spec_name, operand, params, dtype, atom_layout, permutati
     if dtype is not None:
         p["dtype"] = dtype
     report(checked_agrees(L, spec_name, operand, **p), as_json)
+
+
+def _spec_name(name, option):
+    """The spec NAME, given as the argument (``agrees LAYOUT NAME``) or as ``--spec NAME``, not both."""
+    if name is not None and option is not None and name != option:
+        fail(f"two spec names: NAME {name!r} and --spec {option!r}; give one")
+    if name is None and option is None:
+        fail("give the spec NAME: `cuteverify agrees LAYOUT NAME` (see `cuteverify spec list`)")
+    return name if name is not None else option
 
 
 def _agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation):

@@ -17,6 +17,7 @@ from cuteverify.hardware.library.catalog import read_sources, resolve_instance, 
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
 from .draw_cmd import register_spec
+from .progress import ticker
 
 
 @click.group("spec", help="The hardware spec library: list, show, check.")
@@ -118,7 +119,8 @@ def spec_check(paths, as_json):
         got = (checkcache.lookup(key) or {}).get("spec_check")
         cached = _well_formed(got)
         if not cached:
-            got, index = _check_now(sources)
+            with ticker(f"spec check: self-checking the specs of {len(sources)} files"):
+                got, index = _check_now(sources)
             if got["blackwell"]["ok"]:
                 checkcache.store(key, {"specs": got["specs"], "files": got["files"], "index": index,
                                        "spec_check": got})

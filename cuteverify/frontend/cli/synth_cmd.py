@@ -18,7 +18,7 @@ import sys
 
 import click
 
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.tiles import read_extents
 from cuteverify.synth import explain_smem_layout, synthesize_smem_layout
 
@@ -107,7 +107,7 @@ def why_cmd(layout, tile, dtype, writes, reads, require, allow_padding, as_json)
     """
     if not writes and not reads:
         fail("give at least one access (--write / --read)")
-    L = parse(layout, source="LAYOUT")
+    L = as_layout(layout, "LAYOUT")
     ex = explain_smem_layout(L, _tile(tile), dtype=dtype, writes=list(writes), reads=list(reads),
                              require=_require(require), allow_padding=allow_padding)
     ok = not ex.conflicting and all(v.proved for _, v in ex.consumers)

@@ -7,7 +7,7 @@
 
 Prints ``thr_layout_vmnk``, ``size``, the tile sizes and ``tv_layout_X`` / ``tv_layout_X_tiled`` for X in A, B,
 C (or the one ``--operand``): the text of each is what CuTe DSL's ``str()`` of the same attribute prints
-(tests/test_cli_atoms.py compares them). ``--draw FILE`` (``.svg``, or ``.tex`` for TikZ) draws the tiled TV
+(tests/frontend/test_cli_atoms.py compares them). ``--draw FILE`` (``.svg``, or ``.tex`` for TikZ) draws the tiled TV
 layouts: all three like CUTLASS's ``print_latex`` (A left, B above C), or the one operand's tile.
 The option parsers here (:func:`parse_atom_layout`, :func:`parse_permutation`) are shared with ``agrees``.
 """
@@ -21,11 +21,11 @@ import click
 from cuteverify import draw as dr
 from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms._util import format_tile
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.tiles import read_permutation
 
 from .common import EXIT_OK, guarded, json_option, parse_params
-from .draw_cmd import _format_of, _write
+from .draw_cmd import format_of, write_output
 
 _MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 
@@ -35,7 +35,7 @@ def parse_atom_layout(text):
     ``(2,2,1):(2,1,4)``; None gives ``(1,1,1)``."""
     if text is None:
         return (1, 1, 1)
-    return parse(text, source="--atom-layout")
+    return as_layout(text, "--atom-layout")
 
 
 def parse_permutation(text):
@@ -72,7 +72,7 @@ def _draw(tm, operand, output, fmt):
         i, j = _MODES[operand]
         fn = dr.svg_tv if fmt == "svg" else dr.tikz_tv
         text = fn(tm.tv_layout_tiled(operand), (tiles[i], tiles[j]), title=f"{operand}: {title}")
-    _write(text, output)
+    write_output(text, output)
 
 
 @click.command("tiled-mma")
@@ -97,7 +97,7 @@ def tiled_mma_cmd(atom, atom_layout, permutation, operand, params, draw_to, as_j
     Exit codes: 0 built, 2 input error (unknown atom, a permutation the atom does not divide, ...),
     4 internal error.
     """
-    fmt = _format_of(draw_to, None) if draw_to is not None else None
+    fmt = format_of(draw_to, None) if draw_to is not None else None
     tm = build(atom, atom_layout, permutation, params)
     ops = (operand,) if operand else ("A", "B", "C")
     info = describe(tm, ops)

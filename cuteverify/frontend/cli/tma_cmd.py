@@ -94,4 +94,21 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
     check_names(asm, [x for x in named if x is not None] + [x for x in (gmem, smem) if hasattr(x, "shape")],
                 "the descriptor")
     click.echo(json.dumps(verdict.to_dict()) if as_json else str(verdict))
+    if gmem is not None and not as_json:  # derive mode: what make_tma_copy would hand the driver
+        for line in _derived_lines(verdict.fields or {}, multicast):
+            click.echo(line)
     sys.exit(EXIT_FOR[verdict.status])
+
+
+def _derived_lines(f: dict, multicast: int):
+    """The descriptor ``from_copy`` derived, innermost dimension first, as cuTensorMapEncodeTiled takes it."""
+    def tup(x):
+        return "(" + ", ".join(str(v) for v in x) + ")" if isinstance(x, tuple) else str(x)
+
+    yield "descriptor (as make_tma_copy derives it; innermost dimension first):"
+    yield f"  dtype {f.get('dtype')}, rank {f.get('rank')}"
+    yield f"  global dims {tup(f.get('global_dim'))}, global strides in bytes of dims 1.. " \
+          f"{tup(f.get('global_strides_bytes'))}"
+    yield f"  box {tup(f.get('box_dim'))}, element strides {tup(f.get('element_strides'))}"
+    copies = f", boxes per tile {f['box_copies']}" if f.get("box_copies") is not None else ""
+    yield f"  swizzle {f.get('swizzle')}, smem alignment {f.get('smem_alignment')} bytes, multicast {multicast}{copies}"

@@ -20,12 +20,12 @@ from __future__ import annotations
 import click
 
 from cuteverify.atoms import make_mma_atom, make_tiled_mma
-from cuteverify.core.notation.parse import parse
+from cuteverify.core.notation.interop import as_layout
+from cuteverify.core.notation.tiles import read_extents
 from cuteverify.linear import from_linear_layout
 from cuteverify.triton import (
     parse_attr,
     parse_module,
-    parse_shape,
     prove_triton_equals,
     triton_layout,
 )
@@ -62,7 +62,7 @@ def _attr(text, module, what):
 def _shape(text):
     if text is None:
         fail("--shape is required (the tensor's extents, e.g. --shape 128x64)")
-    return parse_shape(text, source="--shape")
+    return read_extents(text, "--shape")
 
 
 def _bases_text(ll) -> dict:
@@ -113,7 +113,7 @@ def _tiled(atom, operand, shape, atom_layout, permutation):
     if operand is None:
         fail("--atom needs --operand A, B or C")
     a = make_mma_atom(atom)  # an unknown name fails here, with the library's suggestions
-    layout = parse(atom_layout, source="--atom-layout") if atom_layout else (1, 1, 1)
+    layout = as_layout(atom_layout, "--atom-layout") if atom_layout else (1, 1, 1)
     if permutation is not None:
         perm = parse_permutation(permutation)
     else:
@@ -158,8 +158,8 @@ def equal_cmd(attr, shape_text, cute, tile, atom, operand, atom_layout, permutat
     elif attr2 is not None:
         v = prove_triton_equals(a, shape, _attr(attr2, module, "--attr"), **kw)
     else:
-        t = parse_shape(tile, source="--tile") if tile else None
-        v = prove_triton_equals(a, shape, parse(cute, source="--cute"), tile=t, **kw)
+        t = read_extents(tile, "--tile") if tile else None
+        v = prove_triton_equals(a, shape, as_layout(cute, "--cute"), tile=t, **kw)
     report(v, as_json)
 
 

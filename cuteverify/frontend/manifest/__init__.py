@@ -98,20 +98,20 @@ import re
 import time
 
 from ... import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
-from ..checked import ShapeMismatch, byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
+from ..checked import byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
 from ...core.notation.parse import unknowns_notes
-from ...errors import CuteVerifyError
+from ...errors import CuteVerifyError, ManifestError, YamlRefusal
 from ...hardware import agrees
 from . import cache as manifest_cache
 from .claims import KINDS, claim_schema, decide_args, register
 from .junit import junit_xml  # noqa: F401 - re-exported
 from .kernel import Claim, KernelReader, where
-from .yaml_guard import ManifestError, YamlRefusal, compose
+from .yaml_guard import compose
 from ..messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "check_files",
            "load_error_result", "exit_code", "junit_xml",
-           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "ShapeMismatch", "schema",
+           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "schema",
            "KINDS", "register", "decide", "full_schema"]
 
 # a manifest that builds atoms or checks agreement needs the spec library (loaded once, checked per spec used)

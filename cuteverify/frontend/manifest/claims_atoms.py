@@ -9,12 +9,12 @@ from ...atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, covers
 from ...core.layout import size
 from ...core.notation.tiles import read_extents
 from ...core.tuples import flatten
-from ...errors import CuteVerifyError
+from ...errors import CuteVerifyError, ShapeMismatch
 from ...triton import prove_triton_equals
-from ..checked import ShapeMismatch, checked_agrees
+from ..checked import checked_agrees
 from .expr import is_layout
 from .kind import (ENTRY_REF, EXTENTS_ARRAY, LAYOUT_REF, NONEMPTY, OPERAND_REF, OPERANDS, POSITIVE, SIDE_REF,
-                   ClaimKind, Ref, extents_field, fields, one_of, operand_field, side_field)
+                   ClaimKind, extents_field, fields, one_of, operand_field, side_field)
 
 __all__ = ["AGREES", "COVERS", "COMPATIBLE", "TRITON"]
 
@@ -119,7 +119,11 @@ def _read_tile(k, v, path):
     if t is None:
         raise k.error(f"tile: expected the tile's size (2048) or extents (128x64, (128,64) or [128, 64]), got "
                       f"{v!r}", path)
-    return Ref(str(t) if type(t) is int else "(" + ",".join(map(str, t)) + ")", t)
+    return t
+
+
+def _tile_text(t):
+    return str(t) if type(t) is int else "(" + ",".join(map(str, t)) + ")"
 
 
 def _read_covers(k, body, bp):
@@ -141,7 +145,7 @@ def _covers_text(a):
         return f"covers {a['tiled_mma']} operand {a['operand']}"
     if a.get("tiled_copy"):
         return f"covers {a['tiled_copy']}" + (f" ({a['side']})" if a.get("side") else "")
-    return f"covers {a['layout']} tile {a['tile']}"
+    return f"covers {a['layout']} tile {_tile_text(a['tile'])}"
 
 
 def _decide_covers(a, asm):
@@ -156,7 +160,7 @@ def _decide_covers(a, asm):
         side = a.get("side") or tc.reg_side
         return covers(tc.layout_tv(side), _tile_size(tuple(size(t) for t in tc.tiler_mn)),
                       claim=f"{a['tiled_copy']} ({side}) covers its tile once")
-    return covers(a["layout"].value, a["tile"].value, indexes=a["layout"].tile)
+    return covers(a["layout"].value, a["tile"], indexes=a["layout"].tile)
 
 
 COVERS = ClaimKind(

@@ -4,8 +4,8 @@ the atom layer, another entry's name, or any of these with attribute access (doc
 Grammar (``term``)::
 
     term     := primary postfix*  |  CuTe text  |  algebra call (cuteverify.algebra.expr, entries bound)
-    primary  := ATOM_FUNCTION '(' args ')'  |  NAME  |  'composition(S<b,m,s>, ' term ')'
-    postfix  := '.' ATTR  |  '.' METHOD '(' args ')'  |  '[' int ']'
+    primary  := ATOM_FUNCTION '(' args ')'  |  NAME  |  'composition(' SWIZZLE ', ' term ')'
+    postfix  := '.' ATTR  |  '.' METHOD '(' args ')'  |  '[' int ']'  |  '[' slice ']' (tiles.read_slice)
     args     := arg (',' arg)*,  arg := [KEYWORD '='] value
     value    := '_' (None) | int | NAME | SpecName | dtype | '(' value, ... ')' (a tuple) | term
 
@@ -32,13 +32,13 @@ from ... import atoms
 from ...algebra import expr as algebra_expr
 from ...core.notation import scan
 from ...core.layout import size
-from ...core.notation.parse import as_assumptions, parse
-from ...core.swizzle import ComposedLayout, Swizzle
-from ...core.notation.tiles import read_extents, read_permutation
-from ...errors import CuteVerifyError, ParseError
+from ...core.notation.parse import as_assumptions, parse, read_swizzle
+from ...core.swizzle import ComposedLayout
+from ...core.notation.tiles import read_slice, tile_text
+from ...errors import CuteVerifyError, LayoutExprError, ParseError
 from ...symbolic import parse_expr
 
-__all__ = ["ATOM_FUNCTIONS", "LayoutExprError", "dependency_order", "entry_tiles", "environment", "evaluate",
+__all__ = ["ATOM_FUNCTIONS", "dependency_order", "entry_tiles", "environment", "evaluate",
            "evaluate_tile", "evaluate_value", "references", "shared_assumptions", "is_layout"]
 
 ATOM_FUNCTIONS = {name: getattr(atoms, name) for name in (
@@ -57,21 +57,7 @@ _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 _SPEC_NAME = re.compile(r"[A-Za-z_][\w:]*\s*<[^()]*>\Z")
 _STATIC_INT = re.compile(r"_\d+")
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:::\w+)+\Z")
-_TIMES = re.compile(r"\d+(?:\s*x\s*\d+)+\Z")  # a tile's extents, 128x64 (as the CLI's --tile)
-_SWIZZLE = re.compile(r"\s*S\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*\Z")
 _NO = object()
-
-
-class LayoutExprError(CuteVerifyError):
-    """A layout entry or inline layout that cannot be evaluated: ``name`` (the entry, or None for inline text),
-    ``reason``, ``column`` (1-based into the text, or None) and ``parse_error`` (the ``ParseError`` behind it,
-    when there is one, so that the loader can show its caret)."""
-
-    kind = "input"
-
-    def __init__(self, reason, name=None, column=None, parse_error=None):
-        super().__init__(reason)
-        self.reason, self.name, self.column, self.parse_error = reason, name, column, parse_error
 
 
 def is_layout(v) -> bool:
@@ -306,7 +292,7 @@ class _Eval:
                 self.tile = _tv_tile(owner, attr, value)
             elif t[j] == "[":
                 close = self._close(j, "[")
-                idx = self.arg(j + 1, close, None)
+                idx = read_slice(t, "layout expression", j + 1, close, lambda a, b: self.arg(a, b, None))
                 try:
                     value = value[idx]
                 except (TypeError, IndexError, KeyError) as e:
@@ -321,14 +307,14 @@ class _Eval:
         pieces = self._pieces(open_i + 1, close_i)
         if len(pieces) != 2:
             return None
-        m = _SWIZZLE.match(pieces[0][0])
-        if not m:
+        sw = read_swizzle(pieces[0][0], "layout expression")
+        if sw is None:
             return None
         p, off = pieces[1]
         outer = self.arg(off, off + len(p), None)
         if not is_layout(outer):
             raise LayoutExprError(f"composition(S<...>, ...) takes a layout, got {_what(outer)}", column=off + 1)
-        return ComposedLayout(Swizzle(*(int(x) for x in m.groups())), 0, outer)
+        return ComposedLayout(sw, 0, outer)
 
     def call(self, name, fn, open_i, close_i):
         try:
@@ -369,10 +355,9 @@ class _Eval:
             return s[1:-1]
         if re.fullmatch(r"-?\d+|_\d+", s):  # _32: CuTe C++'s static integer
             return int(s.lstrip("_"))
-        if _TIMES.fullmatch(s):
-            return read_extents(s, "tile")
-        if (s.startswith("Tile<") and s.endswith(">")) or (s.startswith("[") and s.endswith("]") and ";" in s):
-            return read_permutation(s, "tile")  # C++'s Tile<...> and CuTe DSL's printed [a;b;c]
+        tile = tile_text(s)  # 128x64, C++'s Tile<...> and CuTe DSL's printed [a;b;c]
+        if tile is not None:
+            return tile
         if param == FAMILY_PARAM and (_IDENT.fullmatch(s) and s not in self.env or _QUALIFIED.fullmatch(s)):
             return s  # an enum name (K, UMMA::Major::MN): the spec resolver maps it or says which it takes
         if _IDENT.fullmatch(s):
@@ -406,7 +391,7 @@ class _Eval:
         t = self.text
         out, last, i = [], a, a
         for m in _IDENT.finditer(t, a, b):
-            if m.start() < i or (m.start() and (t[m.start() - 1].isalnum() or t[m.start() - 1] in "_.")):
+            if m.start() < i or (m.start() and (t[m.start() - 1].isalnum() or t[m.start() - 1] in "_.:")):
                 continue
             name, j = m.group(), self._skip(m.end(), b)
             nxt = t[j] if j < b else ""

@@ -9,13 +9,11 @@ import re
 from dataclasses import dataclass, field
 
 from ...core.notation.parse import DYNAMIC_PREFIX, as_assumptions
-from ...errors import CuteVerifyError, ParseError
+from ...errors import CuteVerifyError, LayoutExprError, ManifestError, ParseError
 from .claims import KINDS, claim_text
-from .expr import (LayoutExprError, entry_tiles, environment, evaluate_tile, evaluate_value, is_layout,
-                   shared_assumptions)
+from .expr import entry_tiles, environment, evaluate_tile, evaluate_value, is_layout, shared_assumptions
 from .kind import Ref
 from .operand import implicit_claims
-from .yaml_guard import ManifestError
 
 __all__ = ["Claim", "KernelReader", "where"]
 

@@ -12,35 +12,11 @@ from __future__ import annotations
 
 import yaml
 
-from ...errors import CuteVerifyError
+from ...errors import YamlRefusal
 
 # limits a manifest never reaches honestly; each refusal names the limit and the line
 MAX_VALUES = 50_000  # values of the expanded document (every scalar, list and mapping)
 MAX_DEPTH = 100  # nesting of lists and mappings
-
-
-class YamlRefusal(CuteVerifyError):
-    """Raised inside the composer/builder (an input error); the manifest loader turns it into a ManifestError
-    (it carries the reason and the 1-based line and column)."""
-
-    kind = "input"
-
-    def __init__(self, reason, line=None, column=None):
-        super().__init__(reason)
-        self.reason, self.line, self.column = reason, line, column
-
-
-class ManifestError(CuteVerifyError, ValueError):
-    """A manifest is malformed. ``file``, ``line`` and ``column`` (1-based, may be None) and ``reason``."""
-
-    def __init__(self, reason: str, file: str | None = None, line: int | None = None, column: int | None = None):
-        self.reason, self.file, self.line, self.column = reason, file, line, column
-        where = file or "<manifest>"
-        if line:
-            where += f":{line}"
-            if column:
-                where += f":{column}"
-        super().__init__(f"{where}: {reason}")
 
 
 def _pos(mark):

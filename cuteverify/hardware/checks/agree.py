@@ -9,7 +9,8 @@ import re
 import time
 
 from ...core.layout import Layout
-from ...core.notation.parse import as_assumptions, parse
+from ...core.notation.interop import as_layout
+from ...core.notation.parse import as_assumptions
 from ...errors import SpecError
 from ...prover.queries import INTERNAL
 from ...prover.verdict import Counterexample, Verdict
@@ -29,8 +30,9 @@ METHOD = "spec enumeration"
 
 def user_int_layout(layout, spec: Spec, params: dict) -> IntLayout:
     """The user's layout (a Layout / ComposedLayout, or CuTe text) with family parameters bound, as ints."""
-    if isinstance(layout, str):
-        layout = parse(substitute(layout, params) if params else layout)
+    if isinstance(layout, str) and params:
+        layout = substitute(layout, params)  # the family's parameters may size the text's shape
+    layout = as_layout(layout)
     if hasattr(layout, "free_symbols") and layout.free_symbols and params:
         layout = layout.subs(**params)
     return int_layout(layout, "layout")
@@ -116,7 +118,7 @@ def _agrees_family(layout, spec: Spec, spec_name, operand, library, claim, t0, o
     asm = as_assumptions(assume)
     lay = layout
     if isinstance(layout, str):
-        lay = parse(substitute(layout, fixed) if fixed else layout, assume=asm)
+        lay = as_layout(substitute(layout, fixed) if fixed else layout, assume=asm)
     elif fixed and callable(getattr(layout, "free_symbols", None)) and _names_in(layout) & set(fixed):
         lay = layout.subs(**{k: v for k, v in fixed.items() if k in _names_in(layout)})
     own = getattr(lay, "assumptions", None)

@@ -13,6 +13,7 @@ from pathlib import Path
 from ...errors import SpecError
 from ..library import formula as fm
 from ..library import catalog as library
+from ..library import swizzles
 from ..library.intlayout import int_layout
 
 
@@ -144,10 +145,6 @@ def smem_records(path):
     return _jsonl(path, "smem_offset")
 
 
-_DESC_SWIZZLE = {0: "INTER", 1: "SW128", 2: "SW64", 3: "SW32"}      # descriptor bits 62-63
-_TMA_SPAN = {"NONE": 0, "32B": 32, "64B": 64, "128B": 128}
-
-
 def _atom_for(lib, major, swizzle, element_bits):
     for name in lib:
         s = _peek(lib, name)
@@ -236,7 +233,7 @@ def validate_smem(paths, lib=None):
     for path in paths:
         for rec in smem_records(path):
             if rec["instr"] == "tma_2d":
-                span, nb = _TMA_SPAN[rec["swizzle"]], rec["elem_bytes"]
+                span, nb = swizzles.lookup(rec["swizzle"]).span_bytes, rec["elem_bytes"]
                 mode = "CU_TENSOR_MAP_SWIZZLE_" + rec["swizzle"]
                 cols = rec["box_cols"]
                 byte = (rec["row"] * cols + rec["col"]) * nb
@@ -249,7 +246,7 @@ def validate_smem(paths, lib=None):
                 want = cache[key](byte)
                 note(mode, f"tma {nb}B", want == rec["smem_offset"], rec, want)
                 if span:
-                    sw = {32: "SW32", 64: "SW64", 128: "SW128"}[span]
+                    sw = swizzles.by_span(span).atom
                     atom = _atom_for(lib, "K", sw, nb * 8)
                     if atom is None:
                         continue
@@ -265,7 +262,7 @@ def validate_smem(paths, lib=None):
             if "smem_layout" not in rec:
                 continue
             major, sw = rec["smem_layout"].split("_", 1)
-            if _DESC_SWIZZLE.get(rec["swizzle_mode"]) != sw:
+            if getattr(swizzles.by_gmma(rec["swizzle_mode"]), "atom", None) != sw:  # descriptor bits 62-63
                 unmatched.add((rec["instr"], rec["smem_layout"] + " (swizzle code mismatch)"))
                 continue
             ebits = 16 if ".f16.f16" in rec["instr"] or ".bf16.bf16" in rec["instr"] else None

@@ -9,10 +9,10 @@ import ast
 
 from ...core.layout import Layout, leaves, size
 from ...core.tuples import product
-from ...errors import CuteVerifyError, Unsupported
+from ...errors import CuteVerifyError, NotLinear
 from ...prover.queries import is_bijective
 from ...symbolic import Assumptions, Condition, decide, parse_expr, smt, symbol
-from ...symbolic.lazy import sympy, z3
+from ...symbolic.lazy import sympy
 from ..library import formula as _fm
 from ..library.spec import Spec, operand_formulas
 from ..library.ptx_tables import spec_int_layout
@@ -86,10 +86,6 @@ def symbolic_tv_agreement(spec: Spec, operand: str, layout, asm, coverage: bool 
 _RLIMIT = 4 * smt.DECISION
 
 
-class _NotLinear(Unsupported):
-    """A formula outside the vocabulary the family proof translates (caught in ``symbolic_tv_agreement``)."""
-
-
 def _symbolic_tv(spec, operand, layout, asm, coverage):
     tr = _Terms()
     m, n, k = (parse_expr(str(x)) for x in spec.data["shape_mnk"])
@@ -119,17 +115,9 @@ def _symbolic_tv(spec, operand, layout, asm, coverage):
     with decide.context(asm):  # parameter-only quotients fold exactly where the facts make them exact
         r, c = tr.term(fs["row"].tree, env), tr.term(fs["col"].tree, env)
     idx = {"col": r + R * c, "row_b": c + C * r}.get(order, r * C + c)
-    z = {}
-
-    def zc(kind, a, b):  # the one bridge, denominators cleared (``M/2*q <= a`` is ``M*q <= 2*a``)
-        return smt.condition_to_z3(kind, a, b, z)
-    s = smt.solver(_RLIMIT)
-    s.add(*[zc(cd.kind, cd.a, cd.b) for cd in tr.side])
-    s.add(*smt.assumption_constraints(asm, z))
-    s.add(*smt.positivity(z))
-    s.add(z3.Or(z3.Not(zc("le", 0, r)), z3.Not(zc("lt", r, R)), z3.Not(zc("le", 0, c)), z3.Not(zc("lt", c, C)),
-                z3.Not(zc("eq", tval + val, idx))))
-    return smt.check(s) == "unsat"
+    # the one bridge, denominators cleared (``M/2*q <= a`` is ``M*q <= 2*a``)
+    goals = [("le", 0, r), ("lt", r, R), ("le", 0, c), ("lt", c, C), ("eq", tval + val, idx)]
+    return smt.entails([(cd.kind, cd.a, cd.b) for cd in tr.side], asm, goals, _RLIMIT)
 
 
 def _thr_id(tr, spec, t):
@@ -139,15 +127,15 @@ def _thr_id(tr, spec, t):
     itself. ThrID is a plain integer layout without parameters (anything else: no family proof)."""
     thr = spec_int_layout(spec, "thr_id", {})
     if thr.size != spec.threads or thr.swizzle is not None or thr.base:
-        raise _NotLinear("ThrID does not have the atom's threads")
+        raise NotLinear("ThrID does not have the atom's threads")
     if thr.values() == list(range(thr.size)):
         return t
     lay = spec.thr_id()
     if type(lay) is not Layout:
-        raise _NotLinear("ThrID is not a plain layout")
+        raise NotLinear("ThrID is not a plain layout")
     shapes, strides = leaves(lay)
     if any(type(x) is not int for x in tuple(shapes) + tuple(strides)):
-        raise _NotLinear("ThrID is not a plain integer layout")
+        raise NotLinear("ThrID is not a plain integer layout")
     tid, pre = 0, 1
     for sh, st in zip(shapes, strides):
         if sh != 1:
@@ -202,7 +190,7 @@ class _Terms:
         if type(b) is not int:
             den = sympy.fraction(sympy.together(b))[1]
             if not (den.is_Integer and int(den) > 0):  # M/2 is fine: the side conditions are cleared by 2
-                raise _NotLinear("a divisor with a denominator")
+                raise NotLinear("a divisor with a denominator")
         if _params_only(a) and _params_only(b) and decide.divides(b, a) is True:
             return a / b  # M // 2 under 2 | M: the exact quotient, so ``i % (M//2)`` has a parameter divisor
         q = self.fresh()
@@ -221,7 +209,7 @@ class _Terms:
             x = self.term(node.operand, env)
             return -x if isinstance(node.op, ast.USub) else x
         if not isinstance(node, ast.BinOp):
-            raise _NotLinear(type(node).__name__)
+            raise NotLinear(type(node).__name__)
         a, b = self.term(node.left, env), self.term(node.right, env)
         op = type(node.op)
         if op is ast.Add:
@@ -232,14 +220,14 @@ class _Terms:
             return a * b
         if op in (ast.FloorDiv, ast.Mod):
             if not (type(b) is int and b > 0 or _positive_param(b)):
-                raise _NotLinear("divisor")
+                raise NotLinear("divisor")
             return self.div(a, b) if op is ast.FloorDiv else self.mod(a, b)
         if op in (ast.RShift, ast.LShift) and type(b) is int and b >= 0:
             return self.div(a, 1 << b) if op is ast.RShift else a * (1 << b)
         if op is ast.BitAnd and (type(a) is int) != (type(b) is int):
             x, mask = (a, b) if type(b) is int else (b, a)
             if mask < 0:
-                raise _NotLinear("mask")
+                raise NotLinear("mask")
             if mask & (mask + 1) == 0:
                 return self.mod(x, mask + 1)
             total, bit = 0, 0
@@ -250,7 +238,7 @@ class _Terms:
             return total
         if type(a) is int and type(b) is int:
             return _fm.compile_formula(_fm.Formula("<const>", node, frozenset()), ())()
-        raise _NotLinear(op.__name__)
+        raise NotLinear(op.__name__)
 
 
 def _params_only(x) -> bool:

@@ -25,7 +25,6 @@ from ...symbolic import smt
 from ...symbolic.assumptions import finite_assignments
 from ...symbolic.conditions import Condition
 from ...symbolic.expr import format_value, to_int
-from ...symbolic.lazy import z3
 
 __all__ = ["Rule", "RuleVerdict", "RuleViolation", "check_rules", "value_at"]
 
@@ -137,26 +136,15 @@ def _violation(cond: Condition, assumptions):
                 return values, True
         return {}, True
     try:
-        env = smt.SymEnv()
-        goal = smt.condition_to_z3(cond.kind, cond.a, cond.b, env.env)
-        facts = smt.facts(env, assumptions) + env.side + smt.pow2_constraint(env, assumptions)
+        r, values = smt.least_violation(cond.kind, cond.a, cond.b, assumptions, names)
     except (Untranslatable, Unsupported) as e:
         return None, f"not translatable to Z3: {e}"
-    opt = z3.Optimize()
-    opt.set("rlimit", smt.QUERY)
-    opt.add(*facts)
-    opt.add(z3.Not(goal))
-    for n in names:
-        opt.minimize(env.env[n])
-    r = opt.check()
-    if r == z3.unsat:
+    if r == "unsat":
         pow2 = assumptions is not None and bool(assumptions.pow2 & set(names))
         # a pow2 symbol is modelled up to 2**62 only: no violation there is not a proof
         return ({}, True) if not pow2 else (None, "no violation with powers of two up to 2**62")
-    if r != z3.sat:
-        return None, f"Z3: {opt.reason_unknown()}"
-    m = opt.model()
-    values = {k: smt.model_int(m, v) for k, v in env.symbol_vars().items()}
+    if r != "sat":
+        return None, f"Z3: {r.removeprefix('unknown: ')}"
     return values, True
 
 

@@ -15,6 +15,7 @@ from ...errors import NotAdmissibleError, SpecError, SpecInconsistent
 from ...prover.verdict import Counterexample
 from . import family as _family
 from ..library import formula as _fm
+from ..library import swizzles
 from .family import family_facts, symbolic_tv_agreement, values_text
 from ..library.intlayout import IntLayout, int_layout
 from ..library.loader import line_of
@@ -253,9 +254,6 @@ def check_method(spec: Spec) -> str | None:
 
 # --------------------------------------------------------------------------------------- smem atoms
 
-_SWIZZLE_SPAN_BITS = {"INTER": 0, "SW32": 1, "SW64": 2, "SW128": 3}
-
-
 def _check_smem_atom(spec: Spec) -> list:
     d = spec.data
     eb = d["element_bits"]
@@ -267,7 +265,7 @@ def _check_smem_atom(spec: Spec) -> list:
     if lay.rank != 2:
         return [("layout", "a shared-memory atom must be rank 2 (mn, k) / (k-major rows, cols)")]
     problems = []
-    want_b = _SWIZZLE_SPAN_BITS[d["swizzle"]]
+    want_b = swizzles.by_atom(d["swizzle"]).byte_swizzle[0]
     if bsw[0] != want_b or bsw[1:] != (4, 3):
         problems.append(("swizzle_bytes", f"{d['swizzle']} is Swizzle<{want_b},4,3> on bytes, not {bsw}"))
     log_eb = (eb // 8).bit_length() - 1
@@ -331,11 +329,6 @@ def _swizzle_of(bms: tuple, spec: Spec) -> Swizzle:
         raise SpecError(f"swizzle S<{bms[0]},{bms[1]},{bms[2]}>: {e}", spec.file, spec.line, spec.name) from None
 
 
-_CU_TENSOR_MAP = {0: 0, 32: 1, 64: 2, 128: 3}      # CUtensorMapSwizzle: NONE, 32B, 64B, 128B
-_GMMA_LAYOUT = {0: 0, 128: 1, 64: 2, 32: 3}         # GMMA::LayoutType: INTERLEAVE, B128, B64, B32
-_UMMA_LAYOUT = {0: 0, 128: 2, 64: 4, 32: 6}         # UMMA::LayoutType (SM100): NONE, 128B, 64B, 32B
-
-
 def _check_swizzle(spec: Spec) -> list:
     d = spec.data
     b, m, s = parse_swizzle(d["swizzle"], spec)
@@ -344,10 +337,11 @@ def _check_swizzle(spec: Spec) -> list:
     if (16 << b if b else 0) != span:
         problems.append(("span_bytes", f"Swizzle<{b},{m},{s}> on bytes spans {16 << b if b else 0}B, not {span}B"))
     enc = d.get("encodings", {})
-    for key, table in (("cu_tensor_map_swizzle", _CU_TENSOR_MAP), ("gmma_layout_type", _GMMA_LAYOUT),
-                       ("umma_layout_type", _UMMA_LAYOUT)):
-        if key in enc and enc[key]["value"] != table.get(span):
-            problems.append((key, f"{key} for a {span}B swizzle is {table.get(span)}, spec says {enc[key]['value']}"))
+    mode = swizzles.by_span(span)  # the one swizzle table's encodings of this span
+    for key, field in (("cu_tensor_map_swizzle", "tma"), ("gmma_layout_type", "gmma"), ("umma_layout_type", "umma")):
+        want = getattr(mode, field) if mode is not None else None
+        if key in enc and enc[key]["value"] != want:
+            problems.append((key, f"{key} for a {span}B swizzle is {want}, spec says {enc[key]['value']}"))
     f = operand_formulas(spec, "swizzle")["address"]
     block = d["repeat_bytes"]
     fn = _fm.compile_formula(f, ("addr",))

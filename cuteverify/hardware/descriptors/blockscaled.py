@@ -25,6 +25,7 @@ import time
 
 from ...algebra import tile_to_shape
 from ...core.layout import rank, size
+from ...core.notation.interop import as_layout
 from ...core.notation.parse import parse
 from ...errors import SpecError
 from ...prover.verdict import Counterexample, Verdict
@@ -138,7 +139,7 @@ def check_sf_layout(layout, arch: str, sf_vec: int, MN: int, K: int, L: int = 1)
     t0 = time.perf_counter()
     _args(arch, sf_vec)
     _dims(sf_vec, MN, K, L)
-    lay = parse(layout) if isinstance(layout, str) else layout
+    lay = as_layout(layout, "scale-factor layout")
     il = int_layout(lay, "scale-factor layout")
     claim = f"{layout} is the {arch} scale-factor layout (sf_vec={sf_vec}, {MN} x {K} x {L})"
     if il.swizzle is not None or il.size != MN * K * L:

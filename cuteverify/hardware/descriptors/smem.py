@@ -24,7 +24,7 @@ base offset is ``(pattern start >> 7) & 7`` when the swizzle pattern does not st
 Sources and evidence: wgmma's formula is checked against the H200 (specs/evidence/sm90/wgmma_smem_desc.jsonl.gz,
 20 descriptor configurations x 1024 elements, base offset 0; and wgmma_desc_base_offset.jsonl.gz, 12
 configurations with start addresses off the pattern boundary and base offsets 0..3, where base offset 3 at
-start +384 reads other bytes than base offset 0, each as modelled; tests/test_smem_desc.py). The UMMA
+start +384 reads other bytes than base offset 0, each as modelled; tests/hardware/test_smem_desc.py). The UMMA
 descriptor (version 1, LBO mode, the 3-bit layout types) is the PTX / CUTLASS formula only (its fields are
 checked against CUTLASS's make_umma_desc compiled on the host): no SM100 silicon was available.
 """
@@ -33,6 +33,7 @@ from __future__ import annotations
 from ...core.swizzle import Swizzle
 from ...errors import TmaError
 from ...symbolic.expr import to_int
+from ..library import swizzles
 from ..library.dtypes import dtype_bits
 
 __all__ = [
@@ -45,21 +46,12 @@ __all__ = [
     "swizzle_of_type",
 ]
 
-#: wgmma descriptor bits 62-63 (cute::SM90::GMMA::LayoutType)
-GMMA_LAYOUT_TYPES = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}
+#: wgmma descriptor bits 62-63 (cute::SM90::GMMA::LayoutType), from the one swizzle table
+GMMA_LAYOUT_TYPES = {m.gmma_name: m.gmma for m in sorted(swizzles.MODES, key=lambda m: m.gmma or 0)
+                     if m.gmma is not None}
 #: tcgen05 descriptor bits 61-63 (cute::UMMA::LayoutType); 3, 5 and 7 are invalid
-UMMA_LAYOUT_TYPES = {"SWIZZLE_NONE": 0, "SWIZZLE_128B_BASE32B": 1, "SWIZZLE_128B": 2, "SWIZZLE_64B": 4,
-                     "SWIZZLE_32B": 6}
-_ALIASES = {"NONE": "INTERLEAVE", "INTER": "INTERLEAVE", "SW128": "B128", "SW64": "B64", "SW32": "B32",
-            "128B": "B128", "64B": "B64", "32B": "B32"}
-_UMMA_ALIASES = {"NONE": "SWIZZLE_NONE", "INTER": "SWIZZLE_NONE", "INTERLEAVE": "SWIZZLE_NONE",
-                 "B128": "SWIZZLE_128B", "SW128": "SWIZZLE_128B", "128B": "SWIZZLE_128B", "B64": "SWIZZLE_64B",
-                 "SW64": "SWIZZLE_64B", "64B": "SWIZZLE_64B", "B32": "SWIZZLE_32B", "SW32": "SWIZZLE_32B",
-                 "32B": "SWIZZLE_32B", "128B_BASE32B": "SWIZZLE_128B_BASE32B", "B128_BASE32B": "SWIZZLE_128B_BASE32B"}
-# (B, M, S) of the byte swizzle and W (16-byte chunks per swizzle row) of each layout type, by name
-_GEOMETRY = {"INTERLEAVE": ((0, 4, 3), 1), "B32": ((1, 4, 3), 2), "B64": ((2, 4, 3), 4), "B128": ((3, 4, 3), 8),
-             "SWIZZLE_NONE": ((0, 4, 3), 1), "SWIZZLE_32B": ((1, 4, 3), 2), "SWIZZLE_64B": ((2, 4, 3), 4),
-             "SWIZZLE_128B": ((3, 4, 3), 8), "SWIZZLE_128B_BASE32B": ((2, 5, 2), 8)}
+UMMA_LAYOUT_TYPES = {m.umma_name: m.umma for m in sorted(swizzles.MODES, key=lambda m: m.umma or 0)
+                     if m.umma is not None}
 _FIELD_LIMIT = 1 << 18  # matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4
 
 
@@ -77,10 +69,8 @@ def layout_type_name(arch, layout_type) -> str:
                 return k
         raise TmaError(f"{arch} descriptor layout type value {layout_type} is none of "
                        + ", ".join(f"{k}={v}" for k, v in table.items()))
-    name = str(layout_type).strip().upper()
-    for p in ("CU_", "GMMA::LAYOUTTYPE::", "UMMA::LAYOUTTYPE::", "LAYOUTTYPE::"):
-        name = name.removeprefix(p)
-    name = (_ALIASES if arch == "sm_90" else _UMMA_ALIASES).get(name, name)
+    mode = swizzles.lookup(layout_type)
+    name = mode and (mode.gmma_name if arch == "sm_90" else mode.umma_name)
     if name not in table:
         raise TmaError(f"unknown {arch} descriptor layout type {layout_type!r} (one of {', '.join(table)})")
     return name
@@ -88,20 +78,14 @@ def layout_type_name(arch, layout_type) -> str:
 
 def swizzle_of_type(name):
     """``((B, M, S), W)``: the byte swizzle and the 16-byte chunks per swizzle row of a layout type name."""
-    return _GEOMETRY[name]
+    mode = swizzles.lookup(name)
+    return mode.byte_swizzle, mode.chunks
 
 
 def layout_type_of_swizzle(arch, byte_swizzle):
     """The layout type name of a byte swizzle ``(B, M, S)`` (CUTLASS's ``layout_type``), or None."""
-    b, m, s = byte_swizzle
-    if b == 0:
-        return "INTERLEAVE" if arch == "sm_90" else "SWIZZLE_NONE"
-    if m == 4 and s == 3 and 1 <= b <= 3:
-        return {1: "B32", 2: "B64", 3: "B128"}[b] if arch == "sm_90" else \
-            {1: "SWIZZLE_32B", 2: "SWIZZLE_64B", 3: "SWIZZLE_128B"}[b]
-    if arch == "sm_100" and (b, m, s) == (2, 5, 2):
-        return "SWIZZLE_128B_BASE32B"
-    return None
+    mode = swizzles.by_byte_swizzle(byte_swizzle)
+    return mode and (mode.gmma_name if arch == "sm_90" else mode.umma_name)
 
 
 def canonical_levels(major, type_name, bits):
@@ -112,7 +96,7 @@ def canonical_levels(major, type_name, bits):
     elements (T = 128 / bits elements per 16 bytes)."""
     t = 128 // bits
     eb = bits // 8
-    (_, _, _), w = _GEOMETRY[type_name]
+    (_, _, _), w = swizzle_of_type(type_name)
     swizzled = type_name not in ("INTERLEAVE", "SWIZZLE_NONE")
     chunk = (t, eb, "chunk_contiguous")
     if major == "K":
@@ -268,7 +252,7 @@ class SmemDescriptor:
 
     def swizzle_address(self, addr: int) -> int:
         """The swizzle on an absolute shared-memory byte address, its row bits read ``base_offset`` rows back."""
-        (b, m, s), _ = _GEOMETRY[self.layout_type]
+        (b, m, s), _ = swizzle_of_type(self.layout_type)
         if b == 0:
             return addr
         period = 1 << (b + m + s)

@@ -35,7 +35,9 @@ import re
 
 from ...algebra.tile import tile_to_shape
 from ...core.layout import size
+from ...core.notation.interop import as_layout
 from ...core.notation.parse import as_assumptions, parse
+from ...core.notation.tiles import read_extents
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import SpecError, TmaError, UnknownSpec
 from ...prover.verdict import Counterexample, Verdict
@@ -61,9 +63,8 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
     library (``GMMA::Layout_K_SW128_Atom<bf16>``, or ``GMMA_K_SW128`` with ``dtype``); ``tile`` (MN, K)
     repeats it with ``tile_to_shape`` (column-major, or the mode ``order``). Names are looked up in
     ``library`` (default: the default library); an unknown one is a :class:`TmaError`."""
-    if not isinstance(text, str):
-        layout = text
-    elif _NAME.fullmatch(text.strip()):  # a bare word would parse as a one-symbol layout: a name first
+    # a bare word would parse as a one-symbol layout: a name first
+    if isinstance(text, str) and _NAME.fullmatch(text.strip()):
         try:
             spec = resolve(text.strip(), dtype, library)[0]
         except (UnknownSpec, SpecError) as e:
@@ -72,9 +73,10 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
             raise TmaError(f"{text}: {spec.name} is a {spec.kind}, not a smem atom")
         layout = parse(spec.data["layout"])
     else:
-        layout = parse(text)
-    if tile is not None:
-        layout = tile_to_shape(layout, tuple(tile), tuple(order) if order is not None else None)
+        layout = as_layout(text, "smem layout")
+    if tile is not None:  # 128x64, (128,64), [128, 64] or a tuple: the one extents reader
+        layout = tile_to_shape(layout, read_extents(tile, "tile", symbols=True),
+                               tuple(order) if order is not None else None)
     return layout
 
 
@@ -130,7 +132,7 @@ def block_function(smem, dtype, mn, k, mn_block=0, k_block=0):
     """``{(i, j): element offset}`` of the layout on one block (the value of ``smem`` at
     ``(mn_block*mn + i, k_block*k + j)``): the function a descriptor must read."""
     _within_budget(mn, k)
-    b = _Block(parse(smem) if isinstance(smem, str) else smem, dtype_bits(dtype))
+    b = _Block(as_layout(smem, "smem layout"), dtype_bits(dtype))
     x0, y0 = mn_block * mn, k_block * k
     return {(i, j): b.f(x0 + i, y0 + j) for j in range(k) for i in range(mn)}
 
@@ -148,7 +150,7 @@ def _infer_major(blk):
 def infer_major(smem):
     """The majorness of an ``(MN, K)`` smem layout (or its text): ``"K"`` when its K mode has stride 1 at the
     origin, ``"MN"`` when its MN mode has (K first), else None. Unswizzled offsets, as a descriptor reads."""
-    return _infer_major(_Block(parse(smem) if isinstance(smem, str) else smem, 16))
+    return _infer_major(_Block(as_layout(smem, "smem layout"), 16))
 
 
 def _digit_rules(blk, desc, eb, mn, k):
@@ -243,7 +245,7 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
     Post-condition: proved, or refuted with a ``disagree`` counterexample naming the element, the smem
     coordinate, the descriptor's address and the layout's."""
     _within_budget(desc.mn, desc.k)
-    blk = _Block(parse(smem) if isinstance(smem, str) else smem, desc.bits)
+    blk = _Block(as_layout(smem, "smem layout"), desc.bits)
     eb = desc.bits // 8
     address = parse_expr(address, "address") if isinstance(address, str) else normalize(address)
     a = to_int(address, {})
@@ -282,7 +284,7 @@ def from_layout(smem, dtype, arch="sm_90", *, major=None, mn=None, k=None, mn_bl
     assumptions = as_assumptions(assume)
     if assumptions:  # from a contradiction every rule would hold
         assumptions.check_consistent()
-    smem = parse(smem) if isinstance(smem, str) else smem
+    smem = as_layout(smem, "smem layout")
     address = parse_expr(address, "address") if isinstance(address, str) else normalize(address)
     bits = dtype_bits(dtype)
     if bits not in (8, 16, 32):

@@ -39,6 +39,7 @@ import time
 
 from ...algebra import upcast
 from ...core.layout import rank, size
+from ...core.notation.interop import as_layout
 from ...core.notation.parse import parse
 from ...errors import SpecError
 from ...prover.verdict import Counterexample, Verdict
@@ -173,7 +174,7 @@ def cutlass_atom(name: str, N: int) -> str:
 
 
 def _as_int_layout(layout, what: str) -> IntLayout:
-    lay = parse(layout) if isinstance(layout, str) else layout
+    lay = as_layout(layout, what)
     il = int_layout(lay, what)
     if il.swizzle is not None:
         raise SpecError(f"{what}: a TMEM layout has no swizzle")
@@ -184,7 +185,7 @@ def _tile_modes(layout) -> tuple:
     """The (rows, columns) a tile layout's modes have: ``(R, N, 1, ...)``, or ``((R, N), 1, ...)`` as CUTLASS
     prints a partitioned accumulator; None for any other profile (the colex index m + rows*n would then not
     mean (m, n))."""
-    lay = parse(layout) if isinstance(layout, str) else layout
+    lay = as_layout(layout)
     r = rank(lay)
     if r == 1:
         return None

@@ -11,6 +11,7 @@ from ..checks import cache as checkcache
 from . import formula as _fm
 from . import lazylib
 from . import ptx_tables as tables
+from .swizzles import GMMA_ATOM_TAGS
 from .dtypes import dtype_bits
 from .loader import line_of, read_spec_document, shipped_dir, spec_sources
 from ..checks.selfcheck import self_check
@@ -160,8 +161,9 @@ def names(filter=None) -> list:
     return default_library().names(filter)
 
 
-_SMEM_SHORT = re.compile(r"^(?:GMMA[_:]+)?(?:Layout_)?(K|MN)_(INTER|SW32|SW64|SW128)(?:_Atom)?$", re.I)
-_SMEM_TEMPLATE = re.compile(r"^(?:cute::)?GMMA::Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom\s*"
+_ATOM_TAG = "|".join(GMMA_ATOM_TAGS)  # INTER|SW32|SW64|SW128, from the one swizzle table
+_SMEM_SHORT = re.compile(rf"^(?:GMMA[_:]+)?(?:Layout_)?(K|MN)_({_ATOM_TAG})(?:_Atom)?$", re.I)
+_SMEM_TEMPLATE = re.compile(rf"^(?:cute::)?GMMA::Layout_(K|MN)_({_ATOM_TAG})_Atom\s*"
                             r"<\s*(?:cutlass::)?(\w+)\s*>$")
 _TMA_SHORT = re.compile(r"^(?:TMA_|CU_TENSOR_MAP_)?(?:SWIZZLE_|SW)?(NONE|32B?|64B?|128B?)$", re.I)
 

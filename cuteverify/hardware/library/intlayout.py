@@ -3,7 +3,7 @@
 The self-check and the agreement checks evaluate hundreds of thousands of layout entries; going through the
 symbolic core for each would cost seconds. :func:`int_layout` converts a concrete core ``Layout`` (or a
 ``Swizzle o offset o Layout``) once into per-mode offset lists, and :class:`IntLayout` evaluates it with int
-arithmetic only. tests/test_specs.py checks it against the core's own evaluation.
+arithmetic only. tests/hardware/test_specs.py checks it against the core's own evaluation.
 """
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ def _schema_validator():
 
     schema = json.loads(shipped_dir().joinpath("schema.json").read_text())
     cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)  # the schema itself is checked against its meta-schema in tests/test_specs.py
+    return cls(schema)  # the schema itself is checked against its meta-schema in tests/hardware/test_specs.py
 
 
 def _line_at(doc, path) -> int | None:

@@ -23,15 +23,17 @@ copy_traits_sm90_tma_swizzle.hpp), and a descriptor derived from a CuTe copy (do
 """
 from __future__ import annotations
 
-import re
 
 from ...core.layout import Layout, size
-from ...core.notation.parse import as_assumptions, parse
+from ...core.notation.interop import as_layout
+from ...core.notation.parse import as_assumptions
 from ...core.swizzle import ComposedLayout, Swizzle
-from ...errors import TmaError
+from ...core.notation.tiles import read_extents
+from ...errors import ParseError, TmaError
 from ...symbolic import decide
 from ...symbolic.conditions import Condition as C
 from ...symbolic.expr import normalize
+from ..library import swizzles
 from ..library.dtypes import dtype_bits
 from ..checks.rules import Rule, check_rules, value_at
 from .tiled import TmaDescriptor
@@ -40,9 +42,6 @@ from .box import prove_landing, smem_box
 __all__ = ["copy_rules", "cta_tile_rule", "from_copy", "merge_box_modes", "read_cta_tiler", "smem_alignment",
            "tma_swizzle_mode"]
 
-_MODE_NAMES = {0: "NONE", 1: "32B", 2: "64B", 3: "128B", 4: "128B_ATOM_32B", 6: "128B_ATOM_64B"}
-# the byte swizzle each TMA mode applies (the 128B_ATOM_64B mode's shift is the smem layout's)
-_MODE_BYTES = {0: None, 1: (1, 4, 3), 2: (2, 4, 3), 3: (3, 4, 3), 4: (2, 5, 2)}
 _CUTLASS = "CUTLASS make_tma_copy"
 
 
@@ -63,14 +62,9 @@ def tma_swizzle_mode(swizzle, elem_bits: int):
         return None, None, f"{elem_bits}-bit elements: no byte-addressed swizzle"
     mb = m + k
     byte = (b, mb, s)
-    if b == 0:
-        return 0, byte, None
-    if mb == 4 and s == 3 and 1 <= b <= 3:
-        return b, byte, None
-    if mb == 5 and b == 2 and s == 2:
-        return 4, byte, None
-    if mb == 6 and b == 2:
-        return 6, byte, None
+    mode = swizzles.by_byte_swizzle(byte)
+    if mode is not None:
+        return mode.tma, byte, None
     return None, byte, (f"Swizzle<{b},{mb},{s}> on bytes (S<{b},{m},{s}> on {elem_bits}-bit elements) is none of "
                         "Swizzle<0..3,4,3>, Swizzle<2,5,2>, Swizzle<2,6,S>")
 
@@ -166,21 +160,14 @@ def check_copy_options(multicast=1, smem_address_align=None):
 
 
 def read_cta_tiler(tiler):
-    """A CTA tiler as a tuple of positive extents: a tuple / list of ints, or text ``(128,64)`` /
-    ``128x64``; a layout tiler or anything else is a :class:`TmaError` naming it."""
-    if isinstance(tiler, str):
-        t = tiler.strip()
-        body = t[1:-1] if t.startswith("(") and t.endswith(")") else t
-        parts = [x.strip() for x in body.replace("x", ",").split(",")] if body else []
-        if not parts or not all(re.fullmatch(r"\d+", x) for x in parts):
-            raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64")
-        tiler = tuple(int(x) for x in parts)
-    if isinstance(tiler, int) and not isinstance(tiler, bool):
-        tiler = (tiler,)
-    if not isinstance(tiler, (tuple, list)) or not tiler or \
-            not all(type(x) is int and x > 0 for x in tiler):
-        raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64")
-    return tuple(tiler)
+    """A CTA tiler as a tuple of positive extents: a tuple / list of ints, or text ``(128,64)`` / ``128x64`` /
+    ``128,64`` (the one extents reader, ``core.notation.tiles.read_extents``); a layout tiler or anything else is
+    a :class:`TmaError` naming it."""
+    try:
+        return read_extents(tiler, "cta_tiler")
+    except ParseError as e:
+        raise TmaError(f"cta_tiler {tiler!r}: a CTA tile is a shape of positive extents, (128,64) or 128x64 "
+                       f"({e.expected}, column {e.column})") from None
 
 
 def _modes(lay):
@@ -278,8 +265,8 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     ``smem_alignment``)."""
     check_copy_options(multicast, smem_address_align)
     assumptions = as_assumptions(assume)
-    gmem = parse(gmem, assumptions) if isinstance(gmem, str) else gmem
-    smem = parse(smem) if isinstance(smem, str) else smem
+    gmem = as_layout(gmem, "gmem layout", assume=assumptions)
+    smem = as_layout(smem, "smem layout")
     bits = dtype_bits(dtype)
     if hasattr(gmem, "outer") or any(hasattr(d, "path") or hasattr(d, "value") for d in _flat(gmem.stride)):
         # a tensor in global memory is addressed by integer strides: no swizzle, no coordinate or F2 strides
@@ -323,7 +310,9 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     if tiler is not None:
         rules.append(cta_tile_rule(smem, tiler))
     if sbox is not None and mode is not None:
-        landing = prove_landing(smem, sbox, _MODE_BYTES.get(mode, byte), bits)
+        # the byte swizzle the TMA mode applies (the 128B_ATOM_64B mode's shift is the smem layout's)
+        applied = None if mode == 0 else (swizzles.by_tma(mode).byte_swizzle or byte)
+        landing = prove_landing(smem, sbox, applied, bits)
         rules.append(Rule("box_lands", "each TMA box lands in smem where the smem layout puts its elements",
                           [(landing.proved, lambda _: str(landing.counterexample))],
                           source="TMA swizzle on absolute smem addresses (specs/evidence/sm90/tma.jsonl)"))

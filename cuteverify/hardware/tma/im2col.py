@@ -2,7 +2,7 @@
 each a named condition decided for every value of the symbolic sizes (issue 16, the stretch goal).
 
 The model agrees with the H200 driver (580.159.04) on all 599 parameter sets of
-specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl (tests/test_tma_im2col_driver.py). Beyond the
+specs/evidence/sm90/tma_im2col_driver_verdicts.jsonl (tests/hardware/test_tma_im2col_driver.py). Beyond the
 documentation the driver also refuses (and the model follows it): channelsPerPixel x element size not a
 multiple of 16 bytes (``channels_bytes``), and a box (channels x pixels x element size) over 228 KiB
 (``box_bytes``: 233472 bytes accepted, 233728 refused, as in the tiled mode).
@@ -33,8 +33,9 @@ from ...errors import TmaError
 from ...symbolic.conditions import Condition as C
 from ...symbolic.expr import normalize
 from ..checks.rules import Rule, check_rules, value_at
-from .tiled import TmaDescriptor, _tuple
-from .rules import MAX_BOX_BYTES_SM90, SWIZZLE_SPAN, _address, _dims, _element_strides, _enums, _strides
+from .tiled import TmaDescriptor, as_entries
+from .rules import (MAX_BOX_BYTES_SM90, SWIZZLE_SPAN, address_rule, dim_rules, element_stride_rules, enum_rules,
+                    stride_rules)
 
 __all__ = ["CORNER_RANGE", "TmaIm2colDescriptor"]
 
@@ -51,12 +52,12 @@ class TmaIm2colDescriptor(TmaDescriptor):
 
     def __init__(self, dtype, shape, stride=None, lower=(), upper=(), channels=1, pixels=1, element_strides=None,
                  **kw):
-        rank = len(_tuple(shape, "shape"))
+        rank = len(as_entries(shape, "shape"))
         super().__init__(dtype, shape, stride, (1,) * rank, element_strides, **kw)
-        self.lower = _tuple(lower, "lower") if lower != () else ()
-        self.upper = _tuple(upper, "upper") if upper != () else ()
-        self.channels = normalize(_tuple(channels, "channels")[0])
-        self.pixels = normalize(_tuple(pixels, "pixels")[0])
+        self.lower = as_entries(lower, "lower") if lower != () else ()
+        self.upper = as_entries(upper, "upper") if upper != () else ()
+        self.channels = normalize(as_entries(channels, "channels")[0])
+        self.pixels = normalize(as_entries(pixels, "pixels")[0])
         if not isinstance(self.lower, tuple) or not isinstance(self.upper, tuple):
             raise TmaError("lower / upper corners: tuples of offsets")
 
@@ -72,8 +73,8 @@ class TmaIm2colDescriptor(TmaDescriptor):
         out = [Rule("im2col_rank", "rank 3, 4 or 5", [(3 <= d.rank <= 5, lambda _: f"rank {d.rank} is not 3..5")],
                     source=_DOC),
                Rule("interleave_rank", "rank >= 3 with an interleaved layout", [(True, lambda _: "")], source=_DOC),
-               _address(d)]
-        for part in (_dims, _strides, _element_strides, _enums):
+               address_rule(d)]
+        for part in (dim_rules, stride_rules, element_stride_rules, enum_rules):
             out += list(part(d))
         n = d.rank - 2
         out.append(Rule("corner_count", f"{max(n, 0)} offsets in each corner (one per spatial dimension)",

@@ -7,16 +7,17 @@ from ...symbolic.conditions import Condition as C
 from ...symbolic.expr import normalize
 from ...symbolic.lazy import sympy
 from ..checks.rules import Rule, value_at
+from ..library import swizzles
 
 __all__ = ["descriptor_rules", "SWIZZLE_SPAN", "MAX_BOX_BYTES_SM90"]
 
 #: bytes of the inner box a swizzle mode allows (interleave NONE); the 128B_ATOM variants count as 128
-SWIZZLE_SPAN = {1: 32, 2: 64, 3: 128, 4: 128, 5: 128, 6: 128}
+SWIZZLE_SPAN = {m.tma: m.span_bytes for m in swizzles.MODES if m.span_bytes}
 #: 228 KiB, the largest box (bytes loaded) the H200's driver accepted; 237568 was refused (evidence round 3)
 MAX_BOX_BYTES_SM90 = 233472
 _PACKED_A16 = (14, 15)
 _PACKED = (13, 14, 15)
-_ATOM_SWIZZLES = (4, 5, 6)
+_ATOM_SWIZZLES = tuple(m.tma for m in swizzles.MODES if m.tma_base)  # SM100's 128B_ATOM modes
 _OBSERVED = "H200 driver 580.159.04 (specs/evidence/sm90/tma_driver_verdicts.jsonl)"
 _DOC = "cuda.h: cuTensorMapEncodeTiled"
 _ENUM_RANGES = (("dtype", 16), ("interleave", 3), ("swizzle", 7), ("l2_promotion", 4), ("oob_fill", 2))
@@ -41,7 +42,9 @@ def _rank(d):
                  lambda _: f"interleave {d.interleave} needs rank >= 3, rank is {d.rank}")])
 
 
-def _address(d):
+def address_rule(d):
+    """The rule on descriptor ``d``'s global address: 16-byte aligned (32 for interleave 32B and the
+    16U4/16U6_ALIGN16B types); not checked where the address is not given."""
     align = 32 if d.interleave == 2 or d.dtype in _PACKED_A16 else 16
     text = f"global address {align}-byte aligned"
     if d.address is None:
@@ -51,7 +54,9 @@ def _address(d):
                 [(C("divides", align, a), lambda v: f"global address {_v(a, v)} is not {align}-byte aligned")])
 
 
-def _dims(d):
+def dim_rules(d):
+    """The rules on descriptor ``d``'s global dimensions: each in 1..2**32, and a packed type's dim 0 a
+    multiple of its packing."""
     clauses = []
     for i, s in enumerate(d.shape):
         clauses.append((C("le", 1, s), lambda v, i=i, s=s: f"global dim {i} is {_v(s, v)}, not >= 1"))
@@ -64,7 +69,9 @@ def _dims(d):
                    [(C("divides", m, s0), lambda v: f"global dim 0 is {_v(s0, v)}, not a multiple of {m}")])
 
 
-def _strides(d):
+def stride_rules(d):
+    """The rules on descriptor ``d``'s global strides (bytes): aligned to 16 (32), in 0..2**40 - 1, and the
+    innermost stride 1."""
     m = 32 if d.interleave == 2 or d.dtype in _PACKED_A16 else 16
     mult, bound = [], []
     for i, sb in enumerate(d.stride_bytes(), 1):
@@ -120,7 +127,8 @@ def _box(d):
                    source=_OBSERVED)
 
 
-def _element_strides(d):
+def element_stride_rules(d):
+    """The rule on descriptor ``d``'s element strides: each in 1..8."""
     clauses = []
     for i, e in enumerate(d.element_strides):
         clauses.append((C("le", 1, e), lambda v, i=i, e=e: f"element stride {i} is {_v(e, v)}, not >= 1"))
@@ -129,7 +137,8 @@ def _element_strides(d):
                source=_DOC + "; element_strides[0] checked by the " + _OBSERVED)
 
 
-def _enums(d):
+def enum_rules(d):
+    """The rules on descriptor ``d``'s enum fields (in range, interleave/swizzle and OOB-fill pairings)."""
     clauses = [(0 <= getattr(d, f) < n, lambda _, f=f, n=n: f"{f} value {getattr(d, f)} is not in 0..{n - 1}")
                for f, n in _ENUM_RANGES]
     yield Rule("enums", "dtype, interleave, swizzle, L2 promotion and OOB fill are values of their enums", clauses)
@@ -156,7 +165,7 @@ def _enums(d):
 
 def descriptor_rules(d) -> list[Rule]:
     """Every rule for descriptor ``d`` (a ``TmaDescriptor``), in a fixed order."""
-    out = list(_rank(d)) + [_address(d)]
-    for part in (_dims, _strides, _box, _element_strides, _enums):
+    out = list(_rank(d)) + [address_rule(d)]
+    for part in (dim_rules, stride_rules, _box, element_stride_rules, enum_rules):
         out += list(part(d))
     return out

@@ -7,7 +7,7 @@ The fields are the driver's, innermost dimension first: ``shape`` (globalDim, el
 or by name) and the global address (bytes, optional). Sources of the rules, in order of authority:
 
 1. the driver on silicon: ``specs/evidence/sm90/tma_driver_verdicts.jsonl`` holds the verdict of the H200's
-   driver (580.159.04, CUDA 13.0) for 1154 parameter sets, and ``tests/test_tma_driver.py`` checks that
+   driver (580.159.04, CUDA 13.0) for 1154 parameter sets, and ``tests/hardware/test_tma_driver.py`` checks that
    this model agrees with every one. Where the documentation and that driver differ, the model follows the
    driver: the inner box of *interleaved* layouts must also be a multiple of 16 bytes; the elements a box
    loads (``prod ceil(box[i] / element_strides[i])`` times the element size) may not exceed 228 KiB (the
@@ -19,10 +19,12 @@ or by name) and the global address (bytes, optional). Sources of the rules, in o
 """
 from __future__ import annotations
 
+from ...core.notation.tiles import read_extents
 from ...errors import TmaError
 from ...symbolic import Assumptions, parse_expr
 from ...symbolic.expr import normalize
 from ...symbolic.lazy import sympy
+from ..library import swizzles
 from ..library.dtypes import DTYPE_BITS
 from ..checks.rules import Rule, check_rules
 from .rules import MAX_BOX_BYTES_SM90, SWIZZLE_SPAN, descriptor_rules
@@ -40,8 +42,7 @@ DATA_TYPES = {
     "16U4_ALIGN8B": (13, 4, False), "16U4_ALIGN16B": (14, 4, False), "16U6_ALIGN16B": (15, 6, False),
 }
 INTERLEAVES = {"NONE": 0, "16B": 1, "32B": 2}
-SWIZZLES = {"NONE": 0, "32B": 1, "64B": 2, "128B": 3, "128B_ATOM_32B": 4, "128B_ATOM_32B_FLIP_8B": 5,
-            "128B_ATOM_64B": 6}
+SWIZZLES = {m.tma_name: m.tma for m in swizzles.MODES}  # CUtensorMapSwizzle, from the one swizzle table
 L2_PROMOTIONS = {"NONE": 0, "L2_64B": 1, "L2_128B": 2, "L2_256B": 3}
 OOB_FILLS = {"NONE": 0, "NAN_REQUEST_ZERO_FMA": 1}
 _PREFIXES = ("CU_TENSOR_MAP_", "DATA_TYPE_", "SWIZZLE_", "INTERLEAVE_", "L2_PROMOTION_", "FLOAT_OOB_FILL_")
@@ -93,14 +94,11 @@ def _name(table, value):
     return f"<invalid {value}>"
 
 
-def _tuple(x, what):
-    """A tuple of ints / sympy expressions from a sequence, an int or text such as ``"(K,M)"``."""
+def as_entries(x, what):
+    """A tuple of ints / sympy expressions from a sequence, an int or text such as ``"(K,M)"`` / ``64x128`` (the
+    one extents reader; any integer, since the descriptor's rules judge the values)."""
     if isinstance(x, str):
-        body = x.strip()
-        if body.startswith("(") and body.endswith(")"):
-            body = body[1:-1]
-        parts = [p for p in body.split(",") if p.strip()]
-        return tuple(parse_expr(p, x) for p in parts)
+        return tuple(normalize(v) for v in read_extents(x, what, symbols=True, positive=False))
     if isinstance(x, (int, sympy.Basic)):
         return (normalize(x),)
     try:
@@ -124,7 +122,7 @@ class TmaDescriptor:
                  swizzle="NONE", l2_promotion="NONE", oob_fill="NONE", address=None, assume=None,
                  arch="sm_90"):
         self.dtype = tma_dtype(dtype)
-        self.shape = _tuple(shape, "shape")
+        self.shape = as_entries(shape, "shape")
         rank = len(self.shape)
         if stride is None:
             st, acc = [], 1
@@ -132,9 +130,9 @@ class TmaDescriptor:
                 st.append(acc)
                 acc = normalize(acc * s)
             stride = tuple(st)
-        self.stride = _tuple(stride, "stride")
-        self.box = _tuple(box if box is not None else self.shape, "box")
-        self.element_strides = _tuple(element_strides, "element_strides") if element_strides is not None \
+        self.stride = as_entries(stride, "stride")
+        self.box = as_entries(box if box is not None else self.shape, "box")
+        self.element_strides = as_entries(element_strides, "element_strides") if element_strides is not None \
             else (1,) * rank
         for what, t in (("stride", self.stride), ("box", self.box), ("element_strides", self.element_strides)):
             if len(t) != rank:

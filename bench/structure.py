@@ -1,0 +1,142 @@
+"""How many of each mechanism the code holds (issue 27's "Done means"), measured from the source by AST scans.
+
+    python bench/structure.py [CHECKOUT ...]        # default: this checkout; give an older one to compare
+
+Each count is a definition written below, not a judgement: it names what it matches, so a reader can check a
+number by reading the list it prints with ``-v``. The counts:
+
+- ``exceptions outside errors.py``: classes deriving (by name) from an ``*Error`` / ``Exception`` base defined in
+  any module but ``cuteverify/errors.py``.
+- ``private cross-module imports``: ``from M import _x`` where M is another cuteverify module, plus
+  ``alias._x`` attribute reads on a name bound to another cuteverify module.
+- ``z3 outside the bridge``: modules other than ``symbolic/smt.py`` and ``symbolic/lazy.py`` that read an
+  attribute of ``z3``.
+- ``text -> layout helpers``: functions named ``as_layout``, ``_as_layout``, ``to_layout``, ``coerce``,
+  ``_from_text``, ``reads_text`` or ``*_as_layout`` (the job: "text or object -> Layout").
+- ``spec resolvers``: functions named ``resolve``, ``resolve_spec`` or ``resolve_instance`` (name -> Spec).
+- ``verdict / result classes``: classes named ``*Verdict``, ``*Result`` or ``*Counterexample`` and classes
+  with a ``status`` field.
+- ``extents / permutation readers``: functions whose name says they read a tile, extents or a permutation
+  (``*extent*``, ``*tile*`` / ``*tiler*`` with ``read``/``parse``/``_of``, ``*perm*``) and whose body splits or
+  matches text (``.split``, ``re.``), outside the notation package.
+- ``swizzle-mode tables``: modules with a module-level dict or tuple whose literal keys or items spell two or
+  more swizzle modes (``128B``, ``SWIZZLE_128B``, ``B128``, ``SW128``...).
+- ``operand maps``: dict literals whose keys include ``"A"``, ``"B"`` and ``"C"`` (the operand -> modes map).
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+from pathlib import Path
+
+SWIZZLE_WORD = re.compile(r"^(SWIZZLE_)?(128B|64B|32B|B128|B64|B32|SW128|SW64|SW32|128B_BASE32B|INTERLEAVE)$")
+
+
+def modules(root: Path) -> dict:
+    out = {}
+    for base, pkg in ((root / "cuteverify", "cuteverify"), (root / "cli", "cuteverify.cli")):
+        if not base.is_dir():
+            continue
+        for p in base.rglob("*.py"):
+            if "__pycache__" in p.parts:
+                continue
+            rel = p.relative_to(base).with_suffix("").parts
+            name = ".".join([pkg] + [x for x in rel if x != "__init__"])
+            out[name] = p
+    return out
+
+
+def _target(name, path, node):
+    if node.level:
+        parts = name.split(".")
+        keep = len(parts) - node.level + (1 if path.name == "__init__.py" else 0)
+        return ".".join(parts[:keep] + ([node.module] if node.module else []))
+    return node.module or ""
+
+
+def scan(root: Path) -> dict:
+    mods = modules(root)
+    found = {k: [] for k in ("exceptions outside errors.py", "private cross-module imports", "z3 outside the bridge",
+                             "text -> layout helpers", "spec resolvers", "verdict / result classes",
+                             "extents / permutation readers", "swizzle-mode tables", "operand maps")}
+    for name, path in sorted(mods.items()):
+        rel = path.relative_to(root).as_posix()
+        tree = ast.parse(path.read_text())
+        module_alias = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                tgt = _target(name, path, node)
+                for a in node.names:
+                    full = tgt + "." + a.name
+                    if full in mods and full != name:
+                        module_alias[a.asname or a.name] = full
+                    elif tgt in mods and tgt != name and a.name.startswith("_") and not a.name.startswith("__"):
+                        found["private cross-module imports"].append(f"{rel}: {a.name} from {tgt}")
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in mods and a.asname:
+                        module_alias[a.asname] = a.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id in module_alias and node.attr.startswith("_") and not node.attr.startswith("__"):
+                    found["private cross-module imports"].append(f"{rel}: {node.value.id}.{node.attr}")
+                if node.value.id == "z3" and not rel.endswith(("symbolic/smt.py", "symbolic/lazy.py")):
+                    found["z3 outside the bridge"].append(rel)
+            if isinstance(node, ast.ClassDef):
+                bases = [getattr(b, "id", getattr(b, "attr", "")) for b in node.bases]
+                if not rel.endswith("cuteverify/errors.py") and any(b.endswith("Error") or b == "Exception" for b in bases):
+                    found["exceptions outside errors.py"].append(f"{rel}: {node.name}")
+                fields = {t.target.id for t in node.body if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)}
+                if node.name.endswith(("Verdict", "Result", "Counterexample")) or "status" in fields:
+                    found["verdict / result classes"].append(f"{rel}: {node.name}")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.name
+                if n in ("as_layout", "_as_layout", "to_layout", "coerce", "_from_text", "reads_text") \
+                        or n.endswith("_as_layout"):
+                    found["text -> layout helpers"].append(f"{rel}: {n}")
+                if n in ("resolve", "resolve_spec", "resolve_instance"):
+                    found["spec resolvers"].append(f"{rel}: {n}")
+                low = n.lower()
+                reads = ("extent" in low or "perm" in low
+                         or (("tile" in low or "tiler" in low) and any(w in low for w in ("read", "parse", "_of"))))
+                if reads and "/core/notation/" not in rel and "/core/tiles.py" not in rel:
+                    body = ast.unparse(node)
+                    if ".split(" in body or "re." in body:
+                        found["extents / permutation readers"].append(f"{rel}: {n}")
+            if isinstance(node, ast.Dict):
+                keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+                if {"A", "B", "C"} <= keys:
+                    found["operand maps"].append(f"{rel}:{node.lineno}")
+        for node in tree.body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if value is None:
+                continue
+            words = [c.value for c in ast.walk(value) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+            if sum(bool(SWIZZLE_WORD.match(w)) for w in words) >= 2:
+                found["swizzle-mode tables"].append(rel)
+    for k in ("z3 outside the bridge", "swizzle-mode tables"):
+        found[k] = sorted(set(found[k]))
+    return found
+
+
+def main(argv):
+    verbose = "-v" in argv
+    roots = [Path(a) for a in argv if a != "-v"] or [Path(__file__).resolve().parent.parent]
+    results = [(r, scan(r)) for r in roots]
+    keys = list(results[0][1])
+    width = max(len(k) for k in keys)
+    print(f"{'count':<{width}}  " + "  ".join(f"{os.path.basename(str(r.resolve())) or str(r):>12}" for r, _ in results))
+    for k in keys:
+        print(f"{k:<{width}}  " + "  ".join(f"{len(f[k]):>12}" for _, f in results))
+    if verbose:
+        for r, f in results:
+            print(f"\n== {r}")
+            for k in keys:
+                for item in f[k]:
+                    print(f"  {k}: {item}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
