@@ -14,23 +14,33 @@ number by reading the list it prints with ``-v``. The counts:
 - ``text -> layout helpers``: functions named ``as_layout``, ``_as_layout``, ``to_layout``, ``coerce``,
   ``_from_text``, ``reads_text`` or ``*_as_layout`` (the job: "text or object -> Layout").
 - ``spec resolvers``: functions named ``resolve``, ``resolve_spec`` or ``resolve_instance`` (name -> Spec).
-- ``verdict / result classes``: classes named ``*Verdict``, ``*Result`` or ``*Counterexample`` and classes
-  with a ``status`` field.
+- ``verdict / result families``: classes named ``*Verdict`` or ``*Result`` or with a ``status`` field whose
+  bases are none of these (a subclass that adds exact numbers belongs to its base's family).
+- ``verdict JSON shapes`` (run, not scanned): eight verbs (injective, surjective, bijective, equal, agrees,
+  banks, tma, desc) on refuted inputs with ``--json`` and one ``check --json`` row of a refuted claim, run by the
+  checkout's own interpreter; a shape is the set of the verdict's own keys present (status, what/claim, verdict,
+  method, reason, obligations, discharged, notes, elapsed and every ``counterexample*`` key; the exact numbers a
+  kind adds, such as a bank conflict's degree, are not part of it) plus the type of each counterexample key.
 - ``extents / permutation readers``: functions whose name says they read a tile, extents or a permutation
   (``*extent*``, ``*tile*`` / ``*tiler*`` with ``read``/``parse``/``_of``, ``*perm*``) and whose body splits or
-  matches text (``.split``, ``re.``), outside the notation package.
+  matches text (``.split(``, ``re.<function>(``), outside the notation package.
 - ``swizzle-mode tables``: modules with a module-level dict or tuple whose literal keys or items spell two or
-  more swizzle modes (``128B``, ``SWIZZLE_128B``, ``B128``, ``SW128``...).
-- ``operand maps``: dict literals whose keys include ``"A"``, ``"B"`` and ``"C"`` (the operand -> modes map).
+  more swizzle modes (``128B``, ``SWIZZLE_128B``, ``B128``, ``SW128``...) and no L2-promotion name (``L2_*``).
+- ``operand maps``: dict literals whose keys include ``"A"``, ``"B"`` and ``"C"``, are all operand names
+  (A, B, C, D, scale factors, sparsity metadata) and whose values are all tuples (the operand -> (M,N,K) modes
+  map, by index or by letter).
 """
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
+OPERANDS = {"A", "B", "C", "D", "SFA", "SFB", "E"}
 SWIZZLE_WORD = re.compile(r"^(SWIZZLE_)?(128B|64B|32B|B128|B64|B32|SW128|SW64|SW32|128B_BASE32B|INTERLEAVE)$")
 
 
@@ -59,8 +69,9 @@ def _target(name, path, node):
 def scan(root: Path) -> dict:
     mods = modules(root)
     found = {k: [] for k in ("exceptions outside errors.py", "private cross-module imports", "z3 outside the bridge",
-                             "text -> layout helpers", "spec resolvers", "verdict / result classes",
+                             "text -> layout helpers", "spec resolvers", "verdict / result families",
                              "extents / permutation readers", "swizzle-mode tables", "operand maps")}
+    results = {}
     for name, path in sorted(mods.items()):
         rel = path.relative_to(root).as_posix()
         tree = ast.parse(path.read_text())
@@ -89,8 +100,8 @@ def scan(root: Path) -> dict:
                 if not rel.endswith("cuteverify/errors.py") and any(b.endswith("Error") or b == "Exception" for b in bases):
                     found["exceptions outside errors.py"].append(f"{rel}: {node.name}")
                 fields = {t.target.id for t in node.body if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)}
-                if node.name.endswith(("Verdict", "Result", "Counterexample")) or "status" in fields:
-                    found["verdict / result classes"].append(f"{rel}: {node.name}")
+                if node.name.endswith(("Verdict", "Result")) or "status" in fields:
+                    results[node.name] = (rel, bases)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = node.name
                 if n in ("as_layout", "_as_layout", "to_layout", "coerce", "_from_text", "reads_text") \
@@ -103,28 +114,81 @@ def scan(root: Path) -> dict:
                          or (("tile" in low or "tiler" in low) and any(w in low for w in ("read", "parse", "_of"))))
                 if reads and "/core/notation/" not in rel and "/core/tiles.py" not in rel:
                     body = ast.unparse(node)
-                    if ".split(" in body or "re." in body:
+                    if ".split(" in body or re.search(r"\bre\.\w+\(", body):
                         found["extents / permutation readers"].append(f"{rel}: {n}")
             if isinstance(node, ast.Dict):
                 keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-                if {"A", "B", "C"} <= keys:
+                if {"A", "B", "C"} <= keys and keys <= OPERANDS and all(isinstance(v, ast.Tuple) for v in node.values):
                     found["operand maps"].append(f"{rel}:{node.lineno}")
         for node in tree.body:
             value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
             if value is None:
                 continue
             words = [c.value for c in ast.walk(value) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
-            if sum(bool(SWIZZLE_WORD.match(w)) for w in words) >= 2:
+            if sum(bool(SWIZZLE_WORD.match(w)) for w in words) >= 2 and not any(w.startswith("L2_") for w in words):
                 found["swizzle-mode tables"].append(rel)
+    found["verdict / result families"] = [f"{rel}: {n}" for n, (rel, bases) in sorted(results.items())
+                                          if not any(b in results for b in bases)]
     for k in ("z3 outside the bridge", "swizzle-mode tables"):
         found[k] = sorted(set(found[k]))
     return found
+
+
+SHAPES_SCRIPT = r"""
+import json, os, sys, tempfile
+from click.testing import CliRunner
+try:
+    from cuteverify.frontend.cli.main import main
+except ImportError:
+    from cuteverify.cli.main import main
+SM80 = "SM80_16x8x16_F32BF16BF16F32_TN"
+RUNS = [["injective", "(4,8):(1,2)"], ["surjective", "(4,8):(1,5)", "--codomain", "32"],
+        ["bijective", "(4,8):(2,8)"], ["equal", "(4,8):(1,4)", "(4,8):(8,1)"],
+        ["agrees", "((4,8),(2,2,2)):((32,1),(16,8,64))", "--spec", SM80, "--operand", "A"],
+        ["banks", "(64,64):(64,1)", "--access", "((8,2,2),(8,(4,4))):((1,512,8),(64,(16,1024)))"],
+        ["tma", "--dtype", "bf16", "--shape", "(64,64)", "--box", "(64,257)"],
+        ["desc", "--smem", "(64,64):(64,1)", "-d", "bf16"]]
+m = os.path.join(tempfile.mkdtemp(), "m.cute.yaml")
+open(m, "w").write('version: 1\nkernels:\n  k:\n    layouts:\n      bad: "(4,8):(1,2)"\n'
+                   '    claims:\n      - injective: bad\n')
+VERDICT_KEYS = {"status", "what", "claim", "verdict", "method", "reason", "obligations", "discharged", "notes",
+                "elapsed"}
+out = []
+for args in RUNS + [["check", m]]:
+    r = CliRunner().invoke(main, args + ["--json"])
+    try:
+        d = json.loads(r.output)
+    except ValueError:
+        out.append([args[0], "no JSON"]); continue
+    if args[0] == "check":
+        d = d["results"][0] if isinstance(d, dict) and "results" in d else (d[0] if isinstance(d, list) else d)
+    cex = [k for k in d if "counterexample" in k]
+    out.append([args[0], sorted(k for k in d if k in VERDICT_KEYS or "counterexample" in k),
+                {k: type(d[k]).__name__ for k in cex}])
+print(json.dumps(out))
+"""
+
+
+def verdict_shapes(root: Path) -> list:
+    """The JSON verdict shapes of ``root``'s CLI (module docstring), run by its own interpreter."""
+    python = root / ".venv" / "bin" / "python"
+    p = subprocess.run([str(python if python.exists() else sys.executable), "-c", SHAPES_SCRIPT],
+                       capture_output=True, text=True, cwd=root, env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    if p.returncode != 0:
+        return [f"could not run: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode}"]
+    rows = json.loads(p.stdout)
+    shapes = {}
+    for verb, *shape in rows:
+        shapes.setdefault(json.dumps(shape, sort_keys=True), []).append(verb)
+    return [f"{', '.join(v)}: {k}" for k, v in shapes.items()]
 
 
 def main(argv):
     verbose = "-v" in argv
     roots = [Path(a) for a in argv if a != "-v"] or [Path(__file__).resolve().parent.parent]
     results = [(r, scan(r)) for r in roots]
+    for r, f in results:
+        f["verdict JSON shapes"] = verdict_shapes(r)
     keys = list(results[0][1])
     width = max(len(k) for k in keys)
     print(f"{'count':<{width}}  " + "  ".join(f"{os.path.basename(str(r.resolve())) or str(r):>12}" for r, _ in results))

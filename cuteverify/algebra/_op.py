@@ -170,7 +170,7 @@ def _remember(result, op, args, kw):
     """A symbolic plain-layout result remembers the call that made it: ``subs`` re-runs it on the substituted
     arguments, so an instantiated result prints as the concrete operation does (core/canon.py)."""
     if type(result) is Layout and result.free_symbols():
-        result._origin = (op, args, kw)
+        object.__setattr__(result, "_origin", (op, args, kw))  # Layout refuses plain assignment
     return result
 
 

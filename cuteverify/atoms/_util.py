@@ -141,7 +141,7 @@ def slice_offset(layout: Layout, crd):
             for ci, si, di in zip(c, s, d):
                 walk(ci, si, di)
         else:
-            offset = offset + Layout._make(s, d)(c)
+            offset = offset + Layout(s, d)(c)
 
     walk(crd, layout.shape, layout.stride)
     if not shapes:

@@ -18,7 +18,8 @@ from ..core.swizzle import ComposedLayout, Swizzle
 from ..core.tuples import flatten
 from ..core.notation.tiles import read_extents
 from ..errors import NotAdmissibleError
-from ..prover import Counterexample, Verdict
+from ..hardware.library.spec import OPERAND_MODES
+from ..prover.verdict import Counterexample, Differ, Mismatch, NotVectorizable, OutOfRange, Verdict
 from ._util import mode
 
 __all__ = ["compatible_tv", "copy_vectorizes", "covers", "np_values"]
@@ -78,9 +79,9 @@ def covers(tv: Layout, tile, claim: str = "", indexes=None) -> Verdict:
         for x in indexes:
             known *= x
         if (tuple(indexes) != tile) if type(tile) is tuple else (known != tile):
-            return Verdict("refuted", claim, "shape", Counterexample(
-                "mismatch", note=f"the layout indexes the {_tile_text(tuple(indexes))} tile it was built for, the "
-                                 f"claim names the tile {_tile_text(tile)}",
+            return Verdict("refuted", claim, "shape", Mismatch(
+                note=f"the layout indexes the {_tile_text(tuple(indexes))} tile it was built for, the "
+                     f"claim names the tile {_tile_text(tile)}",
                 detail={"layout_tile": tuple(indexes), "claim_tile": tile}))
     reduced = _drop_thread_broadcast(tv)
     if reduced is not tv and _covers(reduced, tile_size, claim).proved:
@@ -106,8 +107,8 @@ def _covers(tv: Layout, tile_size: int, claim: str) -> Verdict:
     bad = np.nonzero((vals < 0) | (vals >= tile_size))[0]
     if bad.size:
         i, x = int(bad[0]), int(vals[bad[0]])
-        return Verdict("refuted", claim, "enumeration", Counterexample(
-            "out-of-range", coords=(i,), values=(x,), natural=((i % nthr, i // nthr),),
+        return Verdict("refuted", claim, "enumeration", OutOfRange(
+            coords=(i,), values=(x,), natural=((i % nthr, i // nthr),),
             note=f"thread {i % nthr} value {i // nthr} holds element {x}, outside the tile [0, {tile_size})",
             detail={"thread": i % nthr, "value_index": i // nthr, "element": x}))
     counts = np.bincount(vals, minlength=tile_size)
@@ -118,7 +119,7 @@ def _covers(tv: Layout, tile_size: int, claim: str) -> Verdict:
         holders = [int(i) for i in np.nonzero(vals == x)[0][:2]]
         kind = "missed" if c < rep else "collision"
         who = ", ".join(f"thread {i % nthr} value {i // nthr}" for i in holders) or "no thread"
-        return Verdict("refuted", claim, "enumeration", Counterexample(
+        return Verdict("refuted", claim, "enumeration", Counterexample.of(
             kind, coords=tuple(holders), values=(x,) * len(holders), value=x,
             natural=tuple((i % nthr, i // nthr) for i in holders),
             note=f"element {x} is held {c} times (expected {rep}): {who}",
@@ -157,22 +158,21 @@ def compatible_tv(tiled_copy, tiled_mma, operand: str) -> Verdict:
     for lay in (reg, frag):
         _concrete(lay, "compatible")
     if tiled_copy.size != tiled_mma.size:  # each thread's copy must produce what the same thread's MMA reads
-        return Verdict("refuted", claim, "shape", Counterexample(
-            "mismatch", note=f"the tiled copy {tiled_copy.name} has {tiled_copy.size} threads, the tiled MMA "
-                             f"{tiled_mma.name} has {tiled_mma.size}",
+        return Verdict("refuted", claim, "shape", Mismatch(
+            note=f"the tiled copy {tiled_copy.name} has {tiled_copy.size} threads, the tiled MMA "
+                 f"{tiled_mma.name} has {tiled_mma.size}",
             detail={"copy_threads": tiled_copy.size, "mma_threads": tiled_mma.size}))
-    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
-    tile = tuple(tiled_mma.get_tile_size(i) for i in modes)
+    tile = tuple(tiled_mma.get_tile_size(i) for i in OPERAND_MODES[operand])
     ctile = tuple(size(t) for t in tiled_copy.tiler_mn)
     if tile != ctile:
-        return Verdict("refuted", claim, "shape", Counterexample(
-            "mismatch", note=f"the copy tiles {ctile}, the MMA's {operand} tile is {tile}"))
+        return Verdict("refuted", claim, "shape", Mismatch(
+            note=f"the copy tiles {ctile}, the MMA's {operand} tile is {tile}"))
     np, a = _per_thread(reg)
     _, b = _per_thread(frag)
     if a.shape != b.shape:
-        return Verdict("refuted", claim, "shape", Counterexample(
-            "mismatch", note=f"the copy holds {a.shape[1]} values in each of {a.shape[0]} threads, the tiled MMA "
-                             f"{b.shape[1]} in each of {b.shape[0]}"))
+        return Verdict("refuted", claim, "shape", Mismatch(
+            note=f"the copy holds {a.shape[1]} values in each of {a.shape[0]} threads, the tiled MMA "
+                 f"{b.shape[1]} in each of {b.shape[0]}"))
     rows = np.nonzero((a != b).any(axis=1))[0]
     if rows.size:
         t = int(rows[0])
@@ -180,8 +180,8 @@ def compatible_tv(tiled_copy, tiled_mma, operand: str) -> Verdict:
         only_mma = sorted(set(b[t].tolist()) - set(a[t].tolist()))
         x = (only_copy or only_mma or [int(a[t][np.nonzero(a[t] != b[t])[0][0]])])[0]
         side = "the copy writes" if only_copy else "the MMA reads"
-        return Verdict("refuted", claim, "enumeration", Counterexample(
-            "differ", coords=(t,), values=(x,), note=f"thread {t}: {side} element {x} and the other does not",
+        return Verdict("refuted", claim, "enumeration", Differ(
+            coords=(t,), values=(x,), note=f"thread {t}: {side} element {x} and the other does not",
             detail={"thread": t, "element": x}))
     return Verdict("proved", claim, "enumeration")
 
@@ -257,8 +257,8 @@ def copy_vectorizes(tiled_copy, layout, side: str) -> Verdict:
             got = [int(x) for x in regs[inst, reg, :, t]]
             n = regs.shape[2]
             what = f"{n} values" if n > 1 else "the value"
-            return Verdict("refuted", claim, "enumeration", Counterexample(
-                "not-vectorizable", coords=(t,), values=tuple(got),
+            return Verdict("refuted", claim, "enumeration", NotVectorizable(
+                coords=(t,), values=tuple(got),
                 note=f"thread {t}, copy {inst}, register {reg}: the {what} one {n * tiled_copy.value_bits}-bit "
                      f"register of {tiled_copy.name} moves are at element offsets {got}, which {cause} "
                      f"(the atom moves {nvals} {tiled_copy.value_type} values per thread on its {side_name} side)",

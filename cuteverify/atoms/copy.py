@@ -36,7 +36,7 @@ from ._util import (
     slice_offset,
     zipped_divide_keep,
 )
-from .names import instance_name, resolve_spec, universal_copy_bits
+from ..hardware.library.catalog import instance_name, resolve, universal_copy_bits
 from .partition import Partitioned, through_swizzle
 
 __all__ = [
@@ -147,7 +147,7 @@ def make_copy_atom(op, dtype=None, *, num_bits_per_copy=None, **params) -> CopyA
             vbits = dtype_bits(vt) if dtype is not None else bits
             lay = Layout((1, bits))
             return CopyAtom(f"UniversalCopy<{bits}b>", Layout(1, 0), lay, lay, "src", vt, vbits)
-        spec, p = resolve_spec(op, "copy", **params)
+        spec, p = resolve(op, kind="copy", instance=True, **params)
     elif isinstance(op, Spec):
         if op.kind != "copy":
             raise NotAdmissibleError("make_copy_atom", f"{op.name} is a {op.kind} spec, not a copy atom")

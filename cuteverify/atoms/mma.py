@@ -18,11 +18,11 @@ from ._alg import (
 )
 from ..core.layout import Layout, make_layout, size
 from ..core.notation.interop import as_layout
-from ..core.notation.parse import parse
 from ..core.swizzle import ComposedLayout
 from ..core.notation.tiles import read_permutation
 from ..errors import NotAdmissibleError
 from ..hardware import Spec, dtype_bits
+from ..hardware.library.spec import OPERAND_MODES, TILED_OPERANDS
 from ._util import (
     as_tile_item,
     compose_mode0,
@@ -33,13 +33,13 @@ from ._util import (
     slice_offset,
     zipped_divide_keep,
 )
-from .names import instance_name, resolve_spec
+from ..hardware.library.catalog import instance_name, resolve
 from .partition import Partitioned, fragment_like, through_swizzle
 
 __all__ = ["MmaAtom", "ThrMma", "TiledMma", "make_mma_atom", "make_tiled_mma"]
 
-# operand -> (the MNK modes of its tile, the vmnk thread modes it is tiled over)
-_OPERAND_MODES = {"A": ((0, 2), (1, 3)), "B": ((1, 2), (2, 3)), "C": ((0, 1), (1, 2))}
+# operand -> (the MNK modes of its tile, the vmnk thread modes it is tiled over: vmnk's mode 0 is the atom's thread)
+_OPERAND_MODES = {op: (OPERAND_MODES[op], tuple(i + 1 for i in OPERAND_MODES[op])) for op in TILED_OPERANDS}
 
 
 class MmaAtom:
@@ -83,8 +83,7 @@ def _atom_layouts(spec: Spec, params: dict) -> tuple:
     key = (id(spec), tuple(sorted(params.items())))
     hit = _ATOM_LAYOUTS.get(key)
     if hit is None or hit[0] is not spec:
-        hit = _ATOM_LAYOUTS[key] = (spec, tuple(parse(spec.layout_text(k, **params))
-                                                for k in ("thr_id", "A", "B", "C")))
+        hit = _ATOM_LAYOUTS[key] = (spec, tuple(spec.layout(k, **params) for k in ("thr_id", "A", "B", "C")))
     return hit[1]
 
 
@@ -112,7 +111,7 @@ def make_mma_atom(atom, **params) -> MmaAtom:
         return MmaAtom(atom, p, instance_name(atom, p))
     if not isinstance(atom, str):
         raise NotAdmissibleError("make_mma_atom", f"expected an atom name, a spec or an MmaAtom, got {atom!r}")
-    spec, p = resolve_spec(atom, "mma", **params)
+    spec, p = resolve(atom, kind="mma", instance=True, **params)
     out = MmaAtom(spec, p, instance_name(spec, p))
     # the majors a GMMA name declares in its template arguments are not family parameters: kept for operand_desc
     out.template_args = atom.strip()[len(atom.strip().split("<")[0]):].strip()
@@ -277,7 +276,7 @@ class ThrMma:
     def _partition_plain(self, operand: str, layout: Layout) -> Partitioned:
         thr = self.tiled_mma.thrfrg(operand, layout)
         v, (m, n, k) = self.thr_vmnk[0], self.thr_vmnk[1:]
-        coord = {"A": (m, k), "B": (n, k), "C": (m, n)}[operand]
+        coord = tuple((m, n, k)[i] for i in OPERAND_MODES[operand])
         rest = mode(thr, 1)
         rest_rank = len(mode(rest, 1)) if type(mode(rest, 1).shape) is tuple else 1
         sub, off = slice_offset(thr, ((v, coord), (None, tuple([None] * rest_rank) if rest_rank > 1 else None)))

@@ -51,7 +51,7 @@ from ..core.tuples import flatten
 from ..errors import NotAdmissibleError, TmaError
 from ..hardware.library.dtypes import dtype_bits
 from ..hardware.descriptors.smem_rules import from_layout, infer_major, prove_reads
-from ..prover.verdict import Counterexample, Verdict
+from ..prover.verdict import Disagree, Verdict
 from ._util import flat_coord, mode
 from .mma import TiledMma, make_tiled_mma
 
@@ -390,7 +390,7 @@ def _refuted(claim, v, desc, block, t, rest, origin, tm, operand, declared, arch
             got, want = r.counterexample.values
             note = (f"{where}: element (mn={i}, k={j}) of the block = {name} coordinate {_fmt(coord)}: the "
                     f"descriptor reads byte {got}, {name} puts it at byte {want}")
-            cex = Counterexample("disagree", coords=coord, values=(got, want), note=note,
+            cex = Disagree(coords=coord, values=(got, want), note=note,
                                  detail={"thread": t, "rest": rest, "block_element": (i, j), "coordinate": coord,
                                          "descriptor": got, "layout": want})
     reason = f"{where}: {cause}"

@@ -31,13 +31,23 @@ from .tuples import rank as _rank
 
 _INT_TYPE = {int}
 _UNSET = object()
+_new = object.__new__
 
 
-class Layout:
+class _Slots:
+    """A ``Layout``'s storage: ``_make`` fills one with plain (C-level) stores, then switches its class to ``Layout``
+    (same slots): as cheap as before layouts refused assignment (``Layout.__setattr__`` raises)."""
     # _origin (set by the algebra's wrapper on a symbolic result): (operation, args, kw), re-run by subs
     __slots__ = ("shape", "stride", "obligations", "assumptions", "notes", "_hash", "_leaves", "_ints", "_origin")
 
+
+class Layout(_Slots):
+    __slots__ = ()
+
     def __init__(self, shape, stride=None, *, obligations=(), assumptions=None, notes=()):
+        """The one checked constructor: ``shape`` and ``stride`` congruent (same profile), shape entries integers
+        or integer expressions, strides in one admissible domain (NotAdmissibleError naming both otherwise).
+        ``Layout._make`` (no checks, for results congruent by construction) is for core/ and algebra/ only."""
         if stride is None:
             stride = compact_col_major(shape)
         elif not congruent(shape, stride):
@@ -51,24 +61,36 @@ class Layout:
                                          f"got {x!r}")
         fs = flatten(stride)
         _check_domains(fs, stride)
-        self.shape = shape
-        self.stride = stride
+        _set_shape(self, shape)
+        _set_stride(self, stride)
         # the checks flattened both already: keep them (every algebra operation starts from the leaves)
-        self._leaves = (fsh, fs)
-        self.obligations = tuple(obligations)
-        self.assumptions = assumptions
-        self.notes = tuple(notes)
+        _set_leaves(self, (fsh, fs))
+        _set_obligations(self, tuple(obligations))
+        _set_assumptions(self, assumptions)
+        _set_notes(self, tuple(notes))
 
     @classmethod
     def _make(cls, shape, stride, obligations=(), assumptions=None, notes=()):
-        """Internal constructor for results the algebra built congruent by construction (no checks)."""
-        self = object.__new__(cls)
+        """Unchecked constructor for results congruent by construction: core/ and algebra/ only."""
+        self = _new(_Slots)
         self.shape = shape
         self.stride = stride
         self.obligations = obligations
         self.assumptions = assumptions
         self.notes = notes
+        self.__class__ = cls
         return self
+
+    def __setattr__(self, name, value=None):
+        # a layout is a value: its hash and cached leaves are computed once from shape and stride
+        raise AttributeError(f"a Layout is immutable: cannot set or delete {name!r} (build a new layout)")
+
+    __delattr__ = __setattr__
+
+    def __reduce__(self):
+        # pickle / copy rebuild through _make (the default slot-state restore would go through __setattr__)
+        return (_restore, (type(self), self.shape, self.stride, self.obligations, self.assumptions, self.notes,
+                           getattr(self, "_origin", None)))
 
     @property
     def leaves(self):
@@ -78,7 +100,7 @@ class Layout:
         # unset slot is read with getattr's default (no Python-level exception to catch on fresh layouts)
         lv = getattr(self, "_leaves", _UNSET)
         if lv is _UNSET:
-            lv = self._leaves = (flatten(self.shape), flatten(self.stride))
+            _set_leaves(self, lv := (flatten(self.shape), flatten(self.stride)))
         return lv
 
     @property
@@ -89,17 +111,17 @@ class Layout:
         if r is _UNSET:
             fs, fd = self.leaves
             ok = set(map(type, fs + fd)) == _INT_TYPE  # one C-level pass (cheaper than two all() generators)
-            r = self._ints = (fs, fd) if ok else None
+            _set_ints(self, r := ((fs, fd) if ok else None))
             return r
         if r is True:  # made by an int kernel (``_make_ints``): the leaves are ints, not yet flattened
-            r = self._ints = self.leaves
+            _set_ints(self, r := self.leaves)
         return r
 
     @classmethod
     def _make_ints(cls, shape, stride, flat=False):
         """``_make`` for results of the plain-int kernels: their leaves are known to be ints; ``flat``: the
         shape is an int or a flat tuple (coalesce, complement and inverse results), so it is its own leaves."""
-        self = object.__new__(cls)
+        self = _new(_Slots)
         self.shape = shape
         self.stride = stride
         self.obligations = ()
@@ -109,6 +131,7 @@ class Layout:
             self._leaves = self._ints = (shape, stride) if type(shape) is tuple else ((shape,), (stride,))
         else:
             self._ints = True
+        self.__class__ = cls
         return self
 
     # -- value semantics --
@@ -125,7 +148,7 @@ class Layout:
         try:
             return self._hash
         except AttributeError:
-            h = self._hash = hash((str(self.shape), str(self.stride)))
+            _set_hash(self, h := hash((str(self.shape), str(self.stride))))
             return h
 
     def __str__(self):
@@ -152,16 +175,18 @@ class Layout:
             raise IndexError(f"layout {self} has rank 1: no mode {key}")
         if not -len(self.shape) <= key < len(self.shape):
             raise IndexError(f"layout {self} has rank {len(self.shape)}: no mode {key}")
-        return self.with_(self.shape[key], self.stride[key])
+        return Layout._make(self.shape[key], self.stride[key], self.obligations, self.assumptions)
 
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
 
     def with_(self, shape, stride, obligations=None):
-        """A layout made under the same assumptions (obligations carried unless replaced)."""
-        return Layout._make(shape, stride, self.obligations if obligations is None else obligations,
-                            self.assumptions)
+        """``shape:stride`` made under this layout's assumptions (obligations carried unless replaced), through
+        the checked constructor: a stride not congruent with the shape is refused (NotAdmissibleError naming
+        both)."""
+        return Layout(shape, stride, obligations=self.obligations if obligations is None else obligations,
+                      assumptions=self.assumptions)
 
     @property
     def is_concrete(self) -> bool:
@@ -244,6 +269,12 @@ class Layout:
         out = Layout(shape, unit_strides(self.shape, shape, transform(self.stride, sub), units), obligations=obs,
                      assumptions=self.assumptions, notes=self.notes)
         return out if getattr(self, "_origin", None) is None else replayed(self._origin, values, out)
+
+
+# the slots' own setters: Layout's checked constructor and lazily filled caches store through them
+_set_shape, _set_stride, _set_obligations, _set_assumptions, _set_notes, _set_leaves, _set_ints, _set_hash = (
+    _Slots.__dict__[n].__set__ for n in ("shape", "stride", "obligations", "assumptions", "notes", "_leaves",
+                                         "_ints", "_hash"))
 
 
 def stride_domain(strides) -> str:
@@ -335,9 +366,11 @@ def make_layout(*args, stride=None):
                 # every part is plain ints: their leaves, where known, join into the result's
                 parts = [getattr(a, "_leaves", None) for a in args]
                 if None in parts:
-                    r._ints = True
+                    _set_ints(r, True)
                 else:
-                    r._leaves = r._ints = (sum((p[0] for p in parts), ()), sum((p[1] for p in parts), ()))
+                    lv = (sum((p[0] for p in parts), ()), sum((p[1] for p in parts), ()))
+                    _set_leaves(r, lv)
+                    _set_ints(r, lv)
             return r
     if any(hasattr(a, "outer") for a in args):
         return _concat_composed(args, stride)
@@ -557,3 +590,11 @@ def slice_layout(layout, crd):
     """The layout of the ``None`` modes of ``crd`` (the offset of the fixed modes is dropped)."""
     sub, _ = slice_and_offset(layout, crd)
     return sub if sub is not None else Layout._make(1, 0)
+
+
+def _restore(cls, shape, stride, obligations, assumptions, notes, origin):
+    """Unpickle / copy a layout (``Layout.__reduce__``): the state as it was, no checks re-run."""
+    self = cls._make(shape, stride, obligations, assumptions, notes)
+    if origin is not None:
+        object.__setattr__(self, "_origin", origin)
+    return self

@@ -26,6 +26,7 @@ from .tuples import flatten
 # Values a swizzled slice is checked on before a decayed (CuTe) form is returned; past this the exact generic
 # form ``Sw o (off + D) o sliced`` is returned instead.
 _CHECK_LIMIT = 1 << 18
+_set = object.__setattr__  # Swizzle and ComposedLayout refuse attribute assignment; their constructors use this
 
 class Swizzle:
     __slots__ = ("bits", "base", "shift", "_y")
@@ -39,8 +40,16 @@ class Swizzle:
         if abs(shift) < bits:
             raise NotAdmissibleError("Swizzle", f"|S| >= B is required so the XORed bit ranges do not overlap "
                                                 f"(B={bits}, S={shift})")
-        self.bits, self.base, self.shift = bits, base, shift
-        self._y = ((1 << bits) - 1) << (base + max(shift, 0))  # yyy_mask, read on every evaluation
+        _set(self, "bits", bits)
+        _set(self, "base", base)
+        _set(self, "shift", shift)
+        _set(self, "_y", ((1 << bits) - 1) << (base + max(shift, 0)))  # yyy_mask, read on every evaluation
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Swizzle is immutable: cannot set {name!r}")
+
+    def __reduce__(self):
+        return (Swizzle, (self.bits, self.base, self.shift))
 
     @property
     def yyy_mask(self) -> int:
@@ -138,7 +147,15 @@ class ComposedLayout:
                                      "outer layout with coordinate (E<i>) strides", str(outer))
         if isinstance(inner, Layout) and isinstance(outer, Layout):
             _check_readable(inner, offset, outer)
-        self.inner, self.offset, self.outer = inner, offset, outer
+        _set(self, "inner", inner)
+        _set(self, "offset", offset)
+        _set(self, "outer", outer)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a ComposedLayout is immutable: cannot set {name!r}")
+
+    def __reduce__(self):
+        return (ComposedLayout, (self.inner, self.offset, self.outer))
 
     @property
     def shape(self):

@@ -5,6 +5,8 @@ layout that another element-width reading would prove carries a hint that bytes 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import prover as P
 from ..core.notation.interop import as_layout
 from ..core.swizzle import ComposedLayout, Swizzle
@@ -49,7 +51,7 @@ def byte_element_hint(check, layout):
 
 def _with_hint(v, hint):
     if hint and v.status == "refuted":
-        v.reason = f"{v.reason}; {hint}" if v.reason and v.reason != str(v.counterexample) else hint
+        return replace(v, reason=f"{v.reason}; {hint}" if v.reason and v.reason != str(v.counterexample) else hint)
     return v
 
 
@@ -59,7 +61,7 @@ def checked_equal(a, b, assume=None):
     if v.status == "refuted":
         hint = byte_element_hint(lambda x: P.are_equal(x, b, assume=assume), a) or \
             byte_element_hint(lambda x: P.are_equal(a, x, assume=assume), b)
-        _with_hint(v, hint)
+        v = _with_hint(v, hint)
     return v
 
 
@@ -75,5 +77,5 @@ def checked_agrees(layout, spec_name: str, operand=None, library=None, **params)
         raise ShapeMismatch(f"the layout cannot be compared with {spec_name}"
                             + (f" operand {operand}" if operand else "") + f": {v.reason}")
     if v.status == "refuted":
-        _with_hint(v, byte_element_hint(lambda x: agrees(x, spec_name, operand, library, **params), layout))
+        v = _with_hint(v, byte_element_hint(lambda x: agrees(x, spec_name, operand, library, **params), layout))
     return v

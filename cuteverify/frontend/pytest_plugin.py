@@ -60,11 +60,11 @@ class CuteClaimItem(pytest.Item):
             got = r["status"] + (f" ({r['error_kind']} error)" if r.get("error_kind") else "")
             lines = [f"{c.location}: [{c.kernel}] {c.text}", f"  expected {c.expect}, got {got}"]
             if r.get("counterexample"):
-                lines.append(f"  counterexample: {r['counterexample']}")
+                lines.append(f"  counterexample: {r['counterexample']['text']}")
             if r.get("reason"):
                 lines.append(f"  reason: {r['reason']}")
             for o in r.get("obligations") or ():
-                lines.append(f"  obligation: {o}")
+                lines.append(f"  obligation: {o['text']}")
             return "\n".join(lines)
         return super().repr_failure(excinfo, style=style)
 

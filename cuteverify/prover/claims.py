@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 
 from ..algebra.expr import evaluate
 from ..core.notation.interop import as_layout
@@ -154,7 +155,5 @@ def prove(claim: str, assume=None, **bindings) -> Verdict:
         return Verdict("unknown", claim=text, method="algebra",
                        reason=f"the algebra failed on this claim ({type(e).__name__}: {e})",
                        elapsed=time.perf_counter() - t0)
-    v.claim = text
-    v.elapsed = time.perf_counter() - t0
-    return v
+    return replace(v, claim=text, elapsed=time.perf_counter() - t0)
 

@@ -11,6 +11,8 @@ the procedures of ``f2`` only. Each answer is a ``Verdict`` whose counterexample
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core.bitlinear import bit_affine, echelon, in_span, index_bits, max_below
 from . import composed
 from . import f2 as xor
@@ -81,8 +83,7 @@ def injective(f: Form) -> Verdict:
         if m is not None:
             return m
         r = _inj_flat(Flat(f.shapes, f.strides), f.layout.outer)
-        r.method = "swizzle-bijection + " + r.method
-        return r
+        return replace(r, method="swizzle-bijection + " + r.method)
     # coordinate strides: the coordinates are independent, each must be injective on its own modes
     flat_all = Flat(f.shapes, [0] * len(f.shapes))
     for k, s in enumerate(f.shapes):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 
 from ..core.layout import Layout
 from ..core.notation.parse import integrality_obligations
@@ -40,7 +41,7 @@ from . import tables
 from .forms import as_int
 from .splits import substitute, stage_partial, stage_unit_split, structural_under
 from .tables import unknown
-from .verdict import Verdict
+from .verdict import Counterexample, Verdict
 
 INTERNAL = "internal: counterexample did not re-check"
 
@@ -145,6 +146,9 @@ class Query:
         raise NotImplementedError
 
     def recheck(self, ls, extra, cex):
+        """Does ``cex`` refute the claim on the concrete layouts ``ls``? ``True``, or the witness with the
+        values the layouts' evaluation gave (a new Counterexample: witnesses are frozen); ``False``; ``None``
+        when it cannot tell."""
         raise NotImplementedError
 
     def structural(self, ls, extra):
@@ -173,11 +177,8 @@ def run(claim, layouts, q: Query, extra=None, extra_exprs=()) -> Verdict:
 
 
 def _finish(claim, v: Verdict, obligations, discharged, t0):
-    v.claim = claim
-    v.obligations = tuple(obligations)
-    v.discharged = tuple(discharged)
-    v.elapsed = time.perf_counter() - t0
-    return v
+    return replace(v, claim=claim, obligations=tuple(obligations), discharged=tuple(discharged),
+                   elapsed=time.perf_counter() - t0)
 
 
 def recheck_refutation(q, ls, extra, v: Verdict) -> Verdict:
@@ -188,7 +189,9 @@ def recheck_refutation(q, ls, extra, v: Verdict) -> Verdict:
         ok = q.recheck(ls, extra, v.counterexample)
     except Exception as e:  # noqa: BLE001 (a re-check that crashes is a failed re-check)
         ok = False
-        v.reason = f"{INTERNAL} ({type(e).__name__}: {e})"
+        v = replace(v, reason=f"{INTERNAL} ({type(e).__name__}: {e})")
+    if isinstance(ok, Counterexample):  # confirmed, with the values the evaluation gave
+        return replace(v, counterexample=ok)
     if ok is True:
         return v
     if ok is None:
@@ -283,7 +286,7 @@ class SymbolicClaim:
             if not certain:
                 return unknown(f"a counterexample at {values} whose admissibility depends on symbols the "
                                "assignment does not fix", v.method)
-            v.counterexample.assignment = dict(values)
+            return replace(v, counterexample=replace(v.counterexample, assignment=dict(values)))
         return v
 
 
@@ -315,8 +318,7 @@ def stage_finite(c: SymbolicClaim):
             continue
         count += 1
         if v.status == "refuted":
-            v.method = f"enumeration of assignments{how} + {v.method}"
-            return v
+            return replace(v, method=f"enumeration of assignments{how} + {v.method}")
         if v.status == "unknown":
             unknowns.append((values, v.reason))
         else:
@@ -346,8 +348,7 @@ def stage_samples(c: SymbolicClaim, limit=None):
             break
         v = c.concrete_at(values)
         if v is not None and v.status == "refuted":
-            v.method = f"sampled assignment + {v.method}"
-            return v
+            return replace(v, method=f"sampled assignment + {v.method}")
     return None
 
 
@@ -373,8 +374,7 @@ def stage_z3(c: SymbolicClaim):
     if v2 is None:
         return unknown(INTERNAL + f" (model {values} is not admissible)", "z3")
     if v2.status == "refuted":
-        v2.method = "z3 model + " + v2.method
-        return v2
+        return replace(v2, method="z3 model + " + v2.method)
     return unknown(INTERNAL + f" (at {values} the concrete check says {v2.status})", "z3")
 
 

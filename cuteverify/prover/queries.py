@@ -8,6 +8,7 @@ re-checked on the concrete layouts before it is reported.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from ..algebra import complement
 from ..algebra import filter as _filter
@@ -26,7 +27,7 @@ from .forms import F2_KINDS, decompose
 from .intlin import Flat
 from .pipeline import INTERNAL, Query, assumptions_of, obligations_of, run
 from .tables import unknown
-from .verdict import Counterexample, Verdict
+from .verdict import Mismatch, OutOfRange, Overlap, Verdict
 
 
 class Injective(Query):
@@ -108,7 +109,7 @@ class Surjective(Query):
 def _both(m1, v: Verdict) -> Verdict:
     """A proof of two parts names both methods (once, when they are the same)."""
     if v.status == "proved":
-        v.method = m1 if m1 == v.method else f"{m1} + {v.method}"
+        return replace(v, method=m1 if m1 == v.method else f"{m1} + {v.method}")
     return v
 
 
@@ -131,7 +132,7 @@ class Bijective(Query):
                 want_max = hi >= n
                 digits = [(s - 1) if ((d > 0) == want_max and d != 0) else 0 for s, d in zip(f.shapes, f.strides)]
                 return Verdict("refuted", method=v.method + " + value-range",
-                               counterexample=Counterexample("out-of-range", coords=(flat.index(digits),)))
+                               counterexample=OutOfRange(coords=(flat.index(digits),)))
         return _both(v.method, exact.surjective(f, n, L))
 
     def recheck(self, ls, extra, cex):
@@ -188,8 +189,8 @@ class Equal(Query):
         na, nb = recheck.size(A), recheck.size(B)
         if na != nb:
             # different domains: not the same function (the size is part of a layout)
-            return Verdict("refuted", method="sizes", counterexample=Counterexample(
-                "mismatch", values=(na, nb), note=f"the sizes differ ({na} != {nb})"))
+            return Verdict("refuted", method="sizes", counterexample=Mismatch(
+                values=(na, nb), note=f"the sizes differ ({na} != {nb})"))
         return exact.equal(decompose(A), decompose(B), A, B)
 
     def recheck(self, ls, extra, cex):
@@ -229,7 +230,8 @@ class Disjoint(Query):
             return v
         r = exact.surjective(f, extra["cotarget"], AR)
         if r.status == "refuted":
-            r.counterexample.note = "(A, complement) does not cover [0, cotarget)"
+            note = "(A, complement) does not cover [0, cotarget)"
+            r = replace(r, counterexample=replace(r.counterexample, note=note))
         return _both(v.method, r)
 
     @staticmethod
@@ -243,7 +245,7 @@ class Disjoint(Query):
         for j, x in enumerate(recheck.int_values(Rc)):
             if x != 0 and x in ia:
                 return Verdict("refuted", method="enumeration",
-                               counterexample=Counterexample("overlap", coords=(ia[x], j), value=x))
+                               counterexample=Overlap(coords=(ia[x], j), value=x))
         return unknown("images meet only at 0 but (A, complement) is not injective", "enumeration")
 
     def recheck(self, ls, extra, cex):
@@ -251,8 +253,8 @@ class Disjoint(Query):
         if cex.kind == "overlap":
             i, j = cex.coords
             va, vr = A(i), Rc(j)
-            cex.values = (va, vr)
-            return va == vr and va != 0 and 0 <= i < recheck.size(A) and 0 <= j < recheck.size(Rc)
+            ok = va == vr and va != 0 and 0 <= i < recheck.size(A) and 0 <= j < recheck.size(Rc)
+            return replace(cex, values=(va, vr)) if ok else False
         return recheck.missed(AR, cex, extra["cotarget"])
 
     def structural(self, ls, extra):
@@ -299,8 +301,7 @@ def _per_piece(query, pw, claim, **kw) -> Verdict:
             o for o in piece.obligations if o not in v0.obligations), assumptions=piece.assumptions)
         v = query(L, **kw)
         if v.status == "refuted":
-            v.method = f"case {case}: {v.method}"
-            return v
+            return replace(v, method=f"case {case}: {v.method}")
         if v.status == "unknown" and first_unknown is None:
             first_unknown = (case, v)
         methods.append(f"{case}: {v.method}")
@@ -407,8 +408,7 @@ def complement_disjoint(a, cotarget=None, *, assume=None) -> Verdict:
     Rc = Layout(Rc.shape, Rc.stride, obligations=Rc.obligations, assumptions=Rc.assumptions or A.assumptions)
     v = run(claim, [A, Rc, AR], Disjoint(), {"cotarget": cotarget},
             extra_exprs=[cotarget] if isinstance(cotarget, sympy.Basic) else ())
-    v.elapsed = time.perf_counter() - t0
-    return v
+    return replace(v, elapsed=time.perf_counter() - t0)
 
 
 def _has_f2(L):

@@ -1,10 +1,13 @@
 """Re-checks of refutations on concrete layouts: a witness is reported only once the layouts' own
-evaluation confirms it (``True``), and a check that cannot tell answers ``None`` (the verdict is unknown).
+evaluation confirms it (``True``, or the witness with the values that evaluation gave filled in), and a check
+that cannot tell answers ``None`` (the verdict is unknown).
 
 Valid for every form kind; each check evaluates the layout (``L(i)``, ``values()``) or, for a missed value of
 a large layout, runs the exact preimage search of the value's stride domain.
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ..core.layout import idx2crd
 from ..core.tuples import flatten
@@ -44,9 +47,9 @@ def collision(L, cex):
     if i == j or not (0 <= i < n and 0 <= j < n):
         return False
     vi, vj = L(i), L(j)
-    cex.values = (vi, vj)
-    cex.natural = (natural(L, i), natural(L, j))
-    return norm_value(vi) == norm_value(vj)
+    if norm_value(vi) != norm_value(vj):
+        return False
+    return replace(cex, values=(vi, vj), natural=(natural(L, i), natural(L, j)))
 
 
 def out_of_range(L, cex, n):
@@ -54,12 +57,12 @@ def out_of_range(L, cex, n):
     if not (0 <= i < size(L)):
         return False
     v = L(i)
-    cex.values = (v,)
-    cex.natural = (natural(L, i),)
     nv = norm_value(v)
     if isinstance(n, dict):
-        return any(not (0 <= nv.get(p, 0) < ext) for p, ext in n.items()) or any(p not in n for p in nv)
-    return type(v) is int and not (0 <= v < n)
+        out = any(not (0 <= nv.get(p, 0) < ext) for p, ext in n.items()) or any(p not in n for p in nv)
+    else:
+        out = type(v) is int and not (0 <= v < n)
+    return replace(cex, values=(v,), natural=(natural(L, i),)) if out else False
 
 
 def missed(L, cex, n):
@@ -109,9 +112,9 @@ def differ(A, B, cex):
     if not (0 <= i < size(A)) or size(A) != size(B):
         return False
     va, vb = A(i), B(i)
-    cex.values = (va, vb)
-    cex.natural = (natural(A, i),)
-    return norm_value(va) != norm_value(vb)
+    if norm_value(va) == norm_value(vb):
+        return False
+    return replace(cex, values=(va, vb), natural=(natural(A, i),))
 
 
 __all__ = ["collision", "out_of_range", "missed", "differ", "natural", "size", "int_values"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .forms import F2_KINDS, Form, norm_value
 from .intlin import BUDGET
-from .verdict import Counterexample, Verdict
+from .verdict import Collision, Differ, Missed, Verdict
 
 ENUM_LIMIT = 1 << 12        # injectivity and f2 procedures: enumerate up to this size
 ENUM_SURJ_LIMIT = 1 << 20   # surjectivity: enumerate the image up to this size
@@ -36,15 +36,15 @@ def unknown(reason, method=""):
 
 
 def collision(pair):
-    return Counterexample("collision", coords=tuple(pair))
+    return Collision(coords=tuple(pair))
 
 
 def missed(value):
-    return Counterexample("missed", value=value)
+    return Missed(value=value)
 
 
 def differ(index):
-    return Counterexample("differ", coords=(index,))
+    return Differ(coords=(index,))
 
 
 def value_table(f: Form):

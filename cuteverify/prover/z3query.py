@@ -15,7 +15,7 @@ from . import tables
 from .forms import F2_KINDS, Form, as_int, components
 from .intlin import Flat
 from .tables import collision, differ, proved, refuted, unknown
-from .verdict import Counterexample, Verdict
+from .verdict import Counterexample, Differ, Verdict
 
 
 def solver(symbolic=False):
@@ -91,7 +91,7 @@ def _answer(s, env, hyp, method, witness, why=""):
     if r == "unsat":
         return proved(method)
     if r == "sat":
-        return refuted(method, Counterexample(witness, assignment=_model_assignment(s.model(), env)))
+        return refuted(method, Counterexample.of(witness, assignment=_model_assignment(s.model(), env)))
     return unknown(method=method, reason=f"Z3 answered {r}{why}")
 
 
@@ -152,7 +152,7 @@ def z3_equal(fa: Form, fb: Form, hyp) -> Verdict:
         if fa.concrete and fb.concrete:
             flat = Flat(fa.shapes, fa.strides if fa.kind != "coord" else [0] * len(fa.shapes))
             return refuted("z3", differ(flat.index([model_int(m, x) for x in xs])))
-        return refuted("z3", Counterexample("differ", assignment=_model_assignment(m, env)))
+        return refuted("z3", Differ(assignment=_model_assignment(m, env)))
     return unknown(method="z3", reason=f"Z3 answered {r}")
 
 

@@ -46,7 +46,7 @@ class Fix:
     def layout(self):
         return self.candidate.layout
 
-    def to_dict(self):
+    def to_json(self):
         return {"layout": str(self.layout), "candidate": self.candidate.params(), "distance": self.distance,
                 "degrees": self.degrees, "changes": self.changes, "removes": self.removes}
 
@@ -65,7 +65,7 @@ class Wrap:
     def __init__(self, swizzle, layout, distance, degrees):
         self.swizzle, self.layout, self.distance, self.degrees = swizzle, layout, distance, degrees
 
-    def to_dict(self):
+    def to_json(self):
         sw = self.swizzle
         return {"swizzle": [sw.bits, sw.base, sw.shift], "layout": str(self.layout), "distance": self.distance,
                 "degrees": self.degrees}
@@ -88,11 +88,11 @@ class AccessExplanation:
         self.degree = verdict.degree
         self.conflict = verdict.counterexample
 
-    def to_dict(self):
+    def to_json(self):
         return {"access": self.name, "degree": self.degree, "vector_bytes": self.vector.width,
-                "conflict": self.conflict.to_dict() if self.conflict is not None else None,
-                "fix": self.fix.to_dict() if self.fix is not None else None, "min_degree": self.min_degree,
-                "wrap": self.wrap.to_dict() if self.wrap is not None else None}
+                "conflict": self.conflict.to_json() if self.conflict is not None else None,
+                "fix": self.fix.to_json() if self.fix is not None else None, "min_degree": self.min_degree,
+                "wrap": self.wrap.to_json() if self.wrap is not None else None}
 
     def __str__(self):
         if self.degree == 1:
@@ -119,10 +119,10 @@ class Explanation:
     def conflicting(self):
         return [a for a in self.accesses if a.degree > 1]
 
-    def to_dict(self):
+    def to_json(self):
         return {"layout": str(self.layout), "in_space": self.in_space.params() if self.in_space else None,
-                "accesses": [a.to_dict() for a in self.accesses],
-                "consumers": [{"consumer": w, "verdict": v.to_dict()} for w, v in self.consumers]}
+                "accesses": [a.to_json() for a in self.accesses],
+                "consumers": [{"consumer": w, "verdict": v.to_json()} for w, v in self.consumers]}
 
     def __str__(self):
         lines = [f"smem layout {self.layout}"]

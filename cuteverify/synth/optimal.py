@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 from ..errors import NoLegalLayout
-from ..prover import Counterexample, Verdict
+from ..prover.verdict import Illegal, Verdict, Worse
 from .explain import user_layout
 from .result import access_proofs, consumer_proofs
 from .search import make_problem
@@ -55,24 +55,24 @@ def prove_smem_optimal(layout, tile, dtype="bf16", writes=(), reads=(), require=
                 detail["better"] = str(synthesize_problem(prob, allow_padding).layout)
             except NoLegalLayout:
                 pass
-            return done("refuted", reason="an access cannot be issued on the layout", counterexample=Counterexample(
-                "illegal", note=f"{a.name} cannot be issued on this layout: {bv.reason}", detail=detail))
+            return done("refuted", reason="an access cannot be issued on the layout", counterexample=Illegal(
+                note=f"{a.name} cannot be issued on this layout: {bv.reason}", detail=detail))
     syn = synthesize_problem(prob, allow_padding)
 
     for what, v in consumer_proofs(layout, prob):
         if not v.proved:
             why = f"not legal for {what}: {v.reason}"
-            return done("refuted", reason="a required consumer refuses the layout", counterexample=Counterexample(
-                "illegal", note=why, detail={"consumer": what, "better": str(syn.layout)}))
+            return done("refuted", reason="a required consumer refuses the layout", counterexample=Illegal(
+                note=why, detail={"consumer": what, "better": str(syn.layout)}))
     mine = _key([bv.degree for _, bv, _ in accs], [vv.width for _, _, vv in accs], prob.tma_row_bytes(layout))
     best = _key(syn.degrees, syn.widths, syn.problem.tma_row_bytes(syn.layout))
     for i, (a, b) in enumerate(zip(mine, best)):
         if a > b:
             why = (f"{_TERMS[i]}: {_shown(i, a)} here, {_shown(i, b)} with {syn.candidate.describe()} "
                    f"({syn.cpp()})")
-            return done("refuted", reason="a layout of the searched space scores better", counterexample=Counterexample(
-                "worse", note=why, detail={"term": _TERMS[i], "layout": _shown(i, a), "better": str(syn.layout),
-                                           "better_value": _shown(i, b)}))
+            return done("refuted", reason="a layout of the searched space scores better", counterexample=Worse(
+                note=why, detail={"term": _TERMS[i], "layout": _shown(i, a), "better": str(syn.layout),
+                                  "better_value": _shown(i, b)}))
         if a < b:  # the optimum of the space is beaten by a layout outside it: still optimal within the space
             break
     return done("proved", reason=f"scores {', '.join(f'{t} {_shown(i, v)}' for i, (t, v) in enumerate(zip(_TERMS, mine)))}"

@@ -179,13 +179,13 @@ class Synthesis:
             why = "ties on every access; the answer is simpler (padding, swizzle bits, GMMA atom, atom size, order)"
         return f"{self.runner_up.describe()}: {why}"
 
-    def to_dict(self):
+    def to_json(self):
         return {"layout": str(self.layout), "candidate": self.candidate.params(), "tile": list(self.tile),
                 "dtype": self.dtype, "cpp": self.cpp(), "dsl": self.dsl(),
                 "accesses": [{"access": n, "degree": bv.degree, "vector_bytes": bv.vector_bytes,
                               "widest_vector_bytes": vv.width,
-                              "bank": bv.to_dict(), "vector": vv.to_dict()} for n, bv, vv in self.proofs["accesses"]],
-                "consumers": [{"consumer": w, "verdict": v.to_dict()} for w, v in self.proofs["consumers"]],
+                              "bank": bv.to_json(), "vector": vv.to_json()} for n, bv, vv in self.proofs["accesses"]],
+                "consumers": [{"consumer": w, "verdict": v.to_json()} for w, v in self.proofs["consumers"]],
                 "bijective": self.proofs["bijective"].status,
                 "agreement": self.proofs["agreement"].status if self.proofs["agreement"] is not None else None,
                 "optimal": self.optimal_within_space().status,

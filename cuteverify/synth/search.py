@@ -158,7 +158,7 @@ class Score:
     def worst(self):
         return max(self.degrees, default=1)
 
-    def to_dict(self):
+    def to_json(self):
         return {"candidate": self.cand, "legal": self.legal, "why": self.why, "degrees": self.degrees,
                 "widths": self.widths, "key": list(self.key[:5]) if self.key else None, "pruned": self.pruned,
                 "bound": self.bound, "same_as": self.same_as}

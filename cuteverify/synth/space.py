@@ -25,8 +25,7 @@ from __future__ import annotations
 from ..algebra import tile_to_shape
 from ..core.layout import Layout
 from ..core.swizzle import ComposedLayout, Swizzle
-from ..hardware import get as get_spec
-from ..hardware.library.ptx_tables import plain_spec_layout
+from ..hardware import resolve
 from ..hardware.library.swizzles import GMMA_ATOM_TAGS
 
 __all__ = ["SPACE_TEXT", "Candidate", "cpp_type", "enumerate_space"]
@@ -112,9 +111,8 @@ def _gmma_atoms(bits):
     out = []
     for major in ("K", "MN"):
         for sw in GMMA_ATOM_TAGS:
-            spec = get_spec(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
-            # parsed once per text (the spec's self-check parsed it already): the space is built per claim
-            out.append((f"{major}_{sw}", major, plain_spec_layout(spec, "layout")))
+            spec, _ = resolve(f"GMMA::Layout_{major}_{sw}_Atom<{t}>")
+            out.append((f"{major}_{sw}", major, spec.layout("layout")))
     return out
 
 

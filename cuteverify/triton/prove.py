@@ -29,8 +29,9 @@ from ..core.notation.interop import as_layout
 from ..core.notation.tiles import read_extents
 from ..core.swizzle import ComposedLayout
 from ..errors import CuteVerifyError, NotAdmissibleError, TritonLayoutError
+from ..hardware.library.spec import OPERAND_MODES
 from ..linear import LinearLayout, equal_function, same_ownership, to_linear_layout
-from ..prover.verdict import Counterexample, Verdict
+from ..prover.verdict import Disagree, Mismatch, Verdict
 from .attrs import DotOperand, parse_attr
 from .convert import to_linear
 
@@ -93,7 +94,7 @@ def _operand_layout(other, operand):
     """A TV layout and its tile from an atom or tiled MMA (``operand`` A, B or C)."""
     if operand not in ("A", "B", "C"):
         raise TritonLayoutError(f"an MMA atom needs operand='A', 'B' or 'C', got {operand!r}")
-    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
+    modes = OPERAND_MODES[operand]
     if hasattr(other, "tv_layout_tiled"):
         mnk = other.tile_shape_mnk
         return other.tv_layout_tiled(operand), tuple(mnk[i] for i in modes)
@@ -107,7 +108,7 @@ def _spec_layout(spec, operand, params):
         raise TritonLayoutError(f"a hardware spec needs operand='A', 'B' or 'C', got {operand!r}")
     p = spec.check_params(dict(params or {}))
     mnk = spec.shape_mnk(**p)
-    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
+    modes = OPERAND_MODES[operand]
     return spec.layout(operand, **p), tuple(mnk[i] for i in modes)
 
 
@@ -223,7 +224,7 @@ def _cex_function(ll, side, witness, what):
     t = inp.get("lane", 0) + _lanes(ll) * inp.get("warp", 0)
     note = (f"thread {t} ({_thread_text(inp)}), register {inp.get('register', 0)}: Triton's layout holds element "
             f"{mine}, {side.what} holds {tuple(theirs)}")
-    return Counterexample("disagree", coords=(t, inp.get("register", 0)), values=(mine, tuple(theirs)), note=note,
+    return Disagree(coords=(t, inp.get("register", 0)), values=(mine, tuple(theirs)), note=note,
                           detail={"thread": t, "lane": inp.get("lane", 0), "warp": inp.get("warp", 0),
                                   "block": inp.get("block", 0), "register": inp.get("register", 0),
                                   "triton": mine, "other": tuple(theirs), "question": "exact"})
@@ -254,7 +255,7 @@ def _cex_ownership(ll, side, witness):
         note = (f"thread {t} ({_thread_text(base)}) holds element {held} in {side.what} (register {r}), not in "
                 f"Triton's layout" + (f" (its register {r} holds {other})" if other is not None else ""))
         vals = (other, held)
-    return Counterexample("disagree", coords=(t, r), values=vals, note=note,
+    return Disagree(coords=(t, r), values=vals, note=note,
                           detail={"thread": t, "lane": base["lane"], "warp": base["warp"], "block": base["block"],
                                   "register": r, "triton": vals[0], "other": vals[1], "question": "ownership"})
 
@@ -315,7 +316,7 @@ def prove_triton_equals(attr_or_text, shape, other, *, exact=False, operand=None
         if _registers(ll) != side.registers:
             why = (f"register counts differ: Triton's layout has {_registers(ll)} registers per thread, "
                    f"{side.what} {side.registers}")
-            return done("refuted", METHOD_EXACT, counterexample=Counterexample("mismatch", note=why), reason=why)
+            return done("refuted", METHOD_EXACT, counterexample=Mismatch(note=why), reason=why)
         c = equal_function(ll, side.ll)
         if c:
             return done("proved", METHOD_EXACT, reason="the same function: every lane, warp and register holds the "
@@ -369,7 +370,7 @@ def _prove_enumerated(attr, shape, ll, side, exact, t0) -> Verdict:
                                         f"{M}x{N} tile")
     if exact and _registers(ll) != side.registers:
         why = f"register counts differ: Triton's layout has {_registers(ll)}, {side.what} {side.registers}"
-        return done("refuted", counterexample=Counterexample("mismatch", note=why), reason=why)
+        return done("refuted", counterexample=Mismatch(note=why), reason=why)
     for t in range(side.threads):
         inp = {"lane": t % _lanes(ll), "warp": t // _lanes(ll)}
         mine = [ll.apply({**{k: x for k, x in inp.items() if ll.has_in_dim(k)},
@@ -423,13 +424,13 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
             why = (f"the CTA shares differ: Triton's layout has {sizes(ll)['block']} CTAs of "
                    f"{sizes(ll)['offset']} offsets, {what} {sizes(theirs)['block']} CTAs of "
                    f"{sizes(theirs)['offset']} offsets")
-            return done("refuted", counterexample=Counterexample("mismatch", note=why), reason=why)
+            return done("refuted", counterexample=Mismatch(note=why), reason=why)
         c = equal_function(ll, theirs)
         if c:
             return done("proved", reason="every (block, offset) holds the same element")
         w = dict(c.witness["input"])
         note = f"at {w}: Triton's layout gives {c.witness['first']}, {what} {c.witness['second']}"
-        return done("refuted", counterexample=Counterexample("disagree", coords=tuple(w.values()),
+        return done("refuted", counterexample=Disagree(coords=tuple(w.values()),
                                                               note=note, detail={"input": w}))
     if blocks(ll) > 1:
         raise TritonLayoutError(f"{attr.text()} spreads the tensor over {blocks(ll)} CTAs; a CuTe smem layout "
@@ -457,7 +458,7 @@ def _prove_shared(attr, shape, ll, other, aliases, t0) -> Verdict:
         return done("unknown", reason=f"internal: the witness {c.witness} does not re-check")
     where = f" (CuTe stores {a} at offset {_at(S, tuple(a))})" if S is not None else ""
     note = f"offset {o}: Triton's layout stores element {a} there, {what} stores {b}{where}"
-    return done("refuted", counterexample=Counterexample("disagree", coords=(o,), values=(a, b), note=note,
+    return done("refuted", counterexample=Disagree(coords=(o,), values=(a, b), note=note,
                                                           detail={"offset": o, "triton": a, "other": b}))
 
 
@@ -485,8 +486,8 @@ def _shared_enumerated(attr, shape, ll, S, what, why, t0) -> Verdict:
             b = where.get(o)
             note = (f"offset {o}: Triton's layout stores element {e} there, {what} stores it at offset {got}" +
                     (f" and stores {b} at offset {o}" if b is not None else f" and no element at offset {o}"))
-            return done("refuted", counterexample=Counterexample(
-                "disagree", coords=(o,), values=(e, b), note=note, detail={"offset": o, "triton": e, "other": b}))
+            return done("refuted", counterexample=Disagree(
+                coords=(o,), values=(e, b), note=note, detail={"offset": o, "triton": e, "other": b}))
     return done("proved", reason="every offset holds the same element")
 
 

@@ -116,7 +116,7 @@ class _IdLayout(cv.Layout):
 def identity_layout(shape):
     base = cv.make_identity_layout(shape, hierarchical=True)
     L = _IdLayout(base.shape, base.stride)
-    L._identity_of = shape
+    object.__setattr__(L, "_identity_of", shape)  # a test-only tag on a test-only subclass: layouts are immutable
     return L
 
 

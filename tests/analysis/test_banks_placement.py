@@ -152,7 +152,7 @@ def test_manifest_claims_relate_the_copy_tile_to_the_smem_tensor(tmp_path):
     # sBad: element (m, n) at 1024 (m % 16) + m // 16 + 8 n, so thread t's 8 columns are 8 elements apart and
     # the 16-byte cp.async cannot be issued (the old code read the tile's indices as sBad's and proved it)
     for r in res[3:5]:
-        assert "thread 0" in r["counterexample"] and "values 0..7" in r["counterexample"], r
+        assert "thread 0" in r["counterexample"]["text"] and "values 0..7" in r["counterexample"]["text"], r
     assert "((0,0),0) .. ((0,0),7)" in res[3]["reason"], res[3]
     sbad = cv.parse("((16,8),128):((1024,1),8)")
     assert [sbad((0, 8 * 0 + v)) for v in range(8)] == [8 * v for v in range(8)]

@@ -286,7 +286,7 @@ def test_cli_loops():
     r = run.invoke(g, ["loops", "for j in range(4): for i in range(8): B[8*j+i+3]", "--json"])
     assert r.exit_code == 0
     info = json.loads(r.output)
-    assert info["coalesced"] == "32:1" and info["one_loop"] and info["no_repeat"] == "proved"
+    assert info["coalesced"] == "32:1" and info["one_loop"] and info["no_repeat"]["status"] == "proved"
     r = run.invoke(g, ["loops", "for n in range(3,43,2): for m in range(4,23,5): A[m+5*n]"])
     assert r.exit_code == 1 and "both touch offset" in r.output and "n=" in r.output
 

@@ -45,7 +45,7 @@ def test_a_64_bit_universal_copy_over_row_major_c_is_refuted_where_it_is_issued(
     offs = _offsets_of_thread0(lambda m, n: 32 * m + n)
     assert np.any(np.diff(offs) != 1)
     for r in results[:2]:
-        text = str(r.get("counterexample")) + str(r.get("reason"))
+        text = str((r.get("counterexample") or {}).get("text")) + str(r.get("reason"))
         assert "thread 0" in text, r
         assert all(str(o) in text for o in offs), r
     # the blocked smem makes them contiguous: ((8,2,2),(2,16)):((4,2,32),(1,64)) at (m, n)
@@ -114,7 +114,7 @@ def test_a_cp_async_claim_with_gmem_counts_the_global_rows(tmp_path):
     assert [r["status"] for r in res] == ["proved", "refuted", "proved"], res
     rows = {(2 * 64 * t) // 128 for t in range(8)}  # K = 64: lanes 0..7 of phase 0
     assert len(rows) == 8
-    assert "8 passes" in res[1]["counterexample"] and "rows 0 and 1" in res[1]["counterexample"]
+    assert "8 passes" in res[1]["counterexample"]["text"] and "rows 0 and 1" in res[1]["counterexample"]["text"]
     bad = CP_ASYNC.replace('gmem: "(128,64):(K,1)"}\n        expect', 'gmem: "(64,64):(K,1)"}\n        expect')
     p.write_text(textwrap.dedent(bad))
     res = mf.run(mf.load(str(p)))
@@ -182,4 +182,4 @@ def test_a_cta_tiler_over_the_leading_gmem_modes_keeps_the_batch_mode(tmp_path):
         """))
     res = mf.run(mf.load(str(p)))
     assert [r["status"] for r in res] == ["proved", "refuted", "error"], res
-    assert "CTA tile (64,64" in str(res[1]["reason"]) + str(res[1]["counterexample"])
+    assert "CTA tile (64,64" in str(res[1]["reason"]) + str((res[1]["counterexample"] or {}).get("text"))

@@ -164,7 +164,7 @@ def test_manifest_operand_claim():
     res = mf.run(claims)
     assert [r["status"] for r in res] == ["proved", "refuted"]
     assert "declared GMMA::Major::K but the tile is MN-major" in res[1]["reason"]
-    assert "sdOt coordinate" in res[1]["counterexample"]
+    assert "sdOt coordinate" in res[1]["counterexample"]["text"]
     assert claims[0].text == "operand B of mma_dV reads sdOt through its descriptors"
 
 

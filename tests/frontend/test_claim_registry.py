@@ -73,7 +73,7 @@ def _size_verdict(a, assume):
     if n == a["size"]:
         return Verdict("proved", claim=f"size({a['layout']}) == {a['size']}", method="toy")
     return Verdict("refuted", claim=f"size({a['layout']}) == {a['size']}", method="toy",
-                   counterexample=Counterexample("size", note=f"the size is {n}"))
+                   counterexample=Counterexample(note=f"the size is {n}"))
 
 
 TOY = ClaimKind("toy_size",

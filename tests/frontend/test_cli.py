@@ -84,7 +84,7 @@ def test_json(args):
     assert d["status"] in ("proved", "refuted", "unknown")
     assert d["exit_code"] == r.exit_code
     if d["status"] == "refuted":
-        assert d["counterexample"] is not None and d["counterexample_text"]
+        assert d["counterexample"] is not None and d["counterexample"]["text"]
 
 
 @pytest.mark.parametrize("args", [

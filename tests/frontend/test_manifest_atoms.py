@@ -188,7 +188,7 @@ def test_covers_proved_and_refuted_match_enumeration():
     el = cex.detail["element"]
     assert _counts(bad).get(el, 0) == cex.detail["count"] != _thread_broadcast(bad)
     assert el in _table(bad)[cex.detail["thread"]]
-    assert "thread" in res[4]["counterexample"] and "element" in res[4]["counterexample"]
+    assert "thread" in res[4]["counterexample"]["text"] and "element" in res[4]["counterexample"]["text"]
     assert max(_counts(env["tvC"])) < 1024  # the 2048 claim misses elements 1024.. (refuted: missed)
 
 
@@ -206,7 +206,7 @@ def test_compatible_proved_and_refuted_per_thread():
     t, x = cex.detail["thread"], cex.detail["element"]
     bad = _table(env["s2rA_bad"].layout_tv(env["s2rA_bad"].ref_side))
     assert (x in bad[t]) != (x in frag[t])  # the named thread and element really differ
-    assert f"thread {t}" in res[1]["counterexample"]
+    assert f"thread {t}" in res[1]["counterexample"]["text"]
 
 
 def test_agrees_tiled_proved_refuted_and_mismatch_is_an_input_error():
@@ -227,7 +227,7 @@ def test_agrees_tiled_proved_refuted_and_mismatch_is_an_input_error():
     t, v = cex.detail["thread"], cex.detail["value"]
     mine, theirs = _table(env["tvC"]), _table(env["mma_4x1"].tv_layout_C_tiled)
     assert mine[t][v] == cex.detail["user_index"] and theirs[t][v] != mine[t][v]
-    assert f"thread {t}, value {v}" in res[2]["counterexample"]
+    assert f"thread {t}, value {v}" in res[2]["counterexample"]["text"]
 
 
 def test_banks_proved_and_refuted_match_a_simulation():
@@ -252,7 +252,7 @@ def test_banks_proved_and_refuted_match_a_simulation():
         w0, w1 = smem(e0) * 2 // 4, smem(e1) * 2 // 4
         assert w0 != w1 and w0 % 32 == w1 % 32 == cex.bank  # two words of one bank
         assert t0 // 8 == t1 // 8  # one phase
-        assert f"threads {t0} and {t1}" in res[i]["counterexample"]
+        assert f"threads {t0} and {t1}" in res[i]["counterexample"]["text"]
 
 
 def test_vector_proved_and_refuted_by_offsets():
@@ -302,7 +302,7 @@ def test_tma_explicit_and_derived():
     assert [r["status"] for r in res] == ["proved", "proved", "refuted"], res
     box_bytes = 128 * 2
     assert _verdict(claims[2]).counterexample.detail["rule"] == "swizzle_span" and box_bytes > 128
-    assert f"{box_bytes} bytes" in res[2]["counterexample"]
+    assert f"{box_bytes} bytes" in res[2]["counterexample"]["text"]
 
 
 # ---------------------------------------------------------------------------------- bad fields

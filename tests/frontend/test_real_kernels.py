@@ -354,7 +354,7 @@ def _twin_results(name):
 def _names_thread_element_cause(r) -> bool:
     """The refutation names the thread (for a per-thread access), the element and the cause, each in the words
     of its kind (evaluated on the counterexample text and reason, as a user reads them)."""
-    cex, why, kind = r["counterexample"] or "", r.get("reason") or "", r["kind"]
+    cex, why, kind = (r["counterexample"] or {}).get("text", ""), r.get("reason") or "", r["kind"]
     if kind in ("banks", "vector"):  # a copy: the thread, its elements, and the bank or the broken vector
         return bool(re.search(r"threads? \d+", cex) and "element" in cex
                     and ("bank" in cex or "not contiguous" in cex))

@@ -169,6 +169,6 @@ def test_a_refuted_agrees_outlines_the_tile_cells_of_its_thread_and_value(tmp_pa
     page.feed(out.read_text())
     for i, key in enumerate(("A", "B", "tiled")):
         wrong, hardware, rows = TV_CASES[key]
-        t, v = results[i]["counterexample_data"]["thread"], results[i]["counterexample_data"]["value"]
+        t, v = results[i]["counterexample"]["thread"], results[i]["counterexample"]["value"]
         want = {(x % rows, x // rows) for x in (_tv(wrong, t, v), _tv(hardware, t, v))}
         assert len(want) == 2 and page.cells.get(f"claim-{i}") == want, (key, t, v, page.cells.get(f"claim-{i}"))

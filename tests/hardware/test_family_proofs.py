@@ -11,7 +11,6 @@ from cuteverify import hardware
 from cuteverify.errors import SpecError, SpecInconsistent
 from cuteverify.hardware.checks import family, selfcheck
 from cuteverify.hardware.library.catalog import load_file
-from cuteverify.hardware.library.ptx_tables import spec_layout
 
 _SS = "SM90_64xNx16_F32BF16BF16_SS"
 _C = "((4,8,4),(2,2,N/8)):((128,1,16),(64,8,512))"
@@ -100,7 +99,7 @@ def _family(layout=_C, col=_COL):
 def test_a_family_proof_agrees_with_every_instance(layout, col, first_bad):
     spec = _family(layout, col)
     asm = family.family_facts(spec, {"N"})
-    proved = family.symbolic_tv_agreement(spec, "C", spec_layout(spec, "C", ()), asm)
+    proved = family.symbolic_tv_agreement(spec, "C", spec.layout("C"), asm)
     bad = sorted(dict(p)["N"] for p, r in _instances_agree(spec, "C").items() if r is not None)
     assert (bad[0] if bad else None) == first_bad, bad
     assert proved == (not bad), (proved, bad)  # sound (never proved with a bad instance) and, here, complete
@@ -137,7 +136,7 @@ def _brute(layout_text, n):
 ])
 def test_agrees_with_a_symbolic_family_parameter(layout, assume, status, how, values):
     v = hardware.agrees(layout, _SS, "C", assume=assume)
-    assert v.status == status and v.method.startswith(how), v.to_dict()
+    assert v.status == status and v.method.startswith(how), v.to_json()
     brute = {n: _brute(layout, n) for n in values}
     if status == "proved":
         assert set(brute.values()) == {"proved"}, brute
@@ -210,7 +209,7 @@ _PAIR_THR = dict(m=4, threads=4, thr="(2,2):(2,1)", mparam="", layout="((2,2),N)
 def test_a_pair_family_proof_agrees_with_every_instance(base, change, first_bad):
     (spec,) = load_file(_PAIR.format(**dict(base, **change)), "<test>")
     asm = family.family_facts(spec, set(spec.params))
-    proved = family.symbolic_tv_agreement(spec, "C", spec_layout(spec, "C", ()), asm)
+    proved = family.symbolic_tv_agreement(spec, "C", spec.layout("C"), asm)
     bad = sorted(dict(p)["N"] for p, r in _instances_agree(spec, "C").items() if r is not None)
     assert (bad[0] if bad else None) == first_bad, bad
     assert proved == (not bad), (proved, bad)  # sound, and complete here

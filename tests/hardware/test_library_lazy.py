@@ -53,5 +53,5 @@ def test_a_lazy_library_validates_a_users_file_against_the_schema(tmp_path, monk
 def test_resolved_names_are_checked(monkeypatch):
     seen = _counting(monkeypatch)
     monkeypatch.setattr(L, "_DEFAULT", [L.load(check="lazy")])
-    spec, params = L.resolve_instance("SM90_64x128x16_F32BF16BF16_SS")
+    spec, params = L.resolve("SM90_64x128x16_F32BF16BF16_SS")
     assert params == {"N": 128} and spec.name in seen

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from cuteverify.frontend.cli.main import main
 from cuteverify.errors import SpecError, UnknownSpec
 from cuteverify.hardware import default_library
-from cuteverify.hardware.library.catalog import family_name, resolve_instance
+from cuteverify.hardware.library.catalog import family_name, resolve
 
 cutlass_library = pytest.importorskip("cutlass_library")
 CUTE = Path(cutlass_library.__file__).parent / "source" / "include" / "cute" / "arch"
@@ -113,7 +113,7 @@ def _resolves(name: str, is_template: bool, lib) -> str | None:
     if is_template and any(n.startswith(name + "<") for n in lib):
         return None
     try:
-        spec, params = resolve_instance(name, library=lib)
+        spec, params = resolve(name, library=lib)
     except (UnknownSpec, SpecError) as e:
         return str(e)
     if spec.is_family and set(params) == set(spec.params):
@@ -145,26 +145,26 @@ def test_every_header_struct_resolves_or_is_listed():
 
 def test_concrete_names_fix_family_parameters():
     lib = default_library()
-    spec, p = resolve_instance("SM90_64x128x16_F32BF16BF16_SS", library=lib)
+    spec, p = resolve("SM90_64x128x16_F32BF16BF16_SS", library=lib)
     assert spec.name == "SM90_64xNx16_F32BF16BF16_SS" and p == {"N": 128}
-    spec, p = resolve_instance("cute::SM90::GMMA::MMA_64x24x32_S32U8S8_RS_TN_SATURATE", library=lib)
+    spec, p = resolve("cute::SM90::GMMA::MMA_64x24x32_S32U8S8_RS_TN_SATURATE", library=lib)
     assert spec.name == "SM90_64xNx32_S32U8S8_RS_TN_SATURATE" and p == {"N": 24}
     assert "satfinite" in spec.ptx
-    spec, p = resolve_instance("SM100_TMEM_LOAD_16dp256b8x_16b", library=lib)
+    spec, p = resolve("SM100_TMEM_LOAD_16dp256b8x_16b", library=lib)
     assert spec.name == "SM100_TMEM_LOAD_16dp256bRx_16b" and p == {"R": 8}
-    spec, p = resolve_instance("SM100_MMA_F16BF16_SS<bfloat16_t, bfloat16_t, float, 128, 256, UMMA::Major::K, "
+    spec, p = resolve("SM100_MMA_F16BF16_SS<bfloat16_t, bfloat16_t, float, 128, 256, UMMA::Major::K, "
                                "UMMA::Major::MN>", library=lib)
     assert spec.name == "SM100_MMA_F16BF16_SS" and p == {"M": 128, "N": 256, "a_major": 0, "b_major": 1}
     assert family_name("SM90_16x8x4_F64F64F64F64_TN") == ("SM90_16x8x4_F64F64F64F64_TN", {})
-    spec, p = resolve_instance("SM90_64x128x16_F32BF16BF16_RS", library=lib)
+    spec, p = resolve("SM90_64x128x16_F32BF16BF16_RS", library=lib)
     assert spec.name == "SM90_64xNx16_F32BF16BF16_RS" and p == {"N": 128}
-    spec, p = resolve_instance("SM90_64x136x32_F32E4M3E5M2_SS_TN", library=lib)  # fp8, an N of gmma_ext.hpp
+    spec, p = resolve("SM90_64x136x32_F32E4M3E5M2_SS_TN", library=lib)  # fp8, an N of gmma_ext.hpp
     assert spec.name == "SM90_64xNx32_F32E4M3E5M2_SS_TN" and p == {"N": 136}
-    spec, p = resolve_instance("SM90::GMMA::SPARSE::GMMA_64x256x32_F32F16F16_RS", library=lib)
+    spec, p = resolve("SM90::GMMA::SPARSE::GMMA_64x256x32_F32F16F16_RS", library=lib)
     assert spec.name == "SM90_64xNx32_F32F16F16_RS_SPARSE" and p == {"N": 256} and ".sp." in spec.ptx
-    spec, p = resolve_instance("SM90_SPARSE_64x96x64_S32S8S8_SS_TN_SATURATE", library=lib)  # the alias form
+    spec, p = resolve("SM90_SPARSE_64x96x64_S32S8S8_SS_TN_SATURATE", library=lib)  # the alias form
     assert spec.name == "SM90_64xNx64_S32S8S8_SS_TN_SATURATE_SPARSE" and p == {"N": 96}
-    spec, p = resolve_instance("SM120_16x8x32_TN_VS<float_e4m3_t, float_e2m1_t, float, float_ue8m0_t, 32>",
+    spec, p = resolve("SM120_16x8x32_TN_VS<float_e4m3_t, float_e2m1_t, float, float_ue8m0_t, 32>",
                                library=lib)
     assert spec.name.startswith("SM120_16x8x32_TN_VS<float_e4m3_t, float_e2m1_t,") and p == {"VS": 32}
 
@@ -172,11 +172,11 @@ def test_concrete_names_fix_family_parameters():
 def test_out_of_range_instances_are_refused():
     lib = default_library()
     with pytest.raises(SpecError, match="N=7"):
-        resolve_instance("SM90_64x7x16_F32BF16BF16_SS", library=lib)
+        resolve("SM90_64x7x16_F32BF16BF16_SS", library=lib)
     with pytest.raises(SpecError, match="R=256"):
-        resolve_instance("SM100_TMEM_LOAD_16dp256b256x", library=lib)
+        resolve("SM100_TMEM_LOAD_16dp256b256x", library=lib)
     with pytest.raises(SpecError, match="constraint"):  # CUTLASS: M=128 from TMEM needs N % 16 == 0
-        resolve_instance("SM100_MMA_F16BF16_TS<half_t, half_t, float, 128, 24, UMMA::Major::K, UMMA::Major::K>",
+        resolve("SM100_MMA_F16BF16_TS<half_t, half_t, float, 128, 24, UMMA::Major::K, UMMA::Major::K>",
                          library=lib)
 
 
@@ -191,7 +191,7 @@ def test_out_of_range_instances_are_refused():
 ])
 def test_misspellings_get_close_suggestions(typo, want):
     with pytest.raises(UnknownSpec) as e:
-        resolve_instance(typo, library=default_library())
+        resolve(typo, library=default_library())
     assert want in str(e.value).split("did you mean", 1)[1]
 
 

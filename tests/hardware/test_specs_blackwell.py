@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import cuteverify as cv
 from cuteverify.frontend.cli.main import main
 from cuteverify.hardware import default_library
-from cuteverify.hardware.library.catalog import resolve_instance
+from cuteverify.hardware.library.catalog import resolve
 from cutlass_text import cpp_layout, same_tv_function
 
 cutlass_library = pytest.importorskip("cutlass_library")
@@ -47,7 +47,7 @@ def test_every_tmem_struct_equals_its_family_instance(lib):
     traits = _tmem_traits()
     assert len(traits) == 148
     for name, t in sorted(traits.items()):
-        spec, params = resolve_instance(name, library=lib)
+        spec, params = resolve(name, library=lib)
         for op, key in (("src", "SrcLayout"), ("dst", "DstLayout")):
             mine = spec.layout_text(op, **params)
             assert same_tv_function(mine, t[key]), f"{name} {op}: spec {mine}, CUTLASS {t[key]}"
@@ -77,7 +77,7 @@ def test_umma_traits_have_the_two_layout_forms_the_specs_use(lib):
 
 
 def test_umma_names_and_instances(lib):
-    s, p = resolve_instance("SM100_MMA_F16BF16_2x1SM_SS<half_t, half_t, float, 256, 128, UMMA::Major::K, "
+    s, p = resolve("SM100_MMA_F16BF16_2x1SM_SS<half_t, half_t, float, 256, 128, UMMA::Major::K, "
                             "UMMA::Major::K>", library=lib)
     assert s.shape_mnk(**p) == (256, 128, 16) and s.threads == 2
     assert len(lib["SM100_MMA_F16BF16_SS"].instances()) == 2 * 32 * 4
@@ -112,7 +112,7 @@ def test_tmem_wrong_layouts_are_refuted_with_lane_and_column(lib):
     c = _refuted(cv.agrees("(32,128):(129,1)", "SM100_TMEM_STORE_32dp32b4x", "src", library=lib))
     assert (c.thread, c.value) == (1, 0) and c.detail["hardware"] == (1, 0)  # lane 1, bit 0
     for name in ("SM100_TMEM_LOAD_16dp64b4x", "SM100_TMEM_LOAD_16dp32b8x_16b", "SM100_TMEM_LOAD_16dp128b1x"):
-        spec, p = resolve_instance(name, library=lib)
+        spec, p = resolve(name, library=lib)
         good = spec.layout_text("dst", **p)
         assert cv.agrees(good, name, "dst", library=lib).status == "proved"
         bad = re.sub(r":\(\((\d+)", lambda m: f":(({int(m.group(1)) + 1}", good, count=1)  # first stride + 1

@@ -12,7 +12,7 @@ import pytest
 import cuteverify as cv
 from cuteverify.errors import SpecError
 from cuteverify.hardware import default_library, load
-from cuteverify.hardware.library.catalog import resolve_instance
+from cuteverify.hardware.library.catalog import resolve
 from cutlass_text import cpp_layout, same_tv_function
 
 cutlass_library = pytest.importorskip("cutlass_library")
@@ -174,17 +174,17 @@ def test_entries_say_they_are_unprobed(lib):
 
 
 def test_cutlass_spellings_resolve(lib):
-    s, p = resolve_instance("cute::SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<cutlass::float_e2m1_t, "
+    s, p = resolve("cute::SM120::BLOCKSCALED::SM120_16x8x64_TN_VS<cutlass::float_e2m1_t, "
                             "cutlass::float_e2m1_t, float, cutlass::float_ue4m3_t, 16>", library=lib)
     assert s.name == "SM120_16x8x64_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue4m3_t, VS>" and p == {"VS": 16}
-    s, p = resolve_instance("SM120_16x8x32_TN<float_e4m3_t,float_e5m2_t,half_t>", library=lib)
+    s, p = resolve("SM120_16x8x32_TN<float_e4m3_t,float_e5m2_t,half_t>", library=lib)
     assert s.name == "SM120_16x8x32_TN<float_e4m3_t, float_e5m2_t, half_t>" and p == {}
-    s, p = resolve_instance("SM120_16x8x32_F16E4M3E5M2F16_TN", library=lib)  # the flat alias
+    s, p = resolve("SM120_16x8x32_F16E4M3E5M2F16_TN", library=lib)  # the flat alias
     assert s.name == "SM120_16x8x32_TN<float_e4m3_t, float_e5m2_t, half_t>"
-    s, p = resolve_instance("cute::SM120::BLOCKSCALED::SPARSE::SM120_SPARSE_16x8x128_TN_VS<cutlass::float_e2m1_t, "
+    s, p = resolve("cute::SM120::BLOCKSCALED::SPARSE::SM120_SPARSE_16x8x128_TN_VS<cutlass::float_e2m1_t, "
                             "cutlass::float_e2m1_t, float, cutlass::float_ue8m0_t, 64>", library=lib)
     assert s.name.startswith("SM120_SPARSE_16x8x128_TN_VS<") and p == {"VS": 64}
-    s, p = resolve_instance("SM120::SPARSE::SM120_SPARSE_16x8x64_TN<float_e3m2_t, float_e2m3_t, half_t>", library=lib)
+    s, p = resolve("SM120::SPARSE::SM120_SPARSE_16x8x64_TN<float_e3m2_t, float_e2m3_t, half_t>", library=lib)
     assert s.name == "SM120_SPARSE_16x8x64_TN<float_e3m2_t, float_e2m3_t, half_t>" and "E" in s.operands
     with pytest.raises(SpecError, match="VS=64"):
-        resolve_instance("SM120_16x8x32_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue8m0_t, 64>", library=lib)
+        resolve("SM120_16x8x32_TN_VS<float_e2m1_t, float_e2m1_t, float, float_ue8m0_t, 64>", library=lib)

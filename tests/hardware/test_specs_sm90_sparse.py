@@ -11,7 +11,7 @@ import pytest
 
 import cuteverify as cv
 from cuteverify.hardware import default_library
-from cuteverify.hardware.library.catalog import resolve_instance
+from cuteverify.hardware.library.catalog import resolve
 from cutlass_text import cpp_layout, same_tv_function
 
 cutlass_library = pytest.importorskip("cutlass_library")
@@ -68,7 +68,7 @@ def test_every_sparse_struct_is_its_family_instance(lib):
     assert len(traits) == 320 + 736  # base header + _ext
     families = set()
     for name, layouts in sorted(traits.items()):
-        spec, params = resolve_instance(name, library=lib)
+        spec, params = resolve(name, library=lib)
         families.add(spec.name)
         assert spec.check_params(params) == params
         n, k = map(int, re.search(r"_64x(\d+)x(\d+)_", name).groups())
@@ -81,9 +81,9 @@ def test_every_sparse_struct_is_its_family_instance(lib):
 
 
 def test_brief_and_concrete_spellings(lib):
-    s, p = resolve_instance("SM90_64x128x32_F32BF16BF16_SS_SPARSE", library=lib)  # the family's own spelling
+    s, p = resolve("SM90_64x128x32_F32BF16BF16_SS_SPARSE", library=lib)  # the family's own spelling
     assert s.name == "SM90_64xNx32_F32BF16BF16_SS_SPARSE" and p == {"N": 128}
-    s, p = resolve_instance("cute::SM90::GMMA::SPARSE::GMMA_64x200x64_F32E4M3E5M2_RS_TN", library=lib)
+    s, p = resolve("cute::SM90::GMMA::SPARSE::GMMA_64x200x64_F32E4M3E5M2_RS_TN", library=lib)
     assert s.name == "SM90_64xNx64_F32E4M3E5M2_RS_TN_SPARSE" and p == {"N": 200}
     assert s.ptx == "wgmma.mma_async.sp.sync.aligned.m64n{N}k64.f32.e4m3.e5m2"
 

@@ -141,7 +141,7 @@ def test_enum_names_and_values():
 
 
 def test_verdict_json_has_every_rule():
-    d = verdict(box=(64, 257)).to_dict()
+    d = verdict(box=(64, 257)).to_json()
     assert d["status"] == "refuted"
     names = [r["name"] for r in d["rules"]]
     assert "box_dims" in names and "swizzle_span" in names

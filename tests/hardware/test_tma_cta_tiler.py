@@ -113,7 +113,7 @@ def test_manifest_cta_tiler():
     claims = mf.load_text(DOC, "t.cute.yaml")
     res = mf.run(claims)
     assert [r["status"] for r in res] == ["proved", "refuted"]
-    assert "the CTA tile (128,64)" in (res[1]["counterexample"] or res[1]["reason"])
+    assert "the CTA tile (128,64)" in ((res[1]["counterexample"] or {}).get("text") or res[1]["reason"])
     assert claims[1].text.endswith("(cta_tiler (128,64))")
 
 

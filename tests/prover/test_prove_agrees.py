@@ -4,7 +4,7 @@ import json
 import pytest
 
 import cuteverify as cv
-from cuteverify.frontend.manifest import agrees_verdict
+from cuteverify.frontend import manifest as mf
 from cuteverify.prover import Counterexample, Verdict
 from cuteverify.hardware.checks import agree
 
@@ -25,7 +25,7 @@ def test_agrees_refuted_names_thread_value_and_elements():
     assert c.coords == (0, 1) and c.values == ((8, 0), (0, 1))
     s = str(v)
     assert "thread 0, value 1" in s and "A[m=8, k=0]" in s and "A[m=0, k=1]" in s
-    d = json.loads(json.dumps(v.to_dict()))
+    d = json.loads(json.dumps(v.to_json()))
     assert d["counterexample"]["thread"] == 0 and d["counterexample"]["user"] == [8, 0]
 
 
@@ -53,22 +53,24 @@ def test_agrees_witness_is_rechecked(monkeypatch):
 
 
 def test_manifest_agrees_verdict_is_cv_agrees():
-    a = agrees_verdict("((4,8),(2,2,2)):((32,1),(8,16,128))", TN, "A")
+    doc = ("version: 1\nkernels:\n  k:\n    layouts:\n      tv: \"((4,8),(2,2,2)):((32,1),(8,16,128))\"\n"
+           f"    claims:\n      - agrees: {{layout: tv, spec: {TN}, operand: A}}\n        expect: refuted\n")
+    (a,) = mf.run(mf.load_text(doc, "t.cute.yaml"))
     b = cv.agrees("((4,8),(2,2,2)):((32,1),(8,16,128))", TN, "A")
-    assert a.status == b.status == "refuted" and str(a.counterexample) == str(b.counterexample)
+    assert a["status"] == b.status == "refuted" and a["counterexample"] == str(b.counterexample), a
 
 
 @pytest.mark.parametrize("cex", [
-    Counterexample("collision", note="only a note"), Counterexample("missed", note="n"),
-    Counterexample("out-of-range"), Counterexample("differ", note="x"), Counterexample("overlap"),
-    Counterexample("disagree"), Counterexample("mismatch", note="shapes"), Counterexample("anything", coords=(1,)),
-    Counterexample("collision", coords=(1,)), Counterexample("differ", coords=(3,), values=(1,)),
+    Counterexample.of("collision", note="only a note"), Counterexample.of("missed", note="n"),
+    Counterexample.of("out-of-range"), Counterexample.of("differ", note="x"), Counterexample.of("overlap"),
+    Counterexample.of("disagree"), Counterexample.of("mismatch", note="shapes"), Counterexample(coords=(1,)),
+    Counterexample.of("collision", coords=(1,)), Counterexample.of("differ", coords=(3,), values=(1,)),
 ])
 def test_verdict_str_never_fails(cex):
     v = Verdict("refuted", claim="c", counterexample=cex)
     s = str(v)
     assert cex.kind in s or (cex.note and cex.note in s)
-    json.dumps(v.to_dict())
+    json.dumps(v.to_json())
 
 
 def test_cv_prove_is_the_function():

@@ -91,7 +91,7 @@ def test_swizzle_false_claims(claim, bind, assume):
 def test_true_claims(claim, bind, assume):
     v = cv.prove(claim, assume=assume or None, **bind)
     assert v.status == "proved", str(v)
-    assert v.to_dict()["status"] == "proved"
+    assert v.to_json()["status"] == "proved"
 
 
 @pytest.mark.parametrize("claim,bind,assume", FALSE_CLAIMS, ids=[c[0] for c in FALSE_CLAIMS])

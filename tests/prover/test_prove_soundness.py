@@ -7,7 +7,7 @@ import cuteverify as cv
 from cuteverify import ComposedLayout, Layout, Swizzle
 from cuteverify.prover import exact, tables
 from cuteverify.prover.forms import decompose, norm_value
-from cuteverify.prover.verdict import Counterexample, Verdict
+from cuteverify.prover.verdict import Collision, Verdict
 
 
 def _rand_int_layout(rng):
@@ -210,7 +210,7 @@ def test_internal_recheck_catches_bad_witness(monkeypatch):
     from cuteverify.prover import pipeline
 
     def bad(f):
-        return Verdict("refuted", method="fake", counterexample=Counterexample("collision", coords=(0, 1)))
+        return Verdict("refuted", method="fake", counterexample=Collision(coords=(0, 1)))
     monkeypatch.setattr(exact, "injective", bad)
     v = cv.is_injective("(4,8):(1,4)")
     assert v.status == "unknown" and v.reason.startswith(pipeline.INTERNAL)
@@ -219,7 +219,7 @@ def test_internal_recheck_catches_bad_witness(monkeypatch):
 def test_verdict_api():
     v = cv.is_injective("(4,8):(1,2)")
     assert not v and v.status == "refuted" and v.method
-    d = v.to_dict()
+    d = v.to_json()
     import json
     json.dumps(d)
     assert d["counterexample"]["kind"] == "collision"

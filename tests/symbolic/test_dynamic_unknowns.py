@@ -66,7 +66,7 @@ def test_two_question_marks_in_two_texts_are_two_unknowns():
     code, out = _cli("equal", "(?,4):(1,?)", "(?,4):(1,?)", "--json")
     d = json.loads(out)
     assert code == 1 and d["status"] == "refuted", out
-    names = _unknowns(d["claim"])
+    names = _unknowns(d["what"])
     assert len(names) == 4 and d["notes"] and "independent" in d["notes"][0]
     asg = d["counterexample"]["assignment"]
     (i,) = d["counterexample"]["coords"]

@@ -203,8 +203,7 @@ def bank_conflicts(smem_layout, access, dtype=None, elem_bytes=None, vector_byte
                 crds = tuple(idx2crd(e, lay.shape) for e in wit["elements"])
         except Exception:  # pragma: no cover - coordinates are a courtesy
             crds = ()
-        cex = BankConflict(crds=crds, assignment=a, **wit)
-        cex.natural = crds
+        cex = BankConflict(crds=crds, natural=crds, assignment=a, **wit)
     status = "refuted" if degree > 1 else "proved"
     return BankVerdict(status, claim=claim, method=method, counterexample=cex, reason=finite, degree=degree,
                        vector_bytes=vb, lanes_per_phase=lanes, wavefronts=wavefronts, ideal_wavefronts=ideal,
@@ -275,7 +274,7 @@ def _bank_concrete(smem, pl, eb, vector_bytes, phases, base_bytes, assignment):
     lanes = lanes_per_phase(vb, phases)
     p = vector_problem(off, eb, vb, alignment=16, per=pl.per_iter)
     if p is not None:
-        return None, None, None, VectorBreak(p[0], vb, p[1], p[2], p[3], assignment=assignment or None), vb, lanes, pl
+        return None, None, None, VectorBreak.at(vb, p, assignment=assignment or None), vb, lanes, pl
     merge = phases is None and vb in (8, 16)
     degree, wavefronts, ideal, wit = conflict_degree(pl.idx, off, eb, vb, lanes, base_bytes, merge=merge)
     return degree, wavefronts, ideal, wit, vb, lanes, pl
@@ -338,7 +337,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
         claim += f" ({pl.text})"
     blocker = None
     if blk is not None and blk[1] is not None:
-        blocker = VectorBreak(blk[1][0], blk[0], blk[1][1], blk[1][2], blk[1][3], assignment=a)
+        blocker = VectorBreak.at(blk[0], blk[1], assignment=a)
     name = _dtype_name(dtype, eb)
     reason = (f"{2 * w}-byte vectors fail: {blocker}" if blocker is not None else
               ("16 bytes is the widest shared-memory access" if w >= 16 else None))
@@ -351,7 +350,7 @@ def max_vector_width(layout_or_tv, dtype=None, elem_bytes=None, alignment=16, sm
             return VectorVerdict("proved", claim=claim, method="enumeration", width=w, elems=w // eb,
                                  blocker=blocker, elem_bytes=eb, reason=reason, elapsed=time.perf_counter() - t0)
         p = vector_problem(off, eb, require, alignment, pl.per_iter)
-        cex = VectorBreak(p[0], require, p[1], p[2], p[3], assignment=a) if p else blocker
+        cex = VectorBreak.at(require, p, assignment=a) if p else blocker
         why = f"widest is {w} bytes"
         if cex is not None and cex.value_indices and pl.tile is not None:
             why += f"; {describe_values(pl, _shape(smem, a), cex.thread, cex.value_indices)} break it"

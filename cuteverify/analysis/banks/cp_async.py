@@ -35,6 +35,7 @@ row (``symbolic.decide``); otherwise the answer is unknown with the reason.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 from math import gcd
 
 import numpy as np
@@ -150,22 +151,36 @@ def _smem_degree(s, size):
 
 # ------------------------------------------------------------------------------------------ verdicts
 
+@dataclass(frozen=True, eq=False, kw_only=True, repr=False)
 class CpAsyncConflict(Counterexample):
     """Two lanes of one phase of a ``cp.async`` that one pass cannot serve (kind ``cp-async-pass``):
     ``threads``, ``gmem_bytes`` (global byte offsets read), ``smem_bytes`` (shared byte addresses written),
     ``rows`` (their 128-byte global rows), ``why``, ``warp``, ``iteration``, ``phase``, ``passes`` (of that
     phase)."""
 
-    __slots__ = ("threads", "gmem_bytes", "smem_bytes", "rows", "why", "warp", "iteration", "phase", "passes")
+    kind = "cp-async-pass"
+    threads: tuple
+    gmem_bytes: tuple
+    smem_bytes: tuple
+    why: str
+    warp: int
+    iteration: int
+    phase: int
+    passes: int
 
-    def __init__(self, threads, gmem_bytes, smem_bytes, why, warp, iteration, phase, passes, assignment=None):
-        super().__init__("cp-async-pass", coords=threads, values=smem_bytes, assignment=assignment)
-        self.threads, self.gmem_bytes, self.smem_bytes = tuple(threads), tuple(gmem_bytes), tuple(smem_bytes)
-        self.rows = tuple(x // ROW_BYTES for x in self.gmem_bytes)
-        self.why, self.warp, self.iteration, self.phase, self.passes = why, warp, iteration, phase, passes
+    def __post_init__(self):
+        for name in ("threads", "gmem_bytes", "smem_bytes"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "coords", self.threads)
+        object.__setattr__(self, "values", self.smem_bytes)
+        super().__post_init__()
 
-    def to_dict(self):
-        d = super().to_dict()
+    @property
+    def rows(self):
+        return tuple(x // ROW_BYTES for x in self.gmem_bytes)
+
+    def to_json(self):
+        d = super().to_json()
         d.update({"threads": list(self.threads), "gmem_bytes": list(self.gmem_bytes),
                   "smem_bytes": list(self.smem_bytes), "rows": list(self.rows), "why": self.why,
                   "warp": self.warp, "iteration": self.iteration, "phase": self.phase, "passes": self.passes})
@@ -181,20 +196,19 @@ class CpAsyncConflict(Counterexample):
     __repr__ = __str__
 
 
+@dataclass(frozen=True, eq=False, kw_only=True, repr=False)
 class CpAsyncVerdict(BankVerdict):
     """A ``BankVerdict`` on "each phase of the copy is served in one pass": ``degree`` the most passes of one
     phase, ``wavefronts`` / ``ideal_wavefronts`` the passes / phases in total, plus ``cache``,
     ``smem_degree`` (the shared-memory side alone, as ``bank_conflicts`` with fixed phases counts it) and
     ``rows_per_phase`` (the most 128-byte global rows one phase reads)."""
 
-    __slots__ = ("cache", "smem_degree", "rows_per_phase")
+    cache: str | None = None
+    smem_degree: int | None = None
+    rows_per_phase: int | None = None
 
-    def __init__(self, status, *, cache=None, smem_degree=None, rows_per_phase=None, **kw):
-        super().__init__(status, **kw)
-        self.cache, self.smem_degree, self.rows_per_phase = cache, smem_degree, rows_per_phase
-
-    def to_dict(self):
-        d = super().to_dict()
+    def to_json(self):
+        d = super().to_json()
         d.update({"cache": self.cache, "smem_degree": self.smem_degree, "rows_per_phase": self.rows_per_phase})
         return d
 
@@ -273,7 +287,7 @@ def _addresses(src, dst, dst_smem, eb, size, gmem_base, smem_base):
     for side, off in (("source (global)", goff), ("destination (shared)", soff)):
         p = vector_problem(off, eb, size, alignment=16)  # the bases are size-aligned (_check_args)
         if p is not None:
-            return None, None, (side, VectorBreak(p[0], size, p[1], p[2], p[3]))
+            return None, None, (side, VectorBreak.at(size, p))
     n = size // eb
     return goff[:, ::n] * eb + gmem_base, soff[:, ::n] * eb + smem_base, None
 
@@ -348,7 +362,7 @@ def cp_async_banks(src, dst, dtype=None, size=16, *, dst_smem=None, cache="ca", 
         g, s, bad = _addresses(S, D, M, eb, size, gmem_base, smem_base)
         if bad is not None:
             side, vb = bad
-            vb.assignment = dict(a)
+            vb = replace(vb, assignment=dict(a))
             return CpAsyncVerdict("refuted", claim=claim, method="enumeration", counterexample=vb, cache=cache,
                                   reason=f"the {side} side cannot be issued as {size}-byte cp.async: {vb}",
                                   elem_bytes=eb, vector_bytes=size, elapsed=time.perf_counter() - t0)

@@ -118,11 +118,11 @@ def symbolic_verdict(L, eb, alignment, require, claim, name, t0=None):
     if hit is not None:
         a, off, blk = hit
         if blk is not None and blk[1] is not None:
-            blocker = VectorBreak(blk[1][0], blk[0], blk[1][1], blk[1][2], blk[1][3], assignment=a)
+            blocker = VectorBreak.at(blk[0], blk[1], assignment=a)
         method += f" + a narrower assignment {a}"
         if require is not None:
             p = vector_problem(off, eb, require, alignment)
-            cex = VectorBreak(p[0], require, p[1], p[2], p[3], assignment=a) if p else blocker
+            cex = VectorBreak.at(require, p, assignment=a) if p else blocker
             return VectorVerdict("refuted", claim=claim, method=method, counterexample=cex, width=w,
                                  elems=w // eb, blocker=blocker, elem_bytes=eb, reason=f"widest is {w} bytes at {a}",
                                  elapsed=time.perf_counter() - t0)

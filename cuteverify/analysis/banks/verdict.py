@@ -6,8 +6,10 @@ Their witnesses ``BankConflict`` and ``VectorBreak`` are ``Counterexample``s.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...core.tuples import flatten, is_tuple
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Counterexample, NotVectorizable, Verdict
 
 __all__ = ["BankConflict", "BankVerdict", "VectorBreak", "VectorVerdict", "BANK_BYTES", "assignment_text"]
 
@@ -15,6 +17,7 @@ __all__ = ["BankConflict", "BankVerdict", "VectorBreak", "VectorVerdict", "BANK_
 BANK_BYTES = 4
 
 
+@dataclass(frozen=True, eq=False, kw_only=True, repr=False)
 class BankConflict(Counterexample):
     """Two threads of one phase touching different words of one bank (kind ``bank-conflict``).
 
@@ -22,22 +25,30 @@ class BankConflict(Counterexample):
     ``crds`` (the elements as coordinates of the smem shape, when it is hierarchical): pairs, one per thread;
     ``bank``, ``warp``, ``iteration`` (vector index), ``phase`` and ``degree`` (distinct words on that bank)."""
 
-    __slots__ = ("threads", "elements", "addresses", "bank", "words", "warp", "iteration", "phase", "degree",
-                 "crds")
+    kind = "bank-conflict"
+    threads: tuple
+    elements: tuple
+    addresses: tuple
+    bank: int
+    warp: int
+    iteration: int
+    phase: int
+    degree: int
+    crds: tuple = ()
 
-    def __init__(self, threads, elements, addresses, bank, warp, iteration, phase, degree, crds=(),
-                 assignment=None):
-        super().__init__("bank-conflict", coords=threads, values=addresses, assignment=assignment)
-        self.threads = tuple(threads)
-        self.elements = tuple(elements)
-        self.addresses = tuple(addresses)
-        self.bank = bank
-        self.words = tuple(a // BANK_BYTES for a in addresses)
-        self.warp, self.iteration, self.phase, self.degree = warp, iteration, phase, degree
-        self.crds = tuple(crds)
+    def __post_init__(self):
+        for name in ("threads", "elements", "addresses", "crds"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "coords", self.threads)
+        object.__setattr__(self, "values", self.addresses)
+        super().__post_init__()
 
-    def to_dict(self):
-        d = super().to_dict()
+    @property
+    def words(self):
+        return tuple(a // BANK_BYTES for a in self.addresses)
+
+    def to_json(self):
+        d = super().to_json()
         d.update({"threads": list(self.threads), "elements": list(self.elements),
                   "element_coords": [list(flatten(c)) if is_tuple(c) else c for c in self.crds],
                   "byte_addresses": list(self.addresses), "words": list(self.words), "bank": self.bank,
@@ -57,6 +68,7 @@ class BankConflict(Counterexample):
     __repr__ = __str__
 
 
+@dataclass(frozen=True, eq=False, kw_only=True, repr=False)
 class BankVerdict(Verdict):
     """A ``Verdict`` on "conflict-free" with the exact numbers.
 
@@ -66,22 +78,24 @@ class BankVerdict(Verdict):
     take one wavefront without conflicts); ``instances``: per symbol assignment, ``(assignment, degree)``.
     """
 
-    __slots__ = ("degree", "vector_bytes", "lanes_per_phase", "wavefronts", "ideal_wavefronts", "elem_bytes",
-                 "instances")
+    degree: int | None = None
+    vector_bytes: int | None = None
+    lanes_per_phase: int | None = None
+    wavefronts: int | None = None
+    ideal_wavefronts: int | None = None
+    elem_bytes: int | None = None
+    instances: tuple = ()
 
-    def __init__(self, status, *, degree=None, vector_bytes=None, lanes_per_phase=None, wavefronts=None,
-                 ideal_wavefronts=None, elem_bytes=None, instances=(), **kw):
-        super().__init__(status, **kw)
-        self.degree, self.vector_bytes, self.lanes_per_phase = degree, vector_bytes, lanes_per_phase
-        self.wavefronts, self.ideal_wavefronts, self.elem_bytes = wavefronts, ideal_wavefronts, elem_bytes
-        self.instances = tuple(instances)
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "instances", tuple(self.instances))
 
     @property
     def conflict_free(self):
         return self.status == "proved"
 
-    def to_dict(self):
-        d = super().to_dict()
+    def to_json(self):
+        d = super().to_json()
         d.update({"degree": self.degree, "vector_bytes": self.vector_bytes, "lanes_per_phase": self.lanes_per_phase,
                   "wavefronts": self.wavefronts, "ideal_wavefronts": self.ideal_wavefronts,
                   "elem_bytes": self.elem_bytes})
@@ -97,19 +111,32 @@ class BankVerdict(Verdict):
         return s
 
 
-class VectorBreak(Counterexample):
+@dataclass(frozen=True, eq=False, kw_only=True, repr=False)
+class VectorBreak(NotVectorizable):
     """Why a thread's values cannot be read as one ``width``-byte vector (kind ``not-vectorizable``): ``thread``,
     ``width``, ``why`` (in words), ``value_indices`` and their element ``offsets``."""
 
-    __slots__ = ("thread", "width", "why", "value_indices", "offsets")
+    thread: int
+    width: int
+    why: str
+    value_indices: tuple = ()
+    offsets: tuple = ()
 
-    def __init__(self, thread, width, why, value_indices=(), offsets=(), assignment=None):
-        super().__init__("not-vectorizable", coords=(thread,), values=offsets, assignment=assignment)
-        self.thread, self.width, self.why = thread, width, why
-        self.value_indices, self.offsets = tuple(value_indices), tuple(offsets)
+    @classmethod
+    def at(cls, width, place, assignment=None):
+        """The break of ``width``-byte vectors at ``place`` = (thread, why, value_indices, offsets, ...)."""
+        return cls(thread=place[0], width=width, why=place[1], value_indices=place[2], offsets=place[3],
+                   assignment=assignment)
 
-    def to_dict(self):
-        d = super().to_dict()
+    def __post_init__(self):
+        object.__setattr__(self, "value_indices", tuple(self.value_indices))
+        object.__setattr__(self, "offsets", tuple(self.offsets))
+        object.__setattr__(self, "coords", (self.thread,))
+        object.__setattr__(self, "values", self.offsets)
+        super().__post_init__()
+
+    def to_json(self):
+        d = super().to_json()
         d.update({"thread": self.thread, "width": self.width, "why": self.why,
                   "value_indices": list(self.value_indices), "offsets": list(self.offsets)})
         return d
@@ -120,21 +147,21 @@ class VectorBreak(Counterexample):
     __repr__ = __str__
 
 
+@dataclass(frozen=True, eq=False, kw_only=True, repr=False)
 class VectorVerdict(Verdict):
     """A ``Verdict`` on the widest vector access, with the numbers: ``width``: the widest access in bytes;
     ``elems``: elements per vector; ``elem_bytes``: the element width; ``blocker``: why the next width up fails
     (a ``VectorBreak``, or ``None``)."""
 
-    __slots__ = ("width", "elems", "blocker", "elem_bytes")
+    width: int | None = None
+    elems: int | None = None
+    blocker: VectorBreak | None = None
+    elem_bytes: int | None = None
 
-    def __init__(self, status, *, width=None, elems=None, blocker=None, elem_bytes=None, **kw):
-        super().__init__(status, **kw)
-        self.width, self.elems, self.blocker, self.elem_bytes = width, elems, blocker, elem_bytes
-
-    def to_dict(self):
-        d = super().to_dict()
+    def to_json(self):
+        d = super().to_json()
         d.update({"width": self.width, "elems": self.elems, "elem_bytes": self.elem_bytes,
-                  "blocker": self.blocker.to_dict() if self.blocker is not None else None})
+                  "blocker": self.blocker.to_json() if self.blocker is not None else None})
         return d
 
     def __str__(self):

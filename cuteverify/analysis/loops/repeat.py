@@ -8,13 +8,14 @@ open goes to the prover's ``is_injective``, whose witness is re-evaluated before
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ...core.layout import Layout
 from ...core.tuples import flatten
 from ...prover import is_injective
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Collision, Verdict, jsonable
 from ...symbolic import decide, normalize, symbol
 from ...symbolic.lazy import sympy
 from .parse import sign
@@ -25,6 +26,7 @@ __all__ = ["NoRepeat", "no_repeat", "ENUMERATION_LIMIT"]
 ENUMERATION_LIMIT = 1 << 22
 
 
+@dataclass(frozen=True, eq=False, kw_only=True)
 class NoRepeat(Verdict):
     """A prover ``Verdict`` on "the nest touches no element twice", with the collision in the loops' terms.
 
@@ -36,23 +38,31 @@ class NoRepeat(Verdict):
     ``coords`` the two canonical coordinates, ``values`` the offset twice).
     """
 
-    __slots__ = ("witness", "offset", "assignment")
+    witness: tuple | None = None
+    offset: object = None
+    assignment: dict = field(default_factory=dict)
 
-    def __init__(self, status, method, reason="", witness=None, offset=None, assignment=None, claim="",
-                 coords=None, elapsed=0.0):
+    @classmethod
+    def of(cls, status, method, reason="", witness=None, offset=None, assignment=None, claim="", coords=None,
+           elapsed=0.0) -> "NoRepeat":
+        """The result with its ``counterexample`` built from ``witness`` (the collision of two iterations at
+        ``offset``, ``coords`` their canonical coordinates) when there is one."""
         cex = None
         if witness is not None:
-            cex = Counterexample("collision", coords=coords or (), values=(offset, offset), assignment=assignment,
-                                 natural=tuple(tuple(w.values()) if isinstance(w, dict) else w for w in witness))
-        super().__init__(status, claim=claim, method=method, counterexample=cex, reason=reason or None,
-                         elapsed=elapsed)
-        self.witness = witness
-        self.offset = offset
-        self.assignment = dict(assignment or {})
+            cex = Collision(coords=coords or (), values=(offset, offset), assignment=assignment,
+                            natural=tuple(tuple(w.values()) if isinstance(w, dict) else w for w in witness))
+        return cls(status, claim=claim, method=method, counterexample=cex, reason=reason or None, elapsed=elapsed,
+                   witness=witness, offset=offset, assignment=dict(assignment or {}))
 
     @property
     def verdict(self) -> str:
         return self.status
+
+    def to_json(self):
+        d = super().to_json()
+        d.update({"witness": jsonable(self.witness), "offset": jsonable(self.offset),
+                  "assignment": jsonable(self.assignment)})
+        return d
 
     def __str__(self):
         s = f"{self.status} ({self.method})"
@@ -87,9 +97,8 @@ def no_repeat(layout: Layout, nest=None, *, limit: int = ENUMERATION_LIMIT, use_
     t0 = time.perf_counter()
     with decide.context(getattr(layout, "assumptions", None)):
         r = _decide(layout, nest, limit, use_prover)
-    r.claim = f"no element touched twice: {nest.accessor if nest is not None else 'A'}[{layout}]"
-    r.elapsed = time.perf_counter() - t0
-    return r
+    return replace(r, claim=f"no element touched twice: {nest.accessor if nest is not None else 'A'}[{layout}]",
+                   elapsed=time.perf_counter() - t0)
 
 
 def _decide(layout, nest, limit, use_prover):
@@ -100,25 +109,23 @@ def _decide(layout, nest, limit, use_prover):
     def wit(ca, cb, off):
         coords = (tuple(ca), tuple(cb))
         if nest is not None:
-            return NoRepeat("refuted", method, witness=(nest.coords_of(ca), nest.coords_of(cb)),
+            return NoRepeat.of("refuted", method, witness=(nest.coords_of(ca), nest.coords_of(cb)),
                             offset=normalize(nest.offset + off), coords=coords)
-        return NoRepeat("refuted", method, witness=coords, offset=off, coords=coords)
+        return NoRepeat.of("refuted", method, witness=coords, offset=off, coords=coords)
 
     sizes_known = all(type(s) is int for s in shapes)
     if sizes_known and (any(s == 0 for s in shapes) or all(s <= 1 for s in shapes)):
-        return NoRepeat("proved", "trivial", "at most one iteration")
+        return NoRepeat.of("proved", "trivial", "at most one iteration")
     # a loop with stride 0 and more than one iteration
     for r, (s, d) in enumerate(zip(shapes, strides)):
         if decide.is_zero(d) is True and decide.le(2, s) is True:
             ca = [0] * len(shapes)
             cb = list(ca)
             cb[r] = 1
-            res = wit(ca, cb, 0)
-            res.reason = f"loop mode {r} has stride 0"
-            return res
+            return replace(wit(ca, cb, 0), reason=f"loop mode {r} has stride 0")
     method = "stride chain"
     if _chain(shapes, strides):
-        return NoRepeat("proved", method, "each loop's stride exceeds the span of the faster ones")
+        return NoRepeat.of("proved", method, "each loop's stride exceeds the span of the faster ones")
     concrete = sizes_known and all(type(d) is int for d in strides)
     total = 1
     if concrete:
@@ -132,9 +139,9 @@ def _decide(layout, nest, limit, use_prover):
         if r is not None:
             return r
     if concrete:
-        return NoRepeat("unknown", "enumeration", f"{total} iterations exceed the enumeration limit {limit} "
+        return NoRepeat.of("unknown", "enumeration", f"{total} iterations exceed the enumeration limit {limit} "
                                                   "and the prover did not settle it")
-    return NoRepeat("unknown", "symbolic", "the strides are symbolic and the stride-chain test does not settle "
+    return NoRepeat.of("unknown", "symbolic", "the strides are symbolic and the stride-chain test does not settle "
                                            "it; substitute values to decide")
 
 
@@ -183,7 +190,7 @@ def _enumerate(shapes, strides, wit):
     so = off[order]
     dup = np.nonzero(so[1:] == so[:-1])[0]
     if len(dup) == 0:
-        return NoRepeat("proved", "enumeration", f"{len(off)} iterations, {len(off)} distinct offsets")
+        return NoRepeat.of("proved", "enumeration", f"{len(off)} iterations, {len(off)} distinct offsets")
     i, j = int(order[dup[0]]), int(order[dup[0] + 1])
     i, j = min(i, j), max(i, j)
     return wit(_unravel(i, shapes), _unravel(j, shapes), int(off[i]))
@@ -203,11 +210,11 @@ def _prover(layout, nest):
     try:
         v = is_injective(layout)
     except Exception as e:  # noqa: BLE001  (a prover failure is an unknown, not a crash)
-        return NoRepeat("unknown", "prover", f"the prover failed: {type(e).__name__}: {e}")
+        return NoRepeat.of("unknown", "prover", f"the prover failed: {type(e).__name__}: {e}")
     if v.status == "proved":
-        return NoRepeat("proved", "prover", v.reason or "")
+        return NoRepeat.of("proved", "prover", v.reason or "")
     if v.status != "refuted":
-        return NoRepeat("unknown", "prover", v.reason or str(v))
+        return NoRepeat.of("unknown", "prover", v.reason or str(v))
     w = v.counterexample
     assignment = dict(w.assignment) if w is not None else {}
     lay = layout.subs(assignment) if assignment else layout
@@ -218,7 +225,7 @@ def _prover(layout, nest):
         la, lb = _eval(lay, ca), _eval(lay, cb)
         if la is not None and la == lb and ca != cb:
             return _prover_refutation(nest, ca, cb, la, assignment)
-    return NoRepeat("unknown", "prover", f"the prover refuted injectivity but its witness could not be "
+    return NoRepeat.of("unknown", "prover", f"the prover refuted injectivity but its witness could not be "
                                          f"read as two iterations: {v}")
 
 
@@ -233,10 +240,10 @@ def _prover_refutation(nest, ca, cb, value, assignment):
             witness = tuple({k: normalize(sympy.sympify(x).subs(sub)) for k, x in it.items()} for it in witness)
     else:
         witness = (tuple(ca), tuple(cb))
-    res = NoRepeat("refuted", "prover", witness=witness, offset=normalize(off + value), assignment=assignment,
+    res = NoRepeat.of("refuted", "prover", witness=witness, offset=normalize(off + value), assignment=assignment,
                    coords=(tuple(ca), tuple(cb)))
     if assignment:
-        res.reason = "for " + ", ".join(f"{k}={v}" for k, v in sorted(assignment.items()))
+        return replace(res, reason="for " + ", ".join(f"{k}={v}" for k, v in sorted(assignment.items())))
     return res
 
 

@@ -15,8 +15,6 @@ Exit codes: 0 conflict-free (proved / width ok), 1 conflicts (refuted), 2 bad in
 """
 from __future__ import annotations
 
-import json
-import sys
 
 import click
 
@@ -26,8 +24,8 @@ from cuteverify.core.notation.interop import as_layout
 from cuteverify.errors import CommandLineError, NotAdmissibleError
 from cuteverify.synth.access import access_kind, natural_role, parse_access
 
-from .common import (EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions,
-    text_input)
+from .common import (assume_option, check_names, echo_verdict, guarded, json_option, shared_assumptions,
+                     text_input)
 
 
 def _phases(text):
@@ -46,12 +44,6 @@ def _tile(text, option):
         raise CommandLineError(f"{option}: {e.condition}") from None
 
 
-def _finish(verdict, as_json):
-    if as_json:
-        click.echo(json.dumps(verdict.to_dict()))
-    else:
-        click.echo(str(verdict))
-    sys.exit(EXIT_FOR[verdict.status])
 
 
 @click.command("banks")
@@ -91,7 +83,7 @@ def banks_cmd(smem, access, dtype, elem_bytes, vector_bytes, tile, phases, base_
     check_names(asm, (S, T), smem)
     v = bank_conflicts(S, T, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes,
                        vector_bytes=vector_bytes, phases=phases, base_bytes=base_bytes, tile=tile)
-    _finish(v, as_json)
+    echo_verdict(v, as_json)
 
 
 def _access_form(S, text, dtype, elem_bytes, tile):
@@ -142,7 +134,7 @@ def vector_cmd(layout, dtype, elem_bytes, smem, tile, alignment, require, flat, 
     check_names(asm, (L, S), layout)
     v = max_vector_width(L, dtype=None if elem_bytes else dtype, elem_bytes=elem_bytes, alignment=alignment,
                          smem=S, require=require, tv=False if flat else None, tile=_tile(tile, "--tile"))
-    _finish(v, as_json)
+    echo_verdict(v, as_json)
 
 
 def register(group):

@@ -116,11 +116,11 @@ def _print_failures(bad):
         for n in r.get("notes") or ():
             click.echo(f"    note: {n}")
         if r.get("counterexample"):
-            click.echo(f"    counterexample: {r['counterexample']}")
+            click.echo(f"    counterexample: {r['counterexample']['text']}")
         if r.get("reason"):
             click.echo(f"    reason: {r['reason']}")
         for o in r.get("obligations") or ():
-            click.echo(f"    obligation: {o}")
+            click.echo(f"    obligation: {o['text']}")
 
 
 def _print_table(results, total_s, verbose=False):

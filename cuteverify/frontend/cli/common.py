@@ -46,7 +46,7 @@ DEBUG_KEY = "cuteverify.debug"  # in click's ctx.meta, which every nested contex
 __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNKNOWN", "EXIT_INTERNAL", "EXIT_FOR", "EXIT_HELP",
            "CommandLineError", "fail", "guarded", "tty", "style", "show", "emit", "report", "parse_params",
            "own_assumptions", "shared_assumptions", "check_names",
-           "assume_option", "json_option", "verb", "text_input"]
+           "assume_option", "json_option", "verb", "text_input", "verdict_json", "echo_verdict"]
 
 
 def fail(message: str):
@@ -181,16 +181,27 @@ def _without_witness(reason, cex):
     return "; ".join(clauses)
 
 
+def verdict_json(v, extra: dict | None = None) -> dict:
+    """The JSON every verb with ``--json`` prints for a verdict: ``v.to_json()`` (status, what, method, the
+    typed counterexample with its ``kind`` and ``text``, reason, obligations, notes, ...), the verb's ``extra``
+    fields, and ``exit_code``."""
+    d = v.to_json()
+    d.update(extra or {})
+    d["exit_code"] = EXIT_FOR[v.status]
+    return d
+
+
+def echo_verdict(v, as_json: bool, extra: dict | None = None, text: str | None = None):
+    """Print a verdict (``verdict_json`` under ``--json``, else ``text`` or ``str(v)``) and exit with its code."""
+    click.echo(json.dumps(verdict_json(v, extra), default=str) if as_json else (str(v) if text is None else text))
+    sys.exit(EXIT_FOR[v.status])
+
+
 def report(v, as_json: bool, extra: dict | None = None):
-    """Print a prover verdict (JSON: its ``to_dict`` plus the counterexample's text and the exit code) and
-    exit with the verdict's code."""
+    """Print a prover verdict (``verdict_json`` under ``--json``, else the verdict's lines) and exit with the
+    verdict's code."""
     if as_json:
-        d = v.to_dict()
-        if v.counterexample is not None:
-            d["counterexample_text"] = str(v.counterexample)
-        d.update(extra or {})
-        d["exit_code"] = EXIT_FOR[v.status]
-        click.echo(json.dumps(d, default=str))
+        click.echo(json.dumps(verdict_json(v, extra), default=str))
     else:
         for line in _verdict_lines(v):
             click.echo(line)

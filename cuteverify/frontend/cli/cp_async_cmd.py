@@ -7,15 +7,13 @@ Exit codes: 0 one pass per phase (proved), 1 more (refuted), 2 bad input, 3 unkn
 """
 from __future__ import annotations
 
-import json
-import sys
 
 import click
 
 from cuteverify.analysis.banks.cp_async import cp_async_banks
 from cuteverify.core.notation.interop import as_layout
 
-from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions, text_input
+from .common import assume_option, check_names, echo_verdict, guarded, json_option, shared_assumptions, text_input
 
 
 @click.command("cp-async-banks")
@@ -48,8 +46,7 @@ def cp_async_banks_cmd(src, dst, smem, dtype, size, cache, gmem_base, smem_base,
     M = as_layout(smem, "--smem", assume=asm) if smem else None
     check_names(asm, (S, D, M), src)
     v = cp_async_banks(S, D, dtype, size, dst_smem=M, cache=cache, gmem_base=gmem_base, smem_base=smem_base)
-    click.echo(json.dumps(v.to_dict()) if as_json else str(v))
-    sys.exit(EXIT_FOR[v.status])
+    echo_verdict(v, as_json)
 
 
 __all__ = ["cp_async_banks_cmd"]

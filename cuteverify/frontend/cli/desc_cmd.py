@@ -16,8 +16,6 @@ Exit codes: 0 every rule holds (for every value of the symbols), 1 refuted, 2 ba
 """
 from __future__ import annotations
 
-import json
-import sys
 
 import click
 
@@ -27,7 +25,7 @@ from cuteverify.core.notation.parse import parse_tuple
 from cuteverify.core.notation.tiles import read_extents
 from cuteverify.hardware.descriptors.smem_rules import from_layout, smem_layout
 
-from .common import EXIT_FOR, assume_option, fail, guarded, json_option, shared_assumptions, show, text_input
+from .common import assume_option, echo_verdict, fail, guarded, json_option, shared_assumptions, show, text_input
 
 
 def parse_tile_option(text, what="--tile"):
@@ -83,17 +81,12 @@ def desc_cmd(smem, dtype, tile, tile_order, arch, major, mn, k, mn_block, k_bloc
         _operand(layout, dtype, tiled_mma, atom_layout, operand, major, as_json)
     desc, verdict = from_layout(layout, dtype, arch, major=major, mn=mn, k=k, mn_block=mn_block,
                                 k_block=k_block, address=address, assume=asm)
-    if as_json:
-        out = verdict.to_dict()
-        out["layout"] = str(layout)
-        click.echo(json.dumps(out))
-    else:
+    if not as_json:
         click.echo(f"smem layout: {layout}")
         if desc is not None:
             for key, v in desc.fields().items():
                 click.echo(f"  {key}: {'unused' if v is None and key.endswith('bytes') else show(v)}")
-        click.echo(str(verdict))
-    sys.exit(EXIT_FOR[verdict.status])
+    echo_verdict(verdict, as_json, {"layout": str(layout)})
 
 
 def _operand(layout, dtype, tiled_mma, atom_layout, operand, major, as_json):
@@ -102,11 +95,6 @@ def _operand(layout, dtype, tiled_mma, atom_layout, operand, major, as_json):
         fail("--tiled-mma and --operand go together (--atom-layout is optional)")
     tm = make_tiled_mma(tiled_mma, parse_tuple(atom_layout, "--atom-layout") if atom_layout else (1, 1, 1))
     v = prove_operand(tm, operand, layout, dtype, major=major, name="--smem", mma_name=tiled_mma)
-    if as_json:
-        out = v.to_dict()
-        out["layout"] = str(layout)
-        click.echo(json.dumps(out))
-    else:
+    if not as_json:
         click.echo(f"smem layout: {layout}")
-        click.echo(str(v))
-    sys.exit(EXIT_FOR[v.status])
+    echo_verdict(v, as_json, {"layout": str(layout)})

@@ -140,8 +140,7 @@ def spec_draw(name, output, fmt, params):
     """Draw the hardware spec NAME: an MMA atom's A, B, C TV layouts (A left, B above C, like CUTLASS's
     print_latex) or a shared-memory atom coloured by bank."""
     fmt = format_of(output, fmt)
-    p = parse_params(params)
-    spec = hardware.get(name)
+    spec, p = hardware.resolve(name, **parse_params(params))  # the one resolver: spec show's names draw too
     ev = spec.data.get("evidence")
     # an entry no silicon backs says so in its picture (Blackwell: "none, PTX formula only")
     title = f"{name}  [evidence: {ev}]" if isinstance(ev, str) else name

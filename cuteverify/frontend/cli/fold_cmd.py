@@ -103,18 +103,14 @@ def loops_cmd(nest, as_json, no_check):
         info["single_loop"] = r.one_d()
     if r.obligations:
         info["obligations"] = [str(o) for o in r.obligations]
-    code = EXIT_OK
+    code, v = EXIT_OK, None
     if not no_check and r.layout.is_concrete:
         v = check_no_repeat(r)
-        info["no_repeat"] = v.verdict
-        info["no_repeat_method"] = v.method
-        if v.witness is not None:
-            info["collision"] = {"first": v.witness[0], "second": v.witness[1], "offset": str(v.offset)}
-        elif v.reason:
-            info["no_repeat_reason"] = v.reason
-        code = EXIT_FOR[v.verdict]
+        info["no_repeat"] = v.to_json()
+        code = EXIT_FOR[v.status]
     elif not no_check:
-        info["no_repeat"] = "not checked (symbolic strides)"
+        info["no_repeat"] = None
+        info["no_repeat_note"] = "not checked (symbolic strides)"
     if as_json:
         click.echo(json.dumps(info))
     else:
@@ -130,17 +126,16 @@ def loops_cmd(nest, as_json, no_check):
             click.echo("single loop:")
             for line in info["single_loop"].splitlines():
                 click.echo("  " + line)
-        if "no_repeat" in info:
-            line = f"no repeat: {info['no_repeat']}"
-            if "no_repeat_method" in info:
-                line += f" ({info['no_repeat_method']})"
-            if "collision" in info:
-                c = info["collision"]
+        if v is not None:
+            line = f"no repeat: {v.status} ({v.method})"
+            if v.witness is not None:
                 fmt = lambda d: "(" + ", ".join(f"{k}={x}" for k, x in d.items()) + ")"  # noqa: E731
-                line += f": iterations {fmt(c['first'])} and {fmt(c['second'])} both touch offset {c['offset']}"
-            elif "no_repeat_reason" in info and info["no_repeat"] != "proved":
-                line += f": {info['no_repeat_reason']}"
+                line += f": iterations {fmt(v.witness[0])} and {fmt(v.witness[1])} both touch offset {v.offset}"
+            elif v.reason and v.status != "proved":
+                line += f": {v.reason}"
             click.echo(line)
+        elif "no_repeat_note" in info:
+            click.echo(f"no repeat: {info['no_repeat_note']}")
     if code != EXIT_OK:
         sys.exit(code)
 

@@ -8,17 +8,15 @@ sympy); the top-level group loads it only when one of its verbs runs.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import click
 
 from cuteverify.algebra.expr import parse_let
 from cuteverify.atoms import agrees_tiled
-from cuteverify.atoms.names import resolve_spec
 from cuteverify.frontend.checked import checked_agrees, checked_equal
-from cuteverify.core.layout import Layout, size
 from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.parse import anonymous_names, check_assumption_names, parse
-from cuteverify.errors import CuteVerifyError, ShapeMismatch
 from cuteverify.prover import (
     complement_disjoint,
     is_bijective,
@@ -139,7 +137,6 @@ def agrees_cmd(layout, name, spec_name, operand, params, dtype, atom_layout, per
     p = parse_params(params)
     if "dtype" in p:
         fail("dtype is not a family parameter: give it as --dtype TYPE")
-    _refuse_tiled_layout(L, spec_name)
     if dtype is not None:
         p["dtype"] = dtype
     report(checked_agrees(L, spec_name, operand, **p), as_json)
@@ -161,27 +158,8 @@ def _agrees_tiled(L, spec_name, operand, params, dtype, atom_layout, permutation
         fail("--dtype does not apply to a tiled MMA (its TV layouts index elements of the operand tiles)")
     if operand not in ("A", "B", "C"):
         fail(f"a tiled MMA's operand is A, B or C: give --operand (got {operand!r})")
-    tm = build_tiled_mma(spec_name, atom_layout, permutation, params)
-    v = agrees_tiled(L, tm, operand)
-    if v.status == "refuted" and getattr(v.counterexample, "kind", None) == "mismatch":
-        raise ShapeMismatch(f"the layout cannot be compared with {tm!r} operand {operand}: {v.reason}")
-    return v
-
-
-def _refuse_tiled_layout(L, spec_name):
-    """A TV layout whose thread mode spans several atoms of an MMA spec is a tiled MMA's: comparing it with one
-    atom would be a wrong REFUTED, so it is an input error that says how to ask for the tiled check."""
-    try:
-        spec, _ = resolve_spec(spec_name, "mma")
-    except CuteVerifyError:
-        return  # not an MMA atom's name (or no such name): the plain check says what is wrong
-    if not isinstance(L, Layout) or type(L.shape) is not tuple or len(L.shape) != 2:
-        return
-    nthr, atom = size(L[0]), spec.threads
-    if type(nthr) is int and nthr > atom and nthr % atom == 0:
-        fail(f"LAYOUT's thread mode has {nthr} threads = {nthr // atom} x the {atom} of one {spec_name} atom: it "
-             f"is a tiled MMA's TV layout; check it with --atom-layout \"(AM,AN,AK)\" [--permutation "
-             f"\"(PM,PN,PK)\"] (CuTe's make_tiled_mma), or see `cuteverify tiled-mma {spec_name} --help`")
+    # a layout whose shape cannot be the tiled MMA's is a NotAdmissibleError of agrees_tiled: an input error
+    return agrees_tiled(L, build_tiled_mma(spec_name, atom_layout, permutation, params), operand)
 
 
 @verb("prove", "Prove or refute CLAIM, e.g. \"bijective(composition(A, B))\" or "
@@ -201,7 +179,7 @@ def prove_cmd(claim, lets, assume, as_json):
     v = prove(claim, assume=list(assume) or None, **bindings)
     dynamic = {k: b for k, b in bindings.items() if anonymous_names(b)}
     if dynamic:  # the claim names them; the verdict says which unknowns each ? became
-        v.claim += " where " + ", ".join(f"{k} = {b}" for k, b in dynamic.items())
+        v = replace(v, claim=v.claim + " where " + ", ".join(f"{k} = {b}" for k, b in dynamic.items()))
     report(v, as_json)
 
 

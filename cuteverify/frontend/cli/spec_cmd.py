@@ -13,7 +13,7 @@ from cuteverify.hardware.checks import cache as checkcache, evidence, selfcheck
 from cuteverify.hardware.checks.blackwell import check_blackwell
 from cuteverify.hardware.checks.checkall import check_all, default_jobs
 from cuteverify.hardware.library.lazylib import name_index
-from cuteverify.hardware.library.catalog import read_sources, resolve_instance, sources_key
+from cuteverify.hardware.library.catalog import read_sources, resolve, sources_key
 
 from .common import EXIT_OK, EXIT_REFUTED, fail, guarded, json_option, parse_params, style
 from .draw_cmd import register_spec
@@ -73,7 +73,7 @@ def spec_list(filter, kind, arch, as_json):
 @guarded
 def spec_show(name, params, as_json):
     """Show spec NAME: kind, architecture, PTX, operand layouts and formulas."""
-    s, implied = resolve_instance(name)  # CUTLASS's concrete names fix family parameters
+    s, implied = resolve(name)  # CUTLASS's concrete names fix family parameters
     p = {**implied, **parse_params(params)}
     _check_given(s, p)
     if as_json:

@@ -75,7 +75,7 @@ def synthesize_cmd(tile, dtype, writes, reads, require, allow_padding, code, as_
                                  require=_require(require), allow_padding=allow_padding)
     ok = syn.conflict_free
     if as_json:
-        d = syn.to_dict()
+        d = syn.to_json()
         d["exit_code"] = EXIT_OK if ok else EXIT_REFUTED
         click.echo(json.dumps(d, default=str))
     elif code:
@@ -112,7 +112,7 @@ def why_cmd(layout, tile, dtype, writes, reads, require, allow_padding, as_json)
                              require=_require(require), allow_padding=allow_padding)
     ok = not ex.conflicting and all(v.proved for _, v in ex.consumers)
     if as_json:
-        d = ex.to_dict() if hasattr(ex, "to_dict") else {"text": str(ex)}
+        d = ex.to_json()
         d["exit_code"] = EXIT_OK if ok else EXIT_REFUTED
         click.echo(json.dumps(d, default=str))
     else:

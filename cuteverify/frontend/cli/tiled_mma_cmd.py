@@ -23,11 +23,10 @@ from cuteverify.atoms import make_tiled_mma
 from cuteverify.atoms._util import format_tile
 from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.tiles import read_permutation
+from cuteverify.hardware.library.spec import OPERAND_MODES
 
 from .common import EXIT_OK, guarded, json_option, parse_params
 from .draw_cmd import format_of, write_output
-
-_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 
 
 def parse_atom_layout(text):
@@ -69,7 +68,7 @@ def _draw(tm, operand, output, fmt):
         fn = dr.svg_mma if fmt == "svg" else dr.tikz_mma
         text = fn(tm.tv_layout_A_tiled, tm.tv_layout_B_tiled, tm.tv_layout_C_tiled, tuple(tiles), title=title)
     else:
-        i, j = _MODES[operand]
+        i, j = OPERAND_MODES[operand]
         fn = dr.svg_tv if fmt == "svg" else dr.tikz_tv
         text = fn(tm.tv_layout_tiled(operand), (tiles[i], tiles[j]), title=f"{operand}: {title}")
     write_output(text, output)

@@ -10,8 +10,6 @@ Exit codes: 0 legal for every value, 1 refuted, 2 bad input, 3 unknown.
 """
 from __future__ import annotations
 
-import json
-import sys
 
 import click
 
@@ -21,7 +19,7 @@ from cuteverify.hardware.tma.copy import check_copy_options, from_copy
 from cuteverify.hardware.tma.im2col import TmaIm2colDescriptor
 
 from .desc_cmd import parse_tile_option
-from .common import EXIT_FOR, assume_option, check_names, guarded, json_option, shared_assumptions, text_input
+from .common import assume_option, check_names, echo_verdict, guarded, json_option, shared_assumptions, text_input
 
 
 @click.command("tma")
@@ -93,11 +91,10 @@ def tma_cmd(dtype, shape, stride, box, element_strides, swizzle, interleave, l2_
              *getattr(desc, "upper", ())]
     check_names(asm, [x for x in named if x is not None] + [x for x in (gmem, smem) if hasattr(x, "shape")],
                 "the descriptor")
-    click.echo(json.dumps(verdict.to_dict()) if as_json else str(verdict))
-    if gmem is not None and not as_json:  # derive mode: what make_tma_copy would hand the driver
-        for line in _derived_lines(verdict.fields or {}, multicast):
-            click.echo(line)
-    sys.exit(EXIT_FOR[verdict.status])
+    text = str(verdict)
+    if gmem is not None:  # derive mode: what make_tma_copy would hand the driver
+        text = "\n".join([text, *_derived_lines(verdict.fields or {}, multicast)])
+    echo_verdict(verdict, as_json, text=text)
 
 
 def _derived_lines(f: dict, multicast: int):

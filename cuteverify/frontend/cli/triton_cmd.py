@@ -22,6 +22,7 @@ import click
 from cuteverify.atoms import make_mma_atom, make_tiled_mma
 from cuteverify.core.notation.interop import as_layout
 from cuteverify.core.notation.tiles import read_extents
+from cuteverify.hardware.library.spec import OPERAND_MODES
 from cuteverify.linear import from_linear_layout
 from cuteverify.triton import (
     parse_attr,
@@ -33,7 +34,6 @@ from cuteverify.triton import (
 from .common import EXIT_OK, emit, fail, guarded, json_option, report, text_input, verb
 from .tiled_mma_cmd import parse_permutation
 
-_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
 _MAX_TTGIR = 1 << 24
 
 
@@ -117,7 +117,7 @@ def _tiled(atom, operand, shape, atom_layout, permutation):
     if permutation is not None:
         perm = parse_permutation(permutation)
     else:
-        i, j = _MODES[operand]
+        i, j = OPERAND_MODES[operand]
         ext = (shape[1], shape[0]) if operand == "B" else shape  # Triton's B is (k, n)
         perm = [None, None, None]
         perm[i], perm[j] = ext[0], ext[1]

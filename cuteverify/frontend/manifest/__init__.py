@@ -99,9 +99,7 @@ import time
 
 from ... import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from ..checked import byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
-from ...core.notation.parse import unknowns_notes
 from ...errors import CuteVerifyError, ManifestError, YamlRefusal
-from ...hardware import agrees
 from . import cache as manifest_cache
 from .claims import KINDS, claim_schema, decide_args, register
 from .junit import junit_xml  # noqa: F401 - re-exported
@@ -111,7 +109,7 @@ from ..messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "check_files",
            "load_error_result", "exit_code", "junit_xml",
-           "agrees_verdict", "checked_agrees", "checked_equal", "byte_element_hint", "schema",
+           "checked_agrees", "checked_equal", "byte_element_hint", "schema",
            "KINDS", "register", "decide", "full_schema"]
 
 # a manifest that builds atoms or checks agreement needs the spec library (loaded once, checked per spec used)
@@ -312,13 +310,6 @@ def check_files(paths, jobs: int = 1, progress=None) -> tuple:
 
 # ---------------------------------------------------------------------------------------- running
 
-def agrees_verdict(layout, spec_name: str, operand=None, **params):
-    """``cuteverify.hardware.agrees`` under its older name: proved when the layout agrees with the hardware
-    at every (thread, value) / coordinate, refuted with the first disagreement otherwise (a shape mismatch is
-    refuted with its reason)."""
-    return agrees(layout, spec_name, operand, **params)
-
-
 def decide(claim: Claim):
     """The ``Verdict`` of one loaded claim: its kind's procedure on its evaluated arguments under its kernel's
     assumptions. Raises ``CuteVerifyError`` on input that cannot be decided (:func:`run_claim` reports it)."""
@@ -349,13 +340,7 @@ def run_claim(claim: Claim) -> dict:
         return {"status": "error", "error_kind": "internal",
                 "reason": f"{where}: internal error: {type(e).__name__}: {str(e)[:300]}",
                 "elapsed": time.perf_counter() - t0}
-    cex = v.counterexample
-    cex_text = str(cex) if cex is not None else None
-    return {"status": v.status, "method": v.method, "verdict": v.claim, "counterexample": cex_text,
-            "counterexample_data": cex.to_dict() if cex is not None and hasattr(cex, "to_dict") else None,
-            "reason": v.reason if v.reason != cex_text else None,  # said once, as the counterexample
-            "obligations": [str(o) for o in v.obligations], "notes": unknowns_notes(v),
-            "elapsed": time.perf_counter() - t0}
+    return dict(v.to_json(), elapsed=time.perf_counter() - t0)  # the one JSON form of a verdict
 
 
 def _result(claim: Claim, r: dict) -> dict:

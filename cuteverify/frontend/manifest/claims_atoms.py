@@ -9,7 +9,8 @@ from ...atoms import TiledCopy, TiledMma, agrees_tiled, compatible_tv, covers
 from ...core.layout import size
 from ...core.notation.tiles import read_extents
 from ...core.tuples import flatten
-from ...errors import CuteVerifyError, ShapeMismatch
+from ...errors import CuteVerifyError
+from ...hardware.library.spec import OPERAND_MODES
 from ...triton import prove_triton_equals
 from ..checked import checked_agrees
 from .expr import is_layout
@@ -17,9 +18,6 @@ from .kind import (ENTRY_REF, EXTENTS_ARRAY, LAYOUT_REF, NONEMPTY, OPERAND_REF, 
                    ClaimKind, extents_field, fields, one_of, operand_field, side_field)
 
 __all__ = ["AGREES", "COVERS", "COMPATIBLE", "TRITON"]
-
-_OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
-
 
 # ------------------------------------------------------------------------------------------- agrees
 
@@ -53,26 +51,18 @@ def _agrees_text(a):
         tiled + p
 
 
-def _tiled(v):
-    """A shape mismatch compares two different things: the claim is malformed, not refuted (as for plain
-    ``agrees``)."""
-    if v.status == "refuted" and getattr(v.counterexample, "kind", None) == "mismatch":
-        raise ShapeMismatch(f"the layout cannot be compared with the tiled MMA: {v.reason}")
-    return v
-
-
 def _decide_agrees(a, asm):
     op = a.get("operand")
     if a.get("tiled_mma"):
         tm = a["tiled_mma"].value
         layout = a["layout"].value if a.get("layout") else tm.tv_layout_tiled(op)
-        return _tiled(agrees_tiled(layout, tm, op))
+        return agrees_tiled(layout, tm, op)
     layout = a["layout"].value
     if a.get("atom_layout") is not None or a.get("permutation") is not None:
         alay = a["atom_layout"].value if a.get("atom_layout") else (1, 1, 1)
         perm = a["permutation"].value if a.get("permutation") else None
-        return _tiled(agrees_tiled(layout, a["spec"], op, atom_layout_mnk=alay, permutation_mnk=perm,
-                                   **(a.get("params") or {})))
+        return agrees_tiled(layout, a["spec"], op, atom_layout_mnk=alay, permutation_mnk=perm,
+                            **(a.get("params") or {}))
     return checked_agrees(layout, a["spec"], op, **(a.get("params") or {}))
 
 
@@ -151,7 +141,7 @@ def _covers_text(a):
 def _decide_covers(a, asm):
     if a.get("tiled_mma"):
         tm, op = a["tiled_mma"].value, a["operand"]
-        i, j = _OPERAND_MODES[op]
+        i, j = OPERAND_MODES[op]
         return covers(tm.tv_layout_tiled(op), tm.get_tile_size(i) * tm.get_tile_size(j),
                       claim=f"{a['tiled_mma']}.tv_layout_{op}_tiled covers its {tm.get_tile_size(i)}x"
                             f"{tm.get_tile_size(j)} tile once")

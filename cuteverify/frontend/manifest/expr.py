@@ -36,6 +36,7 @@ from ...core.notation.parse import as_assumptions, parse, read_swizzle
 from ...core.swizzle import ComposedLayout
 from ...core.notation.tiles import read_slice, tile_text
 from ...errors import CuteVerifyError, LayoutExprError, ParseError
+from ...hardware.library.spec import OPERAND_MODES, TILED_OPERANDS
 from ...symbolic import parse_expr
 
 __all__ = ["ATOM_FUNCTIONS", "dependency_order", "entry_tiles", "environment", "evaluate",
@@ -485,9 +486,6 @@ class _Eval:
         return False
 
 
-_OPERAND_TILE = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
-
-
 def _tv_tile(owner, attr, value):
     """The tile ``value`` (``owner.attr``) indexes when it is one of a tiled object's TV layouts, else None."""
     if isinstance(owner, atoms.TiledCopy):
@@ -496,7 +494,8 @@ def _tv_tile(owner, attr, value):
         return None
     if not isinstance(owner, atoms.MmaAtom):
         return None
-    for op, (i, j) in _OPERAND_TILE.items():
+    for op in TILED_OPERANDS:
+        i, j = OPERAND_MODES[op]
         if isinstance(owner, atoms.TiledMma) and (attr == f"tv_layout_{op}_tiled" or attr == "tv_layout_tiled"
                                                   and value is _cached(owner.tv_layout_tiled, op)):
             return owner.get_tile_size(i), owner.get_tile_size(j)

@@ -61,9 +61,9 @@ def _detail(r: dict) -> str:
         return "\n".join(lines)
     lines += [f"note: {n}" for n in r.get("notes") or ()]
     if r.get("counterexample"):
-        lines.append(f"counterexample: {r['counterexample']}")
+        lines.append(f"counterexample: {r['counterexample']['text']}")
     if r.get("reason"):
         lines.append(f"reason: {r['reason']}")
     for o in r.get("obligations") or ():
-        lines.append(f"obligation: {o}")
+        lines.append(f"obligation: {o['text']}")
     return "\n".join(lines)

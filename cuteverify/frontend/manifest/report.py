@@ -16,7 +16,8 @@ from ...atoms import TiledMma, make_tiled_mma
 from ...core.layout import size
 from ...core.notation.parse import anonymous_names
 from ...errors import CuteVerifyError
-from ...hardware import default_library
+from ...hardware import resolve
+from ...hardware.library.spec import OPERAND_MODES, TILED_OPERANDS
 
 __all__ = ["html_report", "anchor", "MAX_DRAWN_CELLS"]
 
@@ -55,7 +56,7 @@ def _layout_of(claim):
 
 def _drawing(claim, result) -> str:
     """Inline SVG of the claim's layout with the counterexample's cells outlined, or a line saying why not."""
-    data = result.get("counterexample_data") or {}
+    data = result.get("counterexample") or {}
     if claim.kind == "agrees" and data.get("kind") == "disagree":
         return _agrees_drawing(claim, data)
     L = _layout_of(claim)
@@ -63,7 +64,7 @@ def _drawing(claim, result) -> str:
         return "<p>(no single layout to draw for this claim)</p>"
     try:
         if data.get("assignment"):
-            L = L.subs(_renamed(data["assignment"], result.get("verdict") or "", L))
+            L = L.subs(_renamed(data["assignment"], result.get("what") or "", L))
         if not getattr(L, "is_concrete", True):
             return "<p>(a symbolic layout without a concrete counterexample assignment: not drawn)</p>"
         n = draw_size(L)
@@ -77,8 +78,6 @@ def _drawing(claim, result) -> str:
 
 
 # CuTe's TV layouts index the operand's tile column-major: A (M,K), B (N,K), C (M,N); the tiled MMA's modes
-_OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
-_AXES = {"A": ("m", "k"), "B": ("n", "k"), "C": ("m", "n")}
 
 
 def _agrees_drawing(claim, data) -> str:
@@ -109,20 +108,20 @@ def _agrees_objects(claim):
     tm = None
     if a.get("tiled_mma"):
         tm = a["tiled_mma"].value
-    elif (a.get("atom_layout") is not None or a.get("permutation") is not None) and op in _OPERAND_MODES:
+    elif (a.get("atom_layout") is not None or a.get("permutation") is not None) and op in TILED_OPERANDS:
         alay = a["atom_layout"].value if a.get("atom_layout") else (1, 1, 1)
         perm = a["permutation"].value if a.get("permutation") else None
         tm = make_tiled_mma(a["spec"], alay, perm, **(a.get("params") or {}))
-    if isinstance(tm, TiledMma) and op in _OPERAND_MODES:
+    if isinstance(tm, TiledMma) and op in TILED_OPERANDS:
         tv = a["layout"].value if a.get("layout") else tm.tv_layout_tiled(op)
-        i, j = _OPERAND_MODES[op]
+        i, j = OPERAND_MODES[op]
         return tv, (tm.get_tile_size(i), tm.get_tile_size(j))
     tv = a["layout"].value
-    spec = default_library().get(str(a.get("spec", "")).strip())
-    if spec is None or spec.kind != "mma" or op not in _OPERAND_MODES:
+    spec, p = resolve(str(a.get("spec", "")), **{k: v for k, v in (a.get("params") or {}).items() if k != "dtype"})
+    if spec.kind != "mma" or op not in TILED_OPERANDS:
         return tv, None
-    mnk = spec.shape_mnk(**{k: v for k, v in (a.get("params") or {}).items() if k != "dtype"})
-    i, j = _OPERAND_MODES[op]
+    mnk = spec.shape_mnk(**p)
+    i, j = OPERAND_MODES[op]
     return tv, (mnk[i], mnk[j])
 
 
@@ -135,7 +134,7 @@ def _tile_drawing(claim, tv, tile, t, v, hardware_index):
     got = tv((t, v))
     if type(got) is not int or not 0 <= got < R * C:
         return None
-    ax0, ax1 = _AXES[claim.args["operand"]]
+    ax0, ax1 = ("mnk"[i] for i in OPERAND_MODES[claim.args["operand"]])
     cells = [(got % R, got // R)]
     said = [f"({ax0}={cells[0][0]}, {ax1}={cells[0][1]}) where the layout puts it"]
     if type(hardware_index) is int and 0 <= hardware_index < R * C:
@@ -191,12 +190,12 @@ def _detail(i, claim, r) -> str:
              f'<code>{_e(r["claim"])}</code>: expected {_e(r["expect"])}, got {_e(r["status"])}</h2>']
     parts += [f'<p class="note">note: {_e(n)}</p>' for n in r.get("notes") or ()]
     if r.get("counterexample"):
-        parts.append(f'<p class="counterexample">counterexample: <code>{_e(r["counterexample"])}</code></p>')
+        parts.append(f'<p class="counterexample">counterexample: <code>{_e(r["counterexample"]["text"])}</code></p>')
     if r.get("reason"):
         parts.append(f'<p class="reason">reason: {_e(r["reason"])}</p>')
     obs = r.get("obligations") or ()
     if obs:
-        parts.append("<ul class=\"obligations\">" + "".join(f"<li>{_e(o)}</li>" for o in obs) + "</ul>")
+        parts.append("<ul class=\"obligations\">" + "".join(f"<li>{_e(o['text'])}</li>" for o in obs) + "</ul>")
     if r["status"] == "refuted" and claim is not None:
         parts.append(_drawing(claim, r))
     parts.append("</section>")

@@ -7,23 +7,24 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 
 from ...core.layout import Layout
 from ...core.notation.interop import as_layout
 from ...core.notation.parse import as_assumptions
 from ...errors import SpecError
 from ...prover.queries import INTERNAL
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Counterexample, Mismatch, Verdict
 from ..library import formula as _fm
 from ..library.dtypes import dtype_bits
 from .family import family_facts, symbolic_tv_agreement, values_text
 from ..library.intlayout import IntLayout, int_layout
 from ..library.catalog import default_library, resolve
 from .selfcheck import compare_tv, offset_disagreement, tv_disagreement
-from ..library.spec import Library, Spec, operand_formulas, substitute
-from ..library.ptx_tables import expected_values, hw_indices, plain_spec_layout, spec_int_layout
+from ..library.spec import OPERAND_MODES, THREAD_VARS, Library, Spec, operand_formulas, substitute
+from ..library.ptx_tables import expected_values, hw_indices, spec_int_layout
 
-__all__ = ["agrees", "user_int_layout"]
+__all__ = ["agrees", "user_int_layout", "tiled_mma_table", "tiled_disagreement"]
 
 METHOD = "spec enumeration"
 
@@ -86,7 +87,7 @@ def agrees(layout, spec_name: str, operand: str | None = None, library: Library 
     if cex is None and reason is None:
         return done("proved")
     if cex is None:
-        return done("refuted", counterexample=Counterexample("mismatch", note=reason), reason=reason)
+        return done("refuted", counterexample=Mismatch(note=reason), reason=reason)
     try:
         ok = _recheck_agrees(layout, spec, p, cex)
     except Exception as e:
@@ -150,11 +151,10 @@ def _agrees_family(layout, spec: Spec, spec_name, operand, library, claim, t0, o
         v = agrees(lay if isinstance(lay, Layout) or not isinstance(layout, str) else layout, spec_name, operand,
                    library, **extra, **fixed, **inst)
         if v.status != "proved":
-            if v.counterexample is not None:
-                v.counterexample.assignment = dict(inst)
-            v.claim, v.method = claim, f"instantiation: {v.method} at {', '.join(f'{k}={x}' for k, x in inst.items())}"
-            v.elapsed = time.perf_counter() - t0
-            return v
+            cex = v.counterexample
+            return replace(v, claim=claim, elapsed=time.perf_counter() - t0,
+                           counterexample=replace(cex, assignment=dict(inst)) if cex is not None else None,
+                           method=f"instantiation: {v.method} at {', '.join(f'{k}={x}' for k, x in inst.items())}")
     return done("proved", f"instantiation: each of the {len(allowed)} allowed values ({text}), {METHOD}")
 
 
@@ -259,9 +259,11 @@ def _refuse_tiled(user: IntLayout, spec: Spec) -> None:
     nthr, T = user.mode_size(0), spec.threads
     if nthr > T and nthr % T == 0:
         raise SpecError(f"agrees: the layout's thread mode has {nthr} threads = {nthr // T} x the atom's {T}: "
-                        f"a tiled MMA's TV layout, not the atom's; check it with "
+                        f"a tiled MMA's TV layout, not the atom's; check it as a tiled MMA: "
                         f"cuteverify.atoms.agrees_tiled(layout, make_tiled_mma({spec.name}, atom_layout_mnk, "
-                        f"permutation_mnk), operand), or pass atom_layout= / tile= here (no permutation)",
+                        f"permutation_mnk), operand), `cuteverify agrees LAYOUT --spec {spec.name} --atom-layout "
+                        f"\"(AM,AN,AK)\" [--permutation \"(PM,PN,PK)\"]`, a manifest's atom_layout: / permutation:, "
+                        f"or pass atom_layout= / tile= here (no permutation)",
                         spec.file, spec.line, spec.name)
 
 
@@ -279,8 +281,6 @@ def _recheck_agrees(layout, spec: Spec, params: dict, c: Counterexample) -> bool
 
 # ------------------------------------------------------------------------------------------- tiled MMA
 
-_OPERAND_AXES_IDX = {"A": (0, 2), "B": (1, 2), "C": (0, 1), "D": (0, 1)}
-
 
 def _tiled_geometry(spec: Spec, operand: str, params: dict, lay: IntLayout, tile, atom_layout):
     """The tiled-MMA convention of :func:`_compare_tv_tiled` checked against the layout's sizes.
@@ -289,8 +289,8 @@ def _tiled_geometry(spec: Spec, operand: str, params: dict, lay: IntLayout, tile
     repetitions (R0, R1), the tile (T0, T1)), or ``(None, reason)`` when the sizes cannot fit the convention.
     """
     m_, n_, k_ = spec.shape_mnk(**params)
-    shape = {"A": (m_, k_), "B": (n_, k_), "C": (m_, n_), "D": (m_, n_)}[operand]
-    axes_idx = _OPERAND_AXES_IDX[operand]
+    axes_idx = OPERAND_MODES[operand]
+    shape = tuple((m_, n_, k_)[i] for i in axes_idx)
     if lay.rank != 2:
         return None, f"expected a rank-2 (thread, value) layout, got rank {lay.rank}"
     nthr, nval = lay.mode_size(0), lay.mode_size(1)
@@ -348,39 +348,116 @@ def _compare_tv_tiled(spec: Spec, operand: str, params: dict, lay: IntLayout, ti
 
     Either argument may be omitted: ``tile`` defaults to atom grid x atom shape (one repetition);
     ``atom_layout`` is inferred when the tile has no repetition and the operand sees all atom axes.
+    The hardware's table is :func:`tiled_mma_table`'s, as for ``atoms.agrees_tiled``.
     Returns (Counterexample | None, reason | None) like :func:`compare_tv`.
     """
     geometry, reason = _tiled_geometry(spec, operand, params, lay, tile, atom_layout)
     if reason:
         return None, reason
-    al, (A0, A1), (R0, _), (T0, T1), shape, V = geometry
-    axes_idx = _OPERAND_AXES_IDX[operand]
-    T, nthr, nval = spec.threads, lay.mode_size(0), lay.mode_size(1)
+    al, _, _, tile, _, _ = geometry
+    T, nthr = spec.threads, lay.mode_size(0)
+    coords = [(t % T, (t // T) % al[0], (t // T // al[0]) % al[1], t // T // (al[0] * al[1])) for t in range(nthr)]
+    want = tiled_mma_table(spec, params, operand, coords, (T, *al), tile, (None, None))
+    np = _numpy()
+    got = np.array(lay.tv_values(), dtype=np.int64).reshape(want["shape"])
+    return tiled_disagreement(operand, spec.axes(operand), got, want), None
+
+
+def tiled_mma_table(spec: Spec, params: dict, operand: str, coords: list, counts: tuple, tile: tuple, perms: tuple,
+                    full: bool = True) -> dict:
+    """The one hardware table of a tiled MMA's operand: the element of the operand's tile every (thread, value)
+    holds, from the atom's PTX formula (not its CUTLASS layout).
+
+    Definition: thread ``t`` is the atom's logical thread ``v`` of atom ``(m, n, k)`` (``coords[t]``;
+    ``counts`` = the sizes of (v, m, n, k)); its value ``i = a + V*(r0 + R0*r1)`` is the atom's value ``a``
+    of repetition ``(r0, r1)``; the element is ``P0(e0 + S0*(g0 + G0*r0)) + T0 * P1(e1 + S1*(g1 + G1*r1))``
+    with ``(e0, e1)`` the atom's element, ``(g0, g1)`` the thread's atom coordinates in the operand's modes
+    (:data:`OPERAND_MODES`), ``G`` the atom counts, ``S`` the atom extents, ``(T0, T1)`` = ``tile`` and
+    ``P`` = ``perms`` (None or an int: the identity; else a permutation layout, or its text).
+    Admissibility: ``tile`` a multiple of the atom grid in both modes; concrete sizes. Post-condition:
+    ``{"shape": (threads, values), "index": int64 array (-1 where the formula has none), "tile", "where":
+    (thread, value) -> (atom block, atom index)}``; ``full=False``: one row of "index" per distinct thread key
+    (the thread in the atom when the formula reads it, and its two atom coordinates), "reps" each key's first
+    thread and "inverse" each thread's key, no "where" (see ``atoms.agree._agrees_by_groups``)."""
+    m0, m1 = OPERAND_MODES[operand]
+    shape_mnk = spec.shape_mnk(**params)
+    S0, S1 = shape_mnk[m0], shape_mnk[m1]
+    G0, G1 = counts[m0 + 1], counts[m1 + 1]
+    T0, T1 = tile
+    R0, R1 = T0 // (S0 * G0), T1 // (S1 * G1)
+    f0, f1 = (_perm_values(p) for p in perms)
+    T = spec.threads
+    V = expected_values(spec, operand, params, spec.tile(operand, **params))
     thr = spec_int_layout(spec, "thr_id", {})
-    # CuTe index in the atom for every (atom thread, atom value), thread outer
-    hw = hw_indices(spec, operand, params, list(range(T)), V, thr, spec.tile(operand, **params))
-    S0 = shape[0]
-    got_all = lay.tv_values()
-    for t in range(nthr):
-        g, lt = divmod(t, T)
-        gc = (g % al[0], (g // al[0]) % al[1], g // (al[0] * al[1]))
-        g0, g1 = gc[axes_idx[0]], gc[axes_idx[1]]
-        base = t * nval
-        for v in range(nval):
-            r, va = divmod(v, V)
-            b0, b1 = g0 + A0 * (r % R0), g1 + A1 * (r // R0)
-            e = hw[lt * V + va]
-            want = None if e is None else (e % S0 + S0 * b0) + T0 * (e // S0 + shape[1] * b1)
-            got = got_all[base + v]
-            if got != want:
-                def el(idx):
-                    if idx is None or not 0 <= idx < T0 * T1:
-                        return None
-                    a, b = idx % T0, idx // T0
-                    return (b, a) if operand == "B" else (a, b)  # B: PTX writes (k, n)
-                return tv_disagreement(operand, spec.axes(operand), t, v, got, want, el(got), el(want),
-                                       atom=(b0, b1), group=g), None
-    return None, None
+    fs = operand_formulas(spec, operand)
+    # a formula of the value alone (an SS wgmma operand): every thread of the atom holds what thread 0 holds
+    thread_free = not (fs["row"].names | fs["col"].names) & set(THREAD_VARS)
+    hw = hw_indices(spec, operand, params, [0] if thread_free else list(range(T)), V, thr,
+                    spec.tile(operand, **params))
+    nthr, nval = len(coords), V * R0 * R1
+    np = _numpy()
+    hw_arr = np.array([-1 if e is None else e for e in hw], dtype=np.int64)
+    c = np.array(coords, dtype=np.int64).reshape(nthr, 4)          # (threads, 4): v, m, n, k
+    extra = {}
+    if not full:
+        # one int per (thread in atom, atom coordinates): a 1-d unique (an axis-0 unique is ~10x slower)
+        key = c[:, m0 + 1] + G0 * c[:, m1 + 1] + (0 if thread_free else G0 * G1 * c[:, 0])
+        _, reps, inverse = np.unique(key, return_index=True, return_inverse=True)
+        extra = {"reps": reps, "inverse": inverse.reshape(-1)}
+        c = c[reps]
+    r, a = np.divmod(np.arange(nval, dtype=np.int64), V)
+    r0, r1 = r % R0, r // R0
+    e = hw_arr[(0 if thread_free else c[:, :1] * V) + a[None, :]]  # (threads, values)
+    e = np.broadcast_to(e, (c.shape[0], nval))
+    b0 = c[:, m0 + 1:m0 + 2] + G0 * r0[None, :]
+    b1 = c[:, m1 + 1:m1 + 2] + G1 * r1[None, :]
+    index = f0(e % S0 + S0 * b0) + T0 * f1(e // S0 + S1 * b1)
+    index[e < 0] = -1                                              # a formula hole: never equal to a layout value
+    if not full:
+        return {"shape": (nthr, nval), "index": index, "tile": (T0, T1), **extra}
+
+    def where(t, i):
+        """The atom block (in atom units, before the permutation) and the atom's index of (thread, value)."""
+        mnk = c[t, 1:]
+        return (int(b0[t, i]), int(b1[t, i])), int(mnk[0] + counts[1] * (mnk[1] + counts[2] * mnk[2]))
+
+    return {"shape": (nthr, nval), "index": index, "tile": (T0, T1), "where": where}
+
+
+def tiled_disagreement(operand: str, axes: tuple, got, want: dict):
+    """The first (thread, value), thread-major, where ``got`` (an int array of the user's elements, shaped as
+    ``want["shape"]``) differs from :func:`tiled_mma_table`'s full table ``want``, as a counterexample naming
+    atom block, thread group, thread, value and both elements as (row, col); None when they are equal."""
+    bad = _numpy().argwhere((got != want["index"]) | (want["index"] < 0))  # a hole equals no layout value
+    if not bad.size:
+        return None
+    t, v = (int(x) for x in bad[0])
+    g, w = int(got[t, v]), int(want["index"][t, v])
+    T0, T1 = want["tile"]
+    (b0, b1), atom_id = want["where"](t, v)
+
+    def el(idx):
+        if idx is None or not 0 <= idx < T0 * T1:
+            return None
+        a, b = idx % T0, idx // T0
+        return (b, a) if operand == "B" else (a, b)  # B: PTX writes (k, n)
+
+    return tv_disagreement(operand, axes, t, v, g, None if w < 0 else w, el(g), el(None if w < 0 else w),
+                           atom=(b0, b1), group=atom_id)
+
+
+def _numpy():
+    import numpy  # not a project module: loaded with the first tiled check, as atoms.check does
+    return numpy
+
+
+def _perm_values(p):
+    """The permutation tile of one mode as a vectorised function of the pre-permutation coordinate."""
+    if p is None or type(p) is int:
+        return lambda x: x
+    lay = as_layout(p, "permutation")
+    table = _numpy().array(int_layout(lay, "permutation").values(), dtype="int64")
+    return table.__getitem__
 
 
 # ------------------------------------------------------------------------------ shared memory, TMA
@@ -398,7 +475,7 @@ def _compare_smem(user: IntLayout, spec: Spec, operand: str):
     addresses count 16-byte units), and no two blocks may share a base (they would overlap).
     Returns (Counterexample | None, reason | None); the first disagreement in column-major order of
     ``(row, col, stage)``, else the first misaligned block, else the first overlapping one."""
-    hw = int_layout(plain_spec_layout(spec, "layout"), "layout")
+    hw = int_layout(spec.layout("layout"), "layout")
     ar, ac = hw.mode_size(0), hw.mode_size(1)
     sizes = tuple(user.mode_size(k) for k in range(user.rank))
     if user.rank < 2 or sizes[0] % ar or sizes[1] % ac:
@@ -452,7 +529,7 @@ def _block_problem(kind: str, operand: str, coordinate: tuple, base: int, note: 
     detail = {"operand": operand, "axes": ("row", "col"), "user_index": base, "hardware_index": None}
     if other is not None:
         detail["other"] = other
-    return Counterexample(kind, coords=tuple(coordinate), values=(base,), note=note, detail=detail)
+    return Counterexample.of(kind, coords=tuple(coordinate), values=(base,), note=note, detail=detail)
 
 
 def _compare_tma_box(user: IntLayout, spec: Spec, eb: int):

@@ -14,7 +14,7 @@ from ...prover.queries import is_bijective
 from ...symbolic import Assumptions, Condition, decide, parse_expr, smt, symbol
 from ...symbolic.lazy import sympy
 from ..library import formula as _fm
-from ..library.spec import Spec, operand_formulas
+from ..library.spec import Spec, operand_formulas, operand_tile
 from ..library.ptx_tables import spec_int_layout
 
 __all__ = ["clear_cache", "family_facts", "symbolic_tv_agreement", "values_text"]
@@ -70,7 +70,7 @@ def symbolic_tv_agreement(spec: Spec, operand: str, layout, asm, coverage: bool 
     fs, node = operand_formulas(spec, operand), spec.data["operands"][operand]
     # everything the proof reads: specs that share an operand (the wgmma accumulator) prove it once
     mnk = [str(x) for x in spec.data["shape_mnk"]]
-    tile = {"A": (mnk[0], mnk[2], "col"), "B": (mnk[2], mnk[1], "row_b")}.get(operand, (mnk[0], mnk[1], operand))
+    tile = operand_tile(operand, *mnk)
     key = ("family", str(layout), fs["row"].key, fs["col"].key, tile, spec.threads,
            spec.data["thr_id"], node.get("broadcast"), node.get("multiplicity"), node.get("values"),
            tuple(asm.texts), tuple(sorted(asm.finite.items())), coverage)
@@ -89,10 +89,9 @@ _RLIMIT = 4 * smt.DECISION
 def _symbolic_tv(spec, operand, layout, asm, coverage):
     tr = _Terms()
     m, n, k = (parse_expr(str(x)) for x in spec.data["shape_mnk"])
-    tiles = {"A": (m, k, "col"), "B": (k, n, "row_b"), "C": (m, n, "col"), "D": (m, n, "col")}
-    if operand not in tiles:  # e.g. sparse metadata: its tile is not (rows, cols) of the product
+    if operand not in ("A", "B", "C", "D"):  # e.g. sparse metadata: its tile is not (rows, cols) of the product
         return False
-    R, C, order = tiles[operand]
+    R, C, order = operand_tile(operand, m, n, k)
     (ts, td), (vs, vd) = (leaves(layout[j]) for j in (0, 1))
     nthr, nval = product(ts), product(vs)
     node = spec.data["operands"][operand]

@@ -17,16 +17,17 @@ documentation the driver does not enforce: its result is reported but does not d
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 from ...errors import Untranslatable, Unsupported
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import RuleViolation, Verdict
 from ...symbolic import decide
 from ...symbolic import smt
 from ...symbolic.assumptions import finite_assignments
 from ...symbolic.conditions import Condition
 from ...symbolic.expr import format_value, to_int
 
-__all__ = ["Rule", "RuleVerdict", "RuleViolation", "check_rules", "value_at"]
+__all__ = ["Rule", "RuleVerdict", "check_rules", "value_at"]
 
 METHOD = "hardware rules"
 _FINITE_LIMIT = 4096
@@ -45,32 +46,20 @@ class Rule:
         self.enforced, self.source = enforced, source
 
 
-class RuleViolation(Counterexample):
-    """A rule's counterexample: ``note`` is the whole sentence (``K = 4: global stride 1 is 8 bytes, not a
-    multiple of 16``), ``assignment`` the symbol values, ``detail['rule']`` the rule's name."""
-
-    __slots__ = ()
-
-    def _text(self):
-        return self.note
-
-    def to_dict(self):
-        d = super().to_dict()
-        d["text"] = self.note
-        return d
-
-
+@dataclass(frozen=True, eq=False, kw_only=True, repr=False)
 class RuleVerdict(Verdict):
     """A Verdict over several rules: ``rules`` holds one Verdict per rule (its ``claim`` is the rule's
     name and text); ``warnings`` the refutations of rules the driver does not enforce."""
 
-    __slots__ = ("rules", "warnings", "fields")
+    rules: tuple = ()
+    warnings: tuple = ()
+    fields: dict = field(default_factory=dict)
 
-    def __init__(self, status, rules=(), warnings=(), fields=None, **kw):
-        super().__init__(status, **kw)
-        self.rules = tuple(rules)
-        self.warnings = tuple(warnings)
-        self.fields = dict(fields or {})
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "rules", tuple(self.rules))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
+        object.__setattr__(self, "fields", dict(self.fields or {}))
 
     def rule(self, name):
         for r in self.rules:
@@ -78,9 +67,9 @@ class RuleVerdict(Verdict):
                 return r
         raise KeyError(name)
 
-    def to_dict(self):
-        d = super().to_dict()
-        d["rules"] = [dict(r.to_dict(), name=r.claim.split(":", 1)[0]) for r in self.rules]
+    def to_json(self):
+        d = super().to_json()
+        d["rules"] = [dict(r.to_json(), name=r.claim.split(":", 1)[0]) for r in self.rules]
         d["warnings"] = list(self.warnings)
         d["fields"] = {k: _plain(v) for k, v in self.fields.items()}
         return d
@@ -237,7 +226,7 @@ def check_rule(rule: Rule, assumptions) -> Verdict:
             unknown = f"{cond}: {reason}"
     if best is not None:
         values, note, how = best
-        cex = RuleViolation("rule", assignment=values, note=note, detail={"rule": rule.name})
+        cex = RuleViolation(assignment=values, note=note, detail={"rule": rule.name})
         return Verdict("refuted", claim=claim, method=_method([how] if how else []), counterexample=cex,
                        reason=note, elapsed=time.perf_counter() - t0)
     if unknown is not None:

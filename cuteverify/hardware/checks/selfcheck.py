@@ -12,7 +12,7 @@ import re
 
 from ...core.swizzle import Swizzle
 from ...errors import NotAdmissibleError, SpecError, SpecInconsistent
-from ...prover.verdict import Counterexample
+from ...prover.verdict import Counterexample, Disagree
 from . import family as _family
 from ..library import formula as _fm
 from ..library import swizzles
@@ -20,8 +20,7 @@ from .family import family_facts, symbolic_tv_agreement, values_text
 from ..library.intlayout import IntLayout, int_layout
 from ..library.loader import line_of
 from ..library.spec import THREAD_VARS, Spec, operand_formulas
-from ..library.ptx_tables import (element_of, expected_values, hw_elements, hw_indices, plain_spec_layout,
-    spec_int_layout, spec_layout)
+from ..library.ptx_tables import element_of, expected_values, hw_elements, hw_indices, spec_int_layout
 
 __all__ = ["self_check", "compare_tv", "parse_swizzle", "tv_disagreement", "offset_disagreement", "METHODS",
            "check_method", "family_facts", "symbolic_tv_agreement"]
@@ -54,7 +53,7 @@ def tv_disagreement(operand: str, axes: tuple, thread: int, value: int, user_ind
               "thread": thread, "value": value, "value_index": value, "user": user, "hardware": hardware}
     if atom is not None:
         detail.update(atom=atom, group=group)
-    return Counterexample("disagree", coords=(thread, value), values=(user, hardware), value=value, note=note,
+    return Disagree(coords=(thread, value), values=(user, hardware), value=value, note=note,
                           detail=detail)
 
 
@@ -65,7 +64,7 @@ def offset_disagreement(operand: str, coordinate: tuple, user_index: int, hardwa
             f"element at offset {hardware_index}")
     detail = {"operand": operand, "axes": ("row", "col"), "user_index": user_index,
               "hardware_index": hardware_index}
-    return Counterexample("disagree", coords=tuple(coordinate), values=(user_index, hardware_index), note=note,
+    return Disagree(coords=tuple(coordinate), values=(user_index, hardware_index), note=note,
                           detail=detail)
 
 
@@ -194,7 +193,7 @@ def _distinct_instances(spec: Spec) -> list:
 
 def _check_tv_spec(spec: Spec, symbolic: bool) -> list:
     problems = []
-    thr = int_layout(spec_layout(spec, "thr_id", ()), "thr_id")
+    thr = int_layout(spec.layout("thr_id"), "thr_id")
     if thr.size != spec.threads:
         problems.append(("thr_id", f"ThrID has size {thr.size}, declared threads {spec.threads}"))
     elif len(set(thr.values())) != thr.size:
@@ -230,7 +229,7 @@ def _family_proofs(spec: Spec, symbolic: bool) -> set:
     if asm is not None:
         for op in spec.operands:
             try:
-                lay = spec_layout(spec, op, ())
+                lay = spec.layout(op)
             except SpecError:
                 continue
             if symbolic_tv_agreement(spec, op, lay, asm):
@@ -259,8 +258,8 @@ def _check_smem_atom(spec: Spec) -> list:
     eb = d["element_bits"]
     if eb % 8 or eb & (eb - 1):
         return [("element_bits", f"element_bits {eb} is not a power-of-two number of bytes")]
-    lay = int_layout(plain_spec_layout(spec, "layout"), "layout")
-    bits = int_layout(plain_spec_layout(spec, "layout_bits"), "layout_bits")
+    lay = int_layout(spec.layout("layout"), "layout")
+    bits = int_layout(spec.layout("layout_bits"), "layout_bits")
     bsw = parse_swizzle(d["swizzle_bytes"], spec)
     if lay.rank != 2:
         return [("layout", "a shared-memory atom must be rank 2 (mn, k) / (k-major rows, cols)")]

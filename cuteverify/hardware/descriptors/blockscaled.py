@@ -28,7 +28,7 @@ from ...core.layout import rank, size
 from ...core.notation.interop import as_layout
 from ...core.notation.parse import parse
 from ...errors import SpecError
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Disagree, Mismatch, Verdict
 from ..library.intlayout import int_layout
 
 __all__ = [
@@ -111,7 +111,7 @@ def _first_difference(values, rows, cols, want, what):
         l = j // (rows * cols)
         w = want(r, c, l)
         if got != w:
-            return Counterexample("disagree", coords=(r, c, l), values=(got, w),
+            return Disagree(coords=(r, c, l), values=(got, w),
                                   note=f"({r}, {c}, {l}): {what} gives byte {got}, the scale-factor formula {w}",
                                   detail={"coordinate": (r, c, l), "user": got, "hardware": w})
     return None
@@ -143,13 +143,13 @@ def check_sf_layout(layout, arch: str, sf_vec: int, MN: int, K: int, L: int = 1)
     il = int_layout(lay, "scale-factor layout")
     claim = f"{layout} is the {arch} scale-factor layout (sf_vec={sf_vec}, {MN} x {K} x {L})"
     if il.swizzle is not None or il.size != MN * K * L:
-        cex = Counterexample("mismatch", note=f"the layout has {il.size} coordinates, the problem {MN} x {K} x {L}"
+        cex = Mismatch(note=f"the layout has {il.size} coordinates, the problem {MN} x {K} x {L}"
                              if il.swizzle is None else "a scale-factor layout has no swizzle")
         return Verdict("refuted", claim=claim, method=METHOD, counterexample=cex, reason=str(cex),
                        elapsed=time.perf_counter() - t0)
     modes = tuple(size(lay[i]) for i in range(rank(lay))) if rank(lay) > 1 else (size(lay),)
     if modes not in ((MN, K, L), (MN, K) if L == 1 else None):
-        cex = Counterexample("mismatch", note=f"the layout's modes are {' x '.join(map(str, modes))}, not the "
+        cex = Mismatch(note=f"the layout's modes are {' x '.join(map(str, modes))}, not the "
                                               f"(MN, K, L) = {MN} x {K} x {L} of the problem")
         return Verdict("refuted", claim=claim, method=METHOD, counterexample=cex, reason=str(cex),
                        elapsed=time.perf_counter() - t0)

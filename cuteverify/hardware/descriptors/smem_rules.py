@@ -40,7 +40,7 @@ from ...core.notation.parse import as_assumptions, parse
 from ...core.notation.tiles import read_extents
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import SpecError, TmaError, UnknownSpec
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Disagree, Mismatch, Verdict
 from ...symbolic import parse_expr
 from ...symbolic.conditions import Condition as C
 from ...symbolic.expr import normalize, to_int
@@ -71,7 +71,7 @@ def smem_layout(text, dtype=None, tile=None, order=None, library=None):
             raise TmaError(f"smem {text!r} is no smem atom of the spec library: {e}") from None
         if spec.kind != "smem_atom":
             raise TmaError(f"{text}: {spec.name} is a {spec.kind}, not a smem atom")
-        layout = parse(spec.data["layout"])
+        layout = spec.layout("layout")
     else:
         layout = as_layout(text, "smem layout")
     if tile is not None:  # 128x64, (128,64), [128, 64] or a tuple: the one extents reader
@@ -259,7 +259,7 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
              f"({mn_block}, {k_block}) of {blk.layout} as the layout places it")
     if x0 + desc.mn > blk.extent[0] or y0 + desc.k > blk.extent[1]:
         return Verdict("refuted", claim=claim, method="evaluation", reason="the block is outside the layout",
-                       counterexample=Counterexample("mismatch", note=f"block ({mn_block}, {k_block}) of "
+                       counterexample=Mismatch(note=f"block ({mn_block}, {k_block}) of "
                                                      f"{desc.mn}x{desc.k} is outside the {blk.extent} tile"))
     for j in range(desc.k):
         for i in range(desc.mn):
@@ -268,7 +268,7 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
             if got != want:
                 note = (f"element (mn={i}, k={j}) = smem coordinate ({x0 + i}, {y0 + j}): the descriptor reads "
                         f"byte {got}, the layout puts it at byte {want}")
-                cex = Counterexample("disagree", coords=(i, j), values=(got, want), note=note,
+                cex = Disagree(coords=(i, j), values=(got, want), note=note,
                                      detail={"coordinate": (x0 + i, y0 + j), "descriptor": got, "layout": want})
                 return Verdict("refuted", claim=claim, method="evaluation on the block", counterexample=cex,
                                reason=note)

@@ -42,11 +42,11 @@ from ...core.layout import rank, size
 from ...core.notation.interop import as_layout
 from ...core.notation.parse import parse
 from ...errors import SpecError
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Disagree, Mismatch, Verdict
 from ...symbolic.conditions import Condition as C
 from ..library.dtypes import dtype_bits
 from ..library.intlayout import IntLayout, int_layout
-from ..library.catalog import resolve_instance
+from ..library.catalog import resolve
 from ..checks.rules import Rule, check_rules, value_at
 from ..library.spec import operand_formulas
 
@@ -217,7 +217,7 @@ def _compare_tile(il: IntLayout, name: str, N: int, what: str, k: int = 1):
     disagree, as a Counterexample. One value per 32-bit column (CUTLASS's default ``StorageType``)."""
     rows = _entry(name)[1]
     if il.size != rows * N:
-        return Counterexample("mismatch", note=f"{what} has {il.size} coordinates, data path {name} holds "
+        return Mismatch(note=f"{what} has {il.size} coordinates, data path {name} holds "
                                                f"{rows} x {N} = {rows * N} elements per CTA")
     for j, got in enumerate(il.values()):
         m, n = j % rows, j // rows
@@ -226,8 +226,7 @@ def _compare_tile(il: IntLayout, name: str, N: int, what: str, k: int = 1):
             gl, gc, gp = _split(got, k) if got >= 0 else (got, None, 0)
             if gp:
                 gc = f"{gc} (+{gp} elements into it)"
-            return Counterexample(
-                "disagree", coords=(m, n), values=(got, want[0] * _LANE + want[1]),
+            return Disagree(coords=(m, n), values=(got, want[0] * _LANE + want[1]),
                 note=(f"D({m}, {n}): {what} puts it at lane {gl}, column {gc}; PTX data path {name} "
                       f"({DATAPATHS[name][0]}) holds it at lane {want[0]}, column {want[1]}"),
                 detail={"m": m, "n": n, "user": (gl, gc), "hardware": want, "datapath": name})
@@ -263,10 +262,10 @@ def check_accumulator(layout, M: int, N: int, cta_group: int = 1, *, sparse: boo
     rows = _entry(name)[1]
     got = _tile_modes(layout)
     if got is not None and got != (rows, N) and il.size == rows * N:
-        cex = Counterexample("mismatch", note=f"the accumulator layout's modes are {got[0]} x {got[1]}; data path "
+        cex = Mismatch(note=f"the accumulator layout's modes are {got[0]} x {got[1]}; data path "
                                               f"{name} holds {rows} x {N} per CTA as (m, n)")
     elif got is None and il.size == rows * N:
-        cex = Counterexample("mismatch", note=f"the accumulator layout {layout} is not an (m, n) tile: expected modes "
+        cex = Mismatch(note=f"the accumulator layout {layout} is not an (m, n) tile: expected modes "
                                               f"({rows}, {N}) or (({rows}, {N}), 1, ...)")
     else:
         cex = _compare_tile(il, name, N, "the accumulator layout", _units(dtype))
@@ -301,7 +300,7 @@ def warp_access_rule(warp: int, lane, rows: int = 32) -> Rule:
 def _ld_mapping(shape: str, R: int):
     """(rows, columns, per-thread 32-bit values, fn(lane_in_warp, value) -> (row, column)) of one
     tcgen05.ld of ``shape`` with repeat ``R``, read off the SM100_TMEM_LOAD spec's register formulas."""
-    spec, params = resolve_instance(f"SM100_TMEM_LOAD_{shape.replace('x', 'dp', 1)}{R}x")
+    spec, params = resolve(f"SM100_TMEM_LOAD_{shape.replace('x', 'dp', 1)}{R}x")
     rows, col_bits = spec.tile("dst", **params)[:2]
     f = operand_formulas(spec, "dst")
     per_thread = rows * col_bits // 32 // 32
@@ -364,7 +363,7 @@ def check_epilogue(accumulator, tv, M: int, N: int, cta_group: int = 1, *, shape
             gets = ("no element of D" if got is None else f"D({got % rows_cta}, {got // rows_cta})")
             note = (f"thread {t} (warp {w}), value {v}: tcgen05.ld.{shape}.x{R} reads lane {lane}, column "
                     f"{column}, which holds {gets} in data path {name}; the kernel's layout says {where}")
-            cex = Counterexample("disagree", coords=(t, v), values=(want, got), note=note,
+            cex = Disagree(coords=(t, v), values=(want, got), note=note,
                                  detail={"thread": t, "value": v, "lane": lane, "column": column,
                                          "user": want, "hardware": got})
             return _verdict(cex, claim, t0)
@@ -435,13 +434,13 @@ def element_view(op: str, dtype, *, library=None) -> dict:
     ``op`` is a CUTLASS name (``SM100_TMEM_LOAD_16dp256b1x``) or a family name with ``R`` in the name.
     Valid for the plain integer bit layouts of sm100_tmem.yaml (stride domain int). Admissible: ``dtype``
     divides the bits of a thread on both sides, else :class:`SpecError`."""
-    spec, params = resolve_instance(op, library=library)
+    spec, params = resolve(op, library=library)
     if not spec.name.startswith("SM100_TMEM_"):
         raise SpecError(f"{op}: not a TMEM copy (SM100_TMEM_LOAD_* / SM100_TMEM_STORE_*)")
     bits = dtype_bits(dtype)
     out = {}
     for side in ("src", "dst"):
-        lay = parse(spec.layout_text(side, **params))
+        lay = spec.layout(side, **params)
         per_thread = int_layout(lay, f"{op} {side}").mode_size(1)
         if per_thread % bits:  # CUTLASS static_asserts that a thread's bits are whole values of T
             raise SpecError(f"{op}: a thread's {per_thread} bits ({side}) are not whole {bits}-bit {dtype} values")

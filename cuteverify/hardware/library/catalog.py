@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ...core.notation.scan import ALL, split_top
-from ...errors import FormulaError, SpecError, UnknownSpec
+from ...errors import FormulaError, NotAdmissibleError, SpecError, UnknownSpec
 from ..checks import cache as checkcache
 from . import formula as _fm
 from . import lazylib
@@ -17,8 +17,8 @@ from .loader import line_of, read_spec_document, shipped_dir, spec_sources
 from ..checks.selfcheck import self_check
 from .spec import TV_VARS, Library, Spec, operand_formulas
 
-__all__ = ["load_file", "load", "read_sources", "sources_key", "default_library", "reload", "get", "names", "resolve", "resolve_spec",
-           "resolve_instance", "instance_name", "family_name", "template_args", "wgmma_template_params", "ENUMS"]
+__all__ = ["load_file", "load", "read_sources", "sources_key", "default_library", "reload", "get", "names", "resolve",
+           "universal_copy_bits", "instance_name", "family_name", "template_args", "wgmma_template_params", "ENUMS"]
 
 
 def load_file(text: str, file: str, validate: bool = True) -> list:
@@ -152,8 +152,9 @@ def reload() -> Library:
 
 
 def get(name: str) -> Spec:
-    """The spec called ``name`` (or one of its aliases) from the default library."""
-    return default_library().get(name)
+    """The spec of the default library that :func:`resolve` reads ``name`` as (a library name or alias, or any
+    CUTLASS spelling it takes), its parameters dropped; :class:`UnknownSpec` (with close names) when none."""
+    return resolve(name)[0]
 
 
 def names(filter=None) -> list:
@@ -168,9 +169,10 @@ _SMEM_TEMPLATE = re.compile(rf"^(?:cute::)?GMMA::Layout_(K|MN)_({_ATOM_TAG})_Ato
 _TMA_SHORT = re.compile(r"^(?:TMA_|CU_TENSOR_MAP_)?(?:SWIZZLE_|SW)?(NONE|32B?|64B?|128B?)$", re.I)
 
 
-def resolve(name: str, dtype=None, library: Library | None = None, **params) -> tuple:
-    """The one name resolver of the CLI, manifests and the Python API: ``(Spec, params)`` for a name and the
-    family parameters given as keywords.
+def resolve(name: str, dtype=None, library: Library | None = None, *, kind: str | None = None,
+            instance: bool = False, **params) -> tuple:
+    """The one name resolver of the CLI, manifests, the atoms and the Python API: ``(Spec, params)`` for a name
+    and the family parameters given as keywords.
 
     Names: a library name or alias; CUTLASS's concrete spellings (``SM90_64x128x16_F32BF16BF16_SS``,
     ``SM90::GMMA::MMA_64x128x16_...``, ``SM100_TMEM_LOAD_32dp32b8x``: the family instance, see
@@ -186,20 +188,58 @@ def resolve(name: str, dtype=None, library: Library | None = None, **params) -> 
     ``params``, each in the family's range (and the family's constraint holds when all are fixed); a parameter
     that contradicts the name (``N=64`` on ``..._64x128x16_...``), a parameter the spec lacks or a value out of
     range raises :class:`SpecError`; an unknown name raises :class:`~cuteverify.errors.UnknownSpec` whose
-    suggestions are computed on the family form of the name."""
+    suggestions are computed on the family form of the name.
+
+    ``kind`` (``"mma"`` or ``"copy"``: an atom builder's ``make_{kind}_atom``) and ``instance=True`` (an atom
+    is one instruction) add two admissibility rules, each a :class:`NotAdmissibleError`: the spec is of that
+    kind, and the returned params fix every family parameter."""
     lib = library or default_library()
     name = " ".join(str(name).split())
     spec, fixed = _lookup(name, dtype, lib)
-    return spec, _join(spec, name, fixed, params)
+    p = _join(spec, name, fixed, params)
+    what = f"make_{kind or spec.kind}_atom"
+    if kind is not None and spec.kind != kind:
+        raise NotAdmissibleError(what, f"{name} is a {spec.kind} spec, not a {kind} atom")
+    missing = [k for k in spec.params if k not in p] if instance else ()
+    if missing:
+        example = ", ".join(f"{k}={v}" for k, v in spec.instances()[0].items())
+        fam = "a family" if name == spec.name else f"the family {spec.name}"
+        raise NotAdmissibleError(what, f"{name} is {fam}: give {', '.join(missing)} (e.g. {example}), as "
+                                 "keywords, --param NAME=VALUE on the command line, or CUTLASS's template "
+                                 "arguments")
+    return spec, p
 
 
-def resolve_spec(name: str, dtype=None, library: Library | None = None) -> Spec:
-    """The spec :func:`resolve` finds for ``name`` (its parameters dropped): for metadata and the smem-atom /
-    swizzle names that have none."""
-    return resolve(name, dtype, library)[0]
+_UNIVERSAL = re.compile(r"^(?:cute::)?UniversalCopy\s*(?:<\s*([A-Za-z0-9_:]+)\s*(?:,\s*[A-Za-z0-9_:]+\s*)?>)?$")
+_UINT = re.compile(r"^(?:cute::)?u?int(\d+)_t$")
 
 
-resolve_instance = resolve  # the name this resolver had before it served every front end
+def universal_copy_bits(name: str, dtype=None, num_bits_per_copy=None):
+    """The bits moved by CUTLASS's one-thread copy ``UniversalCopy<T>`` (``UniversalCopy<uint128_t>``,
+    ``UniversalCopy<128>``, ``UniversalCopy``), which is no library spec; None when ``name`` is not a
+    UniversalCopy. The template argument (``uint128_t``, ``half_t``, or a number of bits), else
+    ``num_bits_per_copy``, else the element width of ``dtype`` (CuTe DSL's ``CopyUniversalOp`` default).
+    Raises :class:`NotAdmissibleError` for a width that contradicts the name or is not given at all."""
+    m = _UNIVERSAL.match(name.strip())
+    if not m:
+        return None
+    arg = m.group(1)
+    if arg is not None:
+        if arg.isdigit():
+            bits = int(arg)
+        else:
+            u = _UINT.match(arg)
+            bits = int(u.group(1)) if u else dtype_bits(arg.replace("cute::", ""))
+        if num_bits_per_copy is not None and num_bits_per_copy != bits:
+            raise NotAdmissibleError("make_copy_atom", f"{name} moves {bits} bits, not num_bits_per_copy="
+                                     f"{num_bits_per_copy}")
+        return bits
+    if num_bits_per_copy:
+        return int(num_bits_per_copy)
+    if dtype is None:
+        raise NotAdmissibleError("make_copy_atom", "UniversalCopy needs a width: UniversalCopy<uint128_t>, "
+                                 "num_bits_per_copy=, or a dtype")
+    return dtype_bits(dtype)
 
 
 def _lookup(name: str, dtype, lib: Library) -> tuple:

@@ -9,18 +9,13 @@ whole library (hundreds of family instances) well under a second.
 from __future__ import annotations
 
 import ast
-import functools
 from typing import Iterable
 
-from ...core.notation.parse import parse
-from ...errors import SpecError
 from . import formula as _fm
 from .intlayout import IntLayout, int_layout
-from .loader import line_of
-from .spec import THREAD_VARS, Spec, eval_param_expr, operand_formulas
+from .spec import THREAD_VARS, Spec, clear_layout_cache, eval_param_expr, operand_formulas
 
-__all__ = ["hw_indices", "hw_elements", "element_of", "expected_values", "spec_layout", "spec_int_layout",
-           "plain_spec_layout", "clear_caches"]
+__all__ = ["hw_indices", "hw_elements", "element_of", "expected_values", "spec_int_layout", "clear_caches"]
 
 _TABLES: dict = {}
 _INT_LAYOUTS: dict = {}
@@ -100,45 +95,17 @@ def expected_values(spec: Spec, operand: str, params: dict, tile) -> int:
     return total // spec.threads
 
 
-@functools.lru_cache(maxsize=8192)
-def _layout_by_text(text: str):
-    return parse(text)
-
-
-def spec_layout(spec: Spec, operand: str, params: tuple):
-    """A TV spec's operand layout (``params`` as sorted items), parsed once per text; a parse failure is a
-    :class:`SpecError` at the operand's ``layout:`` line."""
-    text = spec.layout_text(operand, **dict(params)) if params else spec.layout_text(operand)
-    try:
-        return _layout_by_text(text)
-    except SpecError:
-        raise
-    except Exception as e:  # ParseError from the core
-        node = spec.data["operands"].get(operand) if spec.kind in ("mma", "copy") else None
-        line = line_of(node, "layout", spec.line)
-        raise SpecError(f"{operand}: cannot parse layout {text!r}: {e}", spec.file, line, spec.name) from None
-
-
 def spec_int_layout(spec: Spec, operand: str, params: dict) -> IntLayout:
-    """:func:`spec_layout` as int tables, cached by layout text."""
+    """:meth:`Spec.layout` as int tables (the fast path of the enumerations: a table, not a Layout), cached by
+    layout text."""
     text = spec.layout_text(operand, **params) if params else spec.layout_text(operand)
     hit = _INT_LAYOUTS.get(text)
     if hit is None:
-        lay = spec_layout(spec, operand, tuple(sorted(params.items())))
+        lay = spec.layout(operand, **params)
         hit = _INT_LAYOUTS[text] = int_layout(lay, f"{spec.name} {operand}")
     return hit
 
 
-def plain_spec_layout(spec: Spec, key: str):
-    """The layout text under top-level ``key`` of an smem-atom spec (``layout``, ``layout_bits``), parsed."""
-    text = spec.data[key]
-    try:
-        return _layout_by_text(text)
-    except Exception as e:  # ParseError from the core
-        raise SpecError(f"{key}: cannot parse layout {text!r}: {e}", spec.file,
-                        line_of(spec.data, key, spec.line), spec.name) from None
-
-
 def clear_caches() -> None:
     """Forget parsed layouts (after the spec files changed)."""
-    _layout_by_text.cache_clear()
+    clear_layout_cache()

@@ -27,7 +27,8 @@ from . import formula as _fm
 from .intlayout import int_layout
 from .loader import line_of
 
-__all__ = ["Spec", "Library", "THREAD_VARS", "TV_VARS", "eval_param_expr", "substitute", "operand_formulas"]
+__all__ = ["Spec", "Library", "THREAD_VARS", "TV_VARS", "eval_param_expr", "substitute", "operand_formulas",
+           "clear_layout_cache", "OPERAND_MODES", "TILED_OPERANDS", "operand_tile"]
 
 # Names a formula may use, per spec kind.
 THREAD_VARS = ("thread", "tid", "lane", "warp")
@@ -35,10 +36,22 @@ TV_VARS = THREAD_VARS + ("i",)
 _SMEM_VARS = ("row", "col")
 _SWIZZLE_VARS = ("addr",)
 
-# SFA / SFB: the scale factors of a block-scaled MMA, E: the sparsity metadata of a sparse one; each is indexed
-# like the operand it describes.
-_OPERAND_AXES = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n"), "D": ("m", "n"), "SFA": ("m", "k"),
-                 "SFB": ("k", "n"), "E": ("m", "k")}
+# The one operand map: an MMA operand -> the (M, N, K) modes of its tile (CuTe's A (M,K), B (N,K), C and D
+# (M,N)). SFA / SFB: the scale factors of a block-scaled MMA, E: the sparsity metadata of a sparse one; each is
+# indexed like the operand it describes. TILED_OPERANDS: the operands of a tiled MMA (tv_layout_X_tiled).
+OPERAND_MODES = {"A": (0, 2), "B": (1, 2), "C": (0, 1), "D": (0, 1), "SFA": (0, 2), "SFB": (1, 2), "E": (0, 2)}
+TILED_OPERANDS = ("A", "B", "C")
+# the axes the PTX formulas name: (row, col) of the formula's tile, B written (k, n) as the PTX ISA draws it
+_OPERAND_AXES = {op: tuple("mnk"[i] for i in (m[::-1] if m == (1, 2) else m)) for op, m in OPERAND_MODES.items()}
+
+
+def operand_tile(operand: str, m, n, k) -> tuple:
+    """``(rows, cols, order)`` of the tile an MMA operand's PTX formula indexes: the operand's two modes of
+    ``(m, n, k)`` (:data:`OPERAND_MODES`, ints or symbolic sizes), a B-like operand written ``(k, n)`` with
+    order ``"row_b"`` (as the PTX ISA draws it), the others ``"col"``. Raises KeyError for no MMA operand."""
+    i, j = OPERAND_MODES[operand]
+    mnk = (m, n, k)
+    return (k, n, "row_b") if (i, j) == (1, 2) else (mnk[i], mnk[j], "col")
 
 
 # ------------------------------------------------------------------------------ parameter arithmetic
@@ -117,6 +130,16 @@ def _substitute_cached(text: str, ptuple: tuple) -> str:
             tok.append(ch)
     flush()
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=8192)
+def _layout_by_text(text: str):
+    return parse(text)
+
+
+def clear_layout_cache() -> None:
+    """Forget the layouts :meth:`Spec.layout` parsed (after the spec files changed)."""
+    _layout_by_text.cache_clear()
 
 
 # ------------------------------------------------------------------------------------------- the Spec
@@ -271,14 +294,29 @@ class Spec:
         return substitute(text, params) if params else text
 
     def layout(self, operand: str, **params):
-        """The operand's layout as a cuteverify ``Layout`` (symbolic in family parameters unless given)."""
+        """The one spec -> Layout door: the layout the spec file writes for ``operand`` (an MMA / copy operand,
+        ``thr_id``, or an smem atom's ``layout`` / ``layout_bits``) as a cuteverify ``Layout``.
+
+        Admissibility: ``params`` is empty (the layout is then symbolic in the family parameters) or fixes
+        every family parameter (checked by :meth:`check_params`; enum names allowed). Post-condition: the
+        layout of the text with the parameters substituted and each entry folded to an int (so an instance
+        parses without sympy), parsed once per text (layouts are shared: never mutate one). A text that
+        does not parse is a :class:`SpecError` at the file's line. The int-table fast paths
+        (``ptx_tables.spec_int_layout``) are tables built from this."""
         if params:
             params = self.check_params(params)
-        lay = parse(self.layout_text(operand))
-        return lay.subs(**params) if params else lay
+        text = self.layout_text(operand, **params)
+        try:
+            return _layout_by_text(text)
+        except SpecError:
+            raise
+        except Exception as e:  # ParseError from the core
+            node = self.data["operands"].get(operand) if self.kind in ("mma", "copy") else None
+            line = line_of(node, "layout", self.line) if node is not None else line_of(self.data, operand, self.line)
+            raise SpecError(f"{operand}: cannot parse layout {text!r}: {e}", self.file, line, self.name) from None
 
     def thr_id(self):
-        return parse(self.data["thr_id"])
+        return self.layout("thr_id")
 
     def formula(self, operand: str) -> dict:
         """The operand's parsed formulas, e.g. ``{"row": Formula, "col": Formula}``."""
@@ -289,8 +327,7 @@ class Spec:
         p = self.check_params(params)
         if self.kind == "mma":
             m, n, k = (eval_param_expr(x, p, "shape_mnk") for x in self.data["shape_mnk"])
-            return {"A": (m, k, "col"), "B": (k, n, "row_b"), "C": (m, n, "col"), "D": (m, n, "col"),
-                    "SFA": (m, k, "col"), "SFB": (k, n, "row_b"), "E": (m, k, "col")}[operand]
+            return operand_tile(operand, m, n, k)
         if self.kind == "copy":
             r, c = (eval_param_expr(x, p, "tile") for x in self.data["tile"])
             return (r, c, self.data.get("order", "row"))

@@ -24,7 +24,7 @@ import numpy as np
 from ...core.layout import size
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import TmaError
-from ...prover.verdict import Counterexample, Verdict
+from ...prover.verdict import Disagree, Verdict
 
 __all__ = ["SmemBox", "prove_landing", "smem_box"]
 
@@ -161,7 +161,7 @@ def prove_landing(smem, box: SmemBox, byte_swizzle, elem_bits, base=0, claim=Non
         tma_at = int(tma[k]) if inside[k] else None
         note = (f"tile coordinate {coord} (copy {c_idx}): the TMA writes byte {tma_at}, the smem layout "
                 f"puts it at byte {int(lay[k])}")
-        cex = Counterexample("disagree", coords=coord, values=(tma_at, int(lay[k])), note=note,
+        cex = Disagree(coords=coord, values=(tma_at, int(lay[k])), note=note,
                              detail={"copy": c_idx, "tma": tma_at, "layout": int(lay[k])})
         return Verdict("refuted", claim=claim, method="evaluation on the tile", counterexample=cex, reason=note)
     return Verdict("proved", claim=claim, method=f"evaluation on all {n} elements of the tile")
