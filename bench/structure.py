@@ -18,7 +18,7 @@ number by reading the list it prints with ``-v``. The counts:
   bases are none of these (a subclass that adds exact numbers belongs to its base's family).
 - ``verdict JSON shapes`` (run, not scanned): eight verbs (injective, surjective, bijective, equal, agrees,
   banks, tma, desc) on refuted inputs with ``--json`` and one ``check --json`` row of a refuted claim, run by the
-  checkout's own interpreter; a shape is the set of the verdict's own keys present (status, what/claim, verdict,
+  checkout's own interpreter; a shape is the set of the verdict's own keys present (status, what, verdict,
   method, reason, obligations, discharged, notes, elapsed and every ``counterexample*`` key; the exact numbers a
   kind adds, such as a bank conflict's degree, are not part of it) plus the type of each counterexample key.
 - ``extents / permutation readers``: functions whose name says they read a tile, extents or a permutation
@@ -151,7 +151,7 @@ RUNS = [["injective", "(4,8):(1,2)"], ["surjective", "(4,8):(1,5)", "--codomain"
 m = os.path.join(tempfile.mkdtemp(), "m.cute.yaml")
 open(m, "w").write('version: 1\nkernels:\n  k:\n    layouts:\n      bad: "(4,8):(1,2)"\n'
                    '    claims:\n      - injective: bad\n')
-VERDICT_KEYS = {"status", "what", "claim", "verdict", "method", "reason", "obligations", "discharged", "notes",
+VERDICT_KEYS = {"status", "what", "verdict", "method", "reason", "obligations", "discharged", "notes",
                 "elapsed"}
 out = []
 for args in RUNS + [["check", m]]:
