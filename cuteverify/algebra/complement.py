@@ -237,6 +237,23 @@ def complement_ints(fs, fd, cotarget, nested_only=False):
     elif cotarget <= 0:
         _positive(cotarget)
     shapes, strides, cur, gap = _walk_ints(modes)
+    if gap is None and type(cotarget) is not tuple:
+        # nested: each mode's stride lies past the extent r*cur of every earlier one, so no two chain and
+        # coalescing only drops the size-1 modes
+        rs, rd = [], []
+        for s, d in zip(shapes, strides):
+            if s != 1:
+                rs.append(s)
+                rd.append(d)
+        r = -(-cotarget // cur)
+        if r != 1:
+            rs.append(r)
+            rd.append(cur)
+        if len(rs) > 1:
+            return tuple(rs), tuple(rd)
+        if rs:
+            return rs[0], rd[0]
+        return (1, cur) if keeps_size1() else (1, 0)
     if type(cotarget) is tuple:
         for r in _ceil_div_shape(cotarget, cur):
             shapes.append(r)

@@ -29,7 +29,11 @@ def right_inverse_ints(fs, fd):
         want *= s
     if not rs:
         return Layout._make(1, 0)
-    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False), flat=True)
+    # coalescing R would change nothing: every size is >= 2, and chain modes k, k+1 with positions
+    # p' == s*p would be neighbours of L with d' == s*d, which L's coalesce merged
+    if len(rs) == 1:
+        return Layout._make_ints(rs[0], rd[0], flat=True)
+    return Layout._make_ints(tuple(rs), tuple(rd), flat=True)
 
 
 def left_inverse_ints(fs, fd):
