@@ -32,8 +32,7 @@ def _complement_fast(layout, cotarget=None):
     return None if r is None else Layout._make_ints(*r, flat=True)
 
 
-@operation(fast=_complement_fast)
-def complement(layout, cotarget=None):
+def complement(layout, cotarget=None, mode=None):
     """The ordered layout ``R`` that fills what ``layout`` leaves out of ``[0, cotarget)``.
 
     Definition (CuTe's): drop stride-0 and size-1 modes, sort the rest by stride; with ``cur = 1``, each mode
@@ -59,6 +58,18 @@ def complement(layout, cotarget=None):
     and the reason also names any of CuTe's size bounds (``size(R) >= M // size(A)``, ``cosize((A, R)) >= M``,
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
+    if mode is not None and mode != ():  # ``mode=`` (bymode.by_mode attaches at_mode)
+        return complement.at_mode(layout, *(() if cotarget is None else (cotarget,)), mode=mode)
+    r = _complement_fast(layout, cotarget)  # plain ints: no wrapper layer between the call and the kernel
+    return r if r is not None else _complement(layout, cotarget)
+
+
+complement._takes_mode = True
+complement.at_mode = None  # set by bymode.by_mode
+
+
+@operation
+def _complement(layout, cotarget=None):
     if type(layout) is Layout and (cotarget is None or type(cotarget) is int):
         lv = layout.int_leaves  # plain ints first: no coordinate or composed checks needed
         if lv is not None:
