@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..core.convention import keeps_size1
-from ..core.kernels import coalesce_flat_ints
+from ..core.kernels import coalesce_flat_ints, coalesce_ints
 from ..core.layout import Layout, compact_col_major, cosize
 from ..core.strides import F2
 from ..core.notation.format import format_tuple
@@ -277,7 +277,7 @@ def complement_ints(fs, fd, cotarget, nested_only=False):
         if nested_only:
             return None
         _note_not_nested(gap, _bounds(modes, shapes, strides, cotarget))
-    return _size1(coalesce_flat_ints(shapes, strides, False), strides)
+    return _size1(coalesce_ints(shapes, strides, False), strides)
 
 
 def _size1(result, strides):

@@ -3,14 +3,14 @@ constructions on the leaves of a concrete integer layout, without the decision i
 where the general path is needed (it makes the notes, refusals and CuTe's order of equal strides)."""
 from __future__ import annotations
 
-from ..core.kernels import coalesce_flat_ints
+from ..core.kernels import coalesce_ints
 from ..core.layout import Layout
 
 
 def right_inverse_ints(fs, fd):
     """``right_inverse`` of a plain-int layout given by its leaves (the concrete fast path), or None where
     the general walk is needed (equal strides, whose order CuTe's sort decides, or modes of size 0)."""
-    r = coalesce_flat_ints(fs, fd, False)
+    r = coalesce_ints(fs, fd, False)
     shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
     at = {}
     cur = 1
@@ -41,7 +41,7 @@ def left_inverse_ints(fs, fd):
     construction where every kept mode has a positive stride, each stride divides the next and no mode
     overlaps the next; None elsewhere (stride-0 and overlapping modes carry notes, negative strides and
     refusals take the general path)."""
-    r = coalesce_flat_ints(fs, fd, False)
+    r = coalesce_ints(fs, fd, False)
     shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
     modes = []
     cur = 1
@@ -67,4 +67,4 @@ def left_inverse_ints(fs, fd):
         rd.append(p)
     rs.append(modes[-1][1])
     rd.append(modes[-1][2])
-    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False), flat=True)
+    return Layout._make_ints(*coalesce_ints(rs, rd, False), flat=True)

@@ -15,12 +15,19 @@ def coalesce_flat_ints(shapes, strides, keep_last):
     """``algebra.coalesce.coalesce_flat`` on plain-int leaf lists (size-1 modes dropped, ``s0:d0, s1:s0*d0``
     merged; ``keep_last`` keeps a trailing size-1 mode that carries the extended domain), or None when an
     entry is not an int. Valid for integer strides only (docs/model.md section 3.1)."""
+    for s, d in zip(shapes, strides):
+        if type(s) is not int or type(d) is not int:
+            return None
+    return coalesce_ints(shapes, strides, keep_last)
+
+
+def coalesce_ints(shapes, strides, keep_last):
+    """``coalesce_flat_ints`` for leaves the caller knows are plain ints (a layout's ``int_leaves``, a
+    kernel's own results): the same merge, no type test per entry."""
     rs: list = []
     rd: list = []
     ps = pd = 0  # the last kept mode
     for s, d in zip(shapes, strides):
-        if type(s) is not int or type(d) is not int:
-            return None
         if s == 1:
             continue
         if rs and d == ps * pd:
@@ -149,7 +156,7 @@ def composition_ints(la, b, lb):
     but the last moves (a leaf's value then shows in each digit it reaches); a stride-0 mode hides its
     digit, and where the walk refuses there, CuTe's own answer is returned if it checks out value by value
     (``_cute_checked``)."""
-    shapes, strides = coalesce_flat_ints(la[0], la[1], True)
+    shapes, strides = coalesce_ints(la[0], la[1], True)
     if type(shapes) is not tuple:
         return Layout._make_ints(*compose_ints((shapes,), (strides,), b.shape, b.stride))
     loads = [0] * (len(shapes) - 1)
