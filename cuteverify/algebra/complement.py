@@ -247,24 +247,30 @@ def complement_ints(fs, fd, cotarget, nested_only=False):
         _positive(math.prod(flatten(cotarget)))
     elif cotarget <= 0:
         _positive(cotarget)
-    shapes, strides, cur, gap = _walk_ints(modes)
-    if gap is None and type(cotarget) is not tuple:
-        # nested: each mode's stride lies past the extent r*cur of every earlier one, so no two chain and
-        # coalescing only drops the size-1 modes
+    if type(cotarget) is not tuple:
+        # _walk_ints while every mode nests, size-1 modes dropped as it goes: each stride then lies past the
+        # extent r*cur of every earlier mode, so no two chain and the closing coalesce would only drop them
         rs, rd = [], []
-        for s, d in zip(shapes, strides):
-            if s != 1:
-                rs.append(s)
-                rd.append(d)
-        r = -(-cotarget // cur)
-        if r != 1:
-            rs.append(r)
-            rd.append(cur)
-        if len(rs) > 1:
-            return tuple(rs), tuple(rd)
-        if rs:
-            return rs[0], rd[0]
-        return (1, cur) if keeps_size1() else (1, 0)
+        cur = 1
+        for d, s in modes:
+            r = d // cur
+            if r * cur != d:
+                break  # a gap or an overlap (r == 0): the full walk below notes or refuses it
+            if r != 1:
+                rs.append(r)
+                rd.append(cur)
+            cur = d * s
+        else:
+            r = -(-cotarget // cur)
+            if r != 1:
+                rs.append(r)
+                rd.append(cur)
+            if len(rs) > 1:
+                return tuple(rs), tuple(rd)
+            if rs:
+                return rs[0], rd[0]
+            return (1, cur) if keeps_size1() else (1, 0)
+    shapes, strides, cur, gap = _walk_ints(modes)
     if type(cotarget) is tuple:
         for r in _ceil_div_shape(cotarget, cur):
             shapes.append(r)
