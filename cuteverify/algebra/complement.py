@@ -250,8 +250,7 @@ def complement_ints(fs, fd, cotarget, nested_only=False):
     if type(cotarget) is not tuple:
         # _walk_ints while every mode nests, size-1 modes dropped as it goes: each stride then lies past the
         # extent r*cur of every earlier mode, so no two chain and the closing coalesce would only drop them
-        rs, rd = [], []
-        cur = 1
+        rs, rd, cur = [], [], 1
         for d, s in modes:
             r = d // cur
             if r * cur != d:
@@ -265,10 +264,8 @@ def complement_ints(fs, fd, cotarget, nested_only=False):
             if r != 1:
                 rs.append(r)
                 rd.append(cur)
-            if len(rs) > 1:
-                return tuple(rs), tuple(rd)
             if rs:
-                return rs[0], rd[0]
+                return (tuple(rs), tuple(rd)) if len(rs) > 1 else (rs[0], rd[0])
             return (1, cur) if keeps_size1() else (1, 0)
     shapes, strides, cur, gap = _walk_ints(modes)
     if type(cotarget) is tuple:
