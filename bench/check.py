@@ -47,7 +47,7 @@ def _command(manifest, checkout=None):
 
 
 def _claims(manifest, env) -> int:
-    code = "import sys; from cuteverify import manifest as mf; print(len(mf.load(sys.argv[1])))"
+    code = "import sys; from cuteverify.frontend import manifest as mf; print(len(mf.load(sys.argv[1])))"
     p = subprocess.run([sys.executable, "-c", code, str(manifest)], capture_output=True, text=True, env=env, cwd=ROOT)
     return int(p.stdout.strip() or 0)
 
@@ -72,7 +72,7 @@ def before_after(manifest, repeat):
     from banks_before import before
     from cuteverify.frontend import manifest as mf
 
-    payloads = [c.to_payload() for c in mf.load(manifest)]
+    payloads = mf.load(manifest)
     for p in payloads:  # warm-up: imports, the spec library, first calls
         mf.run_claim(p)
     now, was = [[] for _ in payloads], [[] for _ in payloads]
@@ -90,7 +90,7 @@ def before_after(manifest, repeat):
     print(f"claims in one warm process, CPU seconds, median of {repeat} (now / before issue 30's bank model):")
     for i, p in enumerate(payloads):
         if w[i] > 0.02 or n[i] > 0.02:
-            print(f"  claim {i:3d} {str(p.get('kind', '')):16s} now {n[i]:.3f}  before {w[i]:.3f}  ({w[i] / n[i]:.1f}x)")
+            print(f"  claim {i:3d} {p.kind:16s} now {n[i]:.3f}  before {w[i]:.3f}  ({w[i] / n[i]:.1f}x)")
     print(f"  all {len(payloads)} claims: now {sum(n):.3f}  before {sum(w):.3f}  ({sum(w) / sum(n):.1f}x)")
 
 

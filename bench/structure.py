@@ -16,9 +16,12 @@ number by reading the list it prints with ``-v``. The counts:
 - ``spec resolvers``: functions named ``resolve``, ``resolve_spec`` or ``resolve_instance`` (name -> Spec).
 - ``verdict / result families``: classes named ``*Verdict`` or ``*Result`` or with a ``status`` field whose
   bases are none of these (a subclass that adds exact numbers belongs to its base's family).
+- ``claim-kind branches``: comparisons of a name ending in ``kind`` with a claim kind's name (``kind ==
+  "agrees"``, ``c.kind in ("banks", "vector")``) in the front ends outside a kind's own module
+  (``frontend/manifest/claims_*.py``): the branches a new claim kind has to touch.
 - ``verdict JSON shapes`` (run, not scanned): eight verbs (injective, surjective, bijective, equal, agrees,
   banks, tma, desc) on refuted inputs with ``--json`` and one ``check --json`` row of a refuted claim, run by the
-  checkout's own interpreter; a shape is the set of the verdict's own keys present (status, what/claim, verdict,
+  checkout's own interpreter; a shape is the set of the verdict's own keys present (status, what, verdict,
   method, reason, obligations, discharged, notes, elapsed and every ``counterexample*`` key; the exact numbers a
   kind adds, such as a bank conflict's degree, are not part of it) plus the type of each counterexample key.
 - ``extents / permutation readers``: functions whose name says they read a tile, extents or a permutation
@@ -40,13 +43,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+FRONT_END = re.compile(r"cuteverify\.(frontend|cli|manifest|report|checked|testing|pytest_plugin|messages)")
+CLAIM_KIND_MODULE = re.compile(r"cuteverify\.frontend\.manifest\.claims_\w+$")  # a kind's own module
+CLAIM_KINDS = {"bijective", "injective", "surjective", "equal", "disjoint", "agrees", "prove", "covers", "compatible",
+               "banks", "vector", "tma", "triton", "smem_optimal", "operand"}
 OPERANDS = {"A", "B", "C", "D", "SFA", "SFB", "E"}
 SWIZZLE_WORD = re.compile(r"^(SWIZZLE_)?(128B|64B|32B|B128|B64|B32|SW128|SW64|SW32|128B_BASE32B|INTERLEAVE)$")
 
 
 def modules(root: Path) -> dict:
     out = {}
-    for base, pkg in ((root / "cuteverify", "cuteverify"), (root / "cli", "cuteverify.cli")):
+    for base, pkg in ((root / "cuteverify", "cuteverify"), (root / "cli", "cuteverify.frontend.cli")):
         if not base.is_dir():
             continue
         for p in base.rglob("*.py"):
@@ -70,7 +77,8 @@ def scan(root: Path) -> dict:
     mods = modules(root)
     found = {k: [] for k in ("exceptions outside errors.py", "private cross-module imports", "z3 outside the bridge",
                              "text -> layout helpers", "spec resolvers", "verdict / result families",
-                             "extents / permutation readers", "swizzle-mode tables", "operand maps")}
+                             "extents / permutation readers", "swizzle-mode tables", "operand maps",
+                             "claim-kind branches")}
     results = {}
     for name, path in sorted(mods.items()):
         rel = path.relative_to(root).as_posix()
@@ -116,6 +124,12 @@ def scan(root: Path) -> dict:
                     body = ast.unparse(node)
                     if ".split(" in body or re.search(r"\bre\.\w+\(", body):
                         found["extents / permutation readers"].append(f"{rel}: {n}")
+            if isinstance(node, ast.Compare) and FRONT_END.match(name) and not CLAIM_KIND_MODULE.match(name):
+                sides = [node.left, *node.comparators]
+                names = [getattr(x, "id", getattr(x, "attr", "")) for x in sides]
+                words = {c.value for x in sides for c in ast.walk(x) if isinstance(c, ast.Constant)}
+                if any(n.endswith("kind") for n in names) and words & CLAIM_KINDS:
+                    found["claim-kind branches"].append(f"{rel}:{node.lineno}")
             if isinstance(node, ast.Dict):
                 keys = {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
                 if {"A", "B", "C"} <= keys and keys <= OPERANDS and all(isinstance(v, ast.Tuple) for v in node.values):
@@ -151,7 +165,7 @@ RUNS = [["injective", "(4,8):(1,2)"], ["surjective", "(4,8):(1,5)", "--codomain"
 m = os.path.join(tempfile.mkdtemp(), "m.cute.yaml")
 open(m, "w").write('version: 1\nkernels:\n  k:\n    layouts:\n      bad: "(4,8):(1,2)"\n'
                    '    claims:\n      - injective: bad\n')
-VERDICT_KEYS = {"status", "what", "claim", "verdict", "method", "reason", "obligations", "discharged", "notes",
+VERDICT_KEYS = {"status", "what", "verdict", "method", "reason", "obligations", "discharged", "notes",
                 "elapsed"}
 out = []
 for args in RUNS + [["check", m]]:

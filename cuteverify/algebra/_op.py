@@ -123,7 +123,7 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
                 leave(token)
             if ctx.obligations or ctx.notes:
                 if ctx.obligations:
-                    _refuse_pinned(ctx.obligations, fn.__name__)
+                    _refuse_pinned(ctx.obligations, fn.__name__.lstrip("_"))
                 result = _attach(result, tuple(ctx.obligations), None, tuple(ctx.notes))
             return result
         asm = _assumptions_of(args)
@@ -143,7 +143,7 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
         inherited = _obligations_of(args)
         if split is not None:
             return _by_cases(wrapper, fn, args, kw, split, asm, inherited)
-        _refuse_pinned(ctx.obligations, fn.__name__)
+        _refuse_pinned(ctx.obligations, fn.__name__.lstrip("_"))
         if inherited or ctx.obligations or ctx.notes or asm is not None:
             obs = inherited + [o for o in ctx.obligations if o not in inherited]
             result = _attach(result, tuple(obs), asm, tuple(ctx.notes))
@@ -178,7 +178,7 @@ def _by_cases(op, fn, args, kw, condition, asm, inherited, depth=1):
     """``fn(*args)`` once where ``condition`` holds and once where it does not (``decide.split``), each case
     free to split again; the pieces' layouts carry their case's assumptions and obligations. Where every
     piece gives the same layout with the same obligations, that one layout is the result."""
-    name = fn.__name__
+    name = fn.__name__.lstrip("_")  # a public operation's body may be its private _name
 
     def case():
         ctx = decide.current()

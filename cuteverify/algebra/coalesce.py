@@ -1,7 +1,7 @@
 """Coalesce and filter (ALGEBRA.md section 3)."""
 from __future__ import annotations
 
-from ..core.kernels import coalesce_flat_ints
+from ..core.kernels import coalesce_flat_ints, coalesce_ints
 from ..core.layout import Layout, leaves
 from ..core.strides import F2
 from ..core.tuples import flatten, transform2
@@ -131,7 +131,7 @@ def coalesce(layout, profile=None, mode=None):
     if profile is None and type(layout) is Layout and layout.assumptions is None and not layout.obligations:
         lv = layout.int_leaves
         if lv is not None:
-            return Layout._make_ints(*coalesce_flat_ints(lv[0], lv[1], False))
+            return Layout._make_ints(*coalesce_ints(lv[0], lv[1], False))
     return _coalesce(layout, profile)
 
 

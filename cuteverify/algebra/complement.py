@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..core.convention import keeps_size1
-from ..core.kernels import coalesce_flat_ints
+from ..core.kernels import coalesce_flat_ints, coalesce_ints
 from ..core.layout import Layout, compact_col_major, cosize
 from ..core.strides import F2
 from ..core.notation.format import format_tuple
@@ -32,8 +32,7 @@ def _complement_fast(layout, cotarget=None):
     return None if r is None else Layout._make_ints(*r, flat=True)
 
 
-@operation(fast=_complement_fast)
-def complement(layout, cotarget=None):
+def complement(layout, cotarget=None, mode=None):
     """The ordered layout ``R`` that fills what ``layout`` leaves out of ``[0, cotarget)``.
 
     Definition (CuTe's): drop stride-0 and size-1 modes, sort the rest by stride; with ``cur = 1``, each mode
@@ -59,6 +58,18 @@ def complement(layout, cotarget=None):
     and the reason also names any of CuTe's size bounds (``size(R) >= M // size(A)``, ``cosize((A, R)) >= M``,
     ``cosize(R) <= round_up(M, cosize(A))``) that CuTe's truncated result misses.
     """
+    if mode is not None and mode != ():  # ``mode=`` (bymode.by_mode attaches at_mode)
+        return complement.at_mode(layout, *(() if cotarget is None else (cotarget,)), mode=mode)
+    r = _complement_fast(layout, cotarget)  # plain ints: no wrapper layer between the call and the kernel
+    return r if r is not None else _complement(layout, cotarget)
+
+
+complement._takes_mode = True
+complement.at_mode = None  # set by bymode.by_mode
+
+
+@operation
+def _complement(layout, cotarget=None):
     if type(layout) is Layout and (cotarget is None or type(cotarget) is int):
         lv = layout.int_leaves  # plain ints first: no coordinate or composed checks needed
         if lv is not None:
@@ -236,6 +247,26 @@ def complement_ints(fs, fd, cotarget, nested_only=False):
         _positive(math.prod(flatten(cotarget)))
     elif cotarget <= 0:
         _positive(cotarget)
+    if type(cotarget) is not tuple:
+        # _walk_ints while every mode nests, size-1 modes dropped as it goes: each stride then lies past the
+        # extent r*cur of every earlier mode, so no two chain and the closing coalesce would only drop them
+        rs, rd, cur = [], [], 1
+        for d, s in modes:
+            r = d // cur
+            if r * cur != d:
+                break  # a gap or an overlap (r == 0): the full walk below notes or refuses it
+            if r != 1:
+                rs.append(r)
+                rd.append(cur)
+            cur = d * s
+        else:
+            r = -(-cotarget // cur)
+            if r != 1:
+                rs.append(r)
+                rd.append(cur)
+            if rs:
+                return (tuple(rs), tuple(rd)) if len(rs) > 1 else (rs[0], rd[0])
+            return (1, cur) if keeps_size1() else (1, 0)
     shapes, strides, cur, gap = _walk_ints(modes)
     if type(cotarget) is tuple:
         for r in _ceil_div_shape(cotarget, cur):
@@ -249,7 +280,7 @@ def complement_ints(fs, fd, cotarget, nested_only=False):
         if nested_only:
             return None
         _note_not_nested(gap, _bounds(modes, shapes, strides, cotarget))
-    return _size1(coalesce_flat_ints(shapes, strides, False), strides)
+    return _size1(coalesce_ints(shapes, strides, False), strides)
 
 
 def _size1(result, strides):

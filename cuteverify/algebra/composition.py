@@ -191,8 +191,7 @@ def _composition_fast(a, b):
     return composition_ints(la, b, lb)
 
 
-@operation(swizzle_through=True, fast=_composition_fast)
-def composition(a, b):
+def composition(a, b, mode=None):
     """``R = A o B``: the layout with ``R(c) == A(B(c))`` for every ``c`` in B's domain.
 
     ``b`` may be a layout, a shape (each ``n`` read as ``n:1``), or a tiler: a tuple of layouts/shapes/None
@@ -224,6 +223,18 @@ def composition(a, b):
     through its outer layout, a composed right one as CuTe (``_compose_composed``). Negative right strides:
     all moving modes negative, or a rank-1 (linear) left layout; mixed signs are refused.
     """
+    if mode is not None and mode != ():  # ``mode=`` (bymode.by_mode attaches at_mode)
+        return composition.at_mode(a, b, mode=mode)
+    r = _composition_fast(a, b)  # plain ints: no wrapper layer between the call and the kernel
+    return r if r is not None else _composition(a, b)
+
+
+composition._takes_mode = True
+composition.at_mode = None  # set by bymode.by_mode
+
+
+@operation(swizzle_through=True)
+def _composition(a, b):
     if type(a) is Layout and type(b) is Layout:
         la, lb = a.int_leaves, b.int_leaves
         if la is not None and lb is not None and min(lb[1]) >= 0:

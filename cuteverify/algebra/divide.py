@@ -1,7 +1,7 @@
 """The divide and product families (ALGEBRA.md section 3; Shah Def. 2.22)."""
 from __future__ import annotations
 
-from ..core.kernels import CARRY, coalesce_flat_ints, composition_ints
+from ..core.kernels import CARRY, coalesce_ints, composition_ints
 from ..core.layout import Layout, cosize, make_layout, shape, size
 from ..core.tuples import flatten
 from ..errors import NotAdmissibleError
@@ -9,14 +9,14 @@ from ..symbolic import decide
 from ..core.notation.interop import as_layout
 from ._op import operation, plain_ints
 from .coalesce import coalesce
-from .complement import complement_ints, complement, repeat_complement
+from .complement import _complement, complement, complement_ints, repeat_complement
 from .coord import is_coordinate
-from .composition import by_mode, composition
+from .composition import _composition, by_mode, composition
 
 
 # Inside an operation the decision context exists already, so for plain layouts the divides and products
 # call the bodies of complement and composition directly (their wrappers would only pass them through).
-_complement_body, _composition_body = complement.__wrapped__, composition.__wrapped__
+_complement_body, _composition_body = _complement.__wrapped__, _composition.__wrapped__
 
 
 def _is_tiler(b):
@@ -327,7 +327,7 @@ def _zip_product_ints(a, b, block_first, nested_only=False):
     shapes, strides = [], []
     for i in range(r):
         # each half is mostly an int or a flat tuple, which flatten hands back as it is
-        x, y = coalesce_flat_ints(flatten(s2[i]) + flatten(pas[i]), flatten(d2[i]) + flatten(pad_d[i]), False)
+        x, y = coalesce_ints(flatten(s2[i]) + flatten(pas[i]), flatten(d2[i]) + flatten(pad_d[i]), False)
         shapes.append(x)
         strides.append(y)
     return Layout._make_ints(tuple(shapes), tuple(strides))

@@ -68,8 +68,7 @@ def _right_inverse_fast(layout):
     return None if lv is None else right_inverse_ints(*lv)
 
 
-@operation(fast=_right_inverse_fast)
-def right_inverse(layout):
+def right_inverse(layout, mode=None):
     """The largest ``R`` with ``L(R(i)) == i`` for ``i < size(R)``.
 
     Definition (CuTe's): coalesce L; starting from stride 1, repeatedly pick the mode whose stride equals the
@@ -88,6 +87,18 @@ def right_inverse(layout):
     Post-condition: ``L(R(i)) == i`` for every ``i < size(R)`` (composed: ``R(i)`` in ``[0, size(L))``; for a
     coordinate layout ``i`` is read as the coordinate ``idx2crd(i, shape(R))`` of the codomain).
     """
+    if mode is not None and mode != ():  # ``mode=`` (bymode.by_mode attaches at_mode)
+        return right_inverse.at_mode(layout, mode=mode)
+    r = _right_inverse_fast(layout)  # plain ints: no wrapper layer between the call and the kernel
+    return r if r is not None else _right_inverse(layout)
+
+
+right_inverse._takes_mode = True
+right_inverse.at_mode = None  # set by bymode.by_mode
+
+
+@operation
+def _right_inverse(layout):
     if type(layout) is not Layout and hasattr(layout, "outer"):
         return _swizzled_inverse(layout, "right_inverse", _right_inverse_plain)
     return _right_inverse_plain(layout)
@@ -150,8 +161,7 @@ def _left_inverse_fast(layout):
     return None if lv is None else left_inverse_ints(*lv)
 
 
-@operation(fast=_left_inverse_fast)
-def left_inverse(layout):
+def left_inverse(layout, mode=None):
     """An ``R`` with ``R(L(i)) == i`` for every ``i < size(L)`` where L is injective; CuTe's quasi-inverse
     (``L(R(L(i))) == L(i)``) where it is not.
 
@@ -172,6 +182,18 @@ def left_inverse(layout):
     result carries a note (``Layout.notes``) whose text starts with ``NOT_INJECTIVE`` (the stronger property holds
     exactly where its condition does; for a concrete layout the condition is false).
     """
+    if mode is not None and mode != ():  # ``mode=`` (bymode.by_mode attaches at_mode)
+        return left_inverse.at_mode(layout, mode=mode)
+    r = _left_inverse_fast(layout)  # plain ints: no wrapper layer between the call and the kernel
+    return r if r is not None else _left_inverse(layout)
+
+
+left_inverse._takes_mode = True
+left_inverse.at_mode = None  # set by bymode.by_mode
+
+
+@operation
+def _left_inverse(layout):
     if type(layout) is not Layout and hasattr(layout, "outer"):
         return _swizzled_inverse(layout, "left_inverse", _left_inverse_plain)
     return _left_inverse_plain(layout)

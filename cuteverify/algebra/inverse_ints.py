@@ -3,14 +3,14 @@ constructions on the leaves of a concrete integer layout, without the decision i
 where the general path is needed (it makes the notes, refusals and CuTe's order of equal strides)."""
 from __future__ import annotations
 
-from ..core.kernels import coalesce_flat_ints
+from ..core.kernels import coalesce_ints
 from ..core.layout import Layout
 
 
 def right_inverse_ints(fs, fd):
     """``right_inverse`` of a plain-int layout given by its leaves (the concrete fast path), or None where
     the general walk is needed (equal strides, whose order CuTe's sort decides, or modes of size 0)."""
-    r = coalesce_flat_ints(fs, fd, False)
+    r = coalesce_ints(fs, fd, False)
     shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
     at = {}
     cur = 1
@@ -29,7 +29,11 @@ def right_inverse_ints(fs, fd):
         want *= s
     if not rs:
         return Layout._make(1, 0)
-    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False), flat=True)
+    # coalescing R would change nothing: every size is >= 2, and chain modes k, k+1 with positions
+    # p' == s*p would be neighbours of L with d' == s*d, which L's coalesce merged
+    if len(rs) == 1:
+        return Layout._make_ints(rs[0], rd[0], flat=True)
+    return Layout._make_ints(tuple(rs), tuple(rd), flat=True)
 
 
 def left_inverse_ints(fs, fd):
@@ -37,7 +41,7 @@ def left_inverse_ints(fs, fd):
     construction where every kept mode has a positive stride, each stride divides the next and no mode
     overlaps the next; None elsewhere (stride-0 and overlapping modes carry notes, negative strides and
     refusals take the general path)."""
-    r = coalesce_flat_ints(fs, fd, False)
+    r = coalesce_ints(fs, fd, False)
     shapes, strides = (r[0], r[1]) if type(r[0]) is tuple else ((r[0],), (r[1],))
     modes = []
     cur = 1
@@ -63,4 +67,4 @@ def left_inverse_ints(fs, fd):
         rd.append(p)
     rs.append(modes[-1][1])
     rd.append(modes[-1][2])
-    return Layout._make_ints(*coalesce_flat_ints(rs, rd, False), flat=True)
+    return Layout._make_ints(*coalesce_ints(rs, rd, False), flat=True)

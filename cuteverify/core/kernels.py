@@ -15,12 +15,19 @@ def coalesce_flat_ints(shapes, strides, keep_last):
     """``algebra.coalesce.coalesce_flat`` on plain-int leaf lists (size-1 modes dropped, ``s0:d0, s1:s0*d0``
     merged; ``keep_last`` keeps a trailing size-1 mode that carries the extended domain), or None when an
     entry is not an int. Valid for integer strides only (docs/model.md section 3.1)."""
+    for s, d in zip(shapes, strides):
+        if type(s) is not int or type(d) is not int:
+            return None
+    return coalesce_ints(shapes, strides, keep_last)
+
+
+def coalesce_ints(shapes, strides, keep_last):
+    """``coalesce_flat_ints`` for leaves the caller knows are plain ints (a layout's ``int_leaves``, a
+    kernel's own results): the same merge, no type test per entry."""
     rs: list = []
     rd: list = []
     ps = pd = 0  # the last kept mode
     for s, d in zip(shapes, strides):
-        if type(s) is not int or type(d) is not int:
-            return None
         if s == 1:
             continue
         if rs and d == ps * pd:
@@ -55,15 +62,32 @@ def compose_ints(a_shapes, a_strides, b_shape, b_stride, loads=None):
     divisibilities. Each result mode ``k:q*d_i`` adds ``k*q`` to digit ``i``; ``loads`` (a list with one
     entry per mode of A but the last, or None) receives the largest such value ``(k-1)*q`` per digit, so the
     caller can check that B's leaves, added, carry nowhere (``composition_ints``)."""
-    if type(b_shape) is tuple:
-        ss, ds = [], []
-        for n, r in zip(b_shape, b_stride):
-            x, y = compose_ints(a_shapes, a_strides, n, r, loads)
-            ss.append(x)
-            ds.append(y)
-        return tuple(ss), tuple(ds)
-    n, r = b_shape, b_stride
     last = len(a_shapes) - 1
+    if type(b_shape) is not tuple:
+        return _compose_leaf(a_shapes, a_strides, last, b_shape, b_stride, loads)
+    ss, ds = [], []
+    s0, d0 = a_shapes[0], a_strides[0]
+    for n, r in zip(b_shape, b_stride):
+        # the common leaves inline (the branches of _compose_leaf, same order and answers)
+        if type(n) is tuple:
+            n, r = compose_ints(a_shapes, a_strides, n, r, loads)
+        elif r == 0:
+            pass  # n:0 (no digit moves)
+        elif last == 0:
+            r *= d0
+        elif 0 < r and n != 1 and r * (n - 1) < s0:
+            if loads is not None:
+                loads[0] += r * (n - 1)
+            r *= d0
+        else:
+            n, r = _compose_leaf(a_shapes, a_strides, last, n, r, loads)
+        ss.append(n)
+        ds.append(r)
+    return tuple(ss), tuple(ds)
+
+
+def _compose_leaf(a_shapes, a_strides, last, n, r, loads):
+    """``compose_ints`` for one leaf ``n:r`` of B; ``last`` is A's last mode index."""
     if r < 0 and n != 1 and last > 0:
         raise NotAdmissibleError("composition", "negative strides in the right layout are not supported",
                                  f"({n}:{r})")
@@ -75,6 +99,10 @@ def compose_ints(a_shapes, a_strides, b_shape, b_stride, loads=None):
         for s in a_shapes[:-1]:
             r = -(-r // s)  # CuTe ceil-divides a size-1 mode's stride through A (see _unit_stride)
         return 1, r * a_strides[-1]
+    if r * (n - 1) < a_shapes[0]:  # the whole leaf inside mode 0: the walk's first step, taken alone
+        if loads is not None:
+            loads[0] += r * (n - 1)
+        return n, r * a_strides[0]
     shapes, strides = [], []
     rest_n, rest_r = n, r
     for i in range(last):
@@ -128,7 +156,7 @@ def composition_ints(la, b, lb):
     but the last moves (a leaf's value then shows in each digit it reaches); a stride-0 mode hides its
     digit, and where the walk refuses there, CuTe's own answer is returned if it checks out value by value
     (``_cute_checked``)."""
-    shapes, strides = coalesce_flat_ints(la[0], la[1], True)
+    shapes, strides = coalesce_ints(la[0], la[1], True)
     if type(shapes) is not tuple:
         return Layout._make_ints(*compose_ints((shapes,), (strides,), b.shape, b.stride))
     loads = [0] * (len(shapes) - 1)

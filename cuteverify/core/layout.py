@@ -53,18 +53,19 @@ class Layout(_Slots):
         elif not congruent(shape, stride):
             raise NotAdmissibleError("Layout", f"shape {format_tuple(shape)} and stride {format_tuple(stride)} "
                                      "are not congruent (they must have the same profile)")
-        fsh = flatten(shape)
-        for x in fsh:
-            if type(x) is not int and (not hasattr(x, "free_symbols") or hasattr(x, "outer") or
-                                       isinstance(x, Layout)):
-                raise NotAdmissibleError("Layout", f"a shape entry must be an integer or an integer expression, "
-                                         f"got {x!r}")
-        fs = flatten(stride)
-        _check_domains(fs, stride)
+        fsh, fs = lv = flatten(shape), flatten(stride)
+        ints = set(map(type, fsh + fs)) == _INT_TYPE  # plain ints pass both checks below: one C-level pass
+        if not ints:
+            for x in fsh:
+                if type(x) is not int and (not hasattr(x, "free_symbols") or hasattr(x, "outer") or
+                                           isinstance(x, Layout)):
+                    raise NotAdmissibleError("Layout", f"a shape entry must be an integer or an integer "
+                                             f"expression, got {x!r}")
+            _check_domains(fs, stride)
         _set_shape(self, shape)
         _set_stride(self, stride)
-        # the checks flattened both already: keep them (every algebra operation starts from the leaves)
-        _set_leaves(self, (fsh, fs))
+        _set_leaves(self, lv)  # flattened by the checks, kept: every algebra operation starts from them
+        _set_ints(self, lv if ints else None)  # int_leaves, decided by the same pass
         _set_obligations(self, tuple(obligations))
         _set_assumptions(self, assumptions)
         _set_notes(self, tuple(notes))
@@ -190,8 +191,7 @@ class Layout(_Slots):
 
     @property
     def is_concrete(self) -> bool:
-        fs, fd = self.leaves
-        return all(type(x) is int for x in fs + fd)
+        return self.int_leaves is not None
 
     def free_symbols(self) -> set:
         out = set()

@@ -49,7 +49,7 @@ class CuteClaimItem(pytest.Item):
         self.add_marker(pytest.mark.cuteverify)
 
     def runtest(self):
-        r = run_claim(self.claim.to_payload())
+        r = run_claim(self.claim)
         self.user_properties.append(("status", r["status"]))
         if r["status"] != self.claim.expect:
             raise CuteClaimFailure(self.claim, r)

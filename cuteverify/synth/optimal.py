@@ -18,7 +18,7 @@ from ..prover.verdict import Illegal, Verdict, Worse
 from .explain import user_layout
 from .result import access_proofs, consumer_proofs
 from .search import make_problem
-from .synthesize import synthesize_smem_layout
+from .synthesize import synthesize_problem
 
 __all__ = ["prove_smem_optimal"]
 
@@ -52,13 +52,12 @@ def prove_smem_optimal(layout, tile, dtype="bf16", writes=(), reads=(), require=
             detail = {"access": a.name, "thread": brk.thread, "values": list(brk.value_indices),
                       "offsets": list(brk.offsets)}
             try:  # a layout of the space that can issue it, when there is one
-                detail["better"] = str(synthesize_smem_layout(tile, dtype, writes, reads, require,
-                                                              allow_padding).layout)
+                detail["better"] = str(synthesize_problem(prob, allow_padding).layout)
             except NoLegalLayout:
                 pass
             return done("refuted", reason="an access cannot be issued on the layout", counterexample=Illegal(
                 note=f"{a.name} cannot be issued on this layout: {bv.reason}", detail=detail))
-    syn = synthesize_smem_layout(tile, dtype, writes, reads, require, allow_padding)
+    syn = synthesize_problem(prob, allow_padding)
 
     for what, v in consumer_proofs(layout, prob):
         if not v.proved:

@@ -8,7 +8,7 @@ from .result import Synthesis
 from .search import make_problem, score_space
 from .space import SPACE_TEXT, enumerate_space
 
-__all__ = ["synthesize_smem_layout"]
+__all__ = ["synthesize_problem", "synthesize_smem_layout"]
 
 
 def _check_swizzles(swizzles):
@@ -34,7 +34,15 @@ def synthesize_smem_layout(tile=(128, 64), dtype="bf16", writes=(), reads=(), re
     candidate: :class:`NoLegalLayout`.
     """
     t0 = time.perf_counter()
-    prob = make_problem(tile, dtype, writes, reads, require)
+    return synthesize_problem(make_problem(tile, dtype, writes, reads, require), allow_padding, swizzles, prune, t0)
+
+
+def synthesize_problem(prob, allow_padding=False, swizzles=None, prune=True, started=None) -> Synthesis:
+    """:func:`synthesize_smem_layout` for a problem already built (``search.make_problem``: a
+    :class:`~cuteverify.synth.search.Problem`), so that a caller holding one does not build it again
+    (``prove_smem_optimal``). Admissible and post-condition as there; ``started``: the ``perf_counter`` time the
+    work began (the result's ``elapsed`` counts from it; now when None)."""
+    t0 = time.perf_counter() if started is None else started
     _check_swizzles(swizzles)
     cands = enumerate_space(prob.tile, prob.bits, allow_padding, swizzles)
     if not cands:

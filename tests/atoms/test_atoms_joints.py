@@ -33,7 +33,7 @@ def _run_manifest(layouts: str, claims: str):
     doc = ("version: 1\nkernels:\n  k:\n    layouts:\n" + textwrap.indent(textwrap.dedent(layouts), " " * 6)
            + "    claims:\n" + textwrap.indent(textwrap.dedent(claims), " " * 6))
     claims = mf.load_text(doc, "t.cute.yaml")
-    return [mf.verdict_for(c.kind, c.args, c.layouts, c.assume, c.symbols) for c in claims]
+    return [mf.decide(c) for c in claims]
 
 
 def _dsl(script: str, cases: list) -> list | None:

@@ -173,7 +173,7 @@ def test_manifest_partition_entry_implies_the_claim():
                         "      tA: mma_dV.get_slice(0).partition_A(sdOt).layout\n"
     claims = mf.load_text(_doc(layouts, "- bijective: sAtomK\n"), "t.cute.yaml")
     implicit = [c for c in claims if c.kind == "operand"]
-    assert [(c.args["tiled_mma"], c.args["operand"]) for c in implicit] == [("bad_dV", "B"), ("mma_dV", "A")]
+    assert [(str(c.args["tiled_mma"]), c.args["operand"]) for c in implicit] == [("bad_dV", "B"), ("mma_dV", "A")]
     assert implicit[0].line == 10 and implicit[0].name.startswith("implicit (tB)")
     res = mf.run(claims)
     assert [r["status"] for r in res] == ["proved", "refuted", "proved"]

@@ -48,7 +48,7 @@ def _run(layouts, claims, extra=""):
 
 
 def _verdict(claim):
-    return mf.verdict_for(claim.kind, claim.args, claim.layouts, claim.assume, claim.symbols)
+    return mf.decide(claim)
 
 
 def _env(claim):

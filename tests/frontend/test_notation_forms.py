@@ -128,7 +128,7 @@ def test_extent_forms(form):
     assert smem_layout(atom, None, form) == cv.tile_to_shape(cv.parse("S<3,3,3> o 0 o (8,64):(64,1)"), (16, 64))
     yaml = json.dumps(form) if not isinstance(form, str) else f'"{form}"'
     c = _load(f'g: "{G}"\ntv: "(32,32):(32,1)"\n', f"  - covers: {{layout: tv, tile: {yaml}}}\n")[0]
-    assert c.args["tile"] == "(16,64)"  # a manifest claim's tile
+    assert c.args["tile"] == (16, 64)  # a manifest claim's tile
     s = form.strip() if isinstance(form, str) else ""
     if not s or ("," in s and not s.startswith(("(", "["))):
         return  # 16,64 is two arguments of a call: not a function argument
@@ -141,7 +141,7 @@ def test_extent_forms(form):
 def test_covers_tile_in_every_front_end():
     """The issue's case: ``covers``' tile ``128x256`` in a manifest, as smem_optimal's and Python's."""
     c = _load('tv: "(128,256):(1,128)"\n', '  - covers: {layout: tv, tile: 128x256}\n')[0]
-    assert c.args["tile"] == "(128,256)"
+    assert c.args["tile"] == (128, 256)
     assert cv.covers(cv.parse("(128,256):(1,128)"), "128x256").status == "proved"
     assert read_extents("[128,256]") == read_extents("128,256") == (128, 256)
 

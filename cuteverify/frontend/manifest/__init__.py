@@ -38,7 +38,7 @@ Format (JSON Schema: ``specs/manifest_schema.json``, shipped as ``cuteverify.spe
             name: "a label"                  # optional
 
 Layout entries (``cuteverify.frontend.manifest.expr``): CuTe text; an algebra call of the ``cuteverify algebra`` verb
-(``tile_to_shape(sA, (128,64,3))``, ``composition(Swizzle<3,3,3>{}, (8,64):(64,1))``); a call of the atom layer
+(``tile_to_shape(sA, (128,64,3))``, ``composition(S<3,3,3>, (8,64):(64,1))``); a call of the atom layer
 (``make_tiled_mma``, ``make_mma_atom``, ``make_copy_atom``, ``make_tiled_copy``, ``make_tiled_copy_tv``,
 ``make_tiled_copy_A/B/C/C_atom/S/D``, ``make_layout_tv``, ``local_tile``, ``local_partition``, ``fragment_like``, with
 CuTe DSL's argument order and keywords: ``make_tiled_mma(ATOM, atom_layout_mnk=(2,2,1))``); another entry's
@@ -77,12 +77,15 @@ each ``require``: ``synth.prove_smem_optimal``; counterexample: the objective te
 ``operand`` (each k-block of ``partition_A/B(smem)`` is read by the wgmma / UMMA descriptor of the declared major,
 ``<GMMA::Major::K,GMMA::Major::MN>`` / ``a_major`` / ``major``: ``atoms.operand_desc``; counterexample: block,
 thread, element, cause), also implied by each entry ``M.get_slice(t).partition_A(S)`` (``_B``,
-``partition_fragment_A/B``) naming such a tiled MMA and a layout (``manifest_operand.implicit_claims``).
+``partition_fragment_A/B``) naming such a tiled MMA and a layout (``operand.implicit_claims``).
 
 A claim passes when its verdict equals ``expect``. Errors (bad YAML, schema violations, unparsable layout text,
 unknown names, cycles, undeclared symbols, an entry of the wrong kind) are :class:`ManifestError` with file,
-line and column taken from the YAML node marks; nothing here prints. Modules: this one (loading, running,
-JUnit), ``manifest_expr`` (layout expressions), ``manifest_claims`` (the claim kinds), ``manifest_yaml``.
+line and column taken from the YAML node marks; nothing here prints. Modules: this one (loading, the schema,
+running), ``kernel`` (one kernel's entries and claims, read into evaluated values), ``expr`` (layout expressions),
+``claims`` (the registry of claim kinds: each kind's schema fragment, reader, text and procedure, defined in
+``claims_layout`` / ``claims_atoms`` / ``claims_smem`` / ``operand`` on ``kind``), ``yaml_guard``, ``cache``,
+``junit``, ``report``.
 
 May import: every layer below the front ends, ``draw`` and the rest of ``frontend``.
 """
@@ -93,26 +96,22 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass, field
 
 from ... import prover as P  # noqa: F401 - the module whose procedures the claims call (tests patch it here)
 from ..checked import byte_element_hint, checked_agrees, checked_equal  # noqa: F401 - re-exported
-from ...core.notation.parse import DYNAMIC_PREFIX, as_assumptions
-from ...errors import CuteVerifyError, LayoutExprError, ManifestError, ParseError, YamlRefusal
+from ...errors import CuteVerifyError, ManifestError, YamlRefusal
 from . import cache as manifest_cache
-from .claims import KINDS, claim_text, read_args, verdict_for
-from .operand import implicit_claims
+from .claims import KINDS, claim_schema, decide_args, register
 from .junit import junit_xml  # noqa: F401 - re-exported
-from .expr import environment, evaluate, evaluate_value, is_layout, shared_assumptions
+from .kernel import Claim, KernelReader, where
 from .yaml_guard import compose
 from ..messages import user_text
 
 __all__ = ["ManifestError", "Claim", "load", "load_all", "load_text", "run_claim", "run", "check_files",
            "load_error_result", "exit_code", "junit_xml",
            "checked_agrees", "checked_equal", "byte_element_hint", "schema",
-           "KINDS", "verdict_for"]
+           "KINDS", "register", "decide", "full_schema"]
 
-_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 # a manifest that builds atoms or checks agreement needs the spec library (loaded once, checked per spec used)
 _NAMES_SPECS = re.compile(r"\bagrees\b|\bmake_\w+\s*\(")
 
@@ -150,34 +149,54 @@ def _schema_path():
 
 
 @functools.lru_cache(maxsize=1)
-def _schema_text() -> str:
-    return _schema_path().read_text()
+def _shipped() -> dict:
+    return json.loads(_schema_path().read_text())
 
 
-@functools.lru_cache(maxsize=1)
+def full_schema() -> dict:
+    """The manifest's JSON schema: the shipped file's (``specs/manifest_schema.json``) with its claim part
+    (``$defs/claim``) built from the registry (``claims.claim_schema``), so that a registered kind validates.
+    The shipped file equals it for the kinds cuteverify ships (tests/test_claim_registry.py)."""
+    out = dict(_shipped())
+    out["$defs"] = {**out["$defs"], "claim": claim_schema()}
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _schema_for(kinds: tuple) -> tuple:
+    # keyed by the registered kinds: (schema, its text)
+    s = full_schema()
+    return s, json.dumps(s, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _validator_for(kinds: tuple):
+    # built only when a manifest is validated (jsonschema takes a while to import): None without jsonschema
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    s = _schema_for(kinds)[0]
+    return jsonschema.validators.validator_for(s)(s)
+
+
+def _registered() -> tuple:
+    return tuple(KINDS.values())
+
+
 def schema() -> dict:
-    return json.loads(_schema_text())
+    """The manifest's JSON schema for the kinds registered now (:func:`full_schema`)."""
+    return _schema_for(_registered())[0]
 
 
-@functools.lru_cache(maxsize=1)
-def _validator():
-    import jsonschema
-    cls = jsonschema.validators.validator_for(schema())
-    return cls(schema())
+def _schema_text() -> str:
+    return _schema_for(_registered())[1]
 
-
-def _where(marks, path):
-    path = tuple(path)
-    while path not in marks and path:
-        path = path[:-1]
-    m = marks.get(path)
-    return (m.line, m.column) if m else (None, None)
 
 
 def _validate(doc, marks, file):
-    try:
-        v = _validator()
-    except ImportError:  # jsonschema missing: the structural checks below still run
+    v = _validator_for(_registered())
+    if v is None:  # jsonschema missing: the structural checks below still run
         return False
     errors = sorted(v.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
@@ -193,208 +212,10 @@ def _validate(doc, marks, file):
         msg = f"{path[-1]} takes one of: {'; '.join(forms)} (got {', '.join(map(str, e.instance)) or 'nothing'})"
     else:
         msg = e.message
-    where = "/".join(str(p) for p in path) or "(top level)"
-    line, col = _where(marks, path)
-    raise ManifestError(f"schema: at {where}: {msg}", file, line, col)
+    at = "/".join(str(p) for p in path) or "(top level)"
+    line, col = where(marks, path)
+    raise ManifestError(f"schema: at {at}: {msg}", file, line, col)
 
-
-# ----------------------------------------------------------------------------------------- claims
-
-@dataclass
-class Claim:
-    """One claim, self-contained (picklable): it carries its kernel's layouts (text) and assumptions."""
-
-    file: str
-    kernel: str
-    index: int
-    kind: str
-    args: dict
-    expect: str = "proved"
-    name: str = ""
-    line: int | None = None
-    column: int | None = None
-    layouts: dict = field(default_factory=dict)
-    assume: tuple = ()
-    symbols: tuple | None = None
-
-    @property
-    def text(self) -> str:
-        return claim_text(self.kind, self.args)
-
-    @property
-    def label(self) -> str:
-        return self.name or self.text
-
-    @property
-    def location(self) -> str:
-        return f"{self.file}:{self.line}" if self.line else self.file
-
-    def to_payload(self) -> dict:
-        return {"kind": self.kind, "args": self.args, "layouts": self.layouts, "assume": list(self.assume),
-                "symbols": list(self.symbols) if self.symbols is not None else None, "location": self.location}
-
-
-def _mark_of(marks, path):
-    return marks.get(tuple(path))
-
-
-def _text_error(pe: ParseError, mark, file, what):
-    line = col = None
-    if mark is not None:
-        line = mark.line
-        col = mark.column + (1 if mark.quoted else 0) + max(pe.column - 1, 0)
-    return ManifestError(f"cannot parse {what}: expected {pe.expected}\n  {pe.text}\n  {' ' * (pe.column - 1)}^",
-                         file, line, col)
-
-
-class _Kernel:
-    """Reads one kernel of a manifest: its assumptions, its named layouts and its claims, each checked where it
-    stands so that an error carries the line and column of the offending YAML node."""
-
-    def __init__(self, name, body, marks, file):
-        self.name, self.body, self.marks, self.file = str(name), body, marks, file
-        self.path = ("kernels", name)
-        self.assume = tuple(str(a) for a in (body.get("assume") or []))
-        self.symbols = tuple(body["symbols"]) if body.get("symbols") is not None else None
-        self.layouts = {str(n): str(t) for n, t in (body.get("layouts") or {}).items()}
-        self.asm = self._assumptions()
-        self.env = self._environment()
-
-    def error(self, reason, path):
-        return ManifestError(reason, self.file, *_where(self.marks, path))
-
-    def _assumptions(self):
-        if not self.assume:
-            return None
-        for i, a in enumerate(self.assume):
-            where = self.path + ("assume", i)
-            try:
-                as_assumptions([a])
-            except ParseError as pe:
-                raise _text_error(pe, _mark_of(self.marks, where), self.file, "assumption") from None
-            except CuteVerifyError as e:
-                raise self.error(f"assumption {a!r}: {e}", where) from None
-        try:
-            asm = shared_assumptions(self.assume)
-            asm.check_consistent()  # a contradiction proves anything: refuse it here, with its line
-            return asm
-        except CuteVerifyError as e:
-            raise self.error(f"assumptions: {e}", self.path + ("assume",)) from None
-
-    def _expr_error(self, e, path, what):
-        if e.parse_error is not None:
-            return _text_error(e.parse_error, _mark_of(self.marks, path), self.file, what)
-        line, col = _where(self.marks, path)
-        mark = _mark_of(self.marks, path)
-        if mark is not None and e.column:
-            col = mark.column + (1 if mark.quoted else 0) + e.column - 1
-        return ManifestError(f"{what}: {e.reason}", self.file, line, col)
-
-    def _environment(self):
-        """Every entry evaluated in dependency order (a cycle, an unknown name or a failed builder is an error
-        at the entry's line), each using only the declared symbols."""
-        try:
-            env = environment(tuple(self.layouts.items()), self.assume, self.symbols)
-        except LayoutExprError as e:
-            path = self.path + ("layouts", e.name) if e.name in self.layouts else self.path + ("layouts",)
-            raise self._wrap(e, path, f"layout {e.name}") from None
-        for n, v in env.items():
-            self._check_symbols(v, self.path + ("layouts", n), f"layout {n}")
-        return env
-
-    def _wrap(self, e, path, what):
-        if e.parse_error is not None or e.column:
-            return self._expr_error(e, path, what)
-        return self.error(f"{what}: {e.reason}", path)
-
-    def _check_symbols(self, v, path, what):
-        if self.symbols is None or not callable(getattr(v, "free_symbols", None)):
-            return
-        # each ``?`` of CuTe DSL text is its own unknown (``?1``, ...): never a symbol the kernel must declare
-        extra = sorted(s for s in (str(x) for x in v.free_symbols())
-                       if s not in self.symbols and not s.startswith(DYNAMIC_PREFIX))
-        if extra:
-            raise self.error(f"{what} uses undeclared symbol(s) {', '.join(extra)} "
-                             f"(declared: {', '.join(self.symbols) or 'none'})", path)
-
-    def _inline(self, v, path, what="layout"):
-        """Inline text or an expression over the kernel's entries: evaluated here so that an error has the
-        claim's line and column."""
-        try:
-            val = evaluate(v, self.env, self.asm, self.symbols)
-        except ParseError as pe:
-            raise _text_error(pe, _mark_of(self.marks, path), self.file, what) from None
-        except LayoutExprError as e:
-            raise self._wrap(e, path, what) from None
-        except CuteVerifyError as e:
-            raise self.error(f"{what}: {e}", path) from None
-        self._check_symbols(val, path, what)
-        return val
-
-    def ref(self, v, path):
-        """A layout argument: one of the kernel's names, or inline CuTe text or an expression (checked)."""
-        v = str(v).strip()
-        if v in self.layouts:
-            val = self.env[v]
-        elif _IDENT.match(v):
-            have = ", ".join(self.layouts) or "none"
-            raise self.error(f"unknown layout name {v!r} (this kernel's layouts: {have})", path)
-        else:
-            val = self._inline(v, path)
-        if not is_layout(val):
-            raise self.error(f"{v} is a {type(val).__name__}, not a layout (an attribute such as "
-                             f"tv_layout_A_tiled or layout_tv_tiled is)", path)
-        return v
-
-    def obj(self, v, path, cls):
-        """The name of an entry that is a ``cls`` (a tiled MMA, a tiled copy)."""
-        v = str(v).strip()
-        what = {"TiledMma": "a tiled MMA (make_tiled_mma(...))", "TiledCopy": "a tiled copy (make_tiled_copy"
-                "_tv / _A / _B / ...)"}.get(cls.__name__, cls.__name__)
-        if v not in self.layouts:
-            have = ", ".join(self.layouts) or "none"
-            raise self.error(f"unknown name {v!r}: expected an entry that is {what} (this kernel's layouts: "
-                             f"{have})", path)
-        if not isinstance(self.env[v], cls):
-            raise self.error(f"{v} is a {type(self.env[v]).__name__}, not {what}", path)
-        return v
-
-    def value_text(self, v, path):
-        """A field written as an atom function's argument (an atom layout, a permutation): checked, kept as
-        text."""
-        v = str(v).strip()
-        if v not in self.layouts:
-            try:
-                evaluate_value(v, self.env, self.asm, self.symbols)
-            except ParseError as pe:
-                raise _text_error(pe, _mark_of(self.marks, path), self.file, "value") from None
-            except LayoutExprError as e:
-                raise self._wrap(e, path, "value") from None
-            except CuteVerifyError as e:
-                raise self.error(f"value: {e}", path) from None
-        return v
-
-    def claims(self):
-        out = []
-        for i, c in enumerate(self.body["claims"]):
-            cp = self.path + ("claims", i)
-            if not isinstance(c, dict):
-                raise self.error("a claim is a mapping such as {bijective: NAME}", cp)
-            kinds = [x for x in KINDS if x in c]
-            if len(kinds) != 1:
-                raise self.error(f"a claim needs exactly one of {', '.join(KINDS)}", cp)
-            kind = kinds[0]
-            args = read_args(self, kind, c[kind], cp + (kind,))
-            m = self.marks.get(cp)
-            out.append(Claim(self.file, self.name, i, kind, args, str(c.get("expect", "proved")),
-                             str(c.get("name", "")), m.line if m else None, m.column if m else None,
-                             self.layouts, self.assume, self.symbols))
-        have = {(c.args["tiled_mma"], c.args["operand"], c.args["smem"]) for c in out if c.kind == "operand"}
-        for entry, args, name in implicit_claims(self.layouts, self.env, have):  # at the entry's line
-            m = self.marks.get(self.path + ("layouts", entry))
-            out.append(Claim(self.file, self.name, len(out), "operand", args, "proved", name, m.line if m else None,
-                             m.column if m else None, self.layouts, self.assume, self.symbols))
-        return out
 
 
 def load_text(text: str, file: str = "<manifest>", remember: bool = False) -> list:
@@ -409,7 +230,7 @@ def load_text(text: str, file: str = "<manifest>", remember: bool = False) -> li
     if doc is None:
         raise ManifestError("empty manifest (expected a mapping with 'kernels')", file, 1, 1)
     if not isinstance(doc, dict):
-        raise ManifestError("a manifest is a mapping with 'kernels'", file, *_where(marks, ()))
+        raise ManifestError("a manifest is a mapping with 'kernels'", file, *where(marks, ()))
     if not (remember and manifest_cache.known_valid(_schema_text(), text)):
         if _validate(doc, marks, file) and remember:
             manifest_cache.remember_valid(_schema_text(), text)
@@ -420,12 +241,12 @@ def load_text(text: str, file: str = "<manifest>", remember: bool = False) -> li
             pass
     kernels = doc.get("kernels")
     if not isinstance(kernels, dict) or not kernels:  # also checked without jsonschema
-        raise ManifestError("'kernels' must be a non-empty mapping", file, *_where(marks, ("kernels",)))
+        raise ManifestError("'kernels' must be a non-empty mapping", file, *where(marks, ("kernels",)))
     claims = []
     for kname, k in kernels.items():
         if not isinstance(k, dict) or not isinstance(k.get("claims"), list):
-            raise ManifestError(f"kernel {kname!r} needs a list of claims", file, *_where(marks, ("kernels", kname)))
-        claims.extend(_Kernel(kname, k, marks, file).claims())
+            raise ManifestError(f"kernel {kname!r} needs a list of claims", file, *where(marks, ("kernels", kname)))
+        claims.extend(KernelReader(kname, k, marks, file).claims())
     return claims
 
 
@@ -489,16 +310,21 @@ def check_files(paths, jobs: int = 1, progress=None) -> tuple:
 
 # ---------------------------------------------------------------------------------------- running
 
-def run_claim(payload: dict) -> dict:
-    """Run one claim payload (``Claim.to_payload()``); never raises. Returns a JSON-able result whose status is
-    the verdict's, ``unknown`` for an undecided question, or ``error`` with ``error_kind`` ``input`` (bad text,
-    unknown spec, contradictory assumptions) or ``internal`` (a procedure's limit or a bug: it must not end a
-    run of many claims, but the run exits 4, docs/model.md section 8)."""
+def decide(claim: Claim):
+    """The ``Verdict`` of one loaded claim: its kind's procedure on its evaluated arguments under its kernel's
+    assumptions. Raises ``CuteVerifyError`` on input that cannot be decided (:func:`run_claim` reports it)."""
+    return decide_args(claim.kind, claim.args, claim.assumptions)
+
+
+def run_claim(claim: Claim) -> dict:
+    """Run one loaded claim; never raises. Returns a JSON-able result whose status is the verdict's, ``unknown``
+    for an undecided question, or ``error`` with ``error_kind`` ``input`` (bad text, unknown spec, contradictory
+    assumptions) or ``internal`` (a procedure's limit or a bug: it must not end a run of many claims, but the run
+    exits 4, docs/model.md section 8)."""
     t0 = time.perf_counter()
-    where = payload.get("location", "")
+    where = claim.location
     try:
-        v = verdict_for(payload["kind"], payload["args"], payload["layouts"], payload.get("assume", ()),
-                        payload.get("symbols"))
+        v = decide(claim)
     except CuteVerifyError as e:
         if e.kind == "undecided":
             return {"status": "unknown", "reason": f"{where}: {e}", "elapsed": time.perf_counter() - t0}
@@ -530,19 +356,18 @@ def _chunks(seq, n):
         yield seq[i:i + n]
 
 
-def _run_batch(payloads):
-    return [run_claim(p) for p in payloads]
+def _run_batch(claims):
+    return [run_claim(c) for c in claims]
 
 
 def run(claims: list, jobs: int = 1, progress=None) -> list:
-    """Run claims (in ``jobs`` processes when > 1); ``progress(done, total)`` is called as results arrive.
-    Returns one result dict per claim, in order."""
+    """Run claims (in ``jobs`` processes when > 1: each gets batches of claims, pickled with their values);
+    ``progress(done, total)`` is called as results arrive. Returns one result dict per claim, in order."""
     n = len(claims)
-    payloads = [c.to_payload() for c in claims]
     results: list = []
     if jobs <= 1 or n <= 1:
-        for i, p in enumerate(payloads):
-            results.append(run_claim(p))
+        for i, c in enumerate(claims):
+            results.append(run_claim(c))
             if progress:
                 progress(i + 1, n)
     else:
@@ -558,7 +383,7 @@ def run(claims: list, jobs: int = 1, progress=None) -> list:
         except ValueError:  # pragma: no cover - platforms without fork
             ctx = mp.get_context()
         size = max(1, min(64, n // (jobs * 4) or 1))
-        batches = list(_chunks(payloads, size))
+        batches = list(_chunks(claims, size))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
             for batch in ex.map(_run_batch, batches):
                 results.extend(batch)

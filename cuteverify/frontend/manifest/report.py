@@ -14,12 +14,10 @@ import time
 from ... import draw
 from ...atoms import TiledMma, make_tiled_mma
 from ...core.layout import size
-from ...core.notation.interop import as_layout
 from ...core.notation.parse import anonymous_names
 from ...errors import CuteVerifyError
 from ...hardware import resolve
 from ...hardware.library.spec import OPERAND_MODES, TILED_OPERANDS
-from .expr import environment, evaluate, evaluate_value, shared_assumptions
 
 __all__ = ["html_report", "anchor", "MAX_DRAWN_CELLS"]
 
@@ -48,13 +46,12 @@ def _e(x) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _layout_text(claim, result):
-    """The text of the layout a refuted claim is about (the one its counterexample's coordinates index)."""
+def _layout_of(claim):
+    """The layout a refuted claim is about (the one its counterexample's coordinates index), as the claim
+    carries it, or None."""
     a = claim.args
     ref = a.get("layout") or a.get("a")
-    if ref is None:
-        return None
-    return claim.layouts.get(ref, ref)
+    return None if ref is None else ref.value
 
 
 def _drawing(claim, result) -> str:
@@ -62,11 +59,10 @@ def _drawing(claim, result) -> str:
     data = result.get("counterexample") or {}
     if claim.kind == "agrees" and data.get("kind") == "disagree":
         return _agrees_drawing(claim, data)
-    text = _layout_text(claim, result)
-    if text is None:
+    L = _layout_of(claim)
+    if L is None:
         return "<p>(no single layout to draw for this claim)</p>"
     try:
-        L = as_layout(text, assume=list(claim.assume) or None)
         if data.get("assignment"):
             L = L.subs(_renamed(data["assignment"], result.get("what") or "", L))
         if not getattr(L, "is_concrete", True):
@@ -91,8 +87,7 @@ def _agrees_drawing(claim, data) -> str:
     an operand that is not an MMA's) falls back to the (thread, value) grid with that one cell outlined. With
     a coordinate counterexample (a shared-memory atom), the layout with that (row, col) cell outlined."""
     try:
-        env = environment(tuple(claim.layouts.items()), tuple(claim.assume), claim.symbols)
-        tv, tile = _agrees_objects(claim, env)
+        tv, tile = _agrees_objects(claim)
         if not getattr(tv, "is_concrete", True):
             return "<p>(a symbolic layout: not drawn)</p>"
         if "thread" not in data:  # a shared-memory atom: coords is the (row, col) where the offsets differ
@@ -107,26 +102,21 @@ def _agrees_drawing(claim, data) -> str:
         return f"<p>(not drawn: {_e(e)})</p>"
 
 
-def _agrees_objects(claim, env):
+def _agrees_objects(claim):
     """(the claim's TV layout, its tile (R, C) or None when unknown) as the claim itself builds them."""
     a, op = claim.args, claim.args.get("operand")
-    asm = shared_assumptions(tuple(claim.assume))
-
-    def value(ref):
-        return env[ref] if ref in env else evaluate(ref, env, asm, claim.symbols)
-
     tm = None
     if a.get("tiled_mma"):
-        tm = value(a["tiled_mma"])
+        tm = a["tiled_mma"].value
     elif (a.get("atom_layout") is not None or a.get("permutation") is not None) and op in TILED_OPERANDS:
-        alay = evaluate_value(a["atom_layout"], env, asm, claim.symbols) if a.get("atom_layout") else (1, 1, 1)
-        perm = evaluate_value(a["permutation"], env, asm, claim.symbols) if a.get("permutation") else None
+        alay = a["atom_layout"].value if a.get("atom_layout") else (1, 1, 1)
+        perm = a["permutation"].value if a.get("permutation") else None
         tm = make_tiled_mma(a["spec"], alay, perm, **(a.get("params") or {}))
     if isinstance(tm, TiledMma) and op in TILED_OPERANDS:
-        tv = value(a["layout"]) if a.get("layout") else tm.tv_layout_tiled(op)
+        tv = a["layout"].value if a.get("layout") else tm.tv_layout_tiled(op)
         i, j = OPERAND_MODES[op]
         return tv, (tm.get_tile_size(i), tm.get_tile_size(j))
-    tv = value(a["layout"])
+    tv = a["layout"].value
     spec, p = resolve(str(a.get("spec", "")), **{k: v for k, v in (a.get("params") or {}).items() if k != "dtype"})
     if spec.kind != "mma" or op not in TILED_OPERANDS:
         return tv, None
