@@ -64,8 +64,7 @@ def complement(layout, cotarget=None, mode=None):
     return r if r is not None else _complement(layout, cotarget)
 
 
-complement._takes_mode = True
-complement.at_mode = None  # set by bymode.by_mode
+complement._takes_mode, complement.at_mode = True, None  # at_mode: set by bymode.by_mode
 
 
 @operation
@@ -598,3 +597,4 @@ def _whole_axis(extent, path):
 
 
 __all__ = ["complement", "repeat_complement", "NOT_NESTED"]
+complement.body = _complement.__wrapped__  # the body without a decision context of its own (divide's products)

@@ -229,8 +229,7 @@ def composition(a, b, mode=None):
     return r if r is not None else _composition(a, b)
 
 
-composition._takes_mode = True
-composition.at_mode = None  # set by bymode.by_mode
+composition._takes_mode, composition.at_mode = True, None  # at_mode: set by bymode.by_mode
 
 
 @operation(swizzle_through=True)
@@ -510,3 +509,4 @@ def by_mode(a, tiler, op, keep_rest=True):
 
 
 __all__ = ["composition"]
+composition.body = _composition.__wrapped__  # the body without a decision context of its own (divide's products)

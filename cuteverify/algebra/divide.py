@@ -9,14 +9,14 @@ from ..symbolic import decide
 from ..core.notation.interop import as_layout
 from ._op import operation, plain_ints
 from .coalesce import coalesce
-from .complement import _complement, complement, complement_ints, repeat_complement
+from .complement import complement, complement_ints, repeat_complement
 from .coord import is_coordinate
-from .composition import _composition, by_mode, composition
+from .composition import by_mode, composition
 
 
 # Inside an operation the decision context exists already, so for plain layouts the divides and products
 # call the bodies of complement and composition directly (their wrappers would only pass them through).
-_complement_body, _composition_body = _complement.__wrapped__, _composition.__wrapped__
+_complement_body, _composition_body = complement.body, composition.body
 
 
 def _is_tiler(b):
