@@ -188,8 +188,31 @@ def _first(mask):
 
 
 def widest_vector(off, eb, alignment=16, per=None):
-    """The widest vector width (bytes) every thread's values allow and ``(twice that, why not)`` or None."""
-    w, blocker = eb, None
+    """The widest vector width (bytes) every thread's values allow and ``(twice that, why not)`` or None.
+
+    Each width is decided on two column summaries (which neighbouring values are one element apart in every
+    thread, and the OR of each column's offsets, whose low bits are zero iff every thread's are) instead of
+    a pass over the whole table per width; only the blocker's witness comes from :func:`vector_problem`.
+    Post-condition: the width is the largest of ``eb, 2 eb, ...`` (at most ``min(16, alignment)``) such that
+    it and every narrower width pass :func:`vector_problem`, as an ascending search finds it
+    (``tests/oracles/banks_reference.py: widest_ref``)."""
+    w = eb
+    T, V = off.shape
+    if T and V > 1:
+        step_ok = np.ones(V, dtype=bool)                       # step_ok[c]: value c + 1 is one element after c
+        step_ok[:-1] = (np.diff(off, axis=1) == 1).all(axis=0)
+        low = np.bitwise_or.reduce(off, axis=0)
+        cand = eb * 2
+        while cand <= min(16, alignment) and cand <= 16:
+            n = cand // eb
+            if (per is not None and per % n) or V % n or not step_ok.reshape(-1, n)[:, :-1].all() \
+                    or ((low[::n] & (n - 1)) != 0).any():      # n is a power of two: aligned iff no low bits
+                break
+            w = cand
+            cand *= 2
+        blocker = (w * 2, vector_problem(off, eb, w * 2, alignment, per)) if w * 2 <= 16 and eb <= 16 else None
+        return w, blocker
+    blocker = None
     cand = eb * 2
     while cand <= min(16, alignment) and cand <= 16:
         p = vector_problem(off, eb, cand, alignment, per)
@@ -248,7 +271,25 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
     phase = _merged_phases(off[:, ::n] * eb + base_bytes, vector_bytes) if merged else None   # (T, K)
     counts = np.zeros(ngroups * NUM_BANKS, dtype=np.int64)
     used = np.zeros(ngroups, dtype=bool)
-    if off.size:
+    chunks = _whole_chunks(off, eb, vector_bytes, base_bytes, n, K)
+    if chunks is not None and ngroups.bit_length() + (int(chunks.max()) - int(chunks.min())).bit_length() > 56:
+        chunks = None                                          # packed keys would not fit int64
+    if chunks is not None:
+        # every vector is one aligned chunk of vector_bytes // 4 words: its banks are one class of the 32, so the
+        # distinct words per (phase, bank) are the distinct chunks per (phase, class), one key per vector
+        wv = vector_bytes // BANK_BYTES
+        ncls = NUM_BANKS // wv
+        t = np.arange(T, dtype=np.int64)[:, None]
+        ks = np.arange(K, dtype=np.int64)[None, :]
+        g = ((t // WARP) * K + ks) * P + (phase if merged else (t % WARP) // lanes)
+        low = min(0, int(chunks.min()) // ncls * ncls)
+        shift = max(int(chunks.max()) - low, 1).bit_length()
+        keys = _sorted_unique((g << shift | (chunks - low)).ravel())
+        gg = keys >> shift
+        per_cls = np.bincount(gg * ncls + (keys & (ncls - 1)), minlength=ngroups * ncls)
+        counts = np.repeat(per_cls.reshape(ngroups, ncls), wv, axis=1).ravel()
+        used[gg] = True
+    elif off.size:
         # (group, word) packed in bits, words moved by a multiple of 32 to start at >= 0 (banks unchanged); a key
         # that fits 31 bits (any real buffer) is int32: half the bytes to move and to sort
         low = min(0, ((int(off.min()) * eb + base_bytes) >> _WORD_SHIFT) // NUM_BANKS * NUM_BANKS)
@@ -294,6 +335,23 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
                    addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=ph,
                    degree=degree)
     return degree, wavefronts, ideal, wit
+
+
+def _whole_chunks(off, eb, vector_bytes, base_bytes, n, K):
+    """``(T, K)`` chunk numbers ``address // vector_bytes`` of every vector when each vector is whole words
+    (``vector_bytes`` a multiple of 4) and occupies exactly one aligned chunk (its values contiguous, the first
+    at a multiple of ``vector_bytes`` from a ``vector_bytes``-aligned base: what :func:`vector_problem`
+    checks), else None (the word-by-word path decides)."""
+    T, V = off.shape
+    if vector_bytes % BANK_BYTES or base_bytes % vector_bytes or V != K * n or not off.size \
+            or int(np.abs(off).max()) >= 1 << 56:
+        return None
+    first = off[:, ::n]
+    if ((first * eb) % vector_bytes).any():
+        return None
+    if n > 1 and not (np.diff(off.reshape(T, K, n), axis=2) == 1).all():
+        return None
+    return (first * eb + base_bytes) // vector_bytes
 
 
 _WORD_SHIFT = BANK_BYTES.bit_length() - 1                     # addr >> it == addr // BANK_BYTES, floored
