@@ -50,10 +50,18 @@ def layout_values(layout) -> np.ndarray:
     ``tests/analysis/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
     path and its error."""
     if isinstance(layout, ComposedLayout):
-        outer = layout_values(layout.outer) + int(layout.offset)
+        outer = layout_values(layout.outer)
+        if int(layout.offset):
+            outer += int(layout.offset)                        # a fresh table: in place
         inner = layout.inner
-        if isinstance(inner, Swizzle):
-            return inner(outer)
+        if isinstance(inner, Swizzle):  # x ^ ((x & yyy) >> shift), the core's Swizzle, in place on the fresh table
+            y = np.bitwise_and(outer, inner.yyy_mask)
+            if inner.shift >= 0:
+                y >>= inner.shift
+            else:
+                y <<= -inner.shift
+            outer ^= y
+            return outer
         if isinstance(inner, Layout) and outer.size and outer.min() >= 0 and _is_integer(inner):
             table = layout_values(inner)
             if outer.max() < table.size:
@@ -164,7 +172,10 @@ def vector_problem(off, eb, width, alignment=16, per=None):
         return (0, f"{V} values per thread do not split into vectors of {n} elements", (), ())
     g = off.reshape(T, V // n, n)
     want = g[:, :, :1] + np.arange(n, dtype=np.int64)
-    badc = _first(g != want)
+    miss = g != want
+    if not miss.any() and not ((g[:, :, 0] * eb) % width).any():
+        return None                                            # contiguous and aligned: no witness to look for
+    badc = _first(miss)
     if len(badc):
         t, k, j = map(int, badc[0])
         vs = tuple(range(k * n, k * n + n))
@@ -343,11 +354,10 @@ def _whole_chunks(off, eb, vector_bytes, base_bytes, n, K):
     at a multiple of ``vector_bytes`` from a ``vector_bytes``-aligned base: what :func:`vector_problem`
     checks), else None (the word-by-word path decides)."""
     T, V = off.shape
-    if vector_bytes % BANK_BYTES or base_bytes % vector_bytes or V != K * n or not off.size \
-            or int(np.abs(off).max()) >= 1 << 56:
+    if vector_bytes % BANK_BYTES or base_bytes % vector_bytes or V != K * n or not off.size:
         return None
     first = off[:, ::n]
-    if ((first * eb) % vector_bytes).any():
+    if max(-int(first.min()), int(first.max())) >= 1 << 56 or ((first * eb) % vector_bytes).any():
         return None
     if n > 1 and not (np.diff(off.reshape(T, K, n), axis=2) == 1).all():
         return None
@@ -410,10 +420,9 @@ def _merged_phases(vaddr, vector_bytes):
     rows = np.arange(T, dtype=np.int64)
     quad = rows // 4
     src = np.broadcast_to(rows[:, None], (T, K)).copy()      # the earliest lane of the quad with that address
-    for d in (1, 2, 3):
-        same = np.zeros((T, K), dtype=bool)
-        same[d:] = (vaddr[d:] == vaddr[:-d]) & (quad[d:] == quad[:-d])[:, None]
-        src[same] = (rows[:, None] - d).repeat(K, axis=1)[same]
+    for d in (1, 2, 3):  # a later (larger) d overwrites: the earliest lane wins
+        same = (vaddr[d:] == vaddr[:-d]) & (quad[d:] == quad[:-d])[:, None]
+        np.copyto(src[d:], (rows[d:] - d)[:, None], where=same)
     first = src == rows[:, None]
     seg = 16 if vector_bytes == 16 else WARP                 # lanes whose requests fill one run of phases
     s0 = rows - rows % seg                                   # the first lane of each lane's run
