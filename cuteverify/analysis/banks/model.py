@@ -280,7 +280,7 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
     P = 4 if merged else WARP // lanes                         # merged: at most 4 phases per request
     ngroups = W * K * P
     phase = _merged_phases(off[:, ::n] * eb + base_bytes, vector_bytes) if merged else None   # (T, K)
-    counts = np.zeros(ngroups * NUM_BANKS, dtype=np.int64)
+    counts, per_group = None, None
     used = np.zeros(ngroups, dtype=bool)
     chunks = _whole_chunks(off, eb, vector_bytes, base_bytes, n, K)
     if chunks is not None and ngroups.bit_length() + (int(chunks.max()) - int(chunks.min())).bit_length() > 56:
@@ -298,9 +298,12 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
         keys = _sorted_unique((g << shift | (chunks - low)).ravel())
         gg = keys >> shift
         per_cls = np.bincount(gg * ncls + (keys & (ncls - 1)), minlength=ngroups * ncls)
-        counts = np.repeat(per_cls.reshape(ngroups, ncls), wv, axis=1).ravel()
+        per_cls = per_cls.reshape(ngroups, ncls)
+        per_group = per_cls.max(axis=1)                        # a class's wv banks share its count
         used[gg] = True
-    elif off.size:
+    else:
+        counts = np.zeros(ngroups * NUM_BANKS, dtype=np.int64)
+    if chunks is None and off.size:
         # (group, word) packed in bits, words moved by a multiple of 32 to start at >= 0 (banks unchanged); a key
         # that fits 31 bits (any real buffer) is int32: half the bytes to move and to sort
         low = min(0, ((int(off.min()) * eb + base_bytes) >> _WORD_SHIFT) // NUM_BANKS * NUM_BANKS)
@@ -323,14 +326,18 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
             counts[g_lo * NUM_BANKS:g_hi * NUM_BANKS] = np.bincount(
                 (gg - g_lo) * NUM_BANKS + bank, minlength=(g_hi - g_lo) * NUM_BANKS)
             used[gg] = True
-    per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
+    if per_group is None:
+        per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
     degree = int(per_group.max()) if per_group.size else 0
     wavefronts = int(per_group[used].sum())
     ideal = int(used.sum())
     wit = None
     if degree > 1:
-        cell = int(np.argmax(counts))
-        g0, bank = divmod(cell, NUM_BANKS)
+        if counts is None:  # the first (group, class) at the degree, and that class's first bank
+            g0, c = divmod(int(np.argmax(per_cls)), ncls)
+            bank = c * wv
+        else:
+            g0, bank = divmod(int(np.argmax(counts)), NUM_BANKS)
         warp, rest = divmod(g0, K * P)
         r0 = warp * WARP                                       # the phase's threads are the warp's
         g, words, addr = _group_words(off, r0, min(T, r0 + WARP), eb, n, wpe, K, P, lanes, base_bytes, phase,
@@ -354,7 +361,8 @@ def _whole_chunks(off, eb, vector_bytes, base_bytes, n, K):
     at a multiple of ``vector_bytes`` from a ``vector_bytes``-aligned base: what :func:`vector_problem`
     checks), else None (the word-by-word path decides)."""
     T, V = off.shape
-    if vector_bytes % BANK_BYTES or base_bytes % vector_bytes or V != K * n or not off.size:
+    if vector_bytes % BANK_BYTES or vector_bytes != n * eb or base_bytes % vector_bytes or V != K * n \
+            or not off.size:
         return None
     first = off[:, ::n]
     if max(-int(first.min()), int(first.max())) >= 1 << 56 or ((first * eb) % vector_bytes).any():
