@@ -268,7 +268,11 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
     (:func:`_merged_phases`). Either way a phase takes as many wavefronts as its largest number of distinct
     words on one bank (the degree of the phase; ideal 1 wavefront per phase).
 
-    Vectorised (issue 30): per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
+    Vectorised (issue 30): when every vector is one aligned run of ``vector_bytes`` (whole words; what
+    :func:`vector_problem` checks, verified here by ``_whole_chunks``), its words are the chunk
+    ``address // vector_bytes`` and its banks one class of ``vector_bytes // 4`` banks, so one key per vector
+    counts the distinct chunks per (phase, class), equal to the distinct words per (phase, bank) of each of the
+    class's banks. Otherwise, per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
     ``tests/oracles/banks_reference.py: degree_ref`` is the model before it (equal results, ``tests/analysis/test_banks_vectorized.py``),
     except for words below 0, which it mixed into the wrong phases."""
     T, V = off.shape
