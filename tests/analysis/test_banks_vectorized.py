@@ -202,3 +202,22 @@ def test_bank_conflicts_end_to_end_degrees():
                 _, off = bm.access_offsets(smem, acc)
                 deg, wf, ideal = _scalar_degree(off, 2, vb, 32 if vb <= 4 else 128 // vb, 0, vb in (8, 16))
                 assert (r.degree, r.wavefronts, r.ideal_wavefronts) == (deg, wf, ideal), (str(smem), str(acc), vb)
+
+
+@pytest.mark.parametrize("eb,vb", [(8, 4), (16, 8), (16, 4), (8, 8), (16, 16), (2, 16), (1, 4)])
+def test_degree_of_whole_chunk_vectors_equals_scalar_model(eb, vb):
+    """Aligned contiguous vectors (one key per vector: the chunk path) and elements wider than the vector
+    (every element's words count): degree, wavefronts and ideal equal the scalar count, fixed and merged
+    phases, bases on and off the vector's alignment."""
+    rng = np.random.default_rng(RNG_SEED + 7)
+    n = max(1, vb // eb)
+    for i in range(12):
+        T, K = int(rng.choice([32, 64])), int(rng.integers(1, 4))
+        start = rng.integers(-64, 64, size=(T, K)) * n
+        off = (start[:, :, None] + np.arange(n)).reshape(T, K * n).astype(np.int64)
+        idx = np.arange(off.size, dtype=np.int64).reshape(off.shape)
+        base = (0, vb, 4 * eb, 128)[i % 4]
+        merge = vb in (8, 16) and i % 2 == 0
+        lanes = 8 if vb == 16 else 16
+        got = bm.conflict_degree(idx, off, eb, vb, lanes, base, merge)
+        assert got[:3] == _scalar_degree(off, eb, vb, lanes, base, merge), (i, eb, vb, base, merge)

@@ -50,10 +50,18 @@ def layout_values(layout) -> np.ndarray:
     ``tests/analysis/test_banks_vectorized.py``); a table whose values could leave int64 takes that element-by-element
     path and its error."""
     if isinstance(layout, ComposedLayout):
-        outer = layout_values(layout.outer) + int(layout.offset)
+        outer = layout_values(layout.outer)
+        if int(layout.offset):
+            outer += int(layout.offset)                        # a fresh table: in place
         inner = layout.inner
-        if isinstance(inner, Swizzle):
-            return inner(outer)
+        if isinstance(inner, Swizzle):  # x ^ ((x & yyy) >> shift), the core's Swizzle, in place on the fresh table
+            y = np.bitwise_and(outer, inner.yyy_mask)
+            if inner.shift >= 0:
+                y >>= inner.shift
+            else:
+                y <<= -inner.shift
+            outer ^= y
+            return outer
         if isinstance(inner, Layout) and outer.size and outer.min() >= 0 and _is_integer(inner):
             table = layout_values(inner)
             if outer.max() < table.size:
@@ -164,7 +172,10 @@ def vector_problem(off, eb, width, alignment=16, per=None):
         return (0, f"{V} values per thread do not split into vectors of {n} elements", (), ())
     g = off.reshape(T, V // n, n)
     want = g[:, :, :1] + np.arange(n, dtype=np.int64)
-    badc = _first(g != want)
+    miss = g != want
+    if not miss.any() and not ((g[:, :, 0] * eb) % width).any():
+        return None                                            # contiguous and aligned: no witness to look for
+    badc = _first(miss)
     if len(badc):
         t, k, j = map(int, badc[0])
         vs = tuple(range(k * n, k * n + n))
@@ -188,8 +199,31 @@ def _first(mask):
 
 
 def widest_vector(off, eb, alignment=16, per=None):
-    """The widest vector width (bytes) every thread's values allow and ``(twice that, why not)`` or None."""
-    w, blocker = eb, None
+    """The widest vector width (bytes) every thread's values allow and ``(twice that, why not)`` or None.
+
+    Each width is decided on two column summaries (which neighbouring values are one element apart in every
+    thread, and the OR of each column's offsets, whose low bits are zero iff every thread's are) instead of
+    a pass over the whole table per width; only the blocker's witness comes from :func:`vector_problem`.
+    Post-condition: the width is the largest of ``eb, 2 eb, ...`` (at most ``min(16, alignment)``) such that
+    it and every narrower width pass :func:`vector_problem`, as an ascending search finds it
+    (``tests/oracles/banks_reference.py: widest_ref``)."""
+    w = eb
+    T, V = off.shape
+    if T and V > 1:
+        step_ok = np.ones(V, dtype=bool)                       # step_ok[c]: value c + 1 is one element after c
+        step_ok[:-1] = (np.diff(off, axis=1) == 1).all(axis=0)
+        low = np.bitwise_or.reduce(off, axis=0)
+        cand = eb * 2
+        while cand <= min(16, alignment) and cand <= 16:
+            n = cand // eb
+            if (per is not None and per % n) or V % n or not step_ok.reshape(-1, n)[:, :-1].all() \
+                    or ((low[::n] & (n - 1)) != 0).any():      # n is a power of two: aligned iff no low bits
+                break
+            w = cand
+            cand *= 2
+        blocker = (w * 2, vector_problem(off, eb, w * 2, alignment, per)) if w * 2 <= 16 and eb <= 16 else None
+        return w, blocker
+    blocker = None
     cand = eb * 2
     while cand <= min(16, alignment) and cand <= 16:
         p = vector_problem(off, eb, cand, alignment, per)
@@ -234,7 +268,11 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
     (:func:`_merged_phases`). Either way a phase takes as many wavefronts as its largest number of distinct
     words on one bank (the degree of the phase; ideal 1 wavefront per phase).
 
-    Vectorised (issue 30): per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
+    Vectorised (issue 30): when every vector is one aligned run of ``vector_bytes`` (whole words; what
+    :func:`vector_problem` checks, verified here by ``_whole_chunks``), its words are the chunk
+    ``address // vector_bytes`` and its banks one class of ``vector_bytes // 4`` banks, so one key per vector
+    counts the distinct chunks per (phase, class), equal to the distinct words per (phase, bank) of each of the
+    class's banks. Otherwise, per chunk of warps, the distinct (phase, word) pairs by a sort of packed keys;
     ``tests/oracles/banks_reference.py: degree_ref`` is the model before it (equal results, ``tests/analysis/test_banks_vectorized.py``),
     except for words below 0, which it mixed into the wrong phases."""
     T, V = off.shape
@@ -246,9 +284,30 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
     P = 4 if merged else WARP // lanes                         # merged: at most 4 phases per request
     ngroups = W * K * P
     phase = _merged_phases(off[:, ::n] * eb + base_bytes, vector_bytes) if merged else None   # (T, K)
-    counts = np.zeros(ngroups * NUM_BANKS, dtype=np.int64)
+    counts, per_group = None, None
     used = np.zeros(ngroups, dtype=bool)
-    if off.size:
+    chunks = _whole_chunks(off, eb, vector_bytes, base_bytes, n, K)
+    if chunks is not None and ngroups.bit_length() + (int(chunks.max()) - int(chunks.min())).bit_length() > 56:
+        chunks = None                                          # packed keys would not fit int64
+    if chunks is not None:
+        # every vector is one aligned chunk of vector_bytes // 4 words: its banks are one class of the 32, so the
+        # distinct words per (phase, bank) are the distinct chunks per (phase, class), one key per vector
+        wv = vector_bytes // BANK_BYTES
+        ncls = NUM_BANKS // wv
+        t = np.arange(T, dtype=np.int64)[:, None]
+        ks = np.arange(K, dtype=np.int64)[None, :]
+        g = ((t // WARP) * K + ks) * P + (phase if merged else (t % WARP) // lanes)
+        low = min(0, int(chunks.min()) // ncls * ncls)
+        shift = max(int(chunks.max()) - low, 1).bit_length()
+        keys = _sorted_unique((g << shift | (chunks - low)).ravel())
+        gg = keys >> shift
+        per_cls = np.bincount(gg * ncls + (keys & (ncls - 1)), minlength=ngroups * ncls)
+        per_cls = per_cls.reshape(ngroups, ncls)
+        per_group = per_cls.max(axis=1)                        # a class's wv banks share its count
+        used[gg] = True
+    else:
+        counts = np.zeros(ngroups * NUM_BANKS, dtype=np.int64)
+    if chunks is None and off.size:
         # (group, word) packed in bits, words moved by a multiple of 32 to start at >= 0 (banks unchanged); a key
         # that fits 31 bits (any real buffer) is int32: half the bytes to move and to sort
         low = min(0, ((int(off.min()) * eb + base_bytes) >> _WORD_SHIFT) // NUM_BANKS * NUM_BANKS)
@@ -271,14 +330,18 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
             counts[g_lo * NUM_BANKS:g_hi * NUM_BANKS] = np.bincount(
                 (gg - g_lo) * NUM_BANKS + bank, minlength=(g_hi - g_lo) * NUM_BANKS)
             used[gg] = True
-    per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
+    if per_group is None:
+        per_group = counts.reshape(ngroups, NUM_BANKS).max(axis=1)
     degree = int(per_group.max()) if per_group.size else 0
     wavefronts = int(per_group[used].sum())
     ideal = int(used.sum())
     wit = None
     if degree > 1:
-        cell = int(np.argmax(counts))
-        g0, bank = divmod(cell, NUM_BANKS)
+        if counts is None:  # the first (group, class) at the degree, and that class's first bank
+            g0, c = divmod(int(np.argmax(per_cls)), ncls)
+            bank = c * wv
+        else:
+            g0, bank = divmod(int(np.argmax(counts)), NUM_BANKS)
         warp, rest = divmod(g0, K * P)
         r0 = warp * WARP                                       # the phase's threads are the warp's
         g, words, addr = _group_words(off, r0, min(T, r0 + WARP), eb, n, wpe, K, P, lanes, base_bytes, phase,
@@ -294,6 +357,23 @@ def conflict_degree(idx, off, eb, vector_bytes, lanes, base_bytes=0, merge=False
                    addresses=tuple(int(addr[p]) for p in picks), bank=bank, warp=warp, iteration=k, phase=ph,
                    degree=degree)
     return degree, wavefronts, ideal, wit
+
+
+def _whole_chunks(off, eb, vector_bytes, base_bytes, n, K):
+    """``(T, K)`` chunk numbers ``address // vector_bytes`` of every vector when each vector is whole words
+    (``vector_bytes`` a multiple of 4) and occupies exactly one aligned chunk (its values contiguous, the first
+    at a multiple of ``vector_bytes`` from a ``vector_bytes``-aligned base: what :func:`vector_problem`
+    checks), else None (the word-by-word path decides)."""
+    T, V = off.shape
+    if vector_bytes % BANK_BYTES or vector_bytes != n * eb or base_bytes % vector_bytes or V != K * n \
+            or not off.size:
+        return None
+    first = off[:, ::n]
+    if max(-int(first.min()), int(first.max())) >= 1 << 56 or ((first * eb) % vector_bytes).any():
+        return None
+    if n > 1 and not (np.diff(off.reshape(T, K, n), axis=2) == 1).all():
+        return None
+    return (first * eb + base_bytes) // vector_bytes
 
 
 _WORD_SHIFT = BANK_BYTES.bit_length() - 1                     # addr >> it == addr // BANK_BYTES, floored
@@ -352,10 +432,9 @@ def _merged_phases(vaddr, vector_bytes):
     rows = np.arange(T, dtype=np.int64)
     quad = rows // 4
     src = np.broadcast_to(rows[:, None], (T, K)).copy()      # the earliest lane of the quad with that address
-    for d in (1, 2, 3):
-        same = np.zeros((T, K), dtype=bool)
-        same[d:] = (vaddr[d:] == vaddr[:-d]) & (quad[d:] == quad[:-d])[:, None]
-        src[same] = (rows[:, None] - d).repeat(K, axis=1)[same]
+    for d in (1, 2, 3):  # a later (larger) d overwrites: the earliest lane wins
+        same = (vaddr[d:] == vaddr[:-d]) & (quad[d:] == quad[:-d])[:, None]
+        np.copyto(src[d:], (rows[d:] - d)[:, None], where=same)
     first = src == rows[:, None]
     seg = 16 if vector_bytes == 16 else WARP                 # lanes whose requests fill one run of phases
     s0 = rows - rows % seg                                   # the first lane of each lane's run

@@ -30,6 +30,9 @@ checked against CUTLASS's make_umma_desc compiled on the host): no SM100 silicon
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ...core.arrays import swizzle_array
 from ...core.swizzle import Swizzle
 from ...errors import TmaError
 from ...symbolic.expr import to_int
@@ -267,6 +270,35 @@ class SmemDescriptor:
         if s is None:
             raise TmaError(f"start address {self.start} is symbolic: give start= to evaluate the address")
         return self.swizzle_address(s + self.canonical_offset(i, j))
+
+    def address_table(self, start=None):
+        """:meth:`address` of every block element as an int64 array indexed ``[j, i]`` (k rows, mn columns),
+        or None where int64 might not hold it exactly (a symbolic start or field, a magnitude past 2**40).
+        The canonical offset is a sum of one term per axis (``canonical_offset``), so the table is an outer
+        sum of two digit tables; the swizzle is applied elementwise (the same bits as on Python ints)."""
+        s = self.start if start is None else start
+        s = to_int(s, {}) if type(s) is not int else s
+        strides = [self._stride(st) for levels in self.levels() for _, st, _ in levels]
+        if s is None or type(self.base_offset) is not int or abs(s) >= 1 << 40 or any(type(v) is not int or abs(v) >= 1 << 24 for v in strides):
+            return None
+        mn_l, k_l = self.levels()
+        axes = []
+        for n, levels in ((self.mn, mn_l), (self.k, k_l)):
+            x, off = np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+            for size, st, _ in levels:  # the mixed-radix digits of _digits, fastest first
+                d = x if size is None else x % size
+                off += d * self._stride(st)
+                if size is None:
+                    break
+                x = x // size
+            axes.append(off)
+        addr = s + axes[0][None, :] + axes[1][:, None]
+        (b, m, sh), _ = swizzle_of_type(self.layout_type)
+        if b == 0:
+            return addr
+        period = 1 << (b + m + sh)
+        shift = period - ((self.base_offset * 128) % period)
+        return swizzle_array(Swizzle(b, m, sh), addr + shift) - shift
 
     def read_map(self, start=None) -> dict:
         """``{(i, j): byte address}`` for every element of the block."""

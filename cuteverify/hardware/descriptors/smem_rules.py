@@ -31,11 +31,16 @@ the buffer address may be symbolic. A layout that cannot be read (rank not 2, sy
 """
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 from ...algebra.tile import tile_to_shape
-from ...core.layout import size
+from ...core.arrays import layout_array, swizzle_array
+from ...core.layout import Layout, size
 from ...core.notation.cutlass_names import is_name
 from ...core.notation.interop import as_layout
-from ...core.notation.parse import as_assumptions, parse, read_swizzle
+from ...core.notation.parse import as_assumptions, read_swizzle
 from ...core.notation.tiles import read_extents
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import SpecError, TmaError, UnknownSpec
@@ -111,6 +116,42 @@ class _Block:
         u = self.u(x, y)
         return self.swz(u) if self.swz is not None else u
 
+    def u_table(self, x0, y0, mn, k):
+        """``u`` on the block ``[x0, x0+mn) x [y0, y0+k)`` as an array indexed ``[j, i]`` (``u(x0+i, y0+j)``):
+        a plain layout is the sum of its two modes, so the table is ``offset + mode0[x] + mode1[y]`` from the
+        modes' value tables (int64 while every value stays far inside it); else (or past that) the exact
+        Python ints, element by element, in an object array."""
+        modes = _mode_values(self.outer) if type(self.outer) is Layout else None
+        if modes is not None and abs(self.offset) < _SAFE:
+            a0, a1 = modes
+            return self.offset + a0[x0:x0 + mn][None, :] + a1[y0:y0 + k][:, None]
+        out = np.empty((k, mn), dtype=object)
+        for j in range(k):
+            for i in range(mn):
+                out[j, i] = self.u(x0 + i, y0 + j)
+        return out
+
+    def f_table(self, x0, y0, mn, k):
+        """``f`` on the block, as :meth:`u_table` (the swizzle applied elementwise: the same bits)."""
+        u = self.u_table(x0, y0, mn, k)
+        return swizzle_array(self.swz, u) if self.swz is not None else u
+
+
+#: int64 tables only while every value is below this magnitude: sums, byte scaling (x4) and an address stay exact
+_SAFE = 1 << 40
+
+
+@functools.lru_cache(maxsize=256)
+def _mode_values(outer):
+    """``(mode 0's values, mode 1's values)`` of a concrete rank-2 layout as int64 arrays (the search derives
+    one descriptor per K block of the same candidate: the tables are built once), or None past ``_SAFE``."""
+    a0, a1 = layout_array(outer[0]), layout_array(outer[1])
+    if a0 is None or a1 is None or (a0.size and int(np.abs(a0).max()) >= _SAFE) \
+            or (a1.size and int(np.abs(a1).max()) >= _SAFE):
+        return None
+    a0.flags.writeable = a1.flags.writeable = False
+    return a0, a1
+
 
 #: The largest MMA block extent along MN (wgmma's N and tcgen05.mma's M and N are at most 256): a block past
 #: it is refuted by the ``mn_max`` rule before any enumeration, so no procedure here visits more than
@@ -162,25 +203,26 @@ def _digit_rules(blk, desc, eb, mn, k):
              "k_chunk": "the second 16-byte chunk along K is 16 bytes after the first (K-major swizzled)",
              "sbo_uniform": "every 8-row group (core matrix step of the stride dimension) is SBO bytes apart",
              "lbo_uniform": "every leading-dimension group is LBO bytes apart"}
+    u = blk.u_table(0, 0, mn, k)
     for axis, levels in ((0, mn_l), (1, k_l)):
         unit = 1
         ext = mn if axis == 0 else k
         for size_, st, name in levels:
             stride = desc._stride(st) if not (isinstance(st, str) and getattr(desc, st.lower()) is None) else None
             bad = None
-            if stride is not None:
-                for j in range(k):
-                    for i in range(mn):
-                        x = (i, j)[axis]
-                        if x + unit >= ext or (size_ is not None and (x // unit) % size_ == size_ - 1):
-                            continue
-                        n = (i + unit, j) if axis == 0 else (i, j + unit)
-                        delta = (blk.u(*n) - blk.u(i, j)) * eb
-                        if delta != stride:
-                            bad = ((i, j), n, delta, stride)
-                            break
-                    if bad:
-                        break
+            if stride is not None and unit < ext:
+                # every element whose neighbour `unit` further along the axis lies in the same digit; the first
+                # failure in (j, i) order, as an element-by-element walk meets it
+                delta = (u[:, unit:] - u[:, :-unit]) * eb if axis == 0 else (u[unit:, :] - u[:-unit, :]) * eb
+                miss = delta != stride
+                if size_ is not None:
+                    last = (np.arange(ext - unit) // unit) % size_ == size_ - 1
+                    miss &= ~(last[None, :] if axis == 0 else last[:, None])
+                hit = np.flatnonzero(miss)
+                if hit.size:
+                    j, i = divmod(int(hit[0]), delta.shape[1])
+                    n = (i + unit, j) if axis == 0 else (i, j + unit)
+                    bad = ((i, j), n, int(delta[j, i]), stride)
             prev = rules.get(name)
             if prev is None or (prev[1] is None and bad is not None):
                 rules[name] = (texts[name], bad, st)
@@ -259,17 +301,22 @@ def prove_reads(desc: SmemDescriptor, smem, mn_block=0, k_block=0, address=0) ->
         return Verdict("refuted", claim=claim, method="evaluation", reason="the block is outside the layout",
                        counterexample=Mismatch(note=f"block ({mn_block}, {k_block}) of "
                                                      f"{desc.mn}x{desc.k} is outside the {blk.extent} tile"))
-    for j in range(desc.k):
-        for i in range(desc.mn):
-            got = desc.address(i, j, start)
-            want = a + eb * blk.f(x0 + i, y0 + j)
-            if got != want:
-                note = (f"element (mn={i}, k={j}) = smem coordinate ({x0 + i}, {y0 + j}): the descriptor reads "
-                        f"byte {got}, the layout puts it at byte {want}")
-                cex = Disagree(coords=(i, j), values=(got, want), note=note,
-                                     detail={"coordinate": (x0 + i, y0 + j), "descriptor": got, "layout": want})
-                return Verdict("refuted", claim=claim, method="evaluation on the block", counterexample=cex,
-                               reason=note)
+    want = blk.f_table(x0, y0, desc.mn, desc.k)
+    got = desc.address_table(start)
+    if got is None or want.dtype == object or abs(a) >= _SAFE:  # exact Python ints where int64 might not be
+        got = np.array([[desc.address(i, j, start) for i in range(desc.mn)] for j in range(desc.k)], dtype=object)
+        want = want.astype(object)
+    want = a + eb * want
+    hit = np.flatnonzero(got != want)
+    if hit.size:
+        j, i = divmod(int(hit[0]), desc.mn)  # the first disagreement in (j, i) order
+        got, want = int(got[j, i]), int(want[j, i])
+        note = (f"element (mn={i}, k={j}) = smem coordinate ({x0 + i}, {y0 + j}): the descriptor reads "
+                f"byte {got}, the layout puts it at byte {want}")
+        cex = Disagree(coords=(i, j), values=(got, want), note=note,
+                             detail={"coordinate": (x0 + i, y0 + j), "descriptor": got, "layout": want})
+        return Verdict("refuted", claim=claim, method="evaluation on the block", counterexample=cex,
+                       reason=note)
     return Verdict("proved", claim=claim, method=f"evaluation on all {desc.mn * desc.k} elements of the block")
 
 

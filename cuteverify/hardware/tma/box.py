@@ -78,7 +78,8 @@ def _tile_coords(outer):
     for s, d in zip(*leaves):  # CuTe's index -> offset: colexicographic over the flattened modes
         off += (idx // p) % s * d
         p *= s
-    if off.min() < 0 or off.max() != n - 1 or len(np.unique(off)) != n:
+    # n offsets in 0..n-1 are one-to-one iff each is counted once (a count, not a sort)
+    if off.min() < 0 or off.max() != n - 1 or not (np.bincount(off, minlength=n) == 1).all():
         raise TmaError(f"smem layout {outer}: its offsets are not 0..{n - 1} (not a compact one-to-one tile)")
     inv = np.empty(n, dtype=np.int64)
     inv[off] = idx
