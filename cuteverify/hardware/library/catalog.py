@@ -81,11 +81,14 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
     sources = read_sources(paths, shipped) if sources is None else sources
     key = sources_key(sources) if cached and check else None
     got = checkcache.lookup(key) if key is not None else None
-    hit = got is not None
-    if hit and check == "lazy" and lazylib.well_formed(got.get("index"), len(sources)):
-        # a cached success: each file is parsed when a name it holds is first asked for
-        lib = lazylib.IndexedLibrary(sources, got["index"], _parse_trusted, checker=self_check)
-        lib.cached, lib.cache_key = True, key
+    # an entry is a success, or (``"self_checked": False``) only the name index of these exact bytes
+    hit = got is not None and got.get("self_checked", True) is not False
+    if got is not None and check == "lazy" and lazylib.well_formed(got.get("index"), len(sources)):
+        # each file is parsed when a name it holds is first asked for; after a cached success its specs are
+        # trusted, after an index alone each is self-checked when first handed out (as a lazy load does)
+        lib = lazylib.IndexedLibrary(sources, got["index"], _parse_trusted if hit else _parse_lazy,
+                                     checker=self_check, trusted=hit)
+        lib.cached, lib.cache_key = hit, key
         return lib
     # a lazy load trusts the shipped files' schema (an eager load, as `spec check` and the tests make,
     # validates them), and a cache hit all of them; a user's file is otherwise always validated
@@ -108,6 +111,8 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
         lib._checked.update(specs)  # every spec passed under this checker, these exact bytes
     elif check == "lazy":
         lib = Library(specs, files, checker=self_check)
+        if key is not None and got is None:  # the next lazy load of these bytes parses only the files it needs
+            checkcache.store(key, {"self_checked": False, "index": lazylib.name_index(lib)})
     else:
         if check:
             for spec in specs.values():
@@ -123,6 +128,12 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
 def _parse_trusted(name: str, data: bytes) -> list:
     """One file of a cached success (:class:`~.lazylib.IndexedLibrary`): parsed without the schema pass."""
     return load_file(data.decode("utf-8"), name, validate=False)
+
+
+def _parse_lazy(name: str, data: bytes) -> list:
+    """One file behind a cached name index alone: parsed as a lazy load parses it (a user's file against the
+    schema, a shipped one without)."""
+    return load_file(data.decode("utf-8"), name, validate=not name.startswith(str(shipped_dir())))
 
 
 _DEFAULT: list = []
