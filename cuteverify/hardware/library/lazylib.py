@@ -38,9 +38,9 @@ class IndexedLibrary(Library):
     """A :class:`Library` over ``sources`` (``[(file, bytes)]``) whose files ``parse(file, bytes) -> [Spec]``
     reads on demand, by ``index`` (:func:`name_index` of the same bytes). With ``trusted`` every spec counts
     as checked (the index comes from a cached success); otherwise ``checker`` runs on each spec the first
-    time it is handed out, as in any lazily checked :class:`Library`. Post-condition: the same names, aliases, specs and file order as
-    the eager load of the same sources; a file whose specs disagree with the index raises :class:`SpecError`
-    (a stale index: never a spec from the wrong file)."""
+    time it is handed out, as in any lazily checked :class:`Library`. Post-condition: the same names, aliases,
+    specs and file order as the eager load of the same sources; a file whose specs disagree with the index
+    raises :class:`SpecError` (a stale index: never a spec from the wrong file)."""
 
     def __init__(self, sources: list, index: dict, parse, checker=None, trusted: bool = True):
         super().__init__({}, [name for name, _ in sources], checker)
