@@ -70,12 +70,12 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
     ``shipped=True``.  ``check`` runs :func:`self_check` on every spec; ``check="lazy"`` runs it on each spec
     the first time the library hands it out (``Library.__getitem__``).  ``cached``: when the self-check cache
     (:mod:`.checkcache`) holds a success for exactly these files' bytes under this checker, no spec is
-    self-checked again (``Library.cached`` is then True), and an eager check that passes is stored.
-    ``sources``: the files' ``(name, bytes)`` as :func:`read_sources` returned them (read once by a caller
-    that keys its own result on them); ``paths`` and ``shipped`` are then ignored.  Raises
+    self-checked again (``Library.cached`` is then True), and an eager check that passes is stored; a lazy load
+    that finds no entry stores the files' name index, and one that finds either parses only the files holding
+    the names asked for.  ``sources``: the files' ``(name, bytes)`` as :func:`read_sources` returned them (read
+    once by a caller that keys its own result on them); ``paths`` and ``shipped`` are then ignored.  Raises
     :class:`SpecError` for a file that cannot be read or is malformed (kind ``input``), :class:`SpecInconsistent`
-    for a spec whose self-check fails (kind ``refuted``).
-    """
+    for a spec whose self-check fails (kind ``refuted``)."""
     specs: dict = {}
     files = []
     sources = read_sources(paths, shipped) if sources is None else sources
