@@ -2,11 +2,13 @@
 manifest of about 30 claims).
 
 Runs ``cuteverify check -q MANIFEST`` in a fresh subprocess ``--repeat`` times after one warm-up run (the warm-up
-remembers the manifest as schema-valid in ``cuteverify.frontend.manifest.cache`` and fills Python's bytecode caches,
-as any second run on a machine finds them) and prints the median wall time and the median CPU time (user + system) of the child.
+remembers the manifest as schema-valid in ``cuteverify.frontend.manifest.cache``, leaves the spec library's name
+index in the self-check cache and fills Python's bytecode caches, as any second run on a machine finds them; the
+children run without ``PYTHONDONTWRITEBYTECODE``, which would make every run compile the package's sources again)
+and prints the median wall time and the median CPU time (user + system) of the child.
 On a machine shared with other jobs the wall time includes waiting for a core; the CPU time does not. With
-``--cold`` each run gets an empty cache directory (the manifest is validated against the schema every time;
-the spec library is parsed and the specs the manifest uses are self-checked in every run either way).
+``--cold`` each run gets an empty cache directory (the manifest is validated against the schema and every spec
+file is parsed every time; the specs the manifest uses are self-checked in every run either way).
 With ``--before-after`` it then runs the manifest's claims in this process (after one warm-up pass), each
 on today's bank model and on the model before issue 30 (``banks_before.before()``), interleaved, and prints
 the median CPU seconds of the claims that differ and of all claims together. Asserts nothing.
@@ -50,6 +52,13 @@ def _claims(manifest, env) -> int:
     code = "import sys; from cuteverify.frontend import manifest as mf; print(len(mf.load(sys.argv[1])))"
     p = subprocess.run([sys.executable, "-c", code, str(manifest)], capture_output=True, text=True, env=env, cwd=ROOT)
     return int(p.stdout.strip() or 0)
+
+
+def _env(cache) -> dict:
+    """The children's environment: the bench's cache directory, and bytecode written (module docstring)."""
+    env = dict(os.environ, CUTEVERIFY_CACHE_DIR=cache, PYTHONWARNINGS="ignore")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def one(cmd, env, cwd=ROOT) -> tuple:
@@ -97,7 +106,7 @@ def before_after(manifest, repeat):
 def against(manifests, other: Path, repeat: int):
     """Median CPU seconds of ``check`` per manifest here and under ``other``, interleaved (module docstring)."""
     cache = tempfile.mkdtemp(prefix="cv-bench-cache-")
-    env = dict(os.environ, CUTEVERIFY_CACHE_DIR=cache, PYTHONWARNINGS="ignore")
+    env = _env(cache)
     total_now = total_was = 0.0
     print(f"cuteverify check, median CPU seconds of {repeat} warm runs: this checkout vs {other}")
     try:
@@ -133,7 +142,7 @@ def main(argv=None):
         return
     cmd = _command(a.manifest)
     cache = tempfile.mkdtemp(prefix="cv-bench-cache-")
-    env = dict(os.environ, CUTEVERIFY_CACHE_DIR=cache, PYTHONWARNINGS="ignore")
+    env = _env(cache)
     try:
         n = _claims(a.manifest, env)
         one(cmd, env)  # warm-up

@@ -3,6 +3,9 @@ thread as a CuTe layout, a tiled MMA's operand or a spec; refuted with the lane,
 fields are errors at their line."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from cuteverify.frontend import manifest as mf
@@ -134,3 +137,15 @@ def test_a_bad_smem_optimal_access_is_that_claims_error_and_the_others_run(tmp_p
     assert res[1]["error_kind"] == "input" and res[1]["line"] == line, res[1]
     assert f"s.cute.yaml:{line}:" in res[1]["reason"] and needle in res[1]["reason"], res[1]
     assert mf.exit_code(res) == 2
+
+
+
+def test_a_manifest_without_triton_claims_does_not_load_the_triton_package(tmp_path):
+    # start-up cost (issue 30): the package loads on a manifest's first triton claim, which still decides
+    probe = ("import sys; from cuteverify.frontend import manifest as mf; "
+             "print('cuteverify.triton.convert' in sys.modules); r = mf.run(mf.load(sys.argv[1])); "
+             "print('cuteverify.triton.convert' in sys.modules, r[0]['status'])")
+    p = tmp_path / "t.cute.yaml"
+    p.write_text(HEAD + f'      - triton: {{attr: "{MMA2}", shape: 64x64, tiled_mma: mma, operand: C}}\n')
+    out = subprocess.run([sys.executable, "-c", probe, str(p)], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["False", "True", "proved"], out.stdout + out.stderr

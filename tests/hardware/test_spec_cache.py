@@ -90,13 +90,14 @@ def test_another_checker_never_trusts_an_old_result(tmp_path, cache, counted, mo
     assert not lib.cached and counted == [NAME, NAME]
 
 
-def test_the_checker_hash_covers_the_self_check_source(monkeypatch):
+@pytest.mark.parametrize("module", ["selfcheck.py", "canon.py"])  # hardware/checks/, core/: the whole package
+def test_the_checker_hash_covers_the_self_check_source(monkeypatch, module):
     before = checkcache.checker_hash()
     read = Path.read_bytes
 
     def edited(self):
         data = read(self)
-        return data + b"\n# edited\n" if self.name == "selfcheck.py" else data
+        return data + b"\n# edited\n" if self.name == module else data
     monkeypatch.setattr(Path, "read_bytes", edited)
     checkcache.checker_hash.cache_clear()
     try:
@@ -105,6 +106,28 @@ def test_the_checker_hash_covers_the_self_check_source(monkeypatch):
         monkeypatch.undo()
         checkcache.checker_hash.cache_clear()
     assert checkcache.checker_hash() == before
+
+
+def test_a_lazy_load_remembers_the_name_index_and_still_self_checks(tmp_path, cache, counted):
+    f = _spec_file(tmp_path)
+    first = L.load([f], check="lazy", cached=True)
+    assert not isinstance(first, IndexedLibrary) and not first.cached and counted == []
+    again = L.load([f], check="lazy", cached=True)  # parses a file when a name it holds is asked for
+    assert isinstance(again, IndexedLibrary) and not again.cached and list(again) == list(first)
+    assert again[NAME].data == first.peek(NAME).data and counted == [NAME]  # checked where handed out
+    eager = L.load([f], check=True, cached=True)  # an index alone is no success: every spec is checked
+    assert not eager.cached and counted == [NAME, NAME]
+    assert L.load([f], check=True, cached=True).cached and counted == [NAME, NAME]
+
+
+def test_an_inconsistent_spec_behind_a_remembered_index_is_refused(tmp_path, cache, counted):
+    f = _spec_file(tmp_path, _BAD)
+    L.load([f], check="lazy", cached=True)
+    lib = L.load([f], check="lazy", cached=True)
+    assert isinstance(lib, IndexedLibrary) and NAME in lib
+    for _ in range(2):  # refused every time, never handed out unchecked
+        with pytest.raises(SpecInconsistent):
+            lib[NAME]
 
 
 @pytest.mark.parametrize("garbage", [b"\x00\xff not json", b"[]", b'{"format": 1, "entries": "x"}',

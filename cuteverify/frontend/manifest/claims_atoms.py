@@ -11,13 +11,17 @@ from ...core.notation.tiles import read_extents
 from ...core.tuples import flatten
 from ...errors import CuteVerifyError
 from ...hardware.library.spec import OPERAND_MODES
-from ...triton import prove_triton_equals
+from ...symbolic.lazy import lazy_module
 from ..checked import checked_agrees
 from .expr import is_layout
 from .kind import (ENTRY_REF, EXTENTS_ARRAY, LAYOUT_REF, NONEMPTY, OPERAND_REF, OPERANDS, POSITIVE, SIDE_REF,
                    ClaimKind, extents_field, fields, one_of, operand_field, side_field)
 
 __all__ = ["AGREES", "COVERS", "COMPATIBLE", "TRITON"]
+
+# loaded by a manifest's first triton claim: importing it (and its check of an installed triton's version)
+# is about 25 ms of every `check` otherwise
+triton = lazy_module("cuteverify.triton")
 
 # ------------------------------------------------------------------------------------------- agrees
 
@@ -209,7 +213,7 @@ def _triton_text(a):
 
 def _decide_triton(a, asm):
     other = a["layout"].value if a.get("layout") else a["tiled_mma"].value if a.get("tiled_mma") else a["spec"]
-    return prove_triton_equals(a["attr"], a["shape"], other, exact=a["exact"], operand=a.get("operand"),
+    return triton.prove_triton_equals(a["attr"], a["shape"], other, exact=a["exact"], operand=a.get("operand"),
                                tile=a.get("tile"), transpose=a.get("transpose"))
 
 

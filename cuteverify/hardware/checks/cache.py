@@ -8,9 +8,10 @@ another key, so a result is never trusted across versions of the checker or of t
 
 There is one cache file (``spec-check.json`` in the cache directory): it holds the entries of the last few
 distinct source sets (the shipped library alone, and with a user's directory), newest first. Only a success
-is stored (a failure is re-derived, so that its message names the file and line). A corrupt, unreadable or
-foreign file is ignored (treated as a miss) and rewritten by the next success; an unwritable directory is
-ignored.
+is stored (a failure is re-derived, so that its message names the file and line), or, by a lazy load that
+found no entry, the files' name index alone (``"self_checked": False``: the files parsed, nothing checked).
+A corrupt, unreadable or foreign file is ignored (treated as a miss) and rewritten by the next success; an
+unwritable directory is ignored.
 
 Where: ``$CUTEVERIFY_CACHE_DIR``, else ``$XDG_CACHE_HOME/cuteverify``, else ``~/.cache/cuteverify``;
 ``CUTEVERIFY_NO_CACHE=1`` turns it off (the same directory and switch as the manifest cache), and
@@ -50,7 +51,7 @@ def cache_dir(switches=("CUTEVERIFY_NO_CACHE", "CUTEVERIFY_NO_SPEC_CACHE")):
 def checker_hash() -> str:
     """SHA-256 of the checker: every ``.py`` file of the package (sorted by path relative to it) and the
     Python version. Post-condition: any edit of any module gives another value."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]  # the package: cuteverify/hardware/checks/cache.py
     h = hashlib.sha256(f"cuteverify-checker {_FORMAT} {sys.version_info[:2]}\0".encode())
     for p in sorted(root.rglob("*.py")):
         h.update(str(p.relative_to(root)).encode() + b"\0")

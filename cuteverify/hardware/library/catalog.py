@@ -70,22 +70,25 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
     ``shipped=True``.  ``check`` runs :func:`self_check` on every spec; ``check="lazy"`` runs it on each spec
     the first time the library hands it out (``Library.__getitem__``).  ``cached``: when the self-check cache
     (:mod:`.checkcache`) holds a success for exactly these files' bytes under this checker, no spec is
-    self-checked again (``Library.cached`` is then True), and an eager check that passes is stored.
-    ``sources``: the files' ``(name, bytes)`` as :func:`read_sources` returned them (read once by a caller
-    that keys its own result on them); ``paths`` and ``shipped`` are then ignored.  Raises
+    self-checked again (``Library.cached`` is then True), and an eager check that passes is stored; a lazy load
+    that finds no entry stores the files' name index, and one that finds either parses only the files holding
+    the names asked for.  ``sources``: the files' ``(name, bytes)`` as :func:`read_sources` returned them (read
+    once by a caller that keys its own result on them); ``paths`` and ``shipped`` are then ignored.  Raises
     :class:`SpecError` for a file that cannot be read or is malformed (kind ``input``), :class:`SpecInconsistent`
-    for a spec whose self-check fails (kind ``refuted``).
-    """
+    for a spec whose self-check fails (kind ``refuted``)."""
     specs: dict = {}
     files = []
     sources = read_sources(paths, shipped) if sources is None else sources
     key = sources_key(sources) if cached and check else None
     got = checkcache.lookup(key) if key is not None else None
-    hit = got is not None
-    if hit and check == "lazy" and lazylib.well_formed(got.get("index"), len(sources)):
-        # a cached success: each file is parsed when a name it holds is first asked for
-        lib = lazylib.IndexedLibrary(sources, got["index"], _parse_trusted, checker=self_check)
-        lib.cached, lib.cache_key = True, key
+    # an entry is a success, or (``"self_checked": False``) only the name index of these exact bytes
+    hit = got is not None and got.get("self_checked", True) is not False
+    if got is not None and check == "lazy" and lazylib.well_formed(got.get("index"), len(sources)):
+        # each file is parsed when a name it holds is first asked for; after a cached success its specs are
+        # trusted, after an index alone each is self-checked when first handed out (as a lazy load does)
+        lib = lazylib.IndexedLibrary(sources, got["index"], _parse_trusted if hit else _parse_lazy,
+                                     checker=self_check, trusted=hit)
+        lib.cached, lib.cache_key = hit, key
         return lib
     # a lazy load trusts the shipped files' schema (an eager load, as `spec check` and the tests make,
     # validates them), and a cache hit all of them; a user's file is otherwise always validated
@@ -108,6 +111,8 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
         lib._checked.update(specs)  # every spec passed under this checker, these exact bytes
     elif check == "lazy":
         lib = Library(specs, files, checker=self_check)
+        if key is not None and got is None:  # the next lazy load of these bytes parses only the files it needs
+            checkcache.store(key, {"self_checked": False, "index": lazylib.name_index(lib)})
     else:
         if check:
             for spec in specs.values():
@@ -123,6 +128,12 @@ def load(paths=None, *, shipped: bool | None = None, check: bool | str = True, c
 def _parse_trusted(name: str, data: bytes) -> list:
     """One file of a cached success (:class:`~.lazylib.IndexedLibrary`): parsed without the schema pass."""
     return load_file(data.decode("utf-8"), name, validate=False)
+
+
+def _parse_lazy(name: str, data: bytes) -> list:
+    """One file behind a cached name index alone: parsed as a lazy load parses it (a user's file against the
+    schema, a shipped one without)."""
+    return load_file(data.decode("utf-8"), name, validate=not name.startswith(str(shipped_dir())))
 
 
 _DEFAULT: list = []

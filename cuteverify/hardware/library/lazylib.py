@@ -1,9 +1,10 @@
 """A spec library that parses a file only when a name it holds is asked for (issue 30).
 
-Built only from a self-check cache hit (:mod:`.checkcache`): the cached entry carries the index of the exact
-files it was computed from (each spec name and alias -> the file that defines it), so a name resolves by
-reading the one file that can hold it, and every spec handed out has passed its self-check under this
-checker for these bytes. Listing names needs no file; anything that reads every spec's data (a filtered
+Built from a self-check cache entry (:mod:`.checkcache`) that carries the index of the exact files it was
+computed from (each spec name and alias -> the file that defines it), so a name resolves by reading the one
+file that can hold it. After a cached success every spec handed out has passed its self-check under this
+checker for these bytes; after an entry holding the index alone (a lazy load's), each is self-checked the
+first time it is handed out. Listing names needs no file; anything that reads every spec's data (a filtered
 listing, an unknown name's suggestions, ``values()``) parses the rest.
 """
 from __future__ import annotations
@@ -35,13 +36,15 @@ def well_formed(index, nfiles: int) -> bool:
 
 class IndexedLibrary(Library):
     """A :class:`Library` over ``sources`` (``[(file, bytes)]``) whose files ``parse(file, bytes) -> [Spec]``
-    reads on demand, by ``index`` (:func:`name_index` of the same bytes). Every spec is trusted as checked
-    (the index comes from a cached success). Post-condition: the same names, aliases, specs and file order as
-    the eager load of the same sources; a file whose specs disagree with the index raises :class:`SpecError`
-    (a stale index: never a spec from the wrong file)."""
+    reads on demand, by ``index`` (:func:`name_index` of the same bytes). With ``trusted`` every spec counts
+    as checked (the index comes from a cached success); otherwise ``checker`` runs on each spec the first
+    time it is handed out, as in any lazily checked :class:`Library`. Post-condition: the same names, aliases,
+    specs and file order as the eager load of the same sources; a file whose specs disagree with the index
+    raises :class:`SpecError` (a stale index: never a spec from the wrong file)."""
 
-    def __init__(self, sources: list, index: dict, parse, checker=None):
+    def __init__(self, sources: list, index: dict, parse, checker=None, trusted: bool = True):
         super().__init__({}, [name for name, _ in sources], checker)
+        self._trusted = trusted
         self._where = dict(index["names"])
         self._aliases = dict(index["aliases"])
         self._sources = sources
@@ -59,7 +62,8 @@ class IndexedLibrary(Library):
         self._loaded.add(pos)
         for s in specs:
             self._specs[s.name] = s
-            self._checked.add(s.name)
+            if self._trusted:
+                self._checked.add(s.name)
 
     def _load_all(self) -> None:
         for pos in range(len(self._sources)):
