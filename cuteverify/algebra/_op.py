@@ -8,6 +8,7 @@ import functools
 from ..core.notation.format import format_tuple
 from ..core.layout import Layout
 from ..core.notation.interop import as_layout
+from ..core.notation.tiles import read_tiler
 from ..core.piecewise import PiecewiseLayout, flatten_pieces
 from ..errors import CaseSplit, CuteVerifyError, UndecidedError
 from ..symbolic import decide, normalize
@@ -60,7 +61,7 @@ def plain_ints(x):
     return None
 
 
-def operation(fn=None, *, swizzle_through=False, fast=None):
+def operation(fn=None, *, swizzle_through=False, fast=None, tiler_at=None):
     """Run ``fn`` in a decision context made of its layout arguments' assumptions; the result carries the
     union of the inputs' obligations and the new ones, and the notes of this call. Nested operations share
     the outermost context, so only the outermost call pays for it.
@@ -71,9 +72,13 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
 
     ``fast`` (optional) is tried first with the call's arguments: a plain-int shortcut that answers (returns
     a result) only where the operation makes no note and no obligation (``plain_ints`` arguments), so the
-    decision context can be skipped; it returns None to decline, and raises the operation's own refusals."""
+    decision context can be skipped; it returns None to decline, and raises the operation's own refusals.
+
+    ``tiler_at`` (optional): the position of a tiler argument (the divides' ``b``); text there is read as every
+    tiler-taking function reads it (``core.notation.tiles.read_tiler``: ``(4,8)`` by mode, as the tuple and
+    CuTe's Shape; ``(4,8):(1,4)`` one layout), other text arguments as layouts."""
     if fn is None:
-        return lambda f: operation(f, swizzle_through=swizzle_through, fast=fast)
+        return lambda f: operation(f, swizzle_through=swizzle_through, fast=fast, tiler_at=tiler_at)
     current, Context, enter, leave = decide.current, decide.Context, decide.enter, decide.leave
     plain = Layout
 
@@ -87,7 +92,8 @@ def operation(fn=None, *, swizzle_through=False, fast=None):
                 return r
         for a in args:  # CuTe text, as every API function takes it (a loop: cheaper than any() here)
             if type(a) is str:
-                args = tuple(as_layout(a, tiler=True) if type(a) is str else a for a in args)
+                args = tuple((read_tiler(a) if i == tiler_at else as_layout(a, tiler=True)) if type(a) is str else a
+                             for i, a in enumerate(args))
                 break
             if type(a) is PiecewiseLayout:
                 return _per_piece(wrapper, args, kw)

@@ -49,7 +49,7 @@ def _logical_divide_fast(a, b):
     return None if r is None else Layout._make_ints(*r)
 
 
-@operation(swizzle_through=True, fast=_logical_divide_fast)
+@operation(swizzle_through=True, fast=_logical_divide_fast, tiler_at=1)
 def logical_divide(a, b):
     """``A / B = A o (B, complement(B, size(A)))``: split A into tiles of B and the rest.
 
@@ -228,7 +228,7 @@ def _zipped_ints(a, b, nested_only=False):
     return Layout._make_ints(s, d)
 
 
-@operation(swizzle_through=True, fast=_zipped_divide_fast)
+@operation(swizzle_through=True, fast=_zipped_divide_fast, tiler_at=1)
 def zipped_divide(a, b):
     """``((tiles), (rests))``: the tile modes of ``logical_divide`` gathered in mode 0, the rest in mode 1."""
     if type(a) is Layout and type(b) is tuple and None not in b:
@@ -238,13 +238,13 @@ def zipped_divide(a, b):
     return _unzip(logical_divide(a, b), b)
 
 
-@operation(swizzle_through=True)
+@operation(swizzle_through=True, tiler_at=1)
 def tiled_divide(a, b):
     """``((tiles), rest0, rest1, ...)``."""
     return _tiled(zipped_divide(a, b))
 
 
-@operation(swizzle_through=True)
+@operation(swizzle_through=True, tiler_at=1)
 def flat_divide(a, b):
     """``(tile0, tile1, ..., rest0, rest1, ...)``."""
     return _flat(zipped_divide(a, b))

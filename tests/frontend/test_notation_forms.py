@@ -285,3 +285,15 @@ def test_deeply_nested_compositions_are_refused_with_a_column():
         cv.parse(text)
     r = _run("eval", text)
     assert r.exit_code == 2 and "nested compositions" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("op", ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"])
+def test_one_tiler_reading_in_every_tiler_position(op):
+    """Text ``(4,8)`` in a tiler position is CuTe's Shape, by mode, as the tuple and the expression language read
+    it, in the divides as in local_tile; ``(4,8):(1,4)`` stays one layout tiler (they differ here)."""
+    L = cv.parse("(8,16):(16,1)")
+    fn = getattr(cv, op)
+    assert fn(L, "(4,8)") == fn(L, (4, 8)) == fn(L, "<4,8>") != fn(L, "(4,8):(1,4)") == fn(L, cv.parse("(4,8):(1,4)"))
+    out = _cli_json("algebra", f"{op}(L, (4,8))", "--let", "L=(8,16):(16,1)")
+    assert out["result"] == str(fn(L, (4, 8)))
+    assert cv.local_tile(L, "(4,8)", (1, 1)) == cv.local_tile(L, (4, 8), (1, 1))

@@ -156,20 +156,26 @@ def read_permutation(value, what: str = "permutation", max_rank: int | None = 3)
 
 
 def read_tiler(value, what: str = "tiler"):
-    """A tiler of ``local_tile`` / ``zipped_divide`` / ``make_tiled_copy``: text or a list read as
-    :func:`read_permutation` reads it (any number of entries); anything else is returned as it is (a Layout, a
-    tuple, an int: the operation reads those). Text without tiler brackets that is a single entry (``16``,
-    ``(16,64):(1,16)``) is that entry, not a 1-tuple, since a layout tiler and a tuple of one layout divide
-    differently. Raises :class:`ParseError` naming ``what`` for malformed text."""
+    """A tiler of the divides, ``local_tile`` and ``make_tiled_copy``, one reading for all of them: a list, text in
+    tiler brackets (``<a,b>``, ``Tile<a,b>``, ``[a;b]``) or a parenthesised tuple without strides at the top
+    (``(4,8)``, ``(16,_64)``, ``(32,(8,2):(1,8))``: CuTe's Shape, as the tuple ``(4, 8)`` and the expression
+    language read it) is by mode, as :func:`read_permutation` reads it (any number of entries); other text is one
+    layout tiler (``(16,64):(1,16)``, ``16``, ``1:1``), since a layout tiler and a tuple of modes divide
+    differently. Anything else is returned as it is (a Layout, a tuple, an int: the operation reads those).
+    Raises :class:`ParseError` naming ``what`` for malformed text."""
     if isinstance(value, list):
         return read_permutation(value, what, max_rank=None)
     if not isinstance(value, str):
         return value
-    out = read_permutation(value, what, max_rank=None)
     s = value.strip()
-    bracketed = tiler_pieces(s) is not None or (s.startswith("(") and matching(s, 0) == len(s) - 1
-                                                and len(split_top(s[1:-1])) > 1)
-    return out[0] if len(out) == 1 and not bracketed else out
+    by_mode = tiler_pieces(s) is not None or (s.startswith("(") and matching(s, 0) == len(s) - 1
+                                               and len(split_top(s[1:-1])) > 1)
+    if not by_mode:
+        try:
+            return parse(s)
+        except ParseError:
+            pass  # not one layout: a tuple of entries, read by mode below
+    return read_permutation(value, what, max_rank=None)
 
 
 def _split_permutation(text: str, what: str) -> list:
