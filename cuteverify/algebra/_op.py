@@ -10,6 +10,7 @@ from ..core.layout import Layout
 from ..core.notation.interop import as_layout
 from ..core.notation.tiles import read_tiler
 from ..core.piecewise import PiecewiseLayout, flatten_pieces
+from ..core.swizzle import ComposedLayout, Swizzle
 from ..errors import CaseSplit, CuteVerifyError, UndecidedError
 from ..symbolic import decide, normalize
 from ..symbolic.decide import Piece
@@ -51,6 +52,9 @@ def _obligations_of(args):
                 if o not in out:
                     out.append(o)
     return out
+
+
+_LAYOUT_KINDS = (Layout, ComposedLayout, Swizzle, PiecewiseLayout)
 
 
 def plain_ints(x):
@@ -97,6 +101,10 @@ def operation(fn=None, *, swizzle_through=False, fast=None, tiler_at=None):
                 break
             if type(a) is PiecewiseLayout:
                 return _per_piece(wrapper, args, kw)
+        if args and type(args[0]) is not plain and not isinstance(args[0], _LAYOUT_KINDS):
+            # every operation's first argument is a layout: a shape or another library's layout reads as one,
+            # anything else is an input error naming it (never an AttributeError from deep inside)
+            args = (as_layout(args[0], "layout", shapes=type(args[0]) in (tuple, int)),) + args[1:]
         if swizzle_through and args and type(args[0]) is not plain and hasattr(args[0], "outer"):
             a = args[0]
             return a.with_outer(wrapper(a.outer, *args[1:], **kw))

@@ -221,10 +221,13 @@ def composition(a, b, mode=None):
     Domains (docs/model.md section 3.1): integer and coordinate strides on either side; F2 left layouts by
     their digits (``_compose_f2``); F2 right layouts where XOR is + (``_f2_as_int``); a composed left layout
     through its outer layout, a composed right one as CuTe (``_compose_composed``). Negative right strides:
-    all moving modes negative, or a rank-1 (linear) left layout; mixed signs are refused.
+    all moving modes negative, or a rank-1 (linear) left layout; mixed signs are refused. A ``Swizzle`` on the
+    left is CuTe's ``composition(Swizzle, L)``: the composed layout ``Sw o 0 o L``.
     """
     if mode is not None and mode != ():  # ``mode=`` (bymode.by_mode attaches at_mode)
         return composition.at_mode(a, b, mode=mode)
+    if type(a) is Swizzle:
+        return ComposedLayout(a, 0, as_layout(b, "b"))
     r = _composition_fast(a, b)  # plain ints: no wrapper layer between the call and the kernel
     return r if r is not None else _composition(a, b)
 

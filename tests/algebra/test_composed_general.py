@@ -394,3 +394,20 @@ def test_reduction_is_the_same_function():
         reduced += 1
         assert [int(v) for v in R.values()] == composed_values(text), (text, str(R))
     assert reduced > 100
+
+
+def test_composition_of_a_swizzle_object_and_bad_first_arguments():
+    """``composition(Swizzle, L)`` is CuTe's ``Sw o 0 o L`` (as the text ``why`` suggests reads); a first
+    argument that is no layout is an input error naming it, never an AttributeError (issue 27's review)."""
+    L = cv.parse("(8,64):(64,1)")
+    C = cv.composition(cv.Swizzle(3, 3, 3), L)
+    assert C == cv.parse("S<3,3,3> o 0 o (8,64):(64,1)")
+    for i in range(64 * 8):  # the swizzle on the layout's value, evaluated by hand
+        v = (i // 8) * 1 + (i % 8) * 64
+        assert C(i) == v ^ (((v >> 6) & 7) << 3)  # Swizzle<3,3,3>: bits 6..8 XORed into bits 3..5
+    assert cv.coalesce((4, 8)) == cv.coalesce(cv.parse("(4,8)"))
+    for bad in (object(), None, 2.5):
+        with pytest.raises(cv.ParseError, match="layout"):
+            cv.coalesce(bad)
+        with pytest.raises(cv.ParseError, match="layout"):
+            cv.left_inverse(bad)
