@@ -1,0 +1,18 @@
+"""QuACK RMSNorm forward, the same cute.compile call as quack.rmsnorm._compile_rmsnorm_fwd (N=4096, bf16,
+weight, rstd), with quack's own fake tensors."""
+import os, sys, math
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stubs"))
+import torchstub; torchstub.install()
+from capture_common import *
+from quack.rmsnorm import RMSNorm
+from quack.compile_utils import make_fake_tensor as fake_tensor
+BF16, F32 = cutlass.BFloat16, cutlass.Float32
+N = 4096
+batch = cute.sym_int()
+div = math.gcd(N, 128 // BF16.width)
+x = fake_tensor(BF16, (batch, N), div)
+o = fake_tensor(BF16, (batch, N), div)
+w = fake_tensor(BF16, (N,), div)
+rstd = fake_tensor(F32, (batch,))
+compile_with_hook(RMSNorm(BF16, N), x, w, None, None, o, None, rstd, None, F32(0),
+                  cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True), options="--enable-tvm-ffi")
