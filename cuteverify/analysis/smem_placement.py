@@ -118,13 +118,15 @@ def view_in_field(layout, elem_bits: int, offset: int, field) -> Verdict:
     return Verdict("refuted", what, _METHOD, cex, note)
 
 
-def swizzle_base(offset: int, align: int, swizzle) -> Verdict:
+def swizzle_base(offset: int, align: int, swizzle, placed: int | None = None) -> Verdict:
     """Whether a view at byte ``offset`` of an allocation whose base is guaranteed ``align``-byte aligned starts
     at a multiple of the pointer ``swizzle``'s period (module docstring). Proved when ``align`` and ``offset`` are
     both multiples of the period; refuted when ``align`` is a multiple of the period and ``offset`` is not (the
     base is then never period-aligned: a :class:`Misaligned` counterexample with the residue); unknown when the
     alignment guaranteed is below the period (the placement is the compiler's: the element-domain layout, and
-    bank-conflict and TMA results proved on it, then hold only at the bases that are period-aligned)."""
+    bank-conflict and TMA results proved on it, then hold only at the bases that are period-aligned). ``placed``:
+    the byte where a model of the compiler's allocator puts the base (``emit_smem``), said in the reason of an
+    unknown and never used to decide."""
     sw = swizzle if isinstance(swizzle, Swizzle) or swizzle is None else None
     if sw is None and swizzle is not None:
         raise TypeError("swizzle_base takes a Swizzle or None")
@@ -143,7 +145,9 @@ def swizzle_base(offset: int, align: int, swizzle) -> Verdict:
     return Verdict("unknown", what, _METHOD,
                    reason=f"the allocation guarantees align<{align}> only, below the {period}-byte period of {sw}: "
                           f"its element-domain layout (and bank-conflict and TMA results proved on it) holds at "
-                          f"bases that are multiples of {period}; the compiler's placement decides")
+                          f"bases that are multiples of {period}; the compiler's placement decides"
+                          + (f" (modelled placement: byte {placed}, {placed % period} mod {period})"
+                             if placed is not None else ""))
 
 
 def tmem_alloc(columns: int, others=()) -> Verdict:

@@ -64,7 +64,8 @@ def _read_base(k, body, bp):
         sw = read_swizzle(str(body["swizzle"]))
     except CuteVerifyError as e:
         raise k.error(f"smem_swizzle_base swizzle: {e}", bp + ("swizzle",)) from None
-    return {"swizzle": sw, "offset": _int(k, body, bp, "offset"), "align": _int(k, body, bp, "align", 1)}
+    return {"swizzle": sw, "offset": _int(k, body, bp, "offset"), "align": _int(k, body, bp, "align", 1),
+            "placed": _int(k, body, bp, "placed") if body.get("placed") is not None else None}
 
 
 def _read_alloc(k, body, bp):
@@ -108,10 +109,13 @@ SMEM_SWIZZLE_BASE = register(ClaimKind(
     {"type": "object", "additionalProperties": False, "required": ["swizzle", "offset", "align"],
      "description": "The base of a tensor with a pointer (byte) swizzle, at byte offset of an allocation aligned "
                     "to align bytes, is a multiple of the swizzle's period.",
-     "properties": {"swizzle": NONEMPTY, "offset": _COUNT, "align": POSITIVE}},
+     "properties": {"swizzle": NONEMPTY, "offset": _COUNT, "align": POSITIVE,
+                    "placed": {"type": "integer", "minimum": 0,
+                               "description": "Where a model of the DSL's allocator puts the base (said in an "
+                                              "unknown's reason, never used to decide)."}}},
     _read_base,
     lambda a: f"{a['swizzle']} tensor base (byte {a['offset']}, align<{a['align']}>) period-aligned",
-    lambda a, asm: swizzle_base(a["offset"], a["align"], a["swizzle"])))
+    lambda a, asm: swizzle_base(a["offset"], a["align"], a["swizzle"], a.get("placed"))))
 
 TMEM_ALLOC = register(ClaimKind(
     "tmem_alloc",

@@ -73,8 +73,27 @@ def _field_of(fields, offset: int):
     return max(before, key=lambda f: (f.offset, f.bytes)) if before else None
 
 
+def _modelled_bases(ops) -> dict:
+    """alloca index -> the byte where the DSL 4.8.1 allocator puts it, as observed in the PTX it emits (the
+    dynamic smem base is 1024-aligned; allocations follow in partition order, then text order, each rounded up
+    to its alignment). A model: it is only said in an unknown's reason, never used to prove."""
+    allocs = []
+    for op in ops:
+        m = memref(op.out_types[0]) if op.name == "cute.memref.alloca" and op.out_types else None
+        if m is not None and m.space == "smem" and m.layout_text is not None:
+            part = re.match(r"\s*(\d+)", str(op.attrs.get("smem.partition_id", "1")))
+            allocs.append((int(part.group(1)) if part else 1, op.index, m.align, size(m.layout) * m.bits // 8))
+    out, cursor = {}, 0
+    for _, index, align, nbytes in sorted(allocs):
+        cursor = -(-cursor // align) * align
+        out[index] = cursor
+        cursor += nbytes
+    return out
+
+
 def _emit_smem(module: Module, doc, func: str, ops) -> None:
     place = {}  # value -> (alloca op, byte offset or None)
+    bases = _modelled_bases(ops)
     for op in ops:
         if op.name == "cute.memref.alloca":
             m = memref(op.out_types[0]) if op.out_types else None
@@ -100,10 +119,10 @@ def _emit_smem(module: Module, doc, func: str, ops) -> None:
                                     bits % 8 == 0 else None)
         elif op.name == "cute.make_view":
             place[op.results[0]] = src
-            _emit_view(doc, alloca, off, op)
+            _emit_view(doc, alloca, off, op, bases.get(alloca.index))
 
 
-def _emit_view(doc, alloca, off, op) -> None:
+def _emit_view(doc, alloca, off, op, base) -> None:
     view = memref(op.out_types[0])
     if view is None or view.space != "smem" or view.layout_text is None:
         return
@@ -126,8 +145,10 @@ def _emit_view(doc, alloca, off, op) -> None:
     doc.claim({"smem_view": {"layout": name, "elem_bits": view.bits, "offset": off, "field": str(field)}}, op.loc)
     doc.claim({"injective": name}, op.loc)
     if view.swizzle is not None and view.swizzle.bits:
-        doc.claim({"smem_swizzle_base": {"swizzle": str(view.swizzle), "offset": off, "align": alloc.align}},
-                  op.loc)
+        body = {"swizzle": str(view.swizzle), "offset": off, "align": alloc.align}
+        if base is not None and alloc.align < view.swizzle_period:
+            body["placed"] = base + off
+        doc.claim({"smem_swizzle_base": body}, op.loc)
 
 
 def _tmem_base(module: Module, value: str, func: str):
