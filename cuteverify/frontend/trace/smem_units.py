@@ -52,6 +52,7 @@ def _swizzle_text(t) -> str | None:
 
 # the ops that use each value, per module read (modules are compared by identity)
 _USERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SWIZZLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _users(module: Module) -> dict:
@@ -104,15 +105,27 @@ def _flow_evidence(module: Module, family, func: str, sw: str) -> list:
     return found
 
 
+def _swizzle_uses(module: Module) -> tuple:
+    """The swizzles on smem pointers and those inside smem tensors' layouts, over the whole module."""
+    hit = _SWIZZLES.get(module)
+    if hit is None:
+        on_ptr, in_layout = set(), set()
+        for op in module.ops:
+            for t in op.out_types:
+                m = memref(t) if t.name in ("cute.memref", "cute.ptr") else None
+                if m is None or m.space != "smem":
+                    continue
+                if m.swizzle is not None:
+                    on_ptr.add(str(m.swizzle))
+                if m.layout_text is not None and " o " in m.layout_text:
+                    in_layout.add(m.layout_text.split(" o ", 1)[0].strip())
+        hit = _SWIZZLES[module] = (on_ptr, in_layout)
+    return hit
+
+
 def _module_evidence(module: Module, sw: str) -> list:
-    on_ptr = in_layout = False
-    for op in module.ops:
-        for t in op.out_types:
-            m = memref(t)
-            if m is None or m.space != "smem":
-                continue
-            on_ptr |= m.swizzle is not None and str(m.swizzle) == sw
-            in_layout |= m.layout_text is not None and m.layout_text.split(" o ", 1)[0].strip() == sw
+    ptrs, layouts = _swizzle_uses(module)
+    on_ptr, in_layout = sw in ptrs, sw in layouts
     if on_ptr and not in_layout:
         return [("pointer", 8, f"{sw} is a pointer swizzle elsewhere in the capture and never a tensor layout's")]
     if in_layout and not on_ptr:
