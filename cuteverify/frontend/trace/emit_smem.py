@@ -28,7 +28,7 @@ import json
 import re
 
 from ...analysis.smem_placement import Field
-from ...core.layout import size
+from ...core.layout import Layout, make_layout, size
 from ...errors import CuteVerifyError
 from .mlir import Module
 from .types import memref
@@ -37,6 +37,9 @@ __all__ = ["emit"]
 
 _INT_TUPLE = re.compile(r'^-?\d+$')
 _PASS = ("cute.get_iter", "cute.recast_iter")
+# ops whose result starts at their first operand's iterator (they reshape, never move, a tensor)
+_SAME_ITERATOR = frozenset({"cute.get_iter", "cute.recast_iter", "cute.group_modes", "cute.flat_divide",
+                            "cute.logical_divide", "cute.zipped_divide", "cute.tiled_divide", "cute.composition"})
 
 
 def _static_int(module: Module, value: str, func: str):
@@ -151,52 +154,117 @@ def _emit_view(doc, alloca, off, op, base) -> None:
         doc.claim({"smem_swizzle_base": body}, op.loc)
 
 
+def _coord(text: str):
+    """A printed coordinate (``((_,_),0,0,?)``) as a tree of int, ``"_"`` and ``"?"``."""
+    toks = re.findall(r"\(|\)|_|\?(?:\{[^}]*\})?|-?\d+", text)
+    pos = 0
+
+    def node():
+        nonlocal pos
+        t = toks[pos]
+        pos += 1
+        if t == "(":
+            out = []
+            while toks[pos] != ")":
+                out.append(node())
+            pos += 1
+            return tuple(out)
+        return "?" if t.startswith("?") else t if t == "_" else int(t)
+    return node()
+
+
+def _slice_offset(layout, coord, bits: int, extras: list) -> int:
+    """The bits a slice at ``coord`` moves the base by (``_`` kept, an integer fixed); a dynamic entry's mode goes
+    to ``extras`` (its values are the offsets the base may take)."""
+    if isinstance(coord, tuple):
+        return sum(_slice_offset(layout[i], c, bits, extras) for i, c in enumerate(coord))
+    if coord == "_":
+        return 0
+    if coord == "?":
+        extras.append((layout, bits))
+        return 0
+    return int(layout(coord)) * bits
+
+
 def _tmem_base(module: Module, value: str, func: str):
-    """``(element offset in the pointer's elements, None)`` from the allocation's base, or ``(None, why)``."""
-    bits_off = 0
+    """``(bits from the allocation's base, extra modes [(layout, bits)], None)`` for the TMEM pointer or tensor
+    ``value``, or ``(None, None, why)``: back through ``add_offset`` (static), ``recast_iter``, ``get_iter``,
+    ``make_view``, ``slice`` (a dynamic coordinate: its mode becomes an extra mode) and ``make_fragment`` (an
+    accumulator is placed at the base; an A/B fragment of a TMEM tensor at that tensor's base) to
+    ``retrieve_tmem_ptr``."""
+    bits_off, extras = 0, []
     while True:
         op = module.producer(value, func)
         if op is None:
-            return None, f"{value} is a block argument"
-        if op.name in ("cute_nvgpu.arch.sm100.retrieve_tmem_ptr",):
-            break
-        if op.name == "cute.get_iter":
-            src = module.producer(op.operands[0], func)
-            if src is not None and src.name == "cute.mma.make_fragment":
-                break  # an accumulator fragment: the DSL places it at the base (offset 0) of the allocation
-            if src is not None and src.name == "cute.make_view":
-                value = next((v for v, t in zip(src.operands, src.in_types) if t.name == "cute.ptr"), None)
-                if value is not None:
-                    continue
-            return None, f"it is the iterator of a tensor built by {src.name if src else 'a block argument'}" + \
-                (f" at {src.loc}" if src else "")
-        if op.name == "cute.recast_iter":
+            return None, None, f"{value} is a block argument"
+        if op.name == "cute_nvgpu.arch.sm100.retrieve_tmem_ptr":
+            return bits_off, extras, None
+        if op.name == "cute.mma.make_fragment":
+            src = next((v for v, t in zip(op.operands, op.in_types) if t.name == "cute.memref"), None)
+            if src is None:
+                return bits_off, extras, None  # the accumulator: the DSL places it at the allocation's base
+            value = src
+        elif op.name in _SAME_ITERATOR:
             value = op.operands[0]
-            continue
-        if op.name == "cute.add_offset":
+        elif op.name in ("cute.tiled.copy.partition_S", "cute.tiled.copy.partition_D"):
+            return None, None, (f"it is one thread's part of {op.name.rsplit('.', 1)[-1]} at {op.loc} (the "
+                                f"partitioned tensor is checked where it is built)")
+        elif op.name == "cute.make_view":
+            value = next((v for v, t in zip(op.operands, op.in_types) if t.name == "cute.ptr"), None)
+            if value is None:
+                return None, None, f"{op.name} at {op.loc} has no pointer operand"
+        elif op.name == "cute.add_offset":
             k = _static_int(module, op.operands[1], func)
             ptr = memref(op.in_types[0])
             if k is None or ptr is None:
-                return None, f"{op.name} at {op.loc} moves it by a dynamic amount"
+                return None, None, f"{op.name} at {op.loc} moves it by a dynamic amount"
             bits_off += k * ptr.bits
             value = op.operands[0]
-            continue
-        return None, f"it comes from {op.name} at {op.loc}"
-    return bits_off, None
+        elif op.name == "cute.slice" and len(op.in_types) > 1 and op.in_types[1].name == "cute.coord":
+            src = memref(op.in_types[0])
+            try:
+                bits_off += _slice_offset(src.layout, _coord(op.in_types[1].args[0]), src.bits, extras)
+            except (CuteVerifyError, IndexError, TypeError, ValueError) as e:
+                return None, None, f"{op.name} at {op.loc}: its coordinate is not placed ({e})"
+            value = op.operands[0]
+        else:
+            return None, None, f"it comes from {op.name} at {op.loc}"
+
+
+def _with_extras(t, bits_off: int, extras: list):
+    """The TMEM tensor ``t``'s layout with each extra mode appended (strides in ``t``'s elements) and its
+    element offset, or None when an offset is not whole elements."""
+    layout = t.layout
+    if bits_off % t.bits or any(b * d % t.bits for L, b in extras for d in _leaves(L.stride)):
+        return None
+    modes = [Layout(L.shape, _scale(L.stride, b, t.bits)) for L, b in extras]
+    return (make_layout(layout, *modes) if modes else layout), bits_off // t.bits
+
+
+def _leaves(x):
+    return [y for e in x for y in _leaves(e)] if isinstance(x, tuple) else [x]
+
+
+def _scale(x, num: int, den: int):
+    return tuple(_scale(e, num, den) for e in x) if isinstance(x, tuple) else x * num // den
 
 
 def _accessed(view, users) -> bool:
-    """Whether a copy or an MMA reads the TMEM tensor ``view`` (or a tensor derived from it) by its layout; a
-    tensor only handed to ``make_fragment`` or read for its iterator is a carrier of shape, not of addresses."""
+    """Whether something reads the TMEM tensor ``view`` (or a tensor sliced or reshaped from it) as addresses:
+    a copy, an MMA, another ``cute_nvgpu`` op, or its iterator turned into an integer (``cute.ptrtoint``: FA4
+    issues its MMAs by inline assembly). A tensor only handed to ``make_fragment`` (its shape) or whose iterator
+    only starts other tensors (checked where they are built) is a carrier, not an access."""
     todo, seen = [view], set()
     while todo:
         op = todo.pop()
         for r in op.results:
             for u in users.get(r.split("#", 1)[0], ()):
-                if u.index in seen or u.name in ("cute.mma.make_fragment", "cute.get_iter", "cute.get_layout"):
+                if u.index in seen or u.name in ("cute.mma.make_fragment", "cute.get_layout", "cute.make_view",
+                                                 "cute.add_offset"):
                     continue
                 seen.add(u.index)
-                if "copy" in u.name or "gemm" in u.name or u.name.startswith("cute_nvgpu."):
+                if "copy" in u.name or "gemm" in u.name or u.name.startswith("cute_nvgpu.") or \
+                        u.name == "cute.ptrtoint":
                     return True
                 if any((m := memref(t)) is not None and m.space == "tmem" for t in u.out_types):
                     todo.append(u)
@@ -232,24 +300,25 @@ def _emit_tmem(module: Module, doc, func: str, ops) -> None:
         t = memref(op.out_types[0]) if op.out_types else None
         if t is None or t.space != "tmem":
             continue
-        if not _accessed(op, users):
-            doc.unknown("tmem tensor", op.loc, "no claim: no copy or MMA reads it through its layout (only its "
-                                               "iterator or shape is used, e.g. by make_fragment)")
-            continue
-        ptr = next((v for v, ty in zip(op.operands, op.in_types) if ty.name == "cute.ptr"), None)
-        bits_off, why = _tmem_base(module, ptr, func) if ptr is not None else (None, "no pointer operand")
+        bits_off, extras, why = _tmem_base(module, op.results[0], func)
         if bits_off is None:
             doc.unknown("tmem tensor", op.loc, f"its base is not placed in the allocation: {why}")
+            continue
+        if not _accessed(op, users):
+            doc.unknown("tmem tensor", op.loc, "no claim: no copy or MMA reads it by its own layout (its "
+                                               "iterator starts other tensors, checked where they are built; its "
+                                               "shape feeds make_fragment)")
             continue
         if len(allocs) != 1:
             doc.unknown("tmem tensor", op.loc, f"{len(allocs)} tcgen05.alloc ops in its kernel: the allocation "
                                                f"it lies in is not known")
             continue
-        if bits_off % t.bits:
+        placed = _with_extras(t, bits_off, extras)
+        if placed is None:
             doc.unknown("tmem tensor", op.loc, f"its offset of {bits_off} bits is not whole {t.elem} elements")
             continue
-        name = doc.layout(_assigned(op.loc, "tmem"), t.layout_text, op.loc)
-        doc.claim({"tmem_view": {"layout": name, "elem_bits": t.bits, "offset": bits_off // t.bits,
+        name = doc.layout(_assigned(op.loc, "tmem"), str(placed[0]), op.loc)
+        doc.claim({"tmem_view": {"layout": name, "elem_bits": t.bits, "offset": placed[1],
                                  "columns": allocs[0][1]}}, op.loc)
 
 

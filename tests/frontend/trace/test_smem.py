@@ -286,3 +286,18 @@ def test_recast_oracle_for_a_byte_domain_layout():
     src = _sw_values(op.in_types[0].args[0])
     dst = _sw_values(dsl)
     assert sorted(2 * v for v in dst) == sorted(v for v in src if v % 2 == 0)
+
+
+def test_tmem_slice_at_a_dynamic_stage_covers_every_stage():
+    """FA4's tStP starts at column 64 of ``tStS[(None, None), 0, 0, stage]``: the dynamic stage becomes an extra
+    mode (2 stages, 128 columns apart). Moved to column 400, stage 0 (400..464) fits and stage 1 (528..592)
+    does not: refuted, which the stage-0 tensor alone would not show."""
+    _, results = _checked("fa4_fwd_sm_100a")
+    (r,) = _at(results, "tmem_view", r"flash_fwd_sm100.py:2569: tStP = ")
+    assert r["status"] == "proved" and "columns [64, 256)" in r["reason"]
+    text = _text("fa4_fwd_sm_100a")
+    line = re.search(r'^ *%5248 = "cute.make_int_tuple"\(\) : \(\) -> !cute.int_tuple<"64">.*$', text, re.M).group(0)
+    results = _mutant("fa4_fwd_sm_100a", (line, line.replace('"64"', '"400"')))
+    (r,) = _at(results, "tmem_view", r"flash_fwd_sm100.py:2569: tStP = ")
+    assert r["status"] == "refuted" and "column 528" in _why(r)  # stage 1's first column
+    assert tmem_view(parse("(128,64):(65536,1)"), 32, 400, 512).proved  # stage 0 alone fits
