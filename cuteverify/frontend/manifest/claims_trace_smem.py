@@ -64,6 +64,8 @@ def _read_base(k, body, bp):
         sw = read_swizzle(str(body["swizzle"]))
     except CuteVerifyError as e:
         raise k.error(f"smem_swizzle_base swizzle: {e}", bp + ("swizzle",)) from None
+    if sw is None:
+        raise k.error(f"smem_swizzle_base swizzle is S<B,M,S> (got {body['swizzle']!r})", bp + ("swizzle",))
     return {"swizzle": sw, "offset": _int(k, body, bp, "offset"), "align": _int(k, body, bp, "align", 1),
             "placed": _int(k, body, bp, "placed") if body.get("placed") is not None else None}
 

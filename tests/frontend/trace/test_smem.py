@@ -16,6 +16,7 @@ import pytest
 from cuteverify.analysis.smem_placement import Field, fields_disjoint, swizzle_base, tmem_alloc, tmem_view
 from cuteverify.core.notation.parse import parse
 from cuteverify.core.swizzle import Swizzle
+from cuteverify.errors import ManifestError, Unsupported
 from cuteverify.frontend import manifest as mf
 from cuteverify.frontend.trace.document import Doc
 from cuteverify.frontend.trace.emit_smem import emit
@@ -301,3 +302,25 @@ def test_tmem_slice_at_a_dynamic_stage_covers_every_stage():
     (r,) = _at(results, "tmem_view", r"flash_fwd_sm100.py:2569: tStP = ")
     assert r["status"] == "refuted" and "column 528" in _why(r)  # stage 1's first column
     assert tmem_view(parse("(128,64):(65536,1)"), 32, 400, 512).proved  # stage 0 alone fits
+
+
+def test_undecided_unit_is_refused_not_guessed():
+    """A composed layout nothing uses, in a capture with no pointer or tensor carrying its swizzle: no unit."""
+    m = read('%0 = "cute.static"() : () -> !cute.composed_layout<"S<3,4,3> o 0 o (8,64):(64,1)"> loc(unknown)')
+    op = m.ops[0]
+    with pytest.raises(Unsupported, match="not decided"):
+        swizzle_unit(m, op.results[0], op.func)
+    with pytest.raises(Unsupported):
+        element_domain_layout(m, op.results[0], op.func, 16)
+
+
+@pytest.mark.parametrize("claim,where", [
+    ('{smem_view: {layout: "8:1", elem_bits: 16, offset: 0, field: "sA-1024"}}', "sA-1024"),
+    ('{tmem_alloc: {columns: 128, others: [x]}}', "x"),
+    ('{smem_swizzle_base: {swizzle: "S<3,4>", offset: 0, align: 16}}', "swizzle"),
+])
+def test_bad_placement_claims_are_input_errors_at_their_line(claim, where):
+    text = f"version: 1\nkernels:\n  k:\n    claims:\n      - {claim}\n"
+    with pytest.raises(ManifestError) as e:
+        mf.load_text(text, "m.yaml")
+    assert ":5" in str(e.value) and where in str(e.value)
