@@ -31,9 +31,11 @@ def _shown(path) -> str:
     return path if rel.startswith("..") else rel
 
 
-@trace_group.command("capture", context_settings={"ignore_unknown_options": True})
-@click.option("--arch", default=DEFAULT_ARCH, show_default=True, type=click.Choice(ARCHES),
-              help="The CuTe DSL target (CUTE_DSL_ARCH); a kernel built for another arch fails to trace.")
+@trace_group.command("capture", context_settings={"ignore_unknown_options": True},
+                     short_help="Trace a CuTe DSL compile script: one MLIR capture per cute.compile.")
+@click.option("--arch", default=DEFAULT_ARCH, show_default=True, metavar="SM",
+              help=f"The CuTe DSL target (CUTE_DSL_ARCH: {', '.join(ARCHES)}, ...); a kernel built for another "
+                   "arch fails to trace.")
 @click.option("-o", "--out", "out_dir", default="captures", show_default=True, metavar="DIR",
               help="Folder for the .mlir captures (created if missing).")
 @click.option("--stub-torch", is_flag=True,

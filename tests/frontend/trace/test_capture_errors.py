@@ -92,8 +92,8 @@ def test_split_command_forms(tmp_path):
         split_command([sys.executable, "-m", "mod"], cwd=tmp_path)
     with pytest.raises(CaptureError, match="not found"):
         split_command(["no-such-python-interpreter", "k.py"], cwd=tmp_path)
-    with pytest.raises(CaptureError, match="--arch 'sm_70'"):
-        capture([str(script)], arch="sm_70", out_dir=tmp_path)
+    with pytest.raises(CaptureError, match="--arch 'hopper'"):
+        capture([str(script)], arch="hopper", out_dir=tmp_path)
 
 
 def test_torch_stub_serves_what_fa4_and_quack_need_at_import():
