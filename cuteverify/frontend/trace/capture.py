@@ -47,6 +47,9 @@ def split_command(argv, cwd=None):
     options before the script (``-m``, ``-u``, ...) are refused: the capture must run a script file. The script
     is resolved against ``cwd`` and must exist. Raises :class:`CaptureError` naming the offending word."""
     argv = [str(a) for a in argv]
+    bad = next((a for a in argv if "\x00" in a), None)
+    if bad is not None:
+        raise CaptureError(f"command word {_cut(bad)!r} holds a NUL character")
     if not argv:
         raise CaptureError("no command given: write `cuteverify trace capture -- python my_kernel.py [ARGS...]`")
     base = Path(cwd) if cwd else Path.cwd()
@@ -55,21 +58,34 @@ def split_command(argv, cwd=None):
     else:
         word = argv[0]
         interpreter = word if os.sep in word else shutil.which(word)
-        if interpreter is None or not os.path.exists(interpreter):
-            raise CaptureError(f"interpreter {word!r} not found (give a path, or the script first to use "
+        if interpreter is None or not _is(os.path.isfile, interpreter):
+            raise CaptureError(f"interpreter {_cut(word)!r} not found (give a path, or the script first to use "
                                f"cuteverify's own interpreter {sys.executable})")
         rest = argv[1:]
         if not rest:
-            raise CaptureError(f"no script after {word!r}: write `-- {word} my_kernel.py [ARGS...]`")
+            raise CaptureError(f"no script after {_cut(word)!r}: write `-- {_cut(word)} my_kernel.py [ARGS...]`")
         if rest[0].startswith("-"):
-            raise CaptureError(f"{word} option {rest[0]!r}: the capture runs a script file; put the script "
+            raise CaptureError(f"{_cut(word)} option {_cut(rest[0])!r}: the capture runs a script file; put the script "
                                "right after the interpreter")
     script = Path(rest[0])
     if not script.is_absolute():
         script = base / script
-    if not script.is_file():
-        raise CaptureError(f"script {rest[0]!r} not found (looked for {script})")
+    if not _is(os.path.isfile, script):
+        raise CaptureError(f"script {_cut(rest[0])!r} not found (looked for {_cut(str(script))})")
     return interpreter, script, rest[1:]
+
+
+def _cut(word: str, n: int = 120) -> str:
+    """``word`` as a message shows it: at most ``n`` characters."""
+    return word if len(word) <= n else word[:n] + "..."
+
+
+def _is(test, path) -> bool:
+    """``test(path)``, False where the name itself is unusable (too long, ...) rather than an OSError."""
+    try:
+        return test(path)
+    except (OSError, ValueError):
+        return False
 
 
 def _tail(text: str, n: int = TAIL_LINES) -> str:
@@ -109,7 +125,7 @@ def capture(argv, arch: str = DEFAULT_ARCH, out_dir=".", stub_torch: bool = Fals
     timeout: the status and the last lines of stderr, with a hint on an arch mismatch), :class:`NoKernelCompiled`
     (the script never called ``cute.compile``), :class:`CaptureError` (bad command line, arch or folder)."""
     if not ARCH_FORM.fullmatch(arch or ""):
-        raise CaptureError(f"--arch {arch!r}: expected a CuTe DSL arch such as {', '.join(ARCHES)}")
+        raise CaptureError(f"--arch {_cut(arch)!r}: expected a CuTe DSL arch such as {', '.join(ARCHES)}")
     cwd = Path(cwd).resolve() if cwd else Path.cwd()
     interpreter, script, args = split_command(argv, cwd)
     out = Path(out_dir)
