@@ -3,6 +3,7 @@ traced by the CuTe DSL in a subprocess: the capture file, its header, portable p
 checked against the kernel's source (line numbers found by reading the file, not from cuteverify)."""
 from __future__ import annotations
 
+import gzip
 import importlib.metadata
 import json
 import os
@@ -94,3 +95,26 @@ def test_trace_script_helper_returns_the_captures(tmp_path):
     paths = trace_script(KERNEL, arch="sm_80", out_dir=tmp_path, cwd=HERE)
     assert len(paths) == 1 and paths[0].parent == tmp_path.resolve() and paths[0].is_file()
     assert '"arch": "sm_80"' in paths[0].read_text().splitlines()[0]
+
+
+DATA = HERE.parent / "trace_data"
+
+
+def test_committed_captures_carry_header_and_portable_paths():
+    """The 12 committed captures (re-captured by drivers/run_all.sh): header first, arch as in the file name,
+    and every location's file relative: a CUTLASS source under kernels/, an installed package's file under
+    site-packages/, or the driver itself (a file of drivers/); no DSL needed."""
+    captures = sorted(DATA.glob("*.mlir.gz"))
+    assert len(captures) == 12
+    for path in captures:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            text = f.read()
+        first, _, body = text.partition("\n")
+        header = json.loads(first[len("// cuteverify-capture: "):])
+        assert first.startswith("// cuteverify-capture: ")
+        assert header["dsl_version"] == "4.8.1" and path.name.endswith(f"_{header['arch']}.mlir.gz"), path.name
+        files = set(re.findall(r'loc\("((?:[^"\\]|\\.)*)":\d+:\d+', body))
+        for f in files:
+            assert (f.startswith(("kernels/", "site-packages/")) or f == "<string>"
+                    or (DATA / "drivers" / f).is_file()), (path.name, f)
+        assert (DATA / "drivers" / header["script"]).is_file(), header["script"]
