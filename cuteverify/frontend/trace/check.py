@@ -1,5 +1,5 @@
 """``trace check``: every object of a CuTe DSL capture mapped to manifest claims and checked (docs/model.md
-section 10.4).
+section 10.1).
 
 :func:`document` reads one capture (:mod:`.mlir`), checks its DSL version against the versions the reader
 knows, lists every type it does not know, and lets each emitter of :data:`EMITTERS` add the entries and claims
