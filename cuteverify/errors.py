@@ -273,13 +273,6 @@ class CuteClaimFailure(CuteVerifyError):
     kind = "refuted"
 
 
-class CaptureError(CuteVerifyError):
-    """``cuteverify trace capture`` could not trace the user's compile script (an input error: the script, its
-    interpreter or its arguments are at fault, not cuteverify). The subclasses say which."""
-
-    kind = "input"
-
-
 class DslUnavailable(CaptureError):
     """The interpreter that runs the compile script cannot import the CuTe DSL (``nvidia-cutlass-dsl``)."""
 

@@ -13,7 +13,7 @@ Environment (set by ``capture.py``): ``CUTEVERIFY_CAPTURE_DIR`` (where the ``.ml
 
 Post-condition of one ``cute.compile`` in the script: a file ``<function>.mlir`` (``<function>.<n>.mlir`` for
 the n-th repeat of a name in this run; the name cut to ``MAX_STEM`` characters) whose first line is ``// cuteverify-capture: {json}`` (keys ``tool``,
-``dsl``, ``dsl_version``, ``arch``, ``function``, ``script``, ``python``) and whose rest is
+``dsl`` (the nvidia-cutlass-dsl version), ``arch``, ``function``, ``script``, ``python``) and whose rest is
 ``module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)`` with every absolute file name
 in a ``loc("FILE":line:col)`` rewritten by :func:`portable_path`.
 """
@@ -99,7 +99,7 @@ class CaptureHook:
 
     def __call__(self, owner, module, function_name):
         text = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
-        header = {"tool": "cuteverify trace capture", "dsl": DSL_DIST, "dsl_version": self.dsl_version,
+        header = {"tool": "cuteverify trace capture", "dsl": self.dsl_version,
                   "arch": os.environ.get("CUTE_DSL_ARCH"), "function": function_name, "script": self.script,
                   "python": platform.python_version()}
         path = os.path.join(self.out_dir, self.file_name(function_name))

@@ -60,7 +60,7 @@ def test_cli_writes_one_capture_with_header(cli_capture):
     first = path.read_text().splitlines()[0]
     assert first.startswith("// cuteverify-capture: ")
     header = json.loads(first[len("// cuteverify-capture: "):])
-    assert header["dsl"] == "nvidia-cutlass-dsl" and header["dsl_version"] == DSL
+    assert header["dsl"] == DSL and header["tool"] == "cuteverify trace capture"
     assert header["arch"] == "sm_80"
     assert header["script"] == "kernels/small_gemm_sm80.py"
     assert header["python"] == platform.python_version()
@@ -112,7 +112,7 @@ def test_committed_captures_carry_header_and_portable_paths():
         first, _, body = text.partition("\n")
         header = json.loads(first[len("// cuteverify-capture: "):])
         assert first.startswith("// cuteverify-capture: ")
-        assert header["dsl_version"] == "4.8.1" and path.name.endswith(f"_{header['arch']}.mlir.gz"), path.name
+        assert header["dsl"] == "4.8.1" and path.name.endswith(f"_{header['arch']}.mlir.gz"), path.name
         files = set(re.findall(r'loc\("((?:[^"\\]|\\.)*)":\d+:\d+', body))
         for f in files:
             assert (f.startswith(("kernels/", "site-packages/")) or f == "<string>"

@@ -67,7 +67,7 @@ def test_failing_script_gives_status_and_its_last_lines(tmp_path):
 @needs_dsl
 def test_arch_mismatch_hints_at_the_right_arch(tmp_path):
     with pytest.raises(ScriptFailed) as e:
-        capture([str(HERE / "kernels" / "wgmma_only_sm90.py")], arch="sm_80", out_dir=tmp_path)
+        capture([str(HERE / "kernels" / "wgmma_only_sm90a.py")], arch="sm_80", out_dir=tmp_path)
     msg = str(e.value)
     assert "expects arch to be sm_90a, but got sm_80" in msg
     assert "--arch sm_90a" in msg
