@@ -118,3 +118,14 @@ def test_committed_captures_carry_header_and_portable_paths():
             assert (f.startswith(("kernels/", "site-packages/")) or f == "<string>"
                     or (DATA / "drivers" / f).is_file()), (path.name, f)
         assert (DATA / "drivers" / header["script"]).is_file(), header["script"]
+
+
+@needs_dsl
+def test_stride_order_for_gives_each_modes_rank():
+    # the DSL's stride_order: entry i = rank of mode i's stride (0 = stride 1); CUTLASS's (m,k,l) k-major is (1,0,2)
+    fakes = pytest.importorskip("cuteverify.frontend.trace.fakes")
+    assert fakes.stride_order_for(3, 1) == (1, 0, 2)
+    assert fakes.stride_order_for(3, 0) == (0, 1, 2)
+    assert fakes.stride_order_for(4, -1) == (1, 2, 3, 0)
+    with pytest.raises(IndexError):
+        fakes.stride_order_for(2, 2)
