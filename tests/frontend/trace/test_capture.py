@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from cuteverify.frontend.testing import trace_script
 
 HERE = Path(__file__).resolve().parent
 KERNEL = HERE / "kernels" / "small_gemm_sm80.py"
@@ -88,13 +87,6 @@ def test_capture_text_has_portable_locations_and_the_kernels_objects(cli_capture
     assert any(inner in at_line for _, inner in named)
     ops = re.findall(r'"cute.tiled.copy.partition_D".* loc\((#loc\d*)\)$', text, re.M)
     assert {alias for alias, _ in named} & set(ops)
-
-
-@needs_dsl
-def test_trace_script_helper_returns_the_captures(tmp_path):
-    paths = trace_script(KERNEL, arch="sm_80", out_dir=tmp_path, cwd=HERE)
-    assert len(paths) == 1 and paths[0].parent == tmp_path.resolve() and paths[0].is_file()
-    assert '"arch": "sm_80"' in paths[0].read_text().splitlines()[0]
 
 
 DATA = HERE.parent / "trace_data"

@@ -13,6 +13,7 @@ import pytest
 
 from cuteverify.errors import CaptureError, DslUnavailable, NoKernelCompiled, ScriptFailed, exit_code
 from cuteverify.frontend.trace import capture as capture_mod
+from cuteverify.frontend.testing import trace_script
 from cuteverify.frontend.trace.capture import STUBS_DIR, capture, split_command
 
 HERE = Path(__file__).resolve().parent
@@ -75,8 +76,9 @@ def test_arch_mismatch_hints_at_the_right_arch(tmp_path):
 
 @needs_dsl
 def test_script_that_compiles_nothing(tmp_path):
+    # through the test helper: its arguments reach the script (else the kernel would compile)
     with pytest.raises(NoKernelCompiled) as e:
-        capture([str(HERE / "kernels" / "small_gemm_sm80.py"), "--no-compile"], arch="sm_80", out_dir=tmp_path)
+        trace_script(HERE / "kernels" / "small_gemm_sm80.py", "--no-compile", arch="sm_80", out_dir=tmp_path)
     assert "cute.compile" in str(e.value)
     assert not list(tmp_path.glob("*.mlir"))
 
