@@ -20,9 +20,10 @@ from ..core.notation.interop import as_layout
 from ..hardware import agrees
 from ..prover import are_equal, complement_disjoint, is_bijective, is_injective, is_surjective, prove
 from .trace.capture import DEFAULT_ARCH, DEFAULT_TIMEOUT, capture
+from .trace.check import check_captures
 
 __all__ = ["assert_bijective", "assert_injective", "assert_surjective", "assert_equal", "assert_disjoint",
-           "assert_agrees", "assert_proves", "assert_verdict", "trace_script"]
+           "assert_agrees", "assert_proves", "assert_verdict", "trace_script", "assert_trace_checks"]
 
 __tracebackhide__ = True
 
@@ -89,3 +90,20 @@ def trace_script(script, *args, arch: str = DEFAULT_ARCH, python=None, out_dir=N
         out_dir = tempfile.mkdtemp(prefix="cuteverify-trace-")
     argv = [str(python or sys.executable), str(Path(script)), *(str(a) for a in args)]
     return capture(argv, arch=arch, out_dir=out_dir, stub_torch=stub_torch, cwd=cwd, timeout=timeout)
+
+
+def assert_trace_checks(script, *args, arch: str = DEFAULT_ARCH, allow_unknown: bool = False,
+                        allow_unmapped: bool = False, **capture_options) -> list:
+    """Trace ``script`` as :func:`trace_script` does (same options) and run ``cuteverify trace check`` on its
+    captures; return the result rows. Raises AssertionError naming every claim that is not as expected (its
+    source line, status and reason): a refuted or errored claim always; an unknown one unless ``allow_unknown``;
+    a captured construct that no check maps unless ``allow_unmapped``."""
+    rows, _, _ = check_captures(trace_script(script, *args, arch=arch, **capture_options))
+    bad = [r for r in rows if not r["ok"]
+           and not (allow_unmapped and r["kind"] == "unmapped")
+           and not (allow_unknown and r["status"] == "unknown" and r["kind"] != "unmapped")]
+    if bad:
+        lines = [f"{r.get('at') or r['file']}: {r['claim']}: expected {r['expect']}, got {r['status']}"
+                 + (f" ({r['reason']})" if r.get("reason") else "") for r in bad]
+        raise AssertionError(f"{len(bad)} traced claim(s) of {script} not as expected:\n  " + "\n  ".join(lines))
+    return rows

@@ -75,3 +75,18 @@ def test_manifest_is_what_check_runs(tmp_path):
     claims = mf.load(out) if doc.claims else []
     assert len(claims) == len(doc.claims)
     assert all(c.at for c in claims)
+
+
+def test_trace_script_then_check_in_one_go(tmp_path):
+    """`cuteverify trace --arch sm_80 KERNEL.py` captures the repo's own small kernel and checks it; the pytest
+    helper does the same and raises on a claim that is not as expected (DSL needed)."""
+    pytest.importorskip("cutlass.cute")
+    from cuteverify.frontend.cli.main import main
+    from cuteverify.frontend.testing import assert_trace_checks
+    kernel = Path(__file__).resolve().parent / "kernels" / "small_gemm_sm80.py"
+    r = CliRunner().invoke(main, ["trace", "--arch", "sm_80", "-o", str(tmp_path / "c"), "--json", str(kernel)])
+    out = json.loads(r.output)
+    assert r.exit_code == out["exit_code"] and [k["kernel"] for k in out["kernels"]] == ["small_gemm"]
+    assert r.exit_code == 0, [x for x in out["results"] if not x["ok"]]
+    rows = assert_trace_checks(kernel, arch="sm_80", out_dir=tmp_path / "d")
+    assert rows == [] or all(x["ok"] for x in rows)
