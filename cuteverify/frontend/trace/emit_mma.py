@@ -4,7 +4,8 @@ For each distinct tiled MMA type (at the op that built it, ``cute.make_tiled_mma
 it) :func:`emit` adds the entry ``make_tiled_mma(...)`` (:func:`.atoms_mma.tiled_mma_expr`) and the claims:
 
 * ``agrees: {tiled_mma, operand: A | B | C}``: the tiled MMA is the hardware's, atom by atom;
-* ``covers: {tiled_mma, operand: C}``: every accumulator of its tile held exactly once;
+* ``covers: {tiled_mma, operand: A | B | C}``: every element of each operand's tile held exactly once (up to
+  the threads that broadcast it: A over N, B over M, wgmma's warpgroup over a shared-memory operand);
 * for each ``cute.tiled.mma.partition`` of a tensor whose layout is plain and static (a shared-memory tensor,
   a static coordinate tensor): ``equal: [X.get_slice(0).partition_<op>(T).layout, R]``, cuteverify's partition
   of the tensor ``T`` the op partitioned against the result layout ``R`` the DSL printed (a differential on the
@@ -96,7 +97,8 @@ def emit(module: Module, doc: Doc) -> None:
         names[text] = name
         for operand in ("A", "B", "C"):
             doc.claim({"agrees": {"tiled_mma": name, "operand": operand}}, op.loc)
-        doc.claim({"covers": {"tiled_mma": name, "operand": "C"}}, op.loc)
+        for operand in ("A", "B", "C"):
+            doc.claim({"covers": {"tiled_mma": name, "operand": operand}}, op.loc)
     for op in module.of(PARTITION, FRAGMENT):
         if not op.in_types or op.in_types[0].name != MMA_TYPE or op.in_types[0].text not in names:
             continue
