@@ -14,8 +14,10 @@ Atoms the DSL 4.8.1 prints, and the CUTLASS name each one is:
 * ``!cute_nvgpu.sm100.mma<256x128x16, num_cta = 2, ab_major = (k, k), elem_type = (f16, f16, f32), frag_kind =
   ss, c_scale_exp = 0>`` (tcgen05 UMMA): the class template ``SM100_MMA_F16BF16_2x1SM_SS<half_t, half_t, float,
   256, 128, UMMA::Major::K, UMMA::Major::K>`` (``num_cta = 1``: no ``_2x1SM``; ``frag_kind = ts``: ``_TS``);
-* ``!cute_nvgpu.atom.universal_fma<1x1x1, (f32, f32) -> f32>`` (CuTe's ``UniversalFMA``, one thread, one
-  value): no spec in the library (it is no hardware instruction): a :class:`CaptureError` naming it.
+* ``!cute_nvgpu.atom.universal_fma<1x1x1, (f32, f32) -> f32>``: CuTe's ``UniversalFMA<float, float, float,
+  float>`` (one thread, one value); the shipped library has no spec of it (it is no hardware instruction), so
+  it maps only where a user's spec file (``CUTEVERIFY_SPEC_PATH``) defines that name, else the
+  :class:`CaptureError` names it.
 
 Admissibility: anything else (another atom kind, a key the mapping does not know, a scaled ``c_scale_exp``, a
 name the spec library lacks) raises :class:`CaptureError` naming the construct, so the emitter records it as
@@ -147,7 +149,30 @@ def _sm100(atom: TypeExpr) -> str:
     return _resolvable(f"{fam}<{args}>", atom)
 
 
-_ATOMS = {"cute_nvgpu.sm80.mma": _sm80, "cute_nvgpu.sm90.mma": _sm90, "cute_nvgpu.sm100.mma": _sm100}
+_FMA = re.compile(r"^\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*->\s*(\w+)$")
+
+
+def _universal_fma(atom: TypeExpr) -> str:
+    if _shape(atom) != (1, 1, 1):
+        raise CaptureError(f"{atom.text}: a universal FMA is 1x1x1")
+    sig = [_FMA.match(str(a)) for a in atom.positional if isinstance(a, Bare) and "->" in a]
+    if len(sig) != 1 or sig[0] is None:
+        raise CaptureError(f"{atom.text}: no '(A, B) -> C' element types")
+    a, b, c = sig[0].groups()
+    if any(x not in _CPP_TYPE for x in (a, b, c)):
+        raise CaptureError(f"{atom.text}: element types ({a}, {b}) -> {c} have no C++ name here")
+    name = f"UniversalFMA<{_CPP_TYPE[c]}, {_CPP_TYPE[a]}, {_CPP_TYPE[b]}, {_CPP_TYPE[c]}>"
+    try:
+        resolve(name, kind="mma", instance=True)
+    except CuteVerifyError:
+        raise CaptureError(f"{atom.text}: CuTe's {name} (a one-thread scalar FMA, no hardware instruction) has "
+                           "no spec in the library (a spec file of that name on CUTEVERIFY_SPEC_PATH maps "
+                           "it)") from None
+    return name
+
+
+_ATOMS = {"cute_nvgpu.sm80.mma": _sm80, "cute_nvgpu.sm90.mma": _sm90, "cute_nvgpu.sm100.mma": _sm100,
+          "cute_nvgpu.atom.universal_fma": _universal_fma}
 
 
 def atom_name(atom: TypeExpr) -> str:
@@ -157,9 +182,7 @@ def atom_name(atom: TypeExpr) -> str:
         raise CaptureError(f"{atom!r}: not an MMA atom type")
     fn = _ATOMS.get(atom.name)
     if fn is None:
-        why = " (CuTe's UniversalFMA: a one-thread scalar FMA, no hardware MMA spec in the library)" \
-            if atom.name == "cute_nvgpu.atom.universal_fma" else ""
-        raise CaptureError(f"{atom.text}: MMA atom kind {atom.name} is not mapped{why}")
+        raise CaptureError(f"{atom.text}: MMA atom kind {atom.name} is not mapped")
     return fn(atom)
 
 

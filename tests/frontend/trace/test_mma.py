@@ -26,12 +26,14 @@ from cuteverify.frontend.trace.document import Doc
 from cuteverify.frontend.trace.emit_mma import emit, partition_source, tiled_mmas
 from cuteverify.frontend.trace.mlir import parse_type, read, read_file
 from cuteverify.frontend.trace.types import elem_bits, memref
+from cuteverify.hardware.library import catalog
+from cuteverify.hardware.library.catalog import load
 
 DATA = Path(__file__).resolve().parents[1] / "trace_data"
 CAPTURES = sorted(DATA.glob("*.mlir.gz"))
 IDS = [p.name.split(".")[0] for p in CAPTURES]
 #: the tiled MMAs no spec names, with the reason the mapping must give
-UNMAPPED = {"cute_nvgpu.atom.universal_fma": "UniversalFMA"}
+UNMAPPED = {"cute_nvgpu.atom.universal_fma": r"UniversalFMA<float, float, float, float> .* has no spec"}
 MMA_OPS = ("cute.tiled.mma.partition", "cute.tiled.mma.partition_shape", "cute.mma.make_fragment")
 
 
@@ -330,3 +332,55 @@ def test_operand_smem_is_the_element_domain_layout():
     doc.layouts = wrong
     rows = mf.run(mf.load_text(doc.yaml(), "capture"))
     assert [r["status"] for r in rows if r["kind"] == "operand"] == ["refuted", "proved"]
+
+
+#: CuTe's MMA_Traits<UniversalFMA<D,A,B,C>> (include/cute/atom/mma_traits.hpp): one thread, one value, 1x1x1
+FMA_SPEC = """\
+version: 1
+specs:
+  "UniversalFMA<float, float, float, float>":
+    kind: mma
+    arch: sm_50
+    ptx: "fma.rn.f32"
+    dtypes: {a: f32, b: f32, c: f32, d: f32}
+    shape_mnk: [1, 1, 1]
+    threads: 1
+    thr_id: "1:0"
+    operands:
+      A: {layout: "(1,1):(0,0)", row: "0", col: "0"}
+      B: {layout: "(1,1):(0,0)", row: "0", col: "0"}
+      C: {layout: "(1,1):(0,0)", row: "0", col: "0"}
+    source:
+      cutlass: "include/cute/atom/mma_traits.hpp MMA_Traits<UniversalFMA<D,A,B,C>>"
+      ptx: "PTX ISA 9.7.3.6 fma"
+"""
+
+
+def test_universal_fma_maps_with_a_users_spec(tmp_path, monkeypatch):
+    """The Ampere SIMT GEMM's 16x16-thread UniversalFMA MMA with its strided permutation
+    [(16,4):(4,1);(16,4):(4,1);_] maps once a spec file names UniversalFMA<float, float, float, float>: its
+    partitions and fragments equal the DSL's, and its claims prove."""
+    spec = tmp_path / "fma.yaml"
+    spec.write_text(FMA_SPEC)
+    monkeypatch.setattr(catalog, "_DEFAULT", [load([spec], shipped=True, check="lazy")])
+    path = DATA / "ampere_sgemm_sm_80.mlir.gz"
+    m = _module(path)
+    (t, op), = tiled_mmas(m).values()
+    expr = tiled_mma_expr(t)
+    assert expr == ("make_tiled_mma(UniversalFMA<float, float, float, float>, (16,16,1):(16,1,0), "
+                    "[(16,4):(4,1);(16,4):(4,1);_])")
+    tm = evaluate(expr, {})
+    assert tm.size == 256 and tm.tile_shape_mnk == (64, 64, 1)
+    compared = 0
+    for op in m.of(*MMA_OPS):
+        operand, src, dst = operand_name(op.props["operand_id"]), op.in_types[1], op.out_types[0]
+        where = f"{op.loc.describe()} ({op.name})"
+        if op.name == "cute.tiled.mma.partition":
+            assert _same_layout(_layout(dst), tm.get_slice(0).partition(operand, _layout(src)).layout), where
+        else:
+            compared += _fragment(m, op, tm, operand, src, dst, where) - 1
+        compared += 1
+    assert compared == 7
+    doc, rows = _results(m)
+    assert not doc.unknowns and rows and all(r["status"] == "proved" for r in rows), rows
+    assert {next(iter(c)) for c in doc.claims} == {"agrees", "covers", "equal"}
