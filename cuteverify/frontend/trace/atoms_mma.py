@@ -119,12 +119,12 @@ def _sm90(atom: TypeExpr) -> str:
     base = f"SM90_{m}x{n}x{k}_{_letters(atom, c, a, b)}_{frag}"
     try:  # 16-bit inputs: majors are template arguments; tf32 / 8-bit: the K-major-only _TN atoms
         resolve(base, kind="mma", instance=True)
-        return f"{base}<GMMA::Major::{am},GMMA::Major::{bm}>"
     except CuteVerifyError:
         if (am, bm) != ("K", "K"):
             raise CaptureError(f"{atom.text}: no wgmma atom {base} with majors ({am}, {bm}) in the spec "
                                "library") from None
         return _resolvable(base + "_TN", atom)
+    return _resolvable(f"{base}<GMMA::Major::{am},GMMA::Major::{bm}>", atom)
 
 
 def _sm100(atom: TypeExpr) -> str:

@@ -95,10 +95,9 @@ def emit(module: Module, doc: Doc) -> None:
             continue
         name = doc.layout(_hint(op, "tiled_mma"), expr, op.loc)
         names[text] = name
-        for operand in ("A", "B", "C"):
-            doc.claim({"agrees": {"tiled_mma": name, "operand": operand}}, op.loc)
-        for operand in ("A", "B", "C"):
-            doc.claim({"covers": {"tiled_mma": name, "operand": operand}}, op.loc)
+        for kind in ("agrees", "covers"):
+            for operand in ("A", "B", "C"):
+                doc.claim({kind: {"tiled_mma": name, "operand": operand}}, op.loc)
     for op in module.of(PARTITION, FRAGMENT):
         if not op.in_types or op.in_types[0].name != MMA_TYPE or op.in_types[0].text not in names:
             continue
@@ -133,7 +132,10 @@ def _operand_claim(module: Module, doc: Doc, op: Op, name: str, operand: str) ->
         doc.unknown(f"{op.name} (operand {operand})", op.loc, "a descriptor view of an operand other than A or B")
         return
     part = partition_source(module, op)
-    tensor = part.in_types[1] if part is not None and len(part.in_types) > 1 else op.in_types[1]
+    if len(op.in_types) < 2 or (part is not None and len(part.in_types) < 2):
+        doc.unknown(op.name, op.loc, "a descriptor view without the tensor it views")
+        return
+    tensor = part.in_types[1] if part is not None else op.in_types[1]
     m = memref(tensor)
     if m is None or m.space != "smem" or m.layout_text is None:
         doc.unknown(f"{op.name} of {tensor.text}", op.loc, "the descriptor view's tensor is no shared-memory "

@@ -384,3 +384,40 @@ def test_universal_fma_maps_with_a_users_spec(tmp_path, monkeypatch):
     doc, rows = _results(m)
     assert not doc.unknowns and rows and all(r["status"] == "proved" for r in rows), rows
     assert {next(iter(c)) for c in doc.claims} == {"agrees", "covers", "equal"}
+
+
+@pytest.mark.parametrize("atom, name", [
+    ("!cute_nvgpu.sm80.mma<16x8x16, elem_type = (bf16, bf16, f32) >", "SM80_16x8x16_F32BF16BF16F32_TN"),
+    ("!cute_nvgpu.sm80.mma<16x8x8, elem_type = (f16, f16, f16) >", "SM80_16x8x8_F16F16F16F16_TN"),
+    ("!cute_nvgpu.sm80.mma<16x8x8, elem_type = (tf32, tf32, f32) >", "SM80_16x8x8_F32TF32TF32F32_TN"),
+    ("!cute_nvgpu.sm90.mma<64x64x16, ab_major = (mn, mn), elem_type = (bf16, bf16, f32), frag_kind = ss>",
+     "SM90_64x64x16_F32BF16BF16_SS<GMMA::Major::MN,GMMA::Major::MN>"),
+    ("!cute_nvgpu.sm90.mma<64x128x8, ab_major = (k, k), elem_type = (tf32, tf32, f32), frag_kind = ss>",
+     "SM90_64x128x8_F32TF32TF32_SS_TN"),
+    ("!cute_nvgpu.sm90.mma<64x256x32, ab_major = (k, k), elem_type = (f8E4M3FN, f8E4M3FN, f32), frag_kind = ss>",
+     "SM90_64x256x32_F32E4M3E4M3_SS_TN"),
+    ("!cute_nvgpu.sm100.mma<128x256x16, num_cta = 1, ab_major = (mn, k), elem_type = (bf16, bf16, f32), "
+     "frag_kind = ss, c_scale_exp = 0>",
+     "SM100_MMA_F16BF16_SS<bfloat16_t, bfloat16_t, float, 128, 256, UMMA::Major::MN, UMMA::Major::K>"),
+    ("!cute_nvgpu.sm100.mma<256x64x16, num_cta = 2, ab_major = (k, mn), elem_type = (f16, f16, f32), "
+     "frag_kind = ts, c_scale_exp = 0>",
+     "SM100_MMA_F16BF16_2x1SM_TS<half_t, half_t, float, 256, 64, UMMA::Major::K, UMMA::Major::MN>"),
+])
+def test_atom_names_as_cutlass_spells_them(atom, name):
+    """Atoms the captures do not hold, named as CUTLASS's headers name them (written here from
+    mma_sm80.hpp / mma_sm90_gmma.hpp / mma_sm100_umma.hpp), and each resolvable by the spec library."""
+    t = parse_type(f'!cute.tiled_mma<{atom}, atom_layout_MNK = <"(1,1,1):(0,0,0)">, permutation_MNK = '
+                   '<"[_;_;_]">>')
+    assert tiled_mma_expr(t) == f"make_tiled_mma({name}, (1,1,1):(0,0,0))"
+    assert evaluate(tiled_mma_expr(t), {}).size > 0
+
+
+def test_wgmma_majors_an_atom_cannot_take_are_capture_errors():
+    t = parse_type('!cute.tiled_mma<!cute_nvgpu.sm90.mma<64x128x8, ab_major = (mn, k), elem_type = (tf32, tf32, '
+                   'f32), frag_kind = ss>, atom_layout_MNK = <"(1,1,1):(0,0,0)">, permutation_MNK = <"[_;_;_]">>')
+    with pytest.raises(CaptureError, match=r"no wgmma atom SM90_64x128x8_F32TF32TF32_SS with majors \(MN, K\)"):
+        tiled_mma_expr(t)
+    rs = parse_type('!cute.tiled_mma<!cute_nvgpu.sm90.mma<64x64x16, ab_major = (mn, k), elem_type = (bf16, bf16, '
+                    'f32), frag_kind = rs>, atom_layout_MNK = <"(1,1,1):(0,0,0)">, permutation_MNK = <"[_;_;_]">>')
+    with pytest.raises(CaptureError, match="Register source operand A must have K major"):
+        tiled_mma_expr(rs)  # a name the resolver refuses is refused here, never emitted
