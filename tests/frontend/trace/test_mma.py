@@ -424,3 +424,16 @@ def test_wgmma_majors_an_atom_cannot_take_are_capture_errors():
                     'f32), frag_kind = rs>, atom_layout_MNK = <"(1,1,1):(0,0,0)">, permutation_MNK = <"[_;_;_]">>')
     with pytest.raises(CaptureError, match="Register source operand A must have K major"):
         tiled_mma_expr(rs)  # a name the resolver refuses is refused here, never emitted
+
+
+def test_descriptor_view_of_a_composed_layout_is_unknown_not_guessed():
+    """A descriptor view of a tensor whose layout text is a composed layout (``S<3,4,3> o 0 o ...``, no pointer
+    swizzle): bytes or elements cannot be told from the text, so no operand claim is made, and the unknown
+    names the op."""
+    old = '!cute.memref<f16, smem, align<1024>, S<3,4,3>, "((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))">'
+    new = '!cute.memref<f16, smem, align<1024>, "S<3,4,3> o 0 o ((8,16),(64,1),(1,4)):((64,512),(1,0),(0,8192))">'
+    m = _mutant(DATA / "hopper_dense_gemm_sm_90a.mlir.gz", old, new, count=1)
+    doc = Doc("k", "capture")
+    emit(m, doc)
+    assert [c["operand"]["operand"] for c in doc.claims if "operand" in c] == ["B"]
+    assert [(u.loc.line, "composed layout" in u.why) for u in doc.unknowns] == [(708, True)]
