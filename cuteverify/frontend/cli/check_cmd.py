@@ -19,7 +19,7 @@ from .common import fail, guarded, json_option, style, tty
 _PROGRESS_DELAY_S, _PROGRESS_EVERY_S = 0.5, 0.1
 
 
-def _progress_printer(enabled: bool):
+def progress_printer(enabled: bool):
     if not enabled:
         return None
     t0 = time.perf_counter()
@@ -166,7 +166,7 @@ def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbo
     check_writable(html_path, junit)
     t0 = time.perf_counter()
     progress = progress_option_value(progress)
-    results, claims = mf.check_files(manifests, jobs=jobs, progress=_progress_printer(progress))
+    results, claims = mf.check_files(manifests, jobs=jobs, progress=progress_printer(progress))
     sys.exit(render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
                     quiet=quiet, verbose=verbose))
 

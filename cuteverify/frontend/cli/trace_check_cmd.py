@@ -9,7 +9,7 @@ import click
 
 from cuteverify.frontend.trace.check import check_captures, document
 
-from .check_cmd import _progress_printer, check_writable, progress_option_value, render
+from .check_cmd import progress_printer, check_writable, progress_option_value, render
 from .common import fail, guarded, json_option
 
 __all__ = ["trace_check_cmd", "trace_manifest_cmd", "kernel_summary", "run_check"]
@@ -55,7 +55,7 @@ def run_check(paths, jobs=1, junit=None, html_path=None, as_json=False, quiet=Fa
     check_writable(html_path, junit)
     t0 = time.perf_counter()
     results, claims, docs = check_captures(paths, jobs=jobs,
-                                           progress=_progress_printer(progress_option_value(progress)))
+                                           progress=progress_printer(progress_option_value(progress)))
     summary = kernel_summary(results, docs)
     code = render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
                   quiet=quiet, verbose=verbose, extra={"kernels": summary})
