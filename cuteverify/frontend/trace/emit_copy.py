@@ -198,6 +198,8 @@ class _Emitter:
         mma_t, operand, via = found
         mma = self.mma_entry(mma_t, via)
         if mma is None:
+            self.doc.unknown(f"{copy} retiling the {operand} fragment of {mma_t.text}", op.loc,
+                             "that tiled MMA is not mapped (reported at the op that uses it)")
             return
         key = op.in_types[0].text
         bop = self.builder.get(key, op)
