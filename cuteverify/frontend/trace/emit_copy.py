@@ -31,13 +31,13 @@ import re
 
 from ...atoms import make_tiled_copy
 from ...core.layout import Layout
+from ...core.notation.parse import parse
 from ...core.swizzle import ComposedLayout
-from ...core.tuples import flatten
 from ...errors import CaptureError, CuteVerifyError
 from .atoms_copy import ATOM_PREFIX, copy_atom_name, copy_dtype, tiled_copy_expr, tiled_copy_parts
 from .atoms_mma import tiled_mma_expr
 from .document import Doc
-from .mlir import Module, Op
+from .mlir import Bare, Module, Op
 from .types import memref
 
 __all__ = ["emit", "BUILDERS", "PARTITIONS"]
@@ -118,44 +118,50 @@ class _Emitter:
         copy = self.copy_entry(op.in_types[0], op)
         if copy is None:
             return
-        src, out = memref(op.in_types[1]), memref(op.out_types[0])
-        what = f"partition_{letter} of {op.in_types[1].text} by {copy}"
-        if src is None or out is None or src.layout_text is None or out.layout_text is None:
-            self.doc.unknown(what, op.loc, f"the partitioned value is a {op.in_types[1].name}, not a tensor in "
-                                           "memory: no access to check (a coordinate tensor is a predicate)")
-            return
         var = _hint(op, "part")
-        self.differential(op, copy, letter, src, out, var)
+        t, r = op.in_types[1], op.out_types[0]
+        if t.name == "cute.coord_tensor" and r.name == "cute.coord_tensor":
+            # an identity tensor (predicates): no memory access, but the same partition, of coordinates
+            self.differential(op, copy, letter, t.text, _coord_layout(t), _coord_layout(r), var)
+            return
+        src, out = memref(t), memref(r)
+        if src is None or out is None or src.layout_text is None or out.layout_text is None:
+            self.doc.unknown(f"partition_{letter} of {t.text} by {copy}", op.loc,
+                             f"the partitioned value is a {t.name}, not a tensor: not mapped")
+            return
+        self.differential(op, copy, letter, src.type_text, src.layout_text, out.layout_text, var)
         if src.space == "smem":
             self.smem_claims(op, copy, side, src, out, var)
 
-    def differential(self, op, copy, letter, src, out, var):
+    def differential(self, op, copy, letter, what, src_text, out_text, var):
+        """The partition differential (module docstring) of the tensor ``what`` whose layout prints as
+        ``src_text`` and whose thread partition the DSL printed as ``out_text``."""
         tc = self.objects[op.in_types[0].text]
         try:
-            layout = src.layout
+            layout = parse(src_text, source="captured layout")
+            printed = parse(out_text, source="captured layout")
             plain = layout.outer if isinstance(layout, ComposedLayout) else layout
             mine = getattr(tc.get_slice(0), f"partition_{letter}")(plain).layout
         except CuteVerifyError as e:
-            self.doc.unknown(f"partition_{letter} of {src.type_text} by {copy}", op.loc,
-                             f"cuteverify cannot partition it: {e}")
+            self.doc.unknown(f"partition_{letter} of {what} by {copy}", op.loc, f"cuteverify cannot partition it: {e}")
             return
         name = (f"cuteverify's partition_{letter} of {var}'s tensor by {copy} is the DSL's"
                 + (" (the layout under its swizzle)" if plain is not layout else ""))
-        if plain is not layout and "?" in out.layout_text and "?" not in str(plain):
-            self.doc.unknown(f"partition_{letter} of {src.type_text} by {copy}", op.loc,
+        if plain is not layout and "?" in out_text and "?" not in str(plain):
+            self.doc.unknown(f"partition_{letter} of {what} by {copy}", op.loc,
                              "the DSL folds the layout's swizzle into the partition (modes split, with dynamic "
-                             f"strides: {out.layout_text}): no plain partition to compare with cuteverify's")
+                             f"strides: {out_text}): no plain partition to compare with cuteverify's")
             return
-        if "?" not in src.layout_text and "?" not in out.layout_text:
+        if "?" not in src_text and "?" not in out_text:
             lhs = self.doc.layout(f"{var}_in", str(plain), op.loc)
             a = self.doc.layout(f"{var}_cv", f"{copy}.get_slice(0).partition_{letter}({lhs}).layout", op.loc)
-            b = self.doc.layout(f"{var}_dsl", out.layout_text, op.loc)
+            b = self.doc.layout(f"{var}_dsl", out_text, op.loc)
             self.doc.claim({"equal": [a, b]}, op.loc, name=name)
             return
         # dynamic extents: the DSL's ?{div=N} leaves are fresh values, unrelated to the input's; compare the
         # static leaves and which leaves are dynamic, each dynamic leaf written as DYNAMIC on both sides
         a = self.doc.layout(f"{var}_cv", str(_concretise(mine)), op.loc)
-        b = self.doc.layout(f"{var}_dsl", str(_concretise(out.layout)), op.loc)
+        b = self.doc.layout(f"{var}_dsl", str(_concretise(printed)), op.loc)
         self.doc.claim({"equal": [a, b]}, op.loc, name=name + f" (dynamic leaves written as {DYNAMIC})")
 
     def smem_claims(self, op, copy, side, src, out, var):
@@ -273,10 +279,18 @@ def _element_text(mr) -> str:
     return f"{el.inner} o 0 o {mr.layout_text}"
 
 
+def _coord_layout(t) -> str:
+    """The layout text of ``!cute.coord_tensor<"base", "layout">``."""
+    pos = [a for a in t.positional if isinstance(a, str) and not isinstance(a, Bare)]
+    if len(pos) != 2:
+        raise CaptureError(f"{t.text}: a coordinate tensor has a base and a layout")
+    return pos[1]
+
+
 def _concrete_leaves(t):
     if isinstance(t, tuple):
         return tuple(_concrete_leaves(x) for x in t)
-    return t if type(t) is int else DYNAMIC
+    return DYNAMIC if "?" in str(t) else t
 
 
 def _concretise(layout):
