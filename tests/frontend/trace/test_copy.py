@@ -6,9 +6,6 @@ reader, the byte swizzle written out) for the refutations found on unmodified ke
 """
 import ast
 import gzip
-import importlib
-import sys
-import types
 from collections import Counter
 from pathlib import Path
 
@@ -17,31 +14,12 @@ import pytest
 from cuteverify.atoms import make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma
 from cuteverify.errors import CaptureError
 from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.trace.atoms_copy import copy_atom_name, tiled_copy_expr
 from cuteverify.frontend.trace.document import Doc
+from cuteverify.frontend.trace.emit_copy import PARTITIONS, emit
 from cuteverify.frontend.trace.mlir import read, read_file
 
 
-def _standin_tiled_mma_expr(t):
-    """Stand-in for atoms_mma.tiled_mma_expr (branch trmma) while it is not merged: sm80 tiled MMAs only."""
-    atom = t.args[0]
-    et = atom.get("elem_type")
-    names = {("f16", "f16", "f32"): "F32F16F16F32", ("bf16", "bf16", "f32"): "F32BF16BF16F32"}
-    key = tuple(str(x) for x in et) if isinstance(et, tuple) else None
-    if atom.name != "cute_nvgpu.sm80.mma" or key not in names:
-        raise CaptureError(f"{t.text}: the test stand-in maps sm80 f16/bf16 MMAs only")
-    spec = f"SM80_{atom.positional[0]}_{names[key]}_TN"
-    return f'make_tiled_mma({spec}, "{t.get("atom_layout_MNK")}", "{t.get("permutation_MNK")}")'
-
-
-try:
-    importlib.import_module("cuteverify.frontend.trace.atoms_mma")
-except ModuleNotFoundError:
-    _mod = types.ModuleType("cuteverify.frontend.trace.atoms_mma")
-    _mod.tiled_mma_expr = _standin_tiled_mma_expr
-    sys.modules["cuteverify.frontend.trace.atoms_mma"] = _mod
-
-from cuteverify.frontend.trace.atoms_copy import copy_atom_name, tiled_copy_expr  # noqa: E402
-from cuteverify.frontend.trace.emit_copy import PARTITIONS, emit  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "trace_data"
 CAPTURES = sorted(DATA.glob("*.mlir.gz"))
@@ -308,3 +286,10 @@ def test_mutant_copy_that_does_not_match_its_mma():
                 '"((4,8,2,2),((2,2,2),(1,1))):((64,1,16,0),((32,8,128),(0,0)))"')
     got = _refuted_at(m)
     assert ("compatible", 646) in got and ("equal", 640) in got and ("covers", 640) in got
+
+
+def test_mutant_wrong_major_ldmatrix():
+    """B's transposing ldmatrix (LDSM_T) typed as the plain one (LDSM_N): the thread's values are no longer the
+    16-byte rows of the smem tile, refuted at the ldmatrix partition of sB (647), as is the DSL's partition."""
+    m = _mutant(AMPERE, "num_matrices = 4, t>", "num_matrices = 4, n>", count=3)
+    assert _refuted_at(m) == {("equal", 647), ("banks", 647), ("vector", 647)}
