@@ -79,6 +79,8 @@ class _Emitter:
         self.builder: dict = {}  # type text -> builder op
         self.objects: dict = {}  # type text -> cuteverify TiledCopy
         self.mmas: dict = {}     # tiled MMA type text -> entry name (None: not mapped)
+        self.related: set = set()  # copies compared with their make_tiled_copy_A/B/C/C_atom
+        self.func_mmas: dict = {}  # function -> {tiled MMA type text: type}
 
     # ------------------------------------------------------------------------------------------ entries
     def copy_entry(self, t, op: Op):
@@ -211,7 +213,6 @@ class _Emitter:
         bop = self.builder.get(key, op)
         m = _BUILDER.search(bop.loc.text or "") if bop.name == "cute.make_tiled_copy" else None
         built = m.group(1) if m and m.group(1) else None
-        tc = self.objects[key]
         if built in ("C_atom", "S", "D"):
             self.doc.unknown(f"{copy} retiling the {operand} fragment of {mma}", op.loc,
                              f"the copy was built by make_tiled_copy_{built or '?'}: it moves a sub-tile of the "
@@ -220,19 +221,48 @@ class _Emitter:
         self.doc.claim({"compatible": {"copy": copy, "tiled_mma": mma, "operand": operand}}, op.loc,
                        name=f"{copy} (built by make_tiled_copy_{built or '?'}) delivers {mma}'s {operand} fragment")
         if built == operand:
-            atom, _, _ = tiled_copy_parts(op.in_types[0])
-            ref = self.doc.layout(f"{copy}_ref", f"make_tiled_copy_{built}({copy_atom_name(atom)}, {mma}, "
-                                                 f"{copy_dtype(atom)})", bop.loc)
-            where = bop.loc
-            a = self.doc.layout(f"{copy}_tv", f"{copy}.layout_tv_tiled", where)
-            b = self.doc.layout(f"{ref}_tv", f"{ref}.layout_tv_tiled", where)
-            self.doc.claim({"equal": [a, b]}, where,
-                           name=f"{copy} is make_tiled_copy_{built}(atom, {mma}): the DSL's TV layout is cuteverify's")
-            for i in range(len(tc.tiler_mn)):
-                a = self.doc.layout(f"{copy}_tiler{i}", f"{copy}.tiler_mn[{i}]", where)
-                b = self.doc.layout(f"{ref}_tiler{i}", f"{ref}.tiler_mn[{i}]", where)
-                self.doc.claim({"equal": [a, b]}, where,
-                               name=f"{copy} is make_tiled_copy_{built}(atom, {mma}): tiler mode {i} is cuteverify's")
+            self.builder_equal(key, copy, built, mma, "")
+
+    def builder_equal(self, key, copy, built, mma, why):
+        """``equal`` claims: the copy's TV layout and tiler modes are those of cuteverify's
+        ``make_tiled_copy_<built>(its atom, mma)`` (claims at the builder's line)."""
+        self.related.add(key)
+        bop, tc = self.builder[key], self.objects[key]
+        atom, _, _ = tiled_copy_parts(bop.out_types[0] if bop.name in BUILDERS else bop.in_types[0])
+        ref = self.doc.layout(f"{copy}_ref", f"make_tiled_copy_{built}({copy_atom_name(atom)}, {mma}, "
+                                             f"{copy_dtype(atom)})", bop.loc)
+        head = f"{copy} is make_tiled_copy_{built}(atom, {mma}){why}"
+        a = self.doc.layout(f"{copy}_tv", f"{copy}.layout_tv_tiled", bop.loc)
+        b = self.doc.layout(f"{ref}_tv", f"{ref}.layout_tv_tiled", bop.loc)
+        self.doc.claim({"equal": [a, b]}, bop.loc, name=f"{head}: the DSL's TV layout is cuteverify's")
+        for i in range(len(tc.tiler_mn)):
+            a = self.doc.layout(f"{copy}_tiler{i}", f"{copy}.tiler_mn[{i}]", bop.loc)
+            b = self.doc.layout(f"{ref}_tiler{i}", f"{ref}.tiler_mn[{i}]", bop.loc)
+            self.doc.claim({"equal": [a, b]}, bop.loc, name=f"{head}: tiler mode {i} is cuteverify's")
+
+    def builders(self):
+        """Copies built by ``make_tiled_copy_A/B/C/C_atom`` that no retile relates to an MMA: compared with the
+        builder applied to the tiled MMA of the builder's function when it has exactly one (the builder's MMA
+        argument is not in the data flow: the DSL computed the TV layout at trace time); else unknown."""
+        for key, bop in self.builder.items():
+            copy = self.copies.get(key)
+            m = _BUILDER.search(bop.loc.text or "") if bop.name == "cute.make_tiled_copy" else None
+            built = m.group(1) if m and m.group(1) else None
+            if copy is None or key in self.related or built in (None, "tv"):
+                continue
+            if built in ("S", "D"):
+                self.doc.unknown(f"{copy} built by make_tiled_copy_{built}", bop.loc,
+                                 "it is laid out like another tiled copy, which the data flow does not name")
+                continue
+            mmas = self.func_mmas.get(bop.func, {})
+            if len(mmas) != 1:
+                self.doc.unknown(f"{copy} built by make_tiled_copy_{built}", bop.loc,
+                                 f"its function has {len(mmas)} tiled MMA types and no data flow names the one "
+                                 "it was built from")
+                continue
+            mma = self.mma_entry(next(iter(mmas.values())), bop)
+            if mma is not None:
+                self.builder_equal(key, copy, built, mma, " (the only tiled MMA of its function)")
 
     def fragment_of(self, value, func):
         """``(tiled MMA type, operand, op)`` of the MMA fragment ``value`` is, by the data flow: the result of
@@ -250,6 +280,10 @@ class _Emitter:
 
     def run(self):
         self.gemms: dict = {}
+        for op in self.m.ops:
+            for t in op.in_types + op.out_types:
+                if t.name == "cute.tiled_mma":
+                    self.func_mmas.setdefault(op.func, {})[t.text] = t
         for op in self.m.of(GEMM):
             if op.in_types and op.in_types[0].name == "cute.tiled_mma":
                 self.gemms.setdefault(op.func, []).append(op)
@@ -265,6 +299,7 @@ class _Emitter:
                 for t in op.in_types:
                     if t.name == "cute.tiled_copy":
                         self.copy_entry(t, op)
+        self.builders()
 
 
 def _element_text(mr) -> str:
