@@ -9,7 +9,9 @@
 
   - the partition differential: ``equal: [copy.get_slice(0).partition_S|D(L).layout, P]``, cuteverify's
     partition of the tensor's printed layout ``L`` against the DSL's printed result ``P`` (both are the layout
-    of every thread's slice: the thread only moves the pointer). A tensor with dynamic extents (``?{div=8}``)
+    of every thread's slice: the thread only moves the pointer), for tensors in memory and coordinate
+    (identity) tensors alike; for a layout with an element swizzle, its layout under the swizzle, unless the
+    DSL folded the swizzle into split modes with dynamic strides (then unknown). A tensor with dynamic extents (``?{div=8}``)
     is compared leaf by leaf (the DSL prints its dynamic leaves without their relation to the input's
     symbols, so no manifest text can share them): the ``equal`` is of the two layouts with every dynamic leaf
     written as :data:`DYNAMIC`, which holds when every static leaf is equal and every dynamic leaf is dynamic
@@ -17,11 +19,16 @@
   - over a shared-memory tensor: ``banks`` and ``vector`` of the copy through the element-domain layout of
     that tensor (:meth:`~.types.MemRef.element_layout`: the pointer's byte swizzle moved to elements), on the
     side the op partitions, and ``injective`` of the thread's partition (no thread reads or writes one smem
-    element twice in one copy);
+    element twice in one copy); none when that side of the atom is registers (ldmatrix's destination,
+    stmatrix's source: kernels partition an smem tensor there for its shape);
 * for each ``cute.tiled.copy.retile`` of an MMA fragment (a ``cute.mma.make_fragment`` result, or an operand
   of a ``cute.gemm`` op: the data flow, never type equality): ``compatible: {copy, tiled_mma, operand}``, and
   when the copy's builder was ``make_tiled_copy_A/B/C`` (its source line), ``equal`` of its TV layout and tiler
-  modes with cuteverify's ``make_tiled_copy_A/B/C(atom, mma)``.
+  modes with cuteverify's ``make_tiled_copy_A/B/C(atom, mma)``; a copy of a sub-tile (built by
+  ``make_tiled_copy_C_atom`` / ``_S`` / ``_D``) gets no ``compatible`` (the whole tile is not its relation);
+* for a copy built by ``make_tiled_copy_A/B/C/C_atom`` that no retile relates to an MMA: the same ``equal``
+  claims against the builder applied to the only tiled MMA type of the builder's function (the claim's name
+  says so), unknown when the function has several.
 
 Every claim is ``at`` the op's location; a construct with no claim is ``doc.unknown`` with the reason.
 """
@@ -64,7 +71,7 @@ def _hint(op: Op, fallback: str) -> str:
     return m.group(1) if m else fallback
 
 
-def _mem_bytes(atom_name: str, atom_t, elem_bits: int) -> int:
+def _mem_bytes(atom_name: str, elem_bits: int) -> int:
     """Bytes each thread moves contiguously on the memory side of one atom issue (what ``vector`` requires)."""
     if _MATRIX.search(atom_name):
         return 16  # ldmatrix / stmatrix: one 16-byte row per thread address
@@ -180,7 +187,7 @@ class _Emitter:
             self.doc.unknown(f"shared-memory tensor {src.type_text}", op.loc, str(e))
             return
         s = self.doc.layout(f"{var}_smem", smem, op.loc)
-        nbytes = _mem_bytes(copy_atom_name(atom), atom, src.bits)
+        nbytes = _mem_bytes(copy_atom_name(atom), src.bits)
         body = {"copy": copy, "smem": s, "side": side, "dtype": src.elem}
         self.doc.claim({"banks": dict(body)}, op.loc,
                        name=f"{copy} ({side}) through {var}'s smem tensor has no bank conflict beyond the minimum")
