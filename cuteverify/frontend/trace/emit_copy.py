@@ -107,7 +107,7 @@ class _Emitter:
         self.copies[key] = name
         self.builder.setdefault(key, op)
         self.doc.claim({"covers": {"tiled_copy": name}}, op.loc,
-                       name=f"the tiled copy {name} covers its tile {tiler} exactly once")
+                       name=f"the tiled copy {name} covers its tile {tiler}: each element, equally often")
         return name
 
     def mma_entry(self, t, op: Op):
