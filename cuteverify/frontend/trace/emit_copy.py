@@ -258,8 +258,7 @@ class _Emitter:
             if copy is None or key in self.related or built in (None, "tv"):
                 continue
             if built in ("S", "D"):
-                self.doc.unknown(f"{copy} built by make_tiled_copy_{built}", bop.loc,
-                                 "it is laid out like another tiled copy, which the data flow does not name")
+                self.laid_out_like(key, copy, built, bop)
                 continue
             mmas = self.func_mmas.get(bop.func, {})
             if len(mmas) != 1:
@@ -270,6 +269,21 @@ class _Emitter:
             mma = self.mma_entry(next(iter(mmas.values())), bop)
             if mma is not None:
                 self.builder_equal(key, copy, built, mma, " (the only tiled MMA of its function)")
+
+    def laid_out_like(self, key, copy, built, bop):
+        """A copy built by ``make_tiled_copy_S/D(atom, other)``: compared with cuteverify's builder over the only
+        other tiled copy built in the same function with the same tiler (the DSL keeps the other's tiler; the
+        argument is not in the data flow); unknown when there is not exactly one."""
+        tiler = tiled_copy_parts(bop.out_types[0])[2]
+        others = [k for k, o in self.builder.items() if k != key and o.func == bop.func and o.name in BUILDERS
+                  and self.copies.get(k) is not None and tiled_copy_parts(o.out_types[0])[2] == tiler]
+        if len(others) != 1:
+            self.doc.unknown(f"{copy} built by make_tiled_copy_{built}", bop.loc,
+                             f"it is laid out like another tiled copy, which the data flow does not name, and its "
+                             f"function builds {len(others)} other copies of its tile {tiler}")
+            return
+        self.builder_equal(key, copy, built, self.copies[others[0]],
+                           " (the only other copy of its tile built in its function)")
 
     def fragment_of(self, value, func):
         """``(tiled MMA type, operand, op)`` of the MMA fragment ``value`` is, by the data flow: the result of

@@ -295,21 +295,26 @@ def test_mutant_wrong_major_ldmatrix():
     assert _refuted_at(m) == {("equal", 647), ("banks", 647), ("vector", 647)}
 
 
-@pytest.mark.parametrize("capture,line", [("hopper_dense_gemm_sm_90a", 945), ("quack_gemm_sm_90a", 1873),
-                                          ("fa4_fwd_sm_80", 355)])
-def test_builder_without_data_flow_compared_with_the_functions_only_mma(modules, capture, line):
-    """make_tiled_copy_C_atom / make_tiled_copy_C of an epilogue copy no retile relates to a fragment: its TV
-    layout and tiler are compared with the builder applied to the only tiled MMA of its function, and proved."""
+@pytest.mark.parametrize("capture,line,why", [
+    ("hopper_dense_gemm_sm_90a", 945, "only tiled MMA"), ("quack_gemm_sm_90a", 1873, "only tiled MMA"),
+    ("fa4_fwd_sm_80", 355, "only tiled MMA"), ("hopper_dense_gemm_sm_90a", 947, "only other copy"),
+    ("quack_gemm_sm_90a", 1892, "only other copy"), ("blackwell_dense_gemm_sm_100a", 931, "only other copy"),
+    ("quack_gemm_sm_100a", 2447, "only other copy")])
+def test_builder_without_data_flow(modules, capture, line, why):
+    """An epilogue copy no retile relates to a fragment: built by make_tiled_copy_C_atom / _C, its TV layout and
+    tiler are compared with the builder applied to the only tiled MMA of its function; built by
+    make_tiled_copy_S / _D, with the builder over the only other copy of its tile in its function. Proved."""
     m = modules[capture + ".mlir.gz"]
     doc, claims, results = _run(m)
     eq = [(c, r) for c, r in zip(claims, results) if c.kind == "equal" and f":{line}:" in r["at"]
-          and "only tiled MMA" in r["claim"]]
+          and why in r["claim"]]
     assert len(eq) == 3 and all(r["status"] == "proved" for _, r in eq)
 
 
 def test_mutant_epilogue_copy_that_is_not_its_mmas_c_atom():
     """Hopper's C_atom stmatrix copy with two value modes swapped: still a copy that covers its tile, but not
-    make_tiled_copy_C_atom of the kernel's MMA: refuted at its builder (945)."""
+    make_tiled_copy_C_atom of the kernel's MMA: refuted at its builder (945), and the r2s copy built from it by
+    make_tiled_copy_S (947) no longer is that builder over it."""
     m = _mutant(DATA / "hopper_dense_gemm_sm_90a.mlir.gz", '"((4,8,8),(2,2,2)):((128,1,8),(512,64,1024))"',
                 '"((4,8,8),(2,2,2)):((128,1,8),(64,512,1024))"')
-    assert _refuted_at(m) == {("equal", 945)}
+    assert _refuted_at(m) == {("equal", 945), ("equal", 947)}
