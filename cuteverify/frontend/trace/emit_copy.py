@@ -28,7 +28,8 @@
   ``make_tiled_copy_C_atom`` / ``_S`` / ``_D``) gets no ``compatible`` (the whole tile is not its relation);
 * for a copy built by ``make_tiled_copy_A/B/C/C_atom`` that no retile relates to an MMA: the same ``equal``
   claims against the builder applied to the only tiled MMA type of the builder's function (the claim's name
-  says so), unknown when the function has several.
+  says so), unknown when the function has several; for one built by ``make_tiled_copy_S/D(atom, other)``, the
+  ``equal`` claims against that builder over the only other copy of the same tiler built in its function.
 
 Every claim is ``at`` the op's location; a construct with no claim is ``doc.unknown`` with the reason.
 """
