@@ -26,14 +26,12 @@ from cuteverify.frontend.trace.document import Doc
 from cuteverify.frontend.trace.emit_mma import emit, partition_source, tiled_mmas
 from cuteverify.frontend.trace.mlir import parse_type, read, read_file
 from cuteverify.frontend.trace.types import elem_bits, memref
-from cuteverify.hardware.library import catalog
-from cuteverify.hardware.library.catalog import load
 
 DATA = Path(__file__).resolve().parents[1] / "trace_data"
 CAPTURES = sorted(DATA.glob("*.mlir.gz"))
 IDS = [p.name.split(".")[0] for p in CAPTURES]
 #: the tiled MMAs no spec names, with the reason the mapping must give
-UNMAPPED = {"cute_nvgpu.atom.universal_fma": r"UniversalFMA<float, float, float, float> .* has no spec"}
+UNMAPPED: dict = {}  # atom type -> the reason it cannot map (none since specs/mma_universal.yaml)
 MMA_OPS = ("cute.tiled.mma.partition", "cute.tiled.mma.partition_shape", "cute.mma.make_fragment")
 
 
@@ -119,11 +117,12 @@ def test_every_tiled_mma_maps_or_is_named():
             assert tm.get_slice(0).tiled_mma.atom.shape_mnk == (m, n, k)
             if t.get("permutation_MNK") == "[_;_;_]":
                 assert tm.tile_shape_mnk == (m * ext[0], n * ext[1], k * ext[2]), text
-            threads = {"cute_nvgpu.sm80.mma": 32, "cute_nvgpu.sm90.mma": 128}.get(atom.name) or \
+            threads = {"cute_nvgpu.sm80.mma": 32, "cute_nvgpu.sm90.mma": 128,
+                       "cute_nvgpu.atom.universal_fma": 1}.get(atom.name) or \
                 int(str(atom.get("num_cta")))
             assert tm.size == threads * ext[0] * ext[1] * ext[2], text
             mapped += 1
-    assert mapped == 12 and unmapped == 1  # per capture: 9 distinct types over 10 kernels
+    assert mapped == 13 and unmapped == 0  # per capture: 10 distinct types over 11 kernels
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=IDS)
@@ -134,8 +133,8 @@ def test_partitions_equal_the_dsls(path):
     compared = 0
     for op in m.of(*MMA_OPS):
         mt = op.in_types[0]
-        if mt.positional[0].name in UNMAPPED:
-            continue
+        if mt.positional[0].name in UNMAPPED or mt.positional[0].name == "cute_nvgpu.atom.universal_fma":
+            continue  # the SIMT GEMM's strided permutation: test_universal_fma_maps compares its partitions
         tm, operand = _tiled(mt.text), operand_name(op.props["operand_id"])
         src, dst = op.in_types[1], op.out_types[0]
         where = f"{op.loc.describe()} ({op.name})"
@@ -226,17 +225,13 @@ def _results(module, name="k"):
 
 @pytest.mark.parametrize("path", CAPTURES, ids=IDS)
 def test_claims_of_unmodified_kernels_prove(path):
-    """Every claim emitted for a real CUTLASS / FA4 / QuACK kernel proves; the only unknown is the named
-    UniversalFMA of the Ampere SIMT GEMM."""
+    """Every claim emitted for a real CUTLASS / FA4 / QuACK kernel proves, and every tiled MMA maps."""
     doc, rows = _results(_module(path))
     bad = [(r["status"], r["claim"], r.get("at"), r.get("reason")) for r in rows if r["status"] != "proved"]
     assert not bad, bad[:3]
     kinds = {next(iter(c)) for c in doc.claims}
     name = path.name.split(".")[0]
-    if name == "ampere_sgemm_sm_80":
-        assert not rows and len(doc.unknowns) == 1 and "UniversalFMA" in doc.unknowns[0].why
-        assert doc.unknowns[0].loc.line == 236
-    elif name == "quack_rmsnorm_sm_90a":
+    if name == "quack_rmsnorm_sm_90a":
         assert not rows and not doc.unknowns
     else:
         assert {"agrees", "covers"} <= kinds and not doc.unknowns, (kinds, doc.unknowns)
@@ -337,35 +332,10 @@ def test_operand_smem_is_the_element_domain_layout():
     assert [r["status"] for r in rows if r["kind"] == "operand"] == ["refuted", "proved"]
 
 
-#: CuTe's MMA_Traits<UniversalFMA<D,A,B,C>> (include/cute/atom/mma_traits.hpp): one thread, one value, 1x1x1
-FMA_SPEC = """\
-version: 1
-specs:
-  "UniversalFMA<float, float, float, float>":
-    kind: mma
-    arch: sm_50
-    ptx: "fma.rn.f32"
-    dtypes: {a: f32, b: f32, c: f32, d: f32}
-    shape_mnk: [1, 1, 1]
-    threads: 1
-    thr_id: "1:0"
-    operands:
-      A: {layout: "(1,1):(0,0)", row: "0", col: "0"}
-      B: {layout: "(1,1):(0,0)", row: "0", col: "0"}
-      C: {layout: "(1,1):(0,0)", row: "0", col: "0"}
-    source:
-      cutlass: "include/cute/atom/mma_traits.hpp MMA_Traits<UniversalFMA<D,A,B,C>>"
-      ptx: "PTX ISA 9.7.3.6 fma"
-"""
-
-
-def test_universal_fma_maps_with_a_users_spec(tmp_path, monkeypatch):
+def test_universal_fma_maps():
     """The Ampere SIMT GEMM's 16x16-thread UniversalFMA MMA with its strided permutation
-    [(16,4):(4,1);(16,4):(4,1);_] maps once a spec file names UniversalFMA<float, float, float, float>: its
+    [(16,4):(4,1);(16,4):(4,1);_] maps to the shipped UniversalFMA<float, float, float, float> spec: its
     partitions and fragments equal the DSL's, and its claims prove."""
-    spec = tmp_path / "fma.yaml"
-    spec.write_text(FMA_SPEC)
-    monkeypatch.setattr(catalog, "_DEFAULT", [load([spec], shipped=True, check="lazy")])
     path = DATA / "ampere_sgemm_sm_80.mlir.gz"
     m = _module(path)
     (t, op), = tiled_mmas(m).values()
