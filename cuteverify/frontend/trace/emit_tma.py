@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ...core.layout import Layout
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import CuteVerifyError
 from .document import Doc
@@ -110,6 +111,45 @@ def emit(module: Module, doc: Doc) -> None:
             doc.unknown(f"TMA atom `{op.name}`", op.loc, f"the capture launches kernels with clusters "
                         f"{sorted(clusters)}: the multicast is not checked against one")
         doc.claim({"tma_atom": body}, op.loc)
+        _emit_partitions(module, op, doc, body["smem"])
+
+
+def tensor_stage(t: TypeExpr) -> str:
+    """The element-domain text of mode 0 of the smem tensor ``t`` that ``tma_partition`` partitions (its TMA
+    tile, stage 0): the pointer's byte swizzle lowered to elements (``types.MemRef.element_layout``) composed
+    with the layout's first mode. Raises ``CuteVerifyError`` for a tensor that is not in smem."""
+    m = memref(t)
+    if m is None or m.space != "smem" or m.layout_text is None:
+        raise CuteVerifyError(f"{t.text}: tma_partition's smem operand is no smem tensor")
+    lay = m.element_layout()
+    outer = lay.outer if isinstance(lay, ComposedLayout) else lay
+    shape = outer.shape if isinstance(outer.shape, tuple) else (outer.shape,)
+    stride = outer.stride if isinstance(outer.stride, tuple) else (outer.stride,)
+    mode0 = Layout(shape[0], stride[0])
+    return str(ComposedLayout(lay.inner, lay.offset, mode0) if isinstance(lay, ComposedLayout) else mode0)
+
+
+def _emit_partitions(module: Module, op, doc: Doc, smem_entry: str) -> None:
+    """``equal`` of the atom's smem layout and stage 0 of each smem tensor a ``tma_partition`` of the atom
+    partitions (the layout the TMA writes through and the one the kernel reads through), ``at`` the partition."""
+    try:
+        uses = kernel_uses(module, op)
+    except CuteVerifyError as e:
+        doc.unknown(f"TMA atom `{op.name}`", op.loc, f"its kernel arguments cannot be followed: {e}")
+        return
+    if not uses:
+        doc.unknown(f"TMA atom `{op.name}`", op.loc, "no tma_partition of the kernel partitions it: the smem "
+                    "tensor it writes is not compared with its smem layout")
+    for part, _ in uses:
+        try:
+            if len(part.in_types) < 4:
+                raise CuteVerifyError(f"tma_partition with {len(part.in_types)} operands (expected the atom, the "
+                                      "CTA coordinate and layout, the smem tensor, the gmem tensor)")
+            stage = doc.layout("", tensor_stage(part.in_types[3]), part.loc)
+        except CuteVerifyError as e:
+            doc.unknown("tma_partition", part.loc, str(e))
+            continue
+        doc.claim({"equal": [smem_entry, stage]}, part.loc)
 
 
 def _atom(op, doc: Doc, arch: str) -> dict:
@@ -140,3 +180,34 @@ def _atom(op, doc: Doc, arch: str) -> dict:
         raise CuteVerifyError(f"the atom type {getattr(atom, 'text', atom)} has no tma_gbasis")
     body["gbasis"] = str(gb)
     return body
+
+
+def _kernel_args(module: Module, func: str, n: int) -> list:
+    """The first ``n`` block arguments of top-level function ``func`` (``%argN``: the printer numbers a
+    function's block arguments in text order, so its entry block's come first, consecutive)."""
+    start = next((i for i in range(4096) if module.type_of(f"%arg{i}", func) is not None), 0)
+    return [f"%arg{start + i}" for i in range(n)]
+
+
+def kernel_uses(module: Module, op) -> list:
+    """The ``tma_partition`` ops that partition the atom ``op`` builds: the atom (``op``'s first result) is an
+    operand of a launch (an op with a ``callee``) in ``op``'s function; the launch's operands after its
+    ``cuda.launch_cfg`` are the kernel's entry arguments in order. Returns ``[(partition_op, kernel_arg)]``;
+    a launch whose argument count or atom type does not match the kernel's is a CuteVerifyError."""
+    atom = op.results[0]
+    out = []
+    for launch in module.ops:
+        callee = launch.props.get("callee")
+        if launch.func != op.func or callee is None or atom not in launch.operands:
+            continue
+        kernel = callee.rsplit("@", 1)[-1]
+        passed = [(v, t) for v, t in zip(launch.operands, launch.in_types) if not t.name.startswith("cuda.launch_")]
+        params = _kernel_args(module, kernel, len(passed))
+        for (v, t), p in zip(passed, params):  # the launch passes what the kernel's entry block declares
+            if str(module.type_of(p, kernel)) != str(t):
+                raise CuteVerifyError(f"the launch of {kernel[:60]} passes {v}: {t}, the kernel's argument {p} "
+                                      f"is {module.type_of(p, kernel)}")
+        param = params[[v for v, _ in passed].index(atom)]
+        out += [(p, param) for p in module.of("cute_nvgpu.atom.tma_partition")
+                if p.func == kernel and p.operands and p.operands[0] == param]
+    return out
