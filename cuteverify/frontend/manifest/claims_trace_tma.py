@@ -274,22 +274,24 @@ def _decide(a, asm):
     if len(tile) > g_rank:
         raise TmaError(f"cta_v_map {a['cta_v_map']} walks gmem mode {len(tile) - 1}, the gmem tensor {gmem} has "
                        f"{g_rank} modes")
+    problems = []
     why = _cluster_rule(a)
     if why is not None:
-        return Verdict("refuted", claim=claim, method="TMA atom vs launch cluster", reason=why,
-                       counterexample=Mismatch(note=why))
+        problems.append(why)
     if a.get("gbasis_value") is not None:
         try:
             got = derived_gbasis(s_prime, g_rank)
         except TmaError as e:
             return Verdict("unknown", claim=claim, method="TMA box", reason=str(e))
         if got != a["gbasis_value"]:
-            note = f"cuteverify's box {_gbasis_text(got)} differs from the DSL's tma_gbasis {a['gbasis']}"
-            return Verdict("refuted", claim=claim, method="TMA box (construct_tma_gbasis)", reason=note,
-                           counterexample=Mismatch(note=note, values=(_gbasis_text(got), a["gbasis"])))
+            problems.append(f"cuteverify's box {_gbasis_text(got)} differs from the DSL's tma_gbasis {a['gbasis']}")
     _, pre = _preconditions(gmem, bits, mine)
     _, v = from_copy(gmem, s_prime, str(a["dtype"]), multicast=a.get("multicast", 1), assume=mine, arch=arch,
                      cta_tiler=tile)
+    if problems:  # the atom's own facts are refuted whatever the descriptor's rules say (their verdicts stay)
+        reason = "; ".join(problems + ([f"descriptor: {v.reason}"] if v.status == "refuted" and v.reason else []))
+        return replace(v, status="refuted", claim=claim, reason=reason,
+                       counterexample=Mismatch(note=problems[0]))
     if v.status == "proved" and pre:
         v = replace(v, obligations=tuple(v.obligations) + tuple(pre))
     return v

@@ -1,0 +1,289 @@
+"""The TMA atoms of the committed CuTe DSL 4.8.1 captures (cuteverify.frontend.trace.emit_tma, the tma_atom kind of
+cuteverify.frontend.manifest.claims_trace_tma).
+
+Oracles: the capture itself is the DSL's answer: the box it computed (``tma_gbasis`` on the atom's type) and the
+smem tensor its kernel's ``tma_partition`` partitions; the relation between the smem layout and the CTA tile map is
+checked element by element with an evaluator of this file (no cuteverify code), and every claim on an unmodified
+kernel is proved (the descriptor rules are the ones tests/hardware/test_tma_driver.py checks against the H200's
+driver). Mutants of the capture text are refuted at the atom's (or the partition's) source line."""
+from __future__ import annotations
+
+import functools
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.manifest.claims_trace_tma import derived_gbasis, smem_by_gmem_mode
+from cuteverify.frontend.trace import emit_tma
+from cuteverify.frontend.trace.document import Doc
+from cuteverify.frontend.trace.mlir import read, read_file
+from cuteverify.frontend.trace.types import layout_of, memref
+
+DATA = Path(__file__).resolve().parents[1] / "trace_data"
+# TMA atoms per capture: (loads, stores); the captures not listed have none (sm_80 kernels, the RMSNorm)
+ATOMS = {"blackwell_dense_gemm_sm_100a": (2, 1), "fa4_fwd_sm_100a": (3, 1), "fa4_fwd_sm_90a": (3, 1),
+         "hopper_dense_gemm_cluster2x2_sm_90a": (2, 1), "hopper_dense_gemm_sm_90a": (2, 1),
+         "quack_gemm_sm_100a": (2, 1), "quack_gemm_sm_90a": (2, 1)}
+ALL = sorted(p.name[: -len(".mlir.gz")] for p in DATA.glob("*.mlir.gz"))
+
+
+@functools.lru_cache(maxsize=None)
+def _module(name):
+    return read_file(DATA / f"{name}.mlir.gz")
+
+
+def _doc(module, name="k"):
+    d = Doc(name)
+    emit_tma.emit(module, d)
+    return d
+
+
+@functools.lru_cache(maxsize=None)
+def _results(name):
+    return tuple(mf.run(mf.load_text(_doc(_module(name), name).yaml())))
+
+
+def _run_text(text):
+    d = _doc(read(text))
+    return d, mf.run(mf.load_text(d.yaml()))
+
+
+@functools.lru_cache(maxsize=None)
+def _text(name):
+    return gzip.decompress((DATA / f"{name}.mlir.gz").read_bytes()).decode()
+
+
+# ---------------------------------------------------------------- an evaluator that shares no code with cuteverify
+
+def _tuple(s):
+    """A printed nested tuple of ints / ``c@m`` / ``?``: nested Python tuples (``c@m`` -> ("b", c, m))."""
+    toks = re.findall(r"\(|\)|,|[^(),]+", s.replace(" ", ""))
+    pos = 0
+
+    def item():
+        nonlocal pos
+        if toks[pos] == "(":
+            pos += 1
+            out = []
+            while toks[pos] != ")":
+                if toks[pos] == ",":
+                    pos += 1
+                    continue
+                out.append(item())
+            pos += 1
+            return tuple(out)
+        t = toks[pos]
+        pos += 1
+        if "@" in t:
+            c, m = t.split("@")
+            return ("b", int(c), int(m))
+        return int(t)
+    return item()
+
+
+def _leaves(shape, stride):
+    if isinstance(shape, tuple):
+        return [x for s, d in zip(shape, stride) for x in _leaves(s, d)]
+    return [(shape, stride)]
+
+
+def _split(text):
+    """``S<..> o off o L`` or ``L`` -> the flattened leaves of L, mode by mode."""
+    body = text.split(" o ")[-1]
+    sh, st = body.split("):(") if body.startswith("(") and "):(" in body else body.split(":")
+    sh, st = (sh + ")", "(" + st) if body.startswith("(") and "):(" in body else (sh, st)
+    shape, stride = _tuple(sh), _tuple(st)
+    if not isinstance(shape, tuple):
+        shape, stride = (shape,), (stride,)
+    return [_leaves(s, d) for s, d in zip(shape, stride)]
+
+
+def _eval(modes, x):
+    """The layout given by ``modes`` (leaves per mode) at linear index ``x`` (colexicographic): an int, or for basis
+    strides a dict gmem mode -> coordinate."""
+    out_int, out_basis = 0, {}
+    for leaves in modes:
+        for n, d in leaves:
+            c, x = x % n, x // n
+            if isinstance(d, tuple):
+                out_basis[d[2]] = out_basis.get(d[2], 0) + c * d[1]
+            else:
+                out_int += c * d
+    return out_basis if out_basis else out_int
+
+
+def _size(modes):
+    n = 1
+    for leaves in modes:
+        for s, _ in leaves:
+            n *= s
+    return n
+
+
+def _gbasis(text):
+    return tuple((e, d[2]) for e, d in zip(_tuple(text.split("):(")[0] + ")"),
+                                           _tuple("(" + text.split("):(")[1])))
+
+
+def _atoms(name):
+    return _module(name).of(*emit_tma.TMA_OPS)
+
+
+# --------------------------------------------------------------------------------------------------- the tests
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_tma_atom_maps_to_one_claim(name):
+    ops = _atoms(name)
+    loads = sum(op.name.endswith("_load") for op in ops)
+    assert (loads, len(ops) - loads) == ATOMS.get(name, (0, 0))
+    d = _doc(_module(name), name)
+    claims = [c for c in d.claims if "tma_atom" in c]
+    assert len(claims) == len(ops) and not d.unknowns
+    # each claim at its op's source line, with the op's own objects
+    for op, c in zip(ops, claims):
+        assert c["at"] == op.loc.describe()
+        assert c["tma_atom"]["gbasis"] == op.out_types[0].get("tma_gbasis")
+        assert c["tma_atom"]["multicast"] == int(op.props.get("num_multicast", "1 : i32").split()[0])
+
+
+@pytest.mark.parametrize("name", sorted(ATOMS))
+def test_smem_by_gmem_mode_is_the_kernels_relation(name):
+    """For every tile coordinate x of every atom: S'(cta_v_map(x)) == smem(x), evaluated here."""
+    for op in _atoms(name):
+        smem_text, tiler_text = op.in_types[1].args[0], op.in_types[2].args[0]
+        sp, ext = smem_by_gmem_mode(layout_of(op.in_types[1]), layout_of(op.in_types[2]))
+        s_modes, t_modes = _split(smem_text), _split(tiler_text)
+        p_modes = _split(str(sp))
+        assert _size(s_modes) == _size(t_modes) == _size(p_modes)
+        for x in range(_size(s_modes)):
+            g = _eval(t_modes, x)
+            gi = 0  # S' is indexed by the gmem coordinate, mode m of extent ext[m], colexicographic
+            for m in reversed(range(len(ext))):
+                gi = gi * ext[m] + g.get(m, 0)
+            assert _eval(p_modes, gi) == _eval(s_modes, x), (name, op.loc, x)
+        assert str(sp).startswith(smem_text.split(" o ")[0]) or " o " not in smem_text  # the swizzle is kept
+
+
+@pytest.mark.parametrize("name", sorted(ATOMS))
+def test_box_equals_the_dsls_tma_gbasis(name):
+    """cuteverify's box (construct_tma_gbasis's) is the box the DSL computed, on every atom of the real kernels."""
+    for op in _atoms(name):
+        g = memref(op.in_types[0])
+        rank = len(re.findall(r"[?\d]+(?:\{[^}]*\})?", g.layout_text.split("):(")[0]))
+        sp, _ = smem_by_gmem_mode(layout_of(op.in_types[1]), layout_of(op.in_types[2]))
+        assert derived_gbasis(sp, rank) == _gbasis(op.out_types[0].get("tma_gbasis")), (name, op.loc)
+
+
+@pytest.mark.parametrize("name", sorted(ATOMS))
+def test_unmodified_kernels_prove(name):
+    res = _results(name)
+    assert res and all(r["status"] == "proved" for r in res), [(r["at"], r.get("reason")) for r in res
+                                                                 if r["status"] != "proved"]
+    for r in (r for r in res if r["kind"] == "tma_atom"):
+        # the one precondition no type states: each dynamic gmem stride below 2**40 bytes
+        obl = [o["text"] for o in r["obligations"]]
+        assert obl and all(re.fullmatch(r"2\*\w+_stride\d+ < 1099511627776", o) for o in obl), obl
+        assert {x["name"]: x["status"] for x in r["rules"]}["box_lands"] == "proved"
+    # one equal claim per tma_partition of each atom: the smem the TMA writes is the smem the kernel reads
+    assert sum(r["kind"] == "equal" for r in res) >= len(_atoms(name)) - (name == "quack_gemm_sm_100a")
+
+
+def _mutate(name, old, new, count=1):
+    text = _text(name)
+    assert text.count(old) == count, (old, text.count(old))
+    return text.replace(old, new)
+
+
+def _mutate_line(name, marker, old, new):
+    """The capture with ``old`` replaced by ``new`` on the one line that holds ``marker``."""
+    lines = _text(name).split("\n")
+    at = [i for i, line in enumerate(lines) if marker in line]
+    assert len(at) == 1 and old in lines[at[0]], (marker, len(at))
+    lines[at[0]] = lines[at[0]].replace(old, new)
+    return "\n".join(lines)
+
+
+def _reason(r):
+    return r.get("reason") or r["counterexample"]["text"]
+
+
+def _refuted(results):
+    return [(r["kind"], r["at"].split("/")[-1].split(":")[1], r) for r in results if r["status"] == "refuted"]
+
+
+def _failing_rules(r):
+    return {x["name"] for x in r.get("rules", []) if x["status"] != "proved"}
+
+
+HOPPER = "hopper_dense_gemm_cluster2x2_sm_90a"
+BLACKWELL = "blackwell_dense_gemm_sm_100a"
+
+
+def test_gmem_stride_not_16_byte_divisible_is_refuted_at_each_atom():
+    # the f16 gmem tensors' leading stride: ?{i64 div=8} (16 bytes) -> ?{i64 div=4} (8 bytes)
+    old = '!memref_gmem_f16 = !cute.memref<f16, gmem, align<16>, "(?{div=8},?{div=8},?{div=8}):(?{i64 div=8},1,'
+    _, res = _run_text(_mutate(BLACKWELL, old, old.replace("?{i64 div=8},1", "?{i64 div=4},1")))
+    bad = _refuted(res)
+    assert sorted(line for _, line, _ in bad) == ["382", "399", "420"]
+    assert all(kind == "tma_atom" and "stride_alignment" in _failing_rules(r) for kind, _, r in bad)
+    assert all("bytes, not a multiple of 16" in r["counterexample"]["text"] for *_, r in bad)
+
+
+def test_box_over_256_is_refuted_at_the_atom():
+    # atom A's smem stage and CTA tile made 512 rows (and the DSL's box with them: the box alone is wrong)
+    text = _mutate(BLACKWELL, "((128,16),1,4):((64,1),0,16)\">, !cute.layout<\"((128,16),1,4):((1@0,1@1),0,16@1)\">",
+                   "((512,16),1,4):((64,1),0,16)\">, !cute.layout<\"((512,16),1,4):((1@0,1@1),0,16@1)\">")
+    lines = text.split("\n")
+    i = next(i for i, line in enumerate(lines) if "make_non_exec_tiled_tma_load\"(%arg0," in line)
+    lines[i] = lines[i].replace('tma_gbasis = <"(64,128,1):', 'tma_gbasis = <"(64,512,1):')
+    _, res = _run_text("\n".join(lines))
+    atom = [(line_no, r) for kind, line_no, r in _refuted(res) if kind == "tma_atom"]
+    assert [n for n, _ in atom] == ["382"] and "box_dims" in _failing_rules(atom[0][1])
+    assert "box dim 1 is 512 > 256" in atom[0][1]["counterexample"]["text"]
+
+
+def test_box_other_than_the_dsls_is_refuted_at_the_atom():
+    text = _mutate_line(BLACKWELL, 'make_non_exec_tiled_tma_load"(%arg1,', 'tma_gbasis = <"(64,64,1):',
+                        'tma_gbasis = <"(64,32,1):')
+    _, res = _run_text(text)
+    bad = _refuted(res)
+    assert [(k, n) for k, n, _ in bad] == [("tma_atom", "399")]
+    assert "(64,64,1):(1@1,1@0,1@2) differs from the DSL's tma_gbasis (64,32,1)" in _reason(bad[0][2])
+
+
+def test_swizzle_of_the_atom_other_than_the_smem_tensors_is_refuted():
+    # the atom's smem layout made 64B-swizzled; the kernel's smem tensor keeps the 128B swizzle on its pointer
+    text = _mutate(BLACKWELL, '!cute.composed_layout<"S<3,4,3> o 0 o ((64,16),1,4):((64,1),0,16)">, !cute.layout',
+                   '!cute.composed_layout<"S<2,4,3> o 0 o ((64,16),1,4):((64,1),0,16)">, !cute.layout')
+    _, res = _run_text(text)
+    bad = {(k, n): r for k, n, r in _refuted(res)}
+    assert set(bad) == {("tma_atom", "399"), ("equal", "667")}
+    assert "swizzle_span" in _failing_rules(bad[("tma_atom", "399")])
+
+
+def test_smem_tensor_pointer_swizzle_other_than_the_atoms_is_refuted_at_the_partition():
+    # the kernel reads sA through a 64B-swizzled pointer while the TMA writes it with the 128B swizzle
+    alias = re.search(r"^(!memref_smem_f16_3 = !cute\.memref<f16, smem, align<1024>, )S<3,4,3>", _text(HOPPER), re.M)
+    text = _mutate(HOPPER, alias.group(0), alias.group(1) + "S<2,4,3>")
+    _, res = _run_text(text)
+    bad = _refuted(res)
+    assert [(k, n) for k, n, _ in bad] == [("equal", "682")]
+
+
+def test_multicast_needs_the_cluster():
+    text = _mutate(HOPPER, "exact_cluster_dim = array<i64: 2, 2, 1>", "exact_cluster_dim = array<i64: 1, 1, 1>")
+    _, res = _run_text(text)
+    bad = _refuted(res)
+    assert [(k, n) for k, n, _ in bad] == [("tma_atom", "1218"), ("tma_atom", "1218")]
+    assert all("num_multicast 2 divides neither cluster extent" in _reason(r) for *_, r in bad)
+
+
+def test_two_sm_load_needs_a_cta_pair():
+    text = _mutate(BLACKWELL, "exact_cluster_dim = array<i64: 2, 1, 1>", "exact_cluster_dim = array<i64: 1, 1, 1>")
+    _, res = _run_text(text)
+    bad = _refuted(res)
+    assert [(k, n) for k, n, _ in bad] == [("tma_atom", "382"), ("tma_atom", "399")]
+    assert all("odd x extent 1" in _reason(r) for *_, r in bad)
