@@ -29,6 +29,7 @@ on strides (below ``2**40`` bytes), which no type states, is assumed and reporte
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ...core.layout import Layout
@@ -228,11 +229,19 @@ def _symbols(x):
     return set()
 
 
-def _preconditions(gmem, bits, asm):
-    """Facts of the DSL's types (``?`` extents are 32-bit) and the driver's stride bound (below 2**40 bytes),
-    added to ``asm``: ``(facts, preconditions)`` as Conditions (the second are obligations of a proof)."""
+_WIDE = re.compile(r"\?(\w*)\s*\{[^{}]*\bi64\b[^{}]*\}")
+
+
+def _preconditions(gmem, bits, asm, text):
+    """Facts of the DSL's types (a ``?`` extent not marked ``i64`` in ``text`` is 32-bit) and the driver's stride
+    bound (below 2**40 bytes), added to ``asm``: ``(facts, preconditions)`` as Conditions (the second are
+    obligations of a proof)."""
     facts, pre = [], []
+    shape_text = text.split("):(")[0]
+    wide = {m.group(1) for m in _WIDE.finditer(shape_text)}
     for s in sorted(_symbols(gmem.shape), key=str):
+        if "" in wide or str(s) in wide:  # an anonymous 64-bit extent: no symbol of the text is known 32-bit
+            continue
         facts.append(Condition("le", s, _I32_MAX))
     for s in sorted(_symbols(gmem.stride) - _symbols(gmem.shape), key=str):
         # bytes = s * bits / 8 < 2**40 (on bits for sub-byte types, which have no whole byte count)
@@ -270,7 +279,10 @@ def _decide(a, asm):
         s_prime, tile = smem_by_gmem_mode(a["smem"].value, a["cta_v_map"].value)
     except TmaError as e:
         return Verdict("unknown", claim=claim, method="TMA atom", reason=str(e))
-    g_rank = sum(len(m) for m in _leaves(gmem))
+    if isinstance(gmem.shape, tuple) and any(isinstance(m, tuple) for m in gmem.shape):
+        return Verdict("unknown", claim=claim, method="TMA atom", reason=f"the gmem tensor {gmem} has nested "
+                       "modes: the CTA tile map's basis c@m names a top-level mode, the descriptor flattened ones")
+    g_rank = len(gmem.shape) if isinstance(gmem.shape, tuple) else 1
     if len(tile) > g_rank:
         raise TmaError(f"cta_v_map {a['cta_v_map']} walks gmem mode {len(tile) - 1}, the gmem tensor {gmem} has "
                        f"{g_rank} modes")
@@ -285,7 +297,7 @@ def _decide(a, asm):
             return Verdict("unknown", claim=claim, method="TMA box", reason=str(e))
         if got != a["gbasis_value"]:
             problems.append(f"cuteverify's box {_gbasis_text(got)} differs from the DSL's tma_gbasis {a['gbasis']}")
-    _, pre = _preconditions(gmem, bits, mine)
+    _, pre = _preconditions(gmem, bits, mine, a["gmem_text"])
     _, v = from_copy(gmem, s_prime, str(a["dtype"]), multicast=a.get("multicast", 1), assume=mine, arch=arch,
                      cta_tiler=tile)
     if problems:  # the atom's own facts are refuted whatever the descriptor's rules say (their verdicts stay)

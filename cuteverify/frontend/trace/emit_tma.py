@@ -145,10 +145,12 @@ def _emit_partitions(module: Module, op, doc: Doc, smem_entry: str) -> None:
             if len(part.in_types) < 4:
                 raise CuteVerifyError(f"tma_partition with {len(part.in_types)} operands (expected the atom, the "
                                       "CTA coordinate and layout, the smem tensor, the gmem tensor)")
-            stage = doc.layout("", tensor_stage(part.in_types[3]), part.loc)
+            stage = tensor_stage(part.in_types[3])
         except CuteVerifyError as e:
             doc.unknown("tma_partition", part.loc, str(e))
             continue
+        # the tensor's stage written out (not an entry: an equal text would be the atom's own entry, and the
+        # claim would name one object twice)
         doc.claim({"equal": [smem_entry, stage]}, part.loc)
 
 

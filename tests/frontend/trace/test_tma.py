@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from cuteverify.errors import CuteVerifyError, ManifestError
 from cuteverify.frontend import manifest as mf
 from cuteverify.frontend.manifest.claims_trace_tma import derived_gbasis, smem_by_gmem_mode
 from cuteverify.frontend.trace import emit_tma
 from cuteverify.frontend.trace.document import Doc
-from cuteverify.frontend.trace.mlir import read, read_file
+from cuteverify.frontend.trace.mlir import parse_type, read, read_file
 from cuteverify.frontend.trace.types import layout_of, memref
 
 DATA = Path(__file__).resolve().parents[1] / "trace_data"
@@ -287,3 +288,62 @@ def test_two_sm_load_needs_a_cta_pair():
     bad = _refuted(res)
     assert [(k, n) for k, n, _ in bad] == [("tma_atom", "382"), ("tma_atom", "399")]
     assert all("odd x extent 1" in _reason(r) for *_, r in bad)
+
+
+@pytest.mark.parametrize("name", sorted(ATOMS))
+def test_atom_swizzle_is_the_pointer_swizzle_of_the_tensor_it_fills(name):
+    """Provenance of the unit: the swizzle in the atom's composed smem layout is, as printed, the byte swizzle on the
+    pointer of the smem tensor its kernel's tma_partition partitions (so both act on byte addresses)."""
+    m = _module(name)
+    for op in _atoms(name):
+        uses = emit_tma.kernel_uses(m, op)
+        assert len(uses) == 1
+        atom_sw = re.match(r"(S<\d+,\d+,\d+>) o ", op.in_types[1].args[0]).group(1)
+        tensor_sw = re.search(r"S<\d+,\d+,\d+>", uses[0][0].in_types[3].text).group(0)
+        assert atom_sw == tensor_sw, (name, op.loc)
+
+
+def test_element_smem_lowers_the_byte_swizzle():
+    t = parse_type('!cute.composed_layout<"S<3,4,3> o 0 o (8,64):(64,1)">')
+    assert emit_tma.element_smem(t, 16) == "S<3,3,3> o 0 o (8,64):(64,1)"
+    assert emit_tma.element_smem(t, 8) == "S<3,4,3> o 0 o (8,64):(64,1)"
+    assert emit_tma.element_smem(t, 32) == "S<3,2,3> o 0 o (8,64):(64,1)"
+    with pytest.raises(CuteVerifyError, match="no element-domain form"):
+        emit_tma.element_smem(parse_type('!cute.composed_layout<"S<3,1,3> o 0 o (8,64):(64,1)">'), 32)
+    assert emit_tma.element_smem(parse_type('!cute.layout<"(8,64):(64,1)">'), 16) == "(8,64):(64,1)"
+
+
+def test_named_dynamic_keeps_facts_and_names_leaves_by_index():
+    assert emit_tma.named_dynamic("(?{div=8},128,?):(128,1,?{i64 div=64})", "a") == \
+        "(?a_shape0{div=8},128,?a_shape2):(128,1,?a_stride2{i64 div=64})"
+
+
+_MANIFEST = """version: 1
+kernels:
+  k:
+    layouts:
+      g: "(?M{div=8},?K{div=8}):(?S{i64 div=8},1)"
+      s: "S<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))"
+      t: "(128,64):(1@0,1@1)"
+    claims:
+    - tma_atom: {dtype: f16, gmem: g, smem: s, cta_v_map: t%s}
+"""
+
+
+def test_tma_atom_in_a_written_manifest():
+    (r,) = mf.run(mf.load_text(_MANIFEST % ', gbasis: "(64,128):(1@1,1@0)"'))
+    assert r["status"] == "proved" and [o["text"] for o in r["obligations"]] == ["2*S < 1099511627776"]
+    # the facts of the text are used: without div=8 on the stride the row pitch may be 2 bytes
+    (r,) = mf.run(mf.load_text((_MANIFEST % "").replace("?S{i64 div=8}", "?S")))
+    assert r["status"] == "refuted" and "stride_alignment" in _failing_rules(r)
+
+
+def test_tma_atom_bad_input_names_the_field():
+    with pytest.raises(ManifestError, match="gbasis") as e:
+        mf.load_text(_MANIFEST % ', gbasis: "(64,128):(2@1,1@0)"')
+    assert e.value.line == 9
+    with pytest.raises(ManifestError, match="cta_v_map"):
+        mf.load_text(_MANIFEST.replace(", cta_v_map: t%s", "") % ())
+    # a CTA tile map that repeats a gmem coordinate relates no smem layout to the tile: unknown, with why
+    (r,) = mf.run(mf.load_text(_MANIFEST.replace("(128,64):(1@0,1@1)", "(128,64):(1@0,0)") % ""))
+    assert r["status"] == "unknown" and "repeats a gmem coordinate" in r["reason"]
