@@ -1,5 +1,5 @@
 """``trace check``: every object of a CuTe DSL capture mapped to manifest claims and checked (docs/model.md
-section 10.4).
+section 10.1).
 
 :func:`document` reads one capture (:mod:`.mlir`), checks its DSL version against the versions the reader
 knows, lists every type it does not know, and lets each emitter of :data:`EMITTERS` add the entries and claims
@@ -62,10 +62,13 @@ def capture_paths(paths) -> list:
 
 
 def kernel_name(path: Path) -> str:
-    """The capture's kernel name: its file name without ``.mlir`` / ``.mlir.gz``."""
+    """The capture's kernel name: its file name without ``.mlir`` / ``.mlir.gz``, and without the argument
+    signature the DSL appends to a function's name (``cutlass_gemm_FakeTensorFloat16div8...`` -> ``gemm``)."""
     name = path.name
     for ext in (".gz", ".mlir"):
         name = name[: -len(ext)] if name.endswith(ext) else name
+    name = re.sub(r"^cutlass_+(?:call_+)?", "", name)
+    name = re.split(r"_+(?:object_at|FakeTensor|tensorptr|Tensor_)", name)[0]
     return re.sub(r"\W+", "_", name) or "kernel"
 
 
