@@ -18,6 +18,8 @@ On that relation the claim decides (``decide``):
 * ``gbasis``: the box cuteverify derives (``hardware.tma.box.smem_box``: extents innermost first, each with the
   gmem mode it walks, then the gmem modes the box does not walk with extent 1) equals the one the DSL computed
   (the atom's ``tma_gbasis``), when given;
+* ``multicast``: the box each CTA of a multicast loads, truncated from the outermost dimension inwards as
+  CUTLASS's ``make_tma_copy_desc`` does (:func:`multicast_box`), is well defined and keeps a 16-byte inner box;
 * ``cluster`` (the kernel's launch cluster, when given): a multicast load spans ``num_multicast`` CTAs of one
   cluster dimension (``num_multicast`` divides the cluster's x or y extent), a non-multicast kind has
   ``num_multicast`` 1, and a 2-SM kind (``sm_100_2sm``) needs an even cluster x (CTA pairs).
@@ -46,7 +48,7 @@ from ...symbolic.conditions import Condition
 from .claims import register
 from .kind import LAYOUT_REF, NONEMPTY, POSITIVE, ClaimKind, fields
 
-__all__ = ["TMA_ATOM", "TMA_KINDS", "derived_gbasis", "read_gbasis", "smem_by_gmem_mode"]
+__all__ = ["TMA_ATOM", "TMA_KINDS", "derived_gbasis", "multicast_box", "read_gbasis", "smem_by_gmem_mode"]
 
 #: the ``kind`` of ``#cute_nvgpu.tiled_tma_load<...>``: multicast, 2-SM (CTA pair)
 TMA_KINDS = {"sm_90": (False, False), "sm_90_multicast": (True, False), "sm_100_2sm": (False, True),
@@ -268,6 +270,39 @@ def _cluster_rule(a):
     return None
 
 
+def multicast_box(box, n: int):
+    """The box each of ``n`` multicast CTAs loads, as CUTLASS's ``make_tma_copy_desc`` truncates it: from the
+    outermost box dimension inwards, a dimension ``b`` takes ``ceil(b / m)`` of the ``m`` CTAs left and passes
+    ``ceil(m / b)`` on, each step requiring ``b % m == 0`` or ``m % b == 0``. Returns ``(box, None)`` or
+    ``(None, why)`` when a step breaks that or the CTAs outnumber the box's elements. Concrete boxes only."""
+    out, m = list(box), n
+    for i in reversed(range(len(out))):
+        if m <= 1:
+            break
+        b = out[i]
+        if b % m and m % b:
+            return None, f"multicast over {n} CTAs: box dimension {i} is {b}, {m} CTAs left: neither divides the other"
+        out[i], m = -(-b // m), -(-m // b)
+    if m > 1:
+        return None, f"multicast over {n} CTAs: the box {tuple(box)} has fewer elements than CTAs"
+    return tuple(out), None
+
+
+def _multicast_problem(v, n, bits):
+    """The multicast truncation of the descriptor's box (``v.fields['box_dim']``): None when it holds and the
+    inner box each CTA loads stays a multiple of 16 bytes, else the sentence."""
+    box = (getattr(v, "fields", None) or {}).get("box_dim")
+    if n == 1 or not box or any(type(b) is not int for b in box):
+        return None
+    cut, why = multicast_box(box, n)
+    if why is not None:
+        return why
+    if cut[0] != box[0] and (cut[0] * bits) % 128:
+        return (f"multicast over {n} CTAs cuts the inner box to {cut[0]} elements ({cut[0] * bits / 8:g} bytes), "
+                "not a multiple of 16 bytes")
+    return None
+
+
 def _decide(a, asm):
     arch = a.get("arch") or "sm_90"
     bits = dtype_bits(str(a["dtype"]))
@@ -300,6 +335,9 @@ def _decide(a, asm):
     _, pre = _preconditions(gmem, bits, mine, a["gmem_text"])
     _, v = from_copy(gmem, s_prime, str(a["dtype"]), multicast=a.get("multicast", 1), assume=mine, arch=arch,
                      cta_tiler=tile)
+    why = _multicast_problem(v, a.get("multicast", 1), bits)
+    if why is not None:
+        problems.append(why)
     if problems:  # the atom's own facts are refuted whatever the descriptor's rules say (their verdicts stay)
         reason = "; ".join(problems + ([f"descriptor: {v.reason}"] if v.status == "refuted" and v.reason else []))
         return replace(v, status="refuted", claim=claim, reason=reason,

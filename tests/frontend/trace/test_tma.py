@@ -17,7 +17,7 @@ import pytest
 
 from cuteverify.errors import CuteVerifyError, ManifestError
 from cuteverify.frontend import manifest as mf
-from cuteverify.frontend.manifest.claims_trace_tma import derived_gbasis, smem_by_gmem_mode
+from cuteverify.frontend.manifest.claims_trace_tma import derived_gbasis, multicast_box, smem_by_gmem_mode
 from cuteverify.frontend.trace import emit_tma
 from cuteverify.frontend.trace.document import Doc
 from cuteverify.frontend.trace.mlir import parse_type, read, read_file
@@ -347,3 +347,24 @@ def test_tma_atom_bad_input_names_the_field():
     # a CTA tile map that repeats a gmem coordinate relates no smem layout to the tile: unknown, with why
     (r,) = mf.run(mf.load_text(_MANIFEST.replace("(128,64):(1@0,1@1)", "(128,64):(1@0,0)") % ""))
     assert r["status"] == "unknown" and "repeats a gmem coordinate" in r["reason"]
+
+
+def test_multicast_box_walks_from_the_outermost_dimension():
+    """CUTLASS's truncation (make_tma_copy_desc), written out: (64,128,1) over 2 CTAs -> (64,64,1)."""
+    assert multicast_box((64, 128, 1), 2) == ((64, 64, 1), None)
+    assert multicast_box((64, 2, 1), 4) == ((32, 1, 1), None)
+    assert multicast_box((64, 128, 1), 1) == ((64, 128, 1), None)
+    assert multicast_box((64, 6, 1), 4)[1] == ("multicast over 4 CTAs: box dimension 1 is 6, 4 CTAs left: neither "
+                                               "divides the other")
+    assert "fewer elements than CTAs" in multicast_box((2, 1), 4)[1]
+
+
+def test_multicast_that_cuts_the_inner_box_below_16_bytes_is_refuted():
+    # a (8 x 2) f16 tile multicast over 4 CTAs: CUTLASS cuts the inner box to 4 elements, 8 bytes
+    text = (_MANIFEST % ', multicast: 4, kind: sm_90_multicast, gbasis: "(8,2):(1@1,1@0)"').replace(
+        "S<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))", "(2,8):(8,1)").replace("(128,64):(1@0,1@1)", "(2,8):(1@0,1@1)")
+    (r,) = mf.run(mf.load_text(text))
+    assert r["status"] == "refuted" and "cuts the inner box to 4 elements (8 bytes)" in _reason(r)
+    # over 2 CTAs the cut stops at the outer dimension (2 rows -> 1): the inner box keeps its 16 bytes
+    (r,) = mf.run(mf.load_text(text.replace("multicast: 4", "multicast: 2")))
+    assert r["status"] == "proved", _reason(r)
