@@ -201,6 +201,9 @@ def _read(k, body, bp):
         out["gmem_value"] = parse(gtext, assume=asm, source="gmem tensor")
     except ParseError as e:
         raise k.error(f"tma_atom gmem {gtext!r}: {e}", bp + ("gmem",)) from None
+    if not isinstance(out["gmem_value"], Layout):
+        raise k.error(f"tma_atom gmem {gtext!r}: a gmem tensor's layout has integer strides (no swizzle)",
+                      bp + ("gmem",))
     out["gmem"], out["gmem_text"], out["gmem_facts"] = str(body["gmem"]), gtext, asm
     if out["gbasis"] is not None:
         try:

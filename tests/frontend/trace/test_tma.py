@@ -344,6 +344,9 @@ def test_tma_atom_bad_input_names_the_field():
     assert e.value.line == 9
     with pytest.raises(ManifestError, match="cta_v_map"):
         mf.load_text(_MANIFEST.replace(", cta_v_map: t%s", "") % ())
+    with pytest.raises(ManifestError, match="no swizzle") as e:
+        mf.load_text(_MANIFEST.replace('g: "(?M{div=8}', 'g: "S<3,4,3> o 0 o (?M{div=8}') % "")
+    assert e.value.line == 9
     # a CTA tile map that repeats a gmem coordinate relates no smem layout to the tile: unknown, with why
     (r,) = mf.run(mf.load_text(_MANIFEST.replace("(128,64):(1@0,1@1)", "(128,64):(1@0,0)") % ""))
     assert r["status"] == "unknown" and "repeats a gmem coordinate" in r["reason"]
