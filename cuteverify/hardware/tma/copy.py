@@ -86,7 +86,8 @@ def merge_box_modes(shape, stride, box):
     i = 0
     while i + 1 < len(shape):
         merged = normalize(box[i] * box[i + 1])
-        if (decide.eq(stride[i + 1], normalize(shape[i] * stride[i])) is True and decide.eq(box[i], shape[i]) is True
+        # the box question first: it is the cheap one (a dynamic extent is never a box's), the stride one may ask Z3
+        if (decide.eq(box[i], shape[i]) is True and decide.eq(stride[i + 1], normalize(shape[i] * stride[i])) is True
                 and decide.le(merged, 256) is True):
             shape[i:i + 2] = [normalize(shape[i] * shape[i + 1])]
             stride[i + 1:i + 2] = []
