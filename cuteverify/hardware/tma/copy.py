@@ -267,6 +267,9 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     check_copy_options(multicast, smem_address_align)
     assumptions = as_assumptions(assume)
     gmem = as_layout(gmem, "gmem layout", assume=assumptions)
+    own = getattr(gmem, "assumptions", None)  # the ?{div=N} facts a text gave its own dynamic values
+    if own is not None and own is not assumptions:
+        assumptions = own if assumptions is None else assumptions.merged(own)
     smem = as_layout(smem, "smem layout")
     bits = dtype_bits(dtype)
     if hasattr(gmem, "outer") or any(hasattr(d, "path") or hasattr(d, "value") for d in _flat(gmem.stride)):
