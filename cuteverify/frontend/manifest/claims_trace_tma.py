@@ -41,7 +41,7 @@ from ...core.swizzle import ComposedLayout
 from ...errors import ParseError, TmaError
 from ...hardware.library.dtypes import dtype_bits
 from ...hardware.tma.box import smem_box
-from ...hardware.tma.copy import from_copy
+from ...hardware.tma.copy import from_copy, multicast_box
 from ...prover.verdict import Mismatch, Verdict
 from ...symbolic import Assumptions
 from ...symbolic.conditions import Condition
@@ -271,24 +271,6 @@ def _cluster_rule(a):
     if two_sm and cl[0] % 2:
         return f"kind {kind} copies for a CTA pair, the cluster {cl} has an odd x extent {cl[0]}"
     return None
-
-
-def multicast_box(box, n: int):
-    """The box each of ``n`` multicast CTAs loads, as CUTLASS's ``make_tma_copy_desc`` truncates it: from the
-    outermost box dimension inwards, a dimension ``b`` takes ``ceil(b / m)`` of the ``m`` CTAs left and passes
-    ``ceil(m / b)`` on, each step requiring ``b % m == 0`` or ``m % b == 0``. Returns ``(box, None)`` or
-    ``(None, why)`` when a step breaks that or the CTAs outnumber the box's elements. Concrete boxes only."""
-    out, m = list(box), n
-    for i in reversed(range(len(out))):
-        if m <= 1:
-            break
-        b = out[i]
-        if b % m and m % b:
-            return None, f"multicast over {n} CTAs: box dimension {i} is {b}, {m} CTAs left: neither divides the other"
-        out[i], m = -(-b // m), -(-m // b)
-    if m > 1:
-        return None, f"multicast over {n} CTAs: the box {tuple(box)} has fewer elements than CTAs"
-    return tuple(out), None
 
 
 def _multicast_problem(v, n, bits):
