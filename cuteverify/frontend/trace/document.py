@@ -1,4 +1,4 @@
-"""A capture's kernel as a manifest (docs/model.md section 10.4): :class:`Doc` collects the entries (CuTe text or
+"""A capture's kernel as a manifest (docs/model.md section 10.1): :class:`Doc` collects the entries (CuTe text or
 manifest expressions) and claims that the ``emit_*`` modules derive from the traced ops, each claim with ``at``
 (``file:line: source``, the op's :class:`~.mlir.Loc`), and the constructs they could not map (``unknowns``:
 never skipped silently). :meth:`Doc.yaml` is the manifest ``trace manifest`` writes; ``trace check`` loads that
