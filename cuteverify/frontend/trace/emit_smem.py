@@ -17,7 +17,11 @@ Claims, each ``at`` the op that built the object:
 * ``injective`` (the ``make_view``): the view's element-domain layout, so no two elements share an address;
 * ``tmem_alloc`` (each ``cute_nvgpu.arch.sm100.alloc_tmem`` with a constant column count) and ``tmem_view`` (each
   ``cute.make_view`` of a TMEM pointer from ``retrieve_tmem_ptr`` or an MMA accumulator fragment, moved by static
-  ``add_offset``s).
+  ``add_offset``s, sliced (a dynamic coordinate's mode is appended: every stage is checked) or reshaped). Two
+  tensor reached through ``partition_S/D`` (one thread's part, or a view ``cute.copy`` builds of it) is claimed
+  as the partitioned tensor, moved by the offsets added after the partition: over all threads the parts make up
+  that tensor. A TMEM tensor nothing reads as addresses gets no claim, by rule (no copy, MMA or ``ptrtoint``
+  uses it: FA4's ``tP`` only gives ``make_fragment_A`` its shape, the host's accumulator fakes their layouts).
 
 A construct the walk cannot place (a dynamic offset, a column count that is not a constant, a TMEM pointer of
 another origin) is reported with ``doc.unknown``, never skipped.
@@ -187,48 +191,56 @@ def _slice_offset(layout, coord, bits: int, extras: list) -> int:
 
 
 def _tmem_base(module: Module, value: str, func: str):
-    """``(bits from the allocation's base, extra modes [(layout, bits)], None)`` for the TMEM pointer or tensor
-    ``value``, or ``(None, None, why)``: back through ``add_offset`` (static), ``recast_iter``, ``get_iter``,
-    ``make_view``, ``slice`` (a dynamic coordinate: its mode becomes an extra mode) and ``make_fragment`` (an
-    accumulator is placed at the base; an A/B fragment of a TMEM tensor at that tensor's base) to
-    ``retrieve_tmem_ptr``."""
-    bits_off, extras = 0, []
+    """Where the TMEM tensor ``value`` lies: ``(bits from the allocation's base, extra modes [(layout, bits)],
+    None, covering)``, or ``(None, None, why, None)``. The walk goes back through ``add_offset`` (static),
+    ``recast_iter``, ``get_iter``, ``make_view``, reshapes, ``slice`` (a dynamic coordinate: its mode becomes an
+    extra mode) and ``make_fragment`` (an accumulator is placed at the base; an A/B fragment of a TMEM tensor at
+    that tensor's base) to ``retrieve_tmem_ptr``. Through ``partition_S/D`` of a tensor ``X``: one thread's part
+    (and any slice of it) lies inside ``X``, so the claim is made on ``X`` moved by the ``add_offset``s applied
+    after the partition (``covering``: ``X``'s MemRef; None when the claim is on ``value`` itself). Over all
+    threads the parts make up ``X`` (the copy covers its tile: the copy claims check it), so this is the tensor
+    the kernel's threads touch together."""
+    bits_off, extras, moved, covering = 0, [], 0, None
     while True:
         op = module.producer(value, func)
         if op is None:
-            return None, None, f"{value} is a block argument"
+            return None, None, f"{value} is a block argument", None
         if op.name == "cute_nvgpu.arch.sm100.retrieve_tmem_ptr":
-            return bits_off, extras, None
+            return bits_off, extras, None, covering
         if op.name == "cute.mma.make_fragment":
             src = next((v for v, t in zip(op.operands, op.in_types) if t.name == "cute.memref"), None)
-            if src is None:
-                return bits_off, extras, None  # the accumulator: the DSL places it at the allocation's base
+            if src is None:  # the accumulator: the DSL places it at the allocation's base
+                return bits_off, extras, None, covering
             value = src
         elif op.name in _SAME_ITERATOR:
             value = op.operands[0]
         elif op.name in ("cute.tiled.copy.partition_S", "cute.tiled.copy.partition_D"):
-            return None, None, (f"it is one thread's part of {op.name.rsplit('.', 1)[-1]} at {op.loc} (the "
-                                f"partitioned tensor is checked where it is built)")
+            value, src = next(((v, t) for v, t in zip(op.operands, op.in_types) if t.name == "cute.memref"),
+                              (None, None))
+            if value is None:
+                return None, None, f"{op.name} at {op.loc} partitions no tensor", None
+            covering, bits_off, extras, moved = memref(src), moved, [], 0
         elif op.name == "cute.make_view":
             value = next((v for v, t in zip(op.operands, op.in_types) if t.name == "cute.ptr"), None)
             if value is None:
-                return None, None, f"{op.name} at {op.loc} has no pointer operand"
+                return None, None, f"{op.name} at {op.loc} has no pointer operand", None
         elif op.name == "cute.add_offset":
             k = _static_int(module, op.operands[1], func)
             ptr = memref(op.in_types[0])
             if k is None or ptr is None:
-                return None, None, f"{op.name} at {op.loc} moves it by a dynamic amount"
+                return None, None, f"{op.name} at {op.loc} moves it by a dynamic amount", None
             bits_off += k * ptr.bits
+            moved += k * ptr.bits
             value = op.operands[0]
         elif op.name == "cute.slice" and len(op.in_types) > 1 and op.in_types[1].name == "cute.coord":
             src = memref(op.in_types[0])
             try:
                 bits_off += _slice_offset(src.layout, _coord(op.in_types[1].args[0]), src.bits, extras)
             except (CuteVerifyError, IndexError, TypeError, ValueError) as e:
-                return None, None, f"{op.name} at {op.loc}: its coordinate is not placed ({e})"
+                return None, None, f"{op.name} at {op.loc}: its coordinate is not placed ({e})", None
             value = op.operands[0]
         else:
-            return None, None, f"it comes from {op.name} at {op.loc}"
+            return None, None, f"it comes from {op.name} at {op.loc}", None
 
 
 def _with_extras(t, bits_off: int, extras: list):
@@ -300,15 +312,13 @@ def _emit_tmem(module: Module, doc, func: str, ops) -> None:
         t = memref(op.out_types[0]) if op.out_types else None
         if t is None or t.space != "tmem":
             continue
-        bits_off, extras, why = _tmem_base(module, op.results[0], func)
+        bits_off, extras, why, covering = _tmem_base(module, op.results[0], func)
         if bits_off is None:
             doc.unknown("tmem tensor", op.loc, f"its base is not placed in the allocation: {why}")
             continue
         if not _accessed(op, users):
-            doc.unknown("tmem tensor", op.loc, "no claim: no copy or MMA reads it by its own layout (its "
-                                               "iterator starts other tensors, checked where they are built; its "
-                                               "shape feeds make_fragment)")
-            continue
+            continue  # carries a shape or an iterator, no addresses (module docstring)
+        t = covering or t
         if len(allocs) != 1:
             doc.unknown("tmem tensor", op.loc, f"{len(allocs)} tcgen05.alloc ops in its kernel: the allocation "
                                                f"it lies in is not known")

@@ -122,9 +122,16 @@ def test_tmem_claims_on_the_blackwell_kernels():
         assert "tmem.allocate(" in allocs[0]["at"]
         views = [r for r in results if r["kind"] == "tmem_view"]
         assert views and all(r["status"] == "proved" for r in views)
-    # FA4's tP is a TMEM tensor with an smem layout, used only for make_fragment_A's shape: no claim, said why
-    doc, _ = _checked("fa4_fwd_sm_100a")
-    assert any("tP = cute.make_tensor" in (u.loc.text or "") and "make_fragment" in u.why for u in doc.unknowns)
+        assert not [u for u in doc.unknowns if "tmem" in u.what]  # every TMEM tensor placed
+    # FA4's tP is a TMEM tensor with an smem layout, used only for make_fragment_A's shape: no claim (its
+    # 128 rows of 64-element stride would leave 512 columns: it is not an address map)
+    _, results = _checked("fa4_fwd_sm_100a")
+    assert not _at(results, "tmem_view", r"flash_fwd_sm100.py:1363: tP = ")
+    # the correction loop's per-thread views (one thread's part of tOtO_i, moved by i * 16 columns) are claimed
+    # as the partitioned (128,16) tile moved: columns 256 + 16 i, the last ending at 512
+    loop = _at(results, "tmem_view", r"flash_fwd_sm100.py:3505: ")
+    assert sorted(int(re.search(r" at (\d+) ", r["claim"]).group(1)) for r in loop) == list(range(256, 512, 16))
+    assert all(r["status"] == "proved" for r in loop)
 
 
 # ------------------------------------------------------------------------------------------ mutants
