@@ -12,7 +12,11 @@ Definitions (bytes throughout for shared memory, 32-bit columns for TMEM):
   swizzle moves the last element);
 * a swizzled view's base is *period-aligned* when ``base = alloc_base + offset`` is a multiple of the pointer
   swizzle's period ``2^(B+M+S)``: only then is the element-domain layout the map from coordinates to byte offsets
-  from the base that bank-conflict and TMA results assume (a swizzle acts on absolute addresses);
+  from the base that bank-conflict and TMA results assume. The swizzle acts on absolute addresses: CuTe's
+  swizzled pointer does, and so does the hardware (a SWIZZLE_128B TMA load into a 128- but not 1024-aligned
+  destination puts each byte at the absolute-address swizzle, measured on the H200:
+  ``probes/tma_swizzle_base.cu``; wgmma descriptors likewise, ``specs/evidence/sm90``), so the kernel's agents
+  agree at any base, while the relative layout changes;
 * TMEM addresses are ``lane << 16 | column`` in 32-bit units (CuTe ``TMEM::DP``: a lane is ``1 << 16`` columns of
   ``uint32_t``, ``2^16 * 32/b`` elements of ``b`` bits); one CTA has 128 lanes x 512 columns, and
   ``tcgen05.alloc`` takes a power of two of columns in ``[32, 512]`` (cute/arch/tmem_allocator_sm100.hpp).
@@ -145,7 +149,9 @@ def swizzle_base(offset: int, align: int, swizzle, placed: int | None = None) ->
     return Verdict("unknown", what, _METHOD,
                    reason=f"the allocation guarantees align<{align}> only, below the {period}-byte period of {sw}: "
                           f"its element-domain layout (and bank-conflict and TMA results proved on it) holds at "
-                          f"bases that are multiples of {period}; the compiler's placement decides"
+                          f"bases that are multiples of {period}; the compiler's placement decides (the pointer "
+                          f"and the hardware swizzle absolute addresses alike, so the data is consistent at any "
+                          f"base)"
                           + (f" (modelled placement: byte {placed}, {placed % period} mod {period})"
                              if placed is not None else ""))
 
