@@ -17,18 +17,18 @@ __all__ = ["trace_check_cmd", "trace_manifest_cmd", "kernel_summary", "run_check
 
 def kernel_summary(results, docs=()) -> list:
     """Per kernel (capture; every one of ``docs``, even without rows): claims, proved, refuted, unknown,
-    unmapped constructs, errors and seconds."""
+    unmapped constructs, constructs with nothing to check (n/a), errors and seconds."""
     rows = {}
 
     def row(file, kernel):
         return rows.setdefault(file, {"kernel": kernel or file, "claims": 0, "proved": 0, "refuted": 0,
-                                      "unknown": 0, "unmapped": 0, "error": 0, "seconds": 0.0})
+                                      "unknown": 0, "unmapped": 0, "n/a": 0, "error": 0, "seconds": 0.0})
     for d in docs:
         row(d.source, d.kernel)
     for r in results:
         k = row(r["file"], r.get("kernel"))
-        if r["kind"] == "unmapped":
-            k["unmapped"] += 1
+        if r["kind"] in ("unmapped", "note"):
+            k["unmapped" if r["kind"] == "unmapped" else "n/a"] += 1
             continue
         k["seconds"] += r.get("elapsed") or 0.0
         if r["kind"] == "load":
@@ -40,7 +40,7 @@ def kernel_summary(results, docs=()) -> list:
 
 
 def _print_summary(rows):
-    cols = ("kernel", "claims", "proved", "refuted", "unknown", "unmapped", "error", "seconds")
+    cols = ("kernel", "claims", "proved", "refuted", "unknown", "unmapped", "n/a", "error", "seconds")
     cells = [cols] + [tuple(f"{r[c]:.2f}" if c == "seconds" else str(r[c]) for c in cols) for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     click.echo("")

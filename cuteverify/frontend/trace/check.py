@@ -6,7 +6,8 @@ knows, lists every type it does not know, and lets each emitter of :data:`EMITTE
 of its area to a :class:`~.document.Doc`. :func:`check_captures` loads each document's YAML with the manifest
 loader and runs its claims (one mechanism with ``cuteverify check``), adding one ``unknown`` row per construct
 no emitter mapped, so that nothing captured is skipped silently: a capture whose every object mapped and whose
-every claim proved exits 0; an unmapped construct alone exits 3.
+every claim proved exits 0; an unmapped construct alone exits 3. A construct with nothing to check (a
+register-side partition taken for its shape) is a ``n/a`` row with its reason.
 """
 from __future__ import annotations
 
@@ -126,6 +127,12 @@ def unmapped_row(doc: Doc, u) -> dict:
             "elapsed": 0.0, "ok": False}
 
 
+def note_row(doc: Doc, u) -> dict:
+    """A construct with nothing to check (:meth:`Doc.note`), as a result row of status ``n/a``: shown, never
+    a failure."""
+    return dict(unmapped_row(doc, u), kind="note", status="n/a", expect="n/a", ok=True)
+
+
 def check_captures(paths, jobs: int = 1, progress=None) -> tuple:
     """Check every capture of ``paths`` (:func:`capture_paths`): ``(results, claims, docs)`` with one result row
     per claim (``claims[i]`` its Claim, None for the unmapped and error rows) in capture order. A capture that
@@ -161,5 +168,8 @@ def check_captures(paths, jobs: int = 1, progress=None) -> tuple:
             out_claims.append(c)
         for u in doc.unknowns:
             results.append(unmapped_row(doc, u))
+            out_claims.append(None)
+        for u in doc.notes:
+            results.append(note_row(doc, u))
             out_claims.append(None)
     return results, out_claims, docs

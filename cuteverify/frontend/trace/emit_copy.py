@@ -178,8 +178,8 @@ class _Emitter:
         atom, _, _ = tiled_copy_parts(op.in_types[0])
         reg = _REGISTER_SIDE.get(atom.name[len(ATOM_PREFIX):])
         if reg == side:
-            self.doc.unknown(f"partition_{side[0].upper()} of {src.type_text} by {copy}", op.loc,
-                             f"the {side} side of {atom.name} is registers: this partition of a shared-memory "
+            self.doc.note(f"partition_{side[0].upper()} of {src.type_text} by {copy}", op.loc,
+                          f"the {side} side of {atom.name} is registers: this partition of a shared-memory "
                              "tensor is no smem access of the copy (kernels take it for its shape)")
             return
         try:
@@ -208,8 +208,9 @@ class _Emitter:
             return
         found = self.fragment_of(op.operands[1], op.func)
         if found is None:
-            self.doc.unknown(f"retile by {copy}", op.loc, "the retiled tensor is no MMA fragment in the data flow "
-                                                          "(not a make_fragment result nor a cute.gemm operand)")
+            self.doc.note(f"retile by {copy}", op.loc, "the retiled tensor is no MMA fragment in the data flow "
+                                                       "(not a make_fragment result nor a cute.gemm operand): "
+                                                       "registers to registers, nothing to compare")
             return
         mma_t, operand, via = found
         mma = self.mma_entry(mma_t, via)
@@ -222,8 +223,8 @@ class _Emitter:
         m = _BUILDER.search(bop.loc.text or "") if bop.name == "cute.make_tiled_copy" else None
         built = m.group(1) if m and m.group(1) else None
         if built in ("C_atom", "S", "D"):
-            self.doc.unknown(f"{copy} retiling the {operand} fragment of {mma}", op.loc,
-                             f"the copy was built by make_tiled_copy_{built or '?'}: it moves a sub-tile of the "
+            self.doc.note(f"{copy} retiling the {operand} fragment of {mma}", op.loc,
+                          f"the copy was built by make_tiled_copy_{built or '?'}: it moves a sub-tile of the "
                              f"fragment, so `compatible` (the whole {operand} tile) is not its relation")
             return
         self.doc.claim({"compatible": {"copy": copy, "tiled_mma": mma, "operand": operand}}, op.loc,

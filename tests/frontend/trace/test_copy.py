@@ -155,7 +155,7 @@ def test_every_copy_claim_of_every_capture(modules, path):
                if r["status"] != "proved"}
     assert refuted == KNOWN_REFUTED.get(path.name.split(".")[0], set())
     # no partition or retile op skipped silently: each has a claim or an unknown at its line
-    places = {r["at"] for r in results} | {u.loc.describe() for u in doc.unknowns}
+    places = {r["at"] for r in results} | {u.loc.describe() for u in doc.unknowns + doc.notes}
     for op in m.of(*PARTITIONS, "cute.tiled.copy.retile"):
         assert op.loc.describe() in places, op.loc.describe()
     assert all(u.why for u in doc.unknowns)
