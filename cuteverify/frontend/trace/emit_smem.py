@@ -17,10 +17,10 @@ Claims, each ``at`` the op that built the object:
 * ``injective`` (the ``make_view``): the view's element-domain layout, so no two elements share an address;
 * ``tmem_alloc`` (each ``cute_nvgpu.arch.sm100.alloc_tmem`` with a constant column count) and ``tmem_view`` (each
   ``cute.make_view`` of a TMEM pointer from ``retrieve_tmem_ptr`` or an MMA accumulator fragment, moved by static
-  ``add_offset``s, sliced (a dynamic coordinate's mode is appended: every stage is checked) or reshaped). Two
+  ``add_offset``s, sliced (a dynamic coordinate's mode is appended: every stage is checked) or reshaped). A
   tensor reached through ``partition_S/D`` (one thread's part, or a view ``cute.copy`` builds of it) is claimed
   as the partitioned tensor, moved by the offsets added after the partition: over all threads the parts make up
-  that tensor. A TMEM tensor nothing reads as addresses gets no claim, by rule (no copy, MMA or ``ptrtoint``
+  that tensor. A TMEM tensor nothing reads as addresses is a ``doc.note`` (no copy, MMA or ``ptrtoint``
   uses it: FA4's ``tP`` only gives ``make_fragment_A`` its shape, the host's accumulator fakes their layouts).
 
 A construct the walk cannot place (a dynamic offset, a column count that is not a constant, a TMEM pointer of
@@ -317,7 +317,9 @@ def _emit_tmem(module: Module, doc, func: str, ops) -> None:
             doc.unknown("tmem tensor", op.loc, f"its base is not placed in the allocation: {why}")
             continue
         if not _accessed(op, users):
-            continue  # carries a shape or an iterator, no addresses (module docstring)
+            doc.note("tmem tensor", op.loc, "no copy, MMA or address computation reads it by its layout (it "
+                                            "gives make_fragment a shape, or its iterator starts other tensors)")
+            continue
         t = covering or t
         if len(allocs) != 1:
             doc.unknown("tmem tensor", op.loc, f"{len(allocs)} tcgen05.alloc ops in its kernel: the allocation "

@@ -125,8 +125,9 @@ def test_tmem_claims_on_the_blackwell_kernels():
         assert not [u for u in doc.unknowns if "tmem" in u.what]  # every TMEM tensor placed
     # FA4's tP is a TMEM tensor with an smem layout, used only for make_fragment_A's shape: no claim (its
     # 128 rows of 64-element stride would leave 512 columns: it is not an address map)
-    _, results = _checked("fa4_fwd_sm_100a")
+    doc, results = _checked("fa4_fwd_sm_100a")
     assert not _at(results, "tmem_view", r"flash_fwd_sm100.py:1363: tP = ")
+    assert any("tP = cute.make_tensor" in (n.loc.text or "") and "make_fragment" in n.why for n in doc.notes)
     # the correction loop's per-thread views (one thread's part of tOtO_i, moved by i * 16 columns) are claimed
     # as the partitioned (128,16) tile moved: columns 256 + 16 i, the last ending at 512
     loop = _at(results, "tmem_view", r"flash_fwd_sm100.py:3505: ")
