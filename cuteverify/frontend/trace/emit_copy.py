@@ -187,9 +187,12 @@ class _Emitter:
         except CuteVerifyError as e:
             self.doc.unknown(f"shared-memory tensor {src.type_text}", op.loc, str(e))
             return
-        s = self.doc.layout(f"{var}_smem", smem, op.loc)
         nbytes = _mem_bytes(copy_atom_name(atom), src.bits)
+        s = self.doc.layout(f"{var}_smem", smem, op.loc)
         body = {"copy": copy, "smem": s, "side": side, "dtype": src.elem}
+        if src.swizzle is not None and src.swizzle.bits and src.align < src.swizzle_period:
+            # the pointer swizzle acts on absolute addresses: decided at every base the alignment allows
+            body["align"] = src.align
         self.doc.claim({"banks": dict(body)}, op.loc,
                        name=f"{copy} ({side}) through {var}'s smem tensor has no bank conflict beyond the minimum")
         self.doc.claim({"vector": dict(body, require=nbytes)}, op.loc,
