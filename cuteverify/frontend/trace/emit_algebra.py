@@ -71,15 +71,16 @@ def recomputable(op: Op) -> bool:
 
 def emit(module: Module, doc: Doc) -> dict:
     """Add to ``doc`` one ``equal`` claim per distinct algebra op of ``module`` (module docstring), at the op's
-    loc, and a ``doc.unknown`` for each distinct one that is not recomputed. Returns the counts
-    ``{op name: [recomputed, skipped]}`` over distinct (op, operands) texts."""
+    loc (the first op with those operand, property and result texts), and a ``doc.unknown`` for each distinct
+    one that is not recomputed. Returns the counts ``{op name: [recomputed, skipped]}`` over distinct ops."""
     counts: dict = {}
     seen: set = set()
     env: dict = {}
     for op in module.ops:
         if op.name not in ALGEBRA_OPS:
             continue
-        key = (op.name, tuple(t.text for t in op.in_types), tuple(sorted(op.props.items())))
+        key = (op.name, tuple(t.text for t in op.in_types), tuple(sorted(op.props.items())),
+               tuple(t.text for t in op.out_types))
         if key in seen:
             continue
         seen.add(key)
@@ -91,8 +92,9 @@ def emit(module: Module, doc: Doc) -> dict:
             doc.unknown(f"{op.name} ({_short(op)})", op.loc, str(e))
             c[1] += 1
             continue
+        before = len(doc.claims)
         doc.claim({"equal": [expr, result]}, op.loc)
-        c[0] += 1
+        c[0] += len(doc.claims) > before  # the same claim from another op at the same line counts once
     return counts
 
 
