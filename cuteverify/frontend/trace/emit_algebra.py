@@ -26,10 +26,11 @@ not read here. Post-condition: each emitted claim is decided by the manifest che
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from ...core.notation.parse import parse, read_swizzle
-from ...errors import CuteVerifyError
+from ...errors import CuteVerifyError, Unsupported as _Skip  # an op not recomputed: why -> doc.unknown
 from ..manifest.expr import evaluate
 from .document import Doc
 from .mlir import Module, Op, TypeExpr
@@ -60,10 +61,6 @@ _DYN = re.compile(r"\?(\{[^}]*\})?")
 _INTS = re.compile(r"-?\d+")
 
 
-class _Skip(Exception):
-    """An op that is not recomputed: ``why`` goes to ``doc.unknown``."""
-
-
 def recomputable(op: Op) -> bool:
     """Is ``op`` one of the algebra ops :func:`emit` reads (whether or not its operands are static)?"""
     return op.name in ALGEBRA_OPS
@@ -88,7 +85,7 @@ def emit(module: Module, doc: Doc) -> dict:
         try:
             expr, result, names = _expression(op, doc)
             _check(expr, names, env, doc)
-        except _Skip as e:
+        except CuteVerifyError as e:  # _Skip, or an operand text that cuteverify cannot read
             doc.unknown(f"{op.name} ({_short(op)})", op.loc, str(e))
             c[1] += 1
             continue
@@ -159,8 +156,20 @@ def _layout_entry(op: Op, i: int, doc: Doc, role: str) -> str:
     text = _static(text, role)
     if text.replace(" ", "") == "():()":
         text = "1:0"  # a rank-0 layout (a point): the function {0 -> 0}
+    why = _unreadable(text)
+    if why:  # checked before the entry is added: an entry cuteverify cannot read would fail the whole document
+        raise _Skip(f"cuteverify cannot read the {role} {text}: {why}")
     hint = _hint(op) + ("_dsl" if role == "result" else "")
     return doc.layout(hint, text, op.loc)
+
+
+@functools.lru_cache(maxsize=4096)
+def _unreadable(text: str) -> str:
+    try:
+        parse(text, source="captured layout")
+    except CuteVerifyError as e:
+        return str(e)
+    return ""
 
 
 def _hint(op: Op) -> str:

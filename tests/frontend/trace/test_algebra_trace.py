@@ -103,3 +103,27 @@ def test_mutated_result_is_refuted_at_its_line(line_no, op, old, new):
     assert [r["status"] for r in refuted] == ["refuted"], refuted
     assert refuted[0]["at"] == target.loc.describe()
     assert refuted[0]["counterexample"] is not None
+
+
+_SMALL = "\n".join([
+    # static: recomputed and proved
+    '%2 = "cute.composition"(%0, %1) : (!cute.layout<"(4,2):(2,1)">, !cute.layout<"8:1">) -> '
+    '!cute.layout<"(4,2):(2,1)"> loc("k.py":3:1)',
+    # a dynamic result: each ? is a fresh unknown, named with why
+    '%3 = "cute.logical_divide"(%0, %1) : (!cute.layout<"(?{div=8},4):(1,?)">, !cute.tile<"[8:1]">) -> '
+    '!cute.layout<"((8,?),4):((1,8),?)"> loc("k.py":4:1)',
+    # cuteverify refuses (the block does not divide the target): an unknown, not a broken document
+    '%4 = "cute.tile_to_shape"(%0, %1, %2) : (!cute.layout<"(3,2):(1,3)">, !cute.shape<"(8,8)">, '
+    '!cute.int_tuple<"(0,1)">) -> !cute.layout<"(8,8):(1,8)"> loc("k.py":5:1)',
+    # a wrong DSL answer: refuted at its line
+    '%5 = "cute.coalesce"(%0) : (!cute.layout<"(4,2):(1,4)">) -> !cute.layout<"8:2"> loc("k.py":6:1)',
+])
+
+
+def test_unknowns_and_refutations_on_a_small_module():
+    doc, counts, results, _ = _check(read(_SMALL, "small.mlir"), "small")
+    assert counts == {"cute.composition": [1, 0], "cute.logical_divide": [0, 1], "cute.tile_to_shape": [0, 1],
+                      "cute.coalesce": [1, 0]}
+    why = {u.loc.line: u.why for u in doc.unknowns}
+    assert "dynamic" in why[4] and "refuses" in why[5] and "divide" in why[5]
+    assert [(r["at"], r["status"]) for r in results] == [("k.py:3", "proved"), ("k.py:6", "refuted")]
