@@ -12,7 +12,7 @@ result. ``equal`` compares functions on ``[0, size)``: a result that differs fro
 What an op acts on: a tensor operand (``!cute.memref``, ``!cute.coord_tensor``, a wgmma / UMMA descriptor view
 ``!cute_nvgpu.smem_desc_view``) contributes its printed layout
 (the op maps the layout; the pointer, its byte swizzle and the coordinate tensor's base stay with the iterator
-and are not part of the claim). A slice's integer coordinates only move the iterator, so a dynamic ``?``
+and are not part of the claim). A slice's integer coordinates only move the iterator of a plain layout, so a dynamic ``?``
 coordinate is recomputed at 0 (the sliced layout does not depend on it).
 
 Admissibility (what is recomputed, else ``doc.unknown`` names the op and why, never a silent skip): operand and
@@ -235,7 +235,7 @@ def _expression(op: Op, doc: Doc):
         return f"{_UNARY[n]}({a})", result, [a]
     if n == "cute.local_tile":
         a = _layout_entry(op, 0, doc, "operand")
-        coord = _zero_dynamic(_operand_text(op, 2, ("cute.coord", "cute.int_tuple"), "coordinate"))
+        coord = _coordinate(op, 2)
         proj = op.props.get("proj") or op.attrs.get("proj")
         tail = f", proj={_prop_coord(op, 'proj')}" if proj else ""
         return f"local_tile({a}, {_tiler(op, 1)}, {coord}{tail}).layout", result, [a]
@@ -278,7 +278,7 @@ def _expression(op: Op, doc: Doc):
         return _make_layout(kept), result, [a]
     if n == "cute.slice":
         a = _layout_entry(op, 0, doc, "operand")
-        crd = _zero_dynamic(_operand_text(op, 1, ("cute.coord", "cute.int_tuple"), "coordinate")).strip()
+        crd = _coordinate(op, 1).strip()
         if not crd.startswith("("):
             # one integer: a 1-D index that consumes every mode (the sliced layout is a point); ``A[i]`` would
             # read as mode i, so the point is written as a full coordinate of zeros
@@ -386,7 +386,14 @@ def _tuple(text: str):
     return cur[0] if len(cur) == 1 else cur
 
 
-def _zero_dynamic(text: str) -> str:
+def _coordinate(op: Op, i: int) -> str:
+    """The slice / tile coordinate operand ``i`` with each dynamic ``?`` read as 0: the integer entries of a
+    coordinate move only the iterator of a plain layout, never its layout. Not for a composed layout, whose
+    inner function sees the offset (C++ slices ``Sw o off o L`` to ``Sw o (off + L(c)) o L'``)."""
+    text = _operand_text(op, i, ("cute.coord", "cute.int_tuple"), "coordinate")
+    if "?" in text and op.in_types[0].name == "cute.composed_layout":
+        raise _Skip(f"the coordinate {text} has dynamic values and the operand is a composed layout, whose "
+                    f"sliced function depends on them (through the offset)")
     return _DYN.sub("0", text)
 
 
