@@ -12,8 +12,8 @@ result. ``equal`` compares functions on ``[0, size)``: a result that differs fro
 What an op acts on: a tensor operand (``!cute.memref``, ``!cute.coord_tensor``, a wgmma / UMMA descriptor view
 ``!cute_nvgpu.smem_desc_view``) contributes its printed layout
 (the op maps the layout; the pointer, its byte swizzle and the coordinate tensor's base stay with the iterator
-and are not part of the claim). A slice's integer coordinates only move the iterator of a plain layout, so a dynamic ``?``
-coordinate is recomputed at 0 (the sliced layout does not depend on it).
+and are not part of the claim). A slice's integer coordinates only move the iterator of a plain layout, so a
+dynamic ``?`` coordinate is recomputed at 0 (the sliced layout does not depend on it).
 
 Admissibility (what is recomputed, else ``doc.unknown`` names the op and why, never a silent skip): operand and
 result layouts without dynamic ``?`` values (each ``?`` of a printed result is a fresh unknown that the text does
