@@ -68,8 +68,10 @@ def recomputable(op: Op) -> bool:
 
 def emit(module: Module, doc: Doc) -> dict:
     """Add to ``doc`` one ``equal`` claim per distinct algebra op of ``module`` (module docstring), at the op's
-    loc (the first op with those operand, property and result texts), and a ``doc.unknown`` for each distinct
-    one that is not recomputed. Returns the counts ``{op name: [recomputed, skipped]}`` over distinct ops."""
+    loc (the first op with those operand, property and result texts); for a result with dynamic values, one
+    claim per static top-level mode (``R[i]``) and an unknown naming the dynamic modes; for an op not
+    recomputed, a ``doc.unknown`` with why. Returns ``{op name: [whole, by static modes, not recomputed]}``,
+    counted over distinct ops."""
     counts: dict = {}
     seen: set = set()
     env: dict = {}
@@ -81,13 +83,18 @@ def emit(module: Module, doc: Doc) -> dict:
         if key in seen:
             continue
         seen.add(key)
-        c = counts.setdefault(op.name, [0, 0])
+        c = counts.setdefault(op.name, [0, 0, 0])
+        modes = _dynamic_result(op)
         try:
-            expr, result, names = _expression(op, doc)
-            _check(expr, names, env, doc)
+            expr, result, names = _expression(op, doc, whole=modes is None)
+            value = _check(expr, names, env, doc)
+            if modes is not None:
+                _by_modes(op, doc, expr, value, modes)
+                c[1] += 1
+                continue
         except CuteVerifyError as e:  # _Skip, or an operand text that cuteverify cannot read
             doc.unknown(f"{op.name} ({_short(op)})", op.loc, str(e))
-            c[1] += 1
+            c[2] += 1
             continue
         before = len(doc.claims)
         doc.claim({"equal": [expr, result]}, op.loc)
@@ -95,8 +102,72 @@ def emit(module: Module, doc: Doc) -> dict:
     return counts
 
 
-def _check(expr: str, names: list, env: dict, doc: Doc) -> None:
-    """Evaluate ``expr`` as the manifest will, so that an op cuteverify refuses becomes an unknown with the
+def _dynamic_result(op: Op):
+    """The top-level modes ``[(shape, stride) text]`` of a layout result that has dynamic values, else None."""
+    if len(op.out_types) != 1 or op.out_types[0].name not in _LAYOUT_KINDS:
+        return None
+    text = _text_of(op.out_types[0])
+    if text is None or "?" not in text:
+        return None
+    return _top_modes(text) or []
+
+
+def _by_modes(op: Op, doc: Doc, expr: str, value, modes: list) -> None:
+    """A result with dynamic values: each ``?`` is a fresh unknown, so the whole result is no claim; its static
+    top-level modes are (a result's modes are positional in CuTe): ``equal: [X[i], mode i]`` with ``X`` the
+    entry holding cuteverify's expression. The dynamic modes are named as an unknown."""
+    outer = getattr(value, "outer", value)
+    shape = getattr(outer, "shape", None)
+    rank = len(shape) if type(shape) is tuple else 1
+    static = [i for i, (sh, st) in enumerate(modes) if "?" not in sh + st]
+    why = (f"the result {_text_of(op.out_types[0])} has dynamic values (?): each is a fresh unknown that the text "
+           f"does not relate to the operands', so no equality with cuteverify's result is decidable")
+    if not modes or rank != len(modes) or rank < 2 or not static:
+        raise _Skip(why)
+    x = doc.layout(_hint(op) + "_cv", expr, op.loc)
+    for i in static:
+        sh, st = modes[i]
+        r = doc.layout(_hint(op) + "_dsl", f"{sh}:{st}", op.loc)
+        doc.claim({"equal": [f"{x}[{i}]", r]}, op.loc)
+    dyn = [i for i in range(rank) if i not in static]
+    doc.unknown(f"{op.name} ({_short(op)})", op.loc, why.replace(
+        "so no equality", f"so only its static modes {static} are checked; modes {dyn}: no equality"))
+
+
+def _top_modes(text: str):
+    """``"(A,B):(a,b)"`` -> ``[("A", "a"), ("B", "b")]``; None for a text that is not a rank >= 1 tuple pair."""
+    t = text.strip()
+    depth, colon = 0, -1
+    for i, ch in enumerate(t):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == ":" and depth == 0:
+            colon = i
+            break
+    if colon < 0:
+        return None
+    sh, st = t[:colon], t[colon + 1:]
+    if not (sh.startswith("(") and _outer_parens(sh) and st.startswith("(") and _outer_parens(st)):
+        return None
+    a, b = _split_top(sh[1:-1]), _split_top(st[1:-1])
+    return list(zip(a, b)) if len(a) == len(b) else None
+
+
+def _split_top(s: str) -> list:
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        depth += ch in "({"
+        depth -= ch in ")}"
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
+def _check(expr: str, names: list, env: dict, doc: Doc):
+    """``expr`` evaluated as the manifest will, so that an op cuteverify refuses becomes an unknown with the
     algebra's reason instead of an input error of the whole document."""
     for n in names:
         if n not in env:
@@ -105,7 +176,7 @@ def _check(expr: str, names: list, env: dict, doc: Doc) -> None:
             except CuteVerifyError as e:
                 raise _Skip(f"cuteverify cannot read the operand {doc.layouts[n]}: {e}") from None
     try:
-        evaluate(expr, env)
+        return evaluate(expr, env)
     except CuteVerifyError as e:
         raise _Skip(f"cuteverify's algebra refuses {expr}: {e}") from None
 
@@ -216,14 +287,15 @@ def _prop_coord(op: Op, key: str) -> str:
     return m.group(1)
 
 
-def _expression(op: Op, doc: Doc):
-    """``(EXPR, RESULT entry, operand entries)`` for ``op``; raises :class:`_Skip` with the reason."""
+def _expression(op: Op, doc: Doc, whole: bool = True):
+    """``(EXPR, RESULT entry, operand entries)`` for ``op`` (RESULT None unless ``whole``); raises ``_Skip``
+    with the reason."""
     n = op.name
     if len(op.out_types) != 1:
         raise _Skip(f"{len(op.out_types)} results; one layout result expected")
     if n in ("cute.composed_get_inner", "cute.composed_get_offset"):
         return _accessor(op, doc)
-    result = _layout_entry(op, 0, doc, "result")
+    result = _layout_entry(op, 0, doc, "result") if whole else None
     if n in _BINARY:
         a = _layout_entry(op, 0, doc, "operand")
         if op.in_types[1].name in ("cute.layout", "cute.composed_layout"):
