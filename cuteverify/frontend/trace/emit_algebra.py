@@ -15,14 +15,20 @@ What an op acts on: a tensor operand (``!cute.memref``, ``!cute.coord_tensor``, 
 and are not part of the claim). A slice's integer coordinates only move the iterator of a plain layout, so a
 dynamic ``?`` coordinate is recomputed at 0 (the sliced layout does not depend on it).
 
-Admissibility (what is recomputed, else ``doc.unknown`` names the op and why, never a silent skip): operand and
-result layouts without dynamic ``?`` values (each ``?`` of a printed result is a fresh unknown that the text does
-not relate to the operands' ``?``, so no equality with them is decidable from the text); operands of the kinds
-each op reads (layouts, tilers ``[..]`` or one layout, shapes, integer tuples); the expression evaluates (a
-refusal by cuteverify's algebra where the DSL computed a result is reported as an unknown with the algebra's
-reason, so that it is seen). Ops on integer tuples (``ceil_div``, ``shape_div``) are not layout algebra and are
-not read here. Post-condition: each emitted claim is decided by the manifest checker on the same text
-``trace manifest`` writes.
+Dynamic values: an operand's ``?`` are unknowns with their divisibility, which cuteverify's symbolic algebra
+carries (the claim then holds for every value of them, or is not proved). A result's ``?`` are fresh unknowns
+that the text does not relate to the operands', so a result with ``?`` is claimed only on its static top-level
+modes: ``X`` (an entry holding ``EXPR``) and ``equal: [X[i], mode i]`` for each mode ``i`` without ``?`` (a
+result's modes are positional in CuTe; cuteverify's result must have the DSL's rank), and the dynamic modes
+are an unknown.
+
+Admissibility (what is recomputed, else ``doc.unknown`` names the op and why, never a silent skip): operands
+of the kinds each op reads (layouts, tilers ``[..]`` or one layout, shapes, integer tuples) that cuteverify
+can read; a result with a static part; the expression evaluates (a refusal by cuteverify's algebra where the
+DSL computed a result is reported as an unknown with the algebra's reason, so that it is seen). Ops on integer
+tuples (``ceil_div``, ``shape_div``, ``size``) are not layout algebra and are not read here.
+Post-condition: each emitted claim is decided by the manifest checker on the same text ``trace manifest``
+writes; :func:`emit` adds nothing for ops of other names.
 """
 from __future__ import annotations
 
@@ -35,7 +41,7 @@ from ..manifest.expr import evaluate
 from .document import Doc
 from .mlir import Module, Op, TypeExpr
 
-__all__ = ["emit", "ALGEBRA_OPS", "recomputable"]
+__all__ = ["emit", "ALGEBRA_OPS"]
 
 #: the ops read here: op name -> how its operands make the expression (see :func:`_expression`)
 ALGEBRA_OPS = tuple("cute." + n for n in (
@@ -59,11 +65,6 @@ _LAYOUT_KINDS = ("cute.layout", "cute.composed_layout", "cute.memref", "cute.coo
                  "cute_nvgpu.smem_desc_view")
 _DYN = re.compile(r"\?(\{[^}]*\})?")
 _INTS = re.compile(r"-?\d+")
-
-
-def recomputable(op: Op) -> bool:
-    """Is ``op`` one of the algebra ops :func:`emit` reads (whether or not its operands are static)?"""
-    return op.name in ALGEBRA_OPS
 
 
 def emit(module: Module, doc: Doc) -> dict:
