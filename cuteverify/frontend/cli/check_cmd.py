@@ -19,7 +19,7 @@ from .common import fail, guarded, json_option, style, tty
 _PROGRESS_DELAY_S, _PROGRESS_EVERY_S = 0.5, 0.1
 
 
-def _progress_printer(enabled: bool):
+def progress_printer(enabled: bool):
     if not enabled:
         return None
     t0 = time.perf_counter()
@@ -73,12 +73,20 @@ def _wrapped(text, width):
     return textwrap.wrap(" ".join(str(text).split()), width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
+def _source_line(at: str) -> str:
+    """``dir/file.py:123: source`` -> ``file.py:123`` (the table's column; failures print it whole)."""
+    head = at.split(": ", 1)[0]
+    return head.rsplit("/", 1)[-1]
+
+
 def _print_rows(results, verbose=False):
     """One row per claim, grouped under its file's name; unexpected results coloured by status; a claim wider
     than its column continues on the next lines; ``verbose``: each claim's meaning under it."""
-    rows = [("", "kernel", "claim", "expect", "result", "ms")]
+    traced = any(r.get("at") for r in results)  # a traced kernel: say where its source built each object
+    rows = [("", "source line" if traced else "kernel", "claim", "expect", "result", "ms")]
     for r in results:
-        rows.append(("ok" if r["ok"] else "FAIL", r["kernel"], " ".join(str(r["claim"]).split()), r["expect"],
+        where = _source_line(r["at"]) if r.get("at") else r["kernel"]
+        rows.append(("ok" if r["ok"] else "FAIL", where, " ".join(str(r["claim"]).split()), r["expect"],
                      r["status"], f"{r['elapsed'] * 1e3:.1f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(6)]
     widths[2] = _claim_width(rows)
@@ -108,6 +116,8 @@ def _print_failures(bad):
     click.echo("failures:")
     for r in bad:
         loc = f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
+        if r.get("at"):  # a traced claim: the kernel's own source line that built its objects
+            loc = r["at"]
         if r.get("kind") == "load":  # the file's own error, with its column; none of its claims ran
             loc += f":{r['column']}" if r.get("line") and r.get("column") else ""
             click.echo(f"  {loc}: error: " + str(r["reason"]).replace("\n", "\n    "))
@@ -161,18 +171,37 @@ def _print_table(results, total_s, verbose=False):
 @click.option("-v", "--verbose", is_flag=True, help="Under each claim, what its kind establishes (and by which method).")
 @guarded
 def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbose):
-    for out in (html_path, junit):  # refuse an unwritable place before the run, not after it
+    check_writable(html_path, junit)
+    t0 = time.perf_counter()
+    progress = progress_option_value(progress)
+    results, claims = mf.check_files(manifests, jobs=jobs, progress=progress_printer(progress))
+    sys.exit(render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
+                    quiet=quiet, verbose=verbose))
+
+
+def check_writable(*paths):
+    """Refuse an output file whose directory does not exist, before a run rather than after it."""
+    for out in paths:
         if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
             fail(f"cannot write {out}: no directory {os.path.dirname(os.path.abspath(out))}")
-    t0 = time.perf_counter()
-    if progress is None:
-        try:
-            progress = sys.stderr.isatty()
-        except (AttributeError, ValueError):
-            progress = False
-    results, claims = mf.check_files(manifests, jobs=jobs, progress=_progress_printer(progress))
-    total = time.perf_counter() - t0
+
+
+def progress_option_value(progress):
+    """``--progress/--no-progress`` resolved: the given value, else whether stderr is a terminal."""
+    if progress is not None:
+        return progress
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def render(results, claims, total, *, junit=None, html_path=None, as_json=False, quiet=False, verbose=False,
+           extra=None) -> int:
+    """Print the result rows of ``check`` (or ``trace check``) as a table, ``--json`` or ``-q``; write the
+    HTML report and JUnit XML when asked; return the exit code. ``extra``: more fields of the JSON object."""
     code = mf.exit_code(results)
+    total = float(total)
     if html_path:
         _write(html_path, html_report(results, claims, total))
     if junit:
@@ -181,13 +210,13 @@ def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbo
     if as_json:
         errors = [{k: r.get(k) for k in ("file", "line", "column", "reason")} for r in results if r["kind"] == "load"]
         click.echo(json.dumps({"ok": code == 0, "exit_code": code, "elapsed": total, "results": results,
-                               "errors": errors}, default=str))
+                               "errors": errors, **(extra or {})}, default=str))
     elif quiet:
         bad = [r for r in results if not r["ok"]]
         _print_table(bad, total, verbose) if bad else click.echo(f"{len(results)} claim(s) as expected ({total:.2f} s)")
     else:
         _print_table(results, total, verbose)
-    sys.exit(code)
+    return code
 
 
 def _write(path, text):

@@ -1,4 +1,4 @@
-"""Typed views of the CuTe IR types a capture prints (docs/model.md section 10.4): tensors and pointers with their
+"""Typed views of the CuTe IR types a capture prints (docs/model.md section 10.1): tensors and pointers with their
 memory space, guaranteed alignment and pointer swizzle, and the layouts inside.
 
 Two swizzles, two units (the reason this module exists): the swizzle of a ``!cute.memref<f16, smem, align<1024>,

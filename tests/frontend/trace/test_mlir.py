@@ -60,7 +60,6 @@ def test_tma_atom_keyvals_printed_without_comma():
 def test_element_layout_of_byte_swizzled_tensor():
     """S<3,4,3> on the byte addresses of f16 elements is S<3,3,3> on element offsets: check
     2*element_layout(c) == Sw_bytes(2*L(c)) at every coordinate with a hand-written swizzle."""
-    m = read_file(DATA / "hopper_dense_gemm_sm_90a.mlir.gz")
     text = '!cute.memref<f16, smem, align<1024>, S<3,4,3>, "(8,64):(64,1)">'
     mr = memref(read("%0 = \"x.y\"() : () -> " + text + " loc(unknown)").ops[0].out_types[0])
     el = mr.element_layout()
