@@ -19,8 +19,8 @@ Dynamic values: an operand's ``?`` are unknowns with their divisibility, which c
 carries (the claim then holds for every value of them, or is not proved). A result's ``?`` are fresh unknowns
 that the text does not relate to the operands', so a result with ``?`` is claimed only on its static top-level
 modes: ``X`` (an entry holding ``EXPR``) and ``equal: [X[i], mode i]`` for each mode ``i`` without ``?`` (a
-result's modes are positional in CuTe; cuteverify's result must have the DSL's rank), and the dynamic modes
-are an unknown.
+result's modes are positional in CuTe; cuteverify's result must have the DSL's rank, else an unknown); the
+dynamic modes hold no DSL value to compare with and are a ``doc.note`` (``n/a``, with the reason).
 
 Admissibility (what is recomputed, else ``doc.unknown`` names the op and why, never a silent skip): operands
 of the kinds each op reads (layouts, tilers ``[..]`` or one layout, shapes, integer tuples) that cuteverify
@@ -70,9 +70,9 @@ _INTS = re.compile(r"-?\d+")
 def emit(module: Module, doc: Doc) -> dict:
     """Add to ``doc`` one ``equal`` claim per distinct algebra op of ``module`` (module docstring), at the op's
     loc (the first op with those operand, property and result texts); for a result with dynamic values, one
-    claim per static top-level mode (``R[i]``) and an unknown naming the dynamic modes; for an op not
-    recomputed, a ``doc.unknown`` with why. Returns ``{op name: [whole, by static modes, not recomputed]}``,
-    counted over distinct ops."""
+    claim per static top-level mode (``R[i]``) and a note naming the dynamic modes; for an op not recomputed,
+    a ``doc.unknown`` with why (a note where the DSL printed no static value at all). Returns
+    ``{op name: [whole, by static modes, not recomputed]}``, counted over distinct ops."""
     counts: dict = {}
     seen: set = set()
     env: dict = {}
@@ -90,8 +90,7 @@ def emit(module: Module, doc: Doc) -> dict:
             expr, result, names = _expression(op, doc, whole=modes is None)
             value = _check(expr, names, env, doc)
             if modes is not None:
-                _by_modes(op, doc, expr, value, modes)
-                c[1] += 1
+                c[1 if _by_modes(op, doc, expr, value, modes) else 2] += 1
                 continue
         except CuteVerifyError as e:  # _Skip, or an operand text that cuteverify cannot read
             doc.unknown(f"{op.name} ({_short(op)})", op.loc, str(e))
@@ -113,26 +112,33 @@ def _dynamic_result(op: Op):
     return _top_modes(text) or []
 
 
-def _by_modes(op: Op, doc: Doc, expr: str, value, modes: list) -> None:
+def _by_modes(op: Op, doc: Doc, expr: str, value, modes: list) -> bool:
     """A result with dynamic values: each ``?`` is a fresh unknown, so the whole result is no claim; its static
     top-level modes are (a result's modes are positional in CuTe): ``equal: [X[i], mode i]`` with ``X`` the
-    entry holding cuteverify's expression. The dynamic modes are named as an unknown."""
+    entry holding cuteverify's expression. The dynamic modes hold no value of the DSL's to compare with: a
+    note (``n/a``). False when no mode is static (a note only); a rank that differs from cuteverify's is an
+    unknown (``_Skip``)."""
     outer = getattr(value, "outer", value)
     shape = getattr(outer, "shape", None)
     rank = len(shape) if type(shape) is tuple else 1
     static = [i for i, (sh, st) in enumerate(modes) if "?" not in sh + st]
-    why = (f"the result {_text_of(op.out_types[0])} has dynamic values (?): each is a fresh unknown that the text "
-           f"does not relate to the operands', so no equality with cuteverify's result is decidable")
-    if not modes or rank != len(modes) or rank < 2 or not static:
-        raise _Skip(why)
+    what = f"{op.name} ({_short(op)})"
+    why = (f"the DSL printed runtime values (?) in the result {_text_of(op.out_types[0])}: each is a fresh unknown "
+           f"that the capture does not relate to the operands', so it holds no value to compare cuteverify's with")
+    if not static or rank < 2:
+        doc.note(what, op.loc, why)
+        return False
+    if rank != len(modes):
+        raise _Skip(f"cuteverify's result {value} has rank {rank}, the DSL's {_text_of(op.out_types[0])} has "
+                    f"rank {len(modes)}: their modes do not correspond")
     x = doc.layout(_hint(op) + "_cv", expr, op.loc)
     for i in static:
         sh, st = modes[i]
         r = doc.layout(_hint(op) + "_dsl", f"{sh}:{st}", op.loc)
         doc.claim({"equal": [f"{x}[{i}]", r]}, op.loc)
     dyn = [i for i in range(rank) if i not in static]
-    doc.unknown(f"{op.name} ({_short(op)})", op.loc, why.replace(
-        "so no equality", f"so only its static modes {static} are checked; modes {dyn}: no equality"))
+    doc.note(what, op.loc, f"static modes {static} checked; modes {dyn}: {why}")
+    return True
 
 
 def _top_modes(text: str):
