@@ -195,7 +195,8 @@ class _Emitter:
             body["align"] = src.align
         self.doc.claim({"banks": dict(body)}, op.loc,
                        name=f"{copy} ({side}) through {var}'s smem tensor has no bank conflict beyond the minimum")
-        self.doc.claim({"vector": dict(body, require=nbytes)}, op.loc,
+        # the vector's first byte is aligned only as far as the tensor's base is: the claim assumes no more
+        self.doc.claim({"vector": dict(body, require=nbytes, alignment=min(src.align, 16))}, op.loc,
                        name=f"{copy} ({side}) moves {nbytes}-byte vectors through {var}'s smem tensor")
         if "?" in out.layout_text:
             self.doc.unknown(f"injective {var}", op.loc, "the thread's smem partition has dynamic strides the DSL "
