@@ -10,7 +10,8 @@ it) :func:`emit` adds the entry ``make_tiled_mma(...)`` (:func:`.atoms_mma.tiled
   a static coordinate tensor): ``equal: [X.get_slice(0).partition_<op>(T).layout, R]``, cuteverify's partition
   of the tensor ``T`` the op partitioned against the result layout ``R`` the DSL printed (a differential on the
   kernel itself; the thread index is dynamic in most kernels, and a plain layout's partition is the same
-  layout at every thread, only its offset moves, so thread 0's is compared);
+  layout at every thread, only its offset moves, so thread 0's is compared); a partition of a swizzled or
+  dynamic tensor is a note saying so (and, over shared memory, naming the ops that access it unchecked);
 * for each ``cute.mma.make_fragment`` that builds a wgmma / UMMA descriptor view
   (``-> !cute_nvgpu.smem_desc_view``): ``operand: {tiled_mma, operand, smem, dtype}``, the descriptor of the
   operand's declared major reads the shared-memory tensor the fragment comes from. That tensor follows the data
@@ -120,7 +121,20 @@ def _partition_claim(module: Module, doc: Doc, op: Op, name: str, operand: str) 
         return
     src, dst = _static_layout_text(op.in_types[1]), _static_layout_text(op.out_types[0])
     if src is None or dst is None:
-        return  # dynamic extents or a swizzled layout: the DSL prints thread-dependent strides, nothing exact
+        # dynamic extents or a swizzled layout: the DSL prints thread-dependent strides, nothing exact. Said, not
+        # skipped: over shared memory, what reads or writes through it other than make_fragment (an epilogue's
+        # autovec_copy) is an access no claim covers, and the row says so
+        what = f"partition_{operand} of {op.in_types[1].text} by {name}"
+        m = memref(op.in_types[1])
+        res = op.results[0] if op.results else None
+        users = {u.name for u in module.ops if u.func == op.func and res in u.operands}
+        users -= {FRAGMENT, "cute.get_iter", "cute.get_layout", "cute.get_shape"}
+        why = ("a swizzled or dynamic layout: the DSL prints the thread's partition with strides unrelated to the "
+               "input's, so it is not compared with cuteverify's")
+        if m is not None and m.space == "smem" and users:
+            why += f"; the shared-memory accesses through it ({', '.join(sorted(users))}) are not checked"
+        doc.note(what, op.loc, why)
+        return
     hint = _hint(op, "part")
     src_op = module.producer(op.operands[1], op.func) if len(op.operands) > 1 else None
     t = doc.layout(_hint(src_op, f"{hint}_src") if src_op is not None else f"{hint}_src", src)
