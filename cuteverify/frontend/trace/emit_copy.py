@@ -196,8 +196,10 @@ class _Emitter:
             body["align"] = src.align
         self.doc.claim({"banks": dict(body)}, op.loc,
                        name=f"{copy} ({side}) through {var}'s smem tensor has no bank conflict beyond the minimum")
-        # the vector's first byte is aligned only as far as the tensor's base is: the claim assumes no more
-        self.doc.claim({"vector": dict(body, require=nbytes, alignment=min(src.align, 16))}, op.loc,
+        # the vector's first byte is aligned only as far as the tensor's base is (an element's own size when
+        # the type states no align<N>): the claim assumes no more
+        base_align = min(max(src.align, max(src.bits // 8, 1)), 16)
+        self.doc.claim({"vector": dict(body, require=nbytes, alignment=base_align)}, op.loc,
                        name=f"{copy} ({side}) moves {nbytes}-byte vectors through {var}'s smem tensor")
         if "?" in out.layout_text:
             self.doc.unknown(f"injective {var}", op.loc, "the thread's smem partition has dynamic strides the DSL "
