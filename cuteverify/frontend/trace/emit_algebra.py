@@ -134,7 +134,7 @@ def _by_modes(op: Op, doc: Doc, expr: str, value, modes: list) -> bool:
     x = doc.layout(_hint(op) + "_cv", expr, op.loc)
     for i in static:
         sh, st = modes[i]
-        r = doc.layout(_hint(op) + "_dsl", f"{sh}:{st}", op.loc)
+        r = doc.layout(_hint(op) + "_dsl", f"{sh}:{st}", op.loc, own=True)
         doc.claim({"equal": [f"{x}[{i}]", r]}, op.loc)
     dyn = [i for i in range(rank) if i not in static]
     doc.note(what, op.loc, f"static modes {static} checked; modes {dyn}: {why}")
@@ -238,7 +238,7 @@ def _layout_entry(op: Op, i: int, doc: Doc, role: str) -> str:
     if why:  # checked before the entry is added: an entry cuteverify cannot read would fail the whole document
         raise _Skip(f"cuteverify cannot read the {role} {text}: {why}")
     hint = _hint(op) + ("_dsl" if role == "result" else "")
-    return doc.layout(hint, text, op.loc)
+    return doc.layout(hint, text, op.loc, own=role == "result")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -416,7 +416,7 @@ def _accessor(op: Op, doc: Doc):
     else:
         text = f"{parts[0]} o {got} o {parts[2]}"
         expr = f"{a}"
-    result = doc.layout(_hint(op) + "_dsl", text, op.loc)
+    result = doc.layout(_hint(op) + "_dsl", text, op.loc, own=True)
     return expr, result, [a]
 
 

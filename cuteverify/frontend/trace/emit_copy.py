@@ -166,13 +166,13 @@ class _Emitter:
         if "?" not in src_text and "?" not in out_text:
             lhs = self.doc.layout(f"{var}_in", str(plain), op.loc)
             a = self.doc.layout(f"{var}_cv", f"{copy}.get_slice(0).partition_{letter}({lhs}).layout", op.loc)
-            b = self.doc.layout(f"{var}_dsl", out_text, op.loc)
+            b = self.doc.layout(f"{var}_dsl", out_text, op.loc, own=True)
             self.doc.claim({"equal": [a, b]}, op.loc, name=name)
             return
         # dynamic extents: the DSL's ?{div=N} leaves are fresh values, unrelated to the input's; compare the
         # static leaves and which leaves are dynamic, each dynamic leaf written as DYNAMIC on both sides
         a = self.doc.layout(f"{var}_cv", str(_concretise(mine)), op.loc)
-        b = self.doc.layout(f"{var}_dsl", str(_concretise(printed)), op.loc)
+        b = self.doc.layout(f"{var}_dsl", str(_concretise(printed)), op.loc, own=True)
         self.doc.claim({"equal": [a, b]}, op.loc, name=name + f" (dynamic leaves written as {DYNAMIC})")
 
     def smem_claims(self, op, copy, side, src, out, var):

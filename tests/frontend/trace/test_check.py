@@ -101,3 +101,12 @@ def test_reports_name_the_source_line(tmp_path):
     page = html.read_text()
     assert "kernels/blackwell_dense_gemm.py:934: tRS_sC = thr_copy_r2s.partition_D(sC)" in page
     assert "blackwell_dense_gemm.py:934" in r.output and "<testsuite" in junit.read_text()
+
+
+def test_no_equal_claim_compares_an_entry_with_itself():
+    """A claim `equal: [x, x]` could never fail in the written manifest: the DSL's side of every comparison is
+    an entry of its own (review of issue 28: 140 such claims before)."""
+    for path in sorted(DATA.glob("*.mlir.gz")):
+        doc = document(path)
+        same = [c for c in doc.claims if "equal" in c and c["equal"][0] == c["equal"][1]]
+        assert not same, (path.name, same[:2])
