@@ -24,6 +24,7 @@ Post-condition: every launch the entry reaches prints one record per argument, i
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -132,6 +133,7 @@ class Record:
     source: str
     type: str
     text: str
+    entry: str = ""
 
 
 def _blank(text: str) -> str:
@@ -283,7 +285,8 @@ def first_error(stderr: str, path: str) -> str:
 
 _BUILTIN_VARS = ("threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "clusterIdx")
 
-_REC = re.compile(r"^@@cv-arg (.*?):(\d+)\|(\d+)\|(.*?)\|(.*)\n@@cv-type (.*)\n(.*?)\n@@cv-end$", re.M | re.S)
+_REC = re.compile(r"^@@cv-arg ([^\n]*?):(\d+)\|(\d+)\|([^\n|]*)\|([^\n]*)\n@@cv-type ([^\n]*)\n(.*?)\n@@cv-end$",
+                  re.M | re.S)
 
 
 def records(stdout: str) -> list:
@@ -329,7 +332,7 @@ def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=1
     out = []
     for i, ent in enumerate(entries):
         p = subprocess.run([c.out, str(i)], capture_output=True, text=True, timeout=run_timeout, check=False)
-        recs = records(p.stdout)
+        recs = [dataclasses.replace(r, entry=ent) for r in records(p.stdout)]
         info["entries"][ent] = {"returncode": p.returncode, "records": len(recs),
                                 "stderr": p.stderr.strip().splitlines()[-1][-300:] if p.stderr.strip() else ""}
         out += recs

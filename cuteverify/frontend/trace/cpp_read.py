@@ -29,11 +29,15 @@ __all__ = ["Printed", "read_printed", "template_args", "op_name", "dtype_name", 
 
 _DYNAMIC_INT = re.compile(r"(?<![\w.@])\d+(?![\w.@<])")
 _STATIC_INT = re.compile(r"(?<![\w])_(\d+)")
+_SWIZZLE = re.compile(r"Sw<\d+,\d+,\d+>\s*o\s*_?\d+\s*o")
 _KEY = re.compile(r"^\s*([A-Za-z_]+):\s*(.*?)\s*$")
 _NAMESPACE = re.compile(r"\b(?:cute|cutlass|std)::")
 _DTYPES = {"half_t": "f16", "bfloat16_t": "bf16", "float": "f32", "double": "f64", "tfloat32_t": "tf32",
            "int8_t": "s8", "signed char": "s8", "uint8_t": "u8", "unsigned char": "u8", "int": "s32",
            "int32_t": "s32", "uint32_t": "u32", "float_e4m3_t": "e4m3", "float_e5m2_t": "e5m2"}
+
+_BITS = {"float": 32, "double": 64, "half_t": 16, "bfloat16_t": 16, "int": 32, "int32_t": 32, "int64_t": 64,
+         "int16_t": 16, "int8_t": 8, "uint8_t": 8, "uint16_t": 16}
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,8 @@ class Printed:
 
 def is_dynamic(text: str) -> bool:
     """Does CuTe text ``text`` hold a runtime integer (printed without the static ``_``)?"""
-    return bool(_DYNAMIC_INT.search(_STATIC_INT.sub("S", text)))
+    body = _SWIZZLE.sub("", text)
+    return bool(_DYNAMIC_INT.search(_STATIC_INT.sub("S", body)))
 
 
 def template_args(type_text: str, template: str) -> list | None:
@@ -82,10 +87,14 @@ def op_name(op_type: str) -> str:
     UniversalCopy whose source and destination types are equal written with one
     (``SM80_CP_ASYNC_CACHEALWAYS<uint128_t, uint128_t>`` -> ``SM80_CP_ASYNC_CACHEALWAYS<uint128_t>``)."""
     name = _NAMESPACE.sub("", op_type).strip()
-    args = template_args(name, name.split("<", 1)[0]) if "<" in name else None
+    base = name.split("<", 1)[0]
+    args = template_args(name, base) if "<" in name else None
     if args and len(args) == 2 and args[0] == args[1]:
-        name = f"{name.split('<', 1)[0]}<{args[0]}>"
-    return name
+        args = args[:1]
+    if args and len(args) == 1 and (base.startswith("SM80_CP_ASYNC") or base == "UniversalCopy"):
+        # the instruction moves sizeof(T) bytes: cuteverify names it by the unsigned type of that width
+        args = [f"uint{_BITS[args[0]]}_t" if args[0] in _BITS else args[0]]
+    return f"{base}<{', '.join(args)}>" if args else name
 
 
 def dtype_name(type_text: str) -> str | None:
