@@ -16,8 +16,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from cuteverify.errors import CaptureError
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_flow
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_emit import atom_layout_mnk
@@ -238,3 +241,66 @@ def test_mutant_without_swizzle_is_refuted_at_the_cp_async_writes():
         byte = 2 * ev(smem, m + 128 * k)
         chunks.setdefault(byte // 16 % 8, set()).add(byte)
     assert max(len(v) for v in chunks.values()) == 8
+
+
+# ------------------------------------------------------------------------------------------------ the CLI
+
+_SMALL = r"""#include <cute/tensor.hpp>
+using namespace cute;
+
+template <class SmemLayout, class Copy>
+__global__ void stage(float const* in, SmemLayout sl, Copy copy)
+{
+  __shared__ float smem[cosize_v<SmemLayout>];
+  Tensor s = make_tensor(make_smem_ptr(smem), sl);
+  ThrCopy thr = copy.get_slice(threadIdx.x);
+  Tensor ts = thr.partition_D(s);
+}
+
+void launch(float const* in)
+{
+  auto sl = make_layout(make_shape(Int<32>{}, Int<8>{}), make_stride(STRIDE));
+  auto copy = make_tiled_copy(Copy_Atom<UniversalCopy<float>, float>{},
+                              Layout<Shape<_32,_1>>{}, Layout<Shape<_1,_1>>{});
+  stage<<<1, 32>>>(in, sl, copy);
+}
+"""
+
+
+def _small(name, stride, body=_SMALL):
+    path = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(body.replace("STRIDE", stride))
+    return path
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_cli_refutes_a_row_major_stage_at_its_copy_and_writes_the_manifest(tmp_path):
+    """32 threads write one column of a row-major 32x8 float tile: words 8m, four banks, an 8-way conflict,
+    refuted at the launch's `copy` argument; the column-major tile proves. The manifest loads."""
+    bad = _small("stage_rowmajor.cu", "Int<8>{}, Int<1>{}")
+    good = _small("stage_colmajor.cu", "SMEM_STRIDE")  # the stride from -D
+    out = tmp_path / "stage.yaml"
+    r = CliRunner().invoke(main, ["trace", "cpp", str(bad), "--entry", "launch", "--json", "--manifest", str(out)])
+    assert r.exit_code == 1, r.output
+    rows = json.loads(r.output)["results"]
+    refuted = [x for x in rows if x["status"] == "refuted"]
+    assert [(x["kind"], x["at"]) for x in refuted] == [("banks", f"{bad}:18: stage argument 2 `copy`")]
+    assert refuted[0]["degree"] == 8
+    assert {x["kind"] for x in rows if x["status"] == "proved"} >= {"injective", "covers", "vector"}
+    assert mf.load_text(out.read_text(), str(out))
+    r = CliRunner().invoke(main, ["trace", "cpp", str(good), "--entry", "launch", "-D", "SMEM_STRIDE=_1{},_32{}"])
+    assert r.exit_code == 0, r.output
+    assert "stage_colmajor.cu:18" in r.output and "7 proved" in r.output
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_cli_build_failure_names_the_first_error_and_its_cuda_construct():
+    src = _small("stage_shfl.cu", "Int<1>{}, Int<32>{}",
+                 _SMALL.replace("Tensor ts = thr.partition_D(s);", "float v = __shfl_xor_sync(~0u, 1.f, 1);"))
+    r = CliRunner().invoke(main, ["trace", "cpp", str(src), "--entry", "launch"])
+    assert r.exit_code == 2
+    assert f"{src}:10:" in r.output and "__shfl_xor_sync" in r.output and "warp shuffle" in r.output
+    assert "Traceback" not in r.output
