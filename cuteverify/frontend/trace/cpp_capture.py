@@ -15,7 +15,10 @@ Definitions:
     stderr are reported, the other entries still run); the printed records are read by :func:`records`.
 
 A record is ``@@cv-arg FILE:LINE|INDEX|KERNEL|SOURCE TEXT`` then ``@@cv-type C++ TYPE`` then the argument printed
-with ``cute::print`` (a pointer prints ``pointer``, an arithmetic value its value), then ``@@cv-end``.
+with ``cute::print`` (a pointer prints ``pointer``, an arithmetic value its value; a TiledMMA / TiledCopy adds a
+``TiledLayouts`` block: ``get_layoutA/B/C_TV()`` / ``get_layoutS/D_TV()``), then ``@@cv-end``. After a launch's
+arguments, each copy its kernel body builds as ``make_tiled_copy_A|B|C(atom, mma)`` of two arguments
+(:mod:`.cpp_flow`) is built the same way and printed as record ``BUILT + k``, its source text the variable.
 
 Admissibility: the launch syntax is found on the source with comments and string literals blanked; a launch
 whose argument list does not close, or a source without a launch, is a CaptureError. The entry's arguments are
@@ -35,6 +38,8 @@ from pathlib import Path
 
 from ...errors import CaptureError
 from . import cpp_build
+from .cpp_flow import kernel_flow
+from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
 
@@ -69,6 +74,7 @@ inline int __syncthreads_count(int p) { return p; }
 #endif
 namespace cuteverify_capture {  // defined by the driver at the end of the unit, after CuTe's headers
 template <class... A> void launch(const char* at, const char* kernel, const char* const* texts, A const&... a);
+template <class T> void one(const char* at, int i, const char* kernel, const char* text, T const& x);
 }
 """
 
@@ -81,11 +87,25 @@ template <class T> std::string type_name() { std::string s = __PRETTY_FUNCTION__
 template <class T, class = void> struct printable : std::false_type {};
 template <class T> struct printable<T, std::void_t<decltype(cute::print(std::declval<T const&>()))>>
   : std::true_type {};
+template <class T, class = void> struct mma_tv : std::false_type {};
+template <class T> struct mma_tv<T, std::void_t<decltype(std::declval<T const&>().get_layoutA_TV())>>
+  : std::true_type {};
+template <class T, class = void> struct copy_tv : std::false_type {};
+template <class T> struct copy_tv<T, std::void_t<decltype(std::declval<T const&>().get_layoutS_TV())>>
+  : std::true_type {};
 template <class T> void show(T const& x) {
   if constexpr (std::is_pointer_v<T>) { std::printf("pointer"); }
   else if constexpr (std::is_arithmetic_v<T>) { std::cout << x << std::flush; }
   else if constexpr (printable<T>::value) { cute::print(x); }
-  else { std::printf("<not printable>"); } }
+  else { std::printf("<not printable>"); }
+  // the tiled (thread, value) -> (M, K)... layouts, which print(TiledMMA / TiledCopy) leaves out
+  if constexpr (mma_tv<T>::value) {
+    std::printf("\nTiledLayouts\n  LayoutA_TV: "); cute::print(x.get_layoutA_TV());
+    std::printf("\n  LayoutB_TV: "); cute::print(x.get_layoutB_TV());
+    std::printf("\n  LayoutC_TV: "); cute::print(x.get_layoutC_TV()); }
+  if constexpr (copy_tv<T>::value) {
+    std::printf("\nTiledLayouts\n  LayoutS_TV: "); cute::print(x.get_layoutS_TV());
+    std::printf("\n  LayoutD_TV: "); cute::print(x.get_layoutD_TV()); } }
 template <class T> void one(const char* at, int i, const char* kernel, const char* text, T const& x) {
   std::printf("\n@@cv-arg %s|%d|%s|%s\n@@cv-type %s\n", at, i, kernel, text, type_name<T>().c_str());
   std::fflush(stdout); show(x); std::fflush(stdout); std::printf("\n@@cv-end\n"); std::fflush(stdout); }
@@ -109,6 +129,9 @@ int main(int argc, char** argv) {
 #: the link flags: an extern __shared__ array and the device-only functions a kernel body names have no host
 #: definition; the kernel never runs, so they stay unresolved. The source's own main (and the CUDA runtime calls
 #: only it makes) is collected away, so no call to an unresolved function is left in the program.
+#: the index of the first record of a copy the kernel body builds from launch arguments (cpp_flow's ``built``):
+#: printed after the launch's own arguments, its source text the variable the body assigns
+BUILT = 1000
 LINK_FLAGS = ["-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections", "-Wl,--unresolved-symbols=ignore-all"]
 DEFINES = ["-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP", "-DCUTE_CPP_TRACE=1"]
 
@@ -136,71 +159,12 @@ class Record:
     entry: str = ""
 
 
-def _blank(text: str) -> str:
-    """``text`` with comments and string / char literals replaced by spaces (newlines kept): same offsets."""
-    out, i, n = list(text), 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-        else:
-            i += 1
-            continue
-        for k in range(i, j):
-            if out[k] != "\n":
-                out[k] = " "
-        i = j
-    return "".join(out)
-
-
-_CLOSE = {"(": ")", "[": "]", "{": "}", "<": ">"}
-
-
-def _split_args(s: str, start: int, end: int) -> list:
-    """Top-level comma positions of ``s[start:end]`` as (begin, end) spans; ``<`` opens a bracket only right
-    after an identifier (a template argument list), as CuTe's ``Copy_Atom<Op, T>{}`` needs."""
-    spans, stack, b = [], [], start
-    for i in range(start, end):
-        c = s[i]
-        if c in "([{" or (c == "<" and i > start and (s[i - 1].isalnum() or s[i - 1] == "_")):
-            stack.append(_CLOSE[c])
-        elif stack and c == stack[-1]:
-            stack.pop()
-        elif c == "," and not stack:
-            spans.append((b, i))
-            b = i + 1
-    spans.append((b, end))
-    return [sp for sp in spans if s[sp[0]:sp[1]].strip()]
-
-
-def _match(s: str, i: int, open_: str, close: str) -> int:
-    """Index just past the bracket closing the one at ``i``, or -1."""
-    depth = 0
-    for j in range(i, len(s)):
-        if s[j] == open_:
-            depth += 1
-        elif s[j] == close:
-            depth -= 1
-            if depth == 0:
-                return j + 1
-    return -1
-
-
 _KERNEL_TAIL = re.compile(r"([A-Za-z_][\w:]*(?:<[^;<>]*(?:<[^;<>]*>[^;<>]*)*>)?)\s*$")
 
 
 def find_launches(text: str, path: str) -> list:
     """The launches of ``text``: ``(Launch, start, end)`` with the span ``kernel<<<...>>>(...);`` replaces."""
-    s = _blank(text)
+    s = blank(text)
     out, pos = [], 0
     while True:
         i = s.find("<<<", pos)
@@ -215,10 +179,10 @@ def find_launches(text: str, path: str) -> list:
         if m is None or j < 0 or k >= len(s) or s[k] != "(":
             raise CaptureError(f"{path}:{line}: a `<<<` launch that trace cpp cannot read (expected "
                                "`kernel<<<grid, block, smem, stream>>>(args...)`)")
-        e = _match(s, k, "(", ")")
+        e = match_close(s, k, "(", ")")
         if e < 0:
             raise CaptureError(f"{path}:{line}: the launch's argument list does not close")
-        args = tuple(" ".join(text[a:b].split()) for a, b in _split_args(s, k + 1, e - 1))
+        args = tuple(" ".join(text[a:b].split()) for a, b in split_args(s, k + 1, e - 1))
         start = i - len(s[max(0, i - 400):i]) + m.start(1)
         out.append((Launch(line, m.group(1).strip(), args), start, e))
         pos = e
@@ -239,15 +203,22 @@ def rewrite(text: str, path: str, entries) -> tuple:
     found = find_launches(text, path)
     if not found:
         raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` launch in this file: nothing to capture")
-    parts, last, blank = [], 0, _blank(text)
+    parts, last, bl = [], 0, blank(text)
     for n, (la, a, e) in enumerate(found):
         parts.append(text[last:a])
         texts = "{" + ", ".join(_cstr(t) for t in la.args) + ("}" if la.args else '""}')
         call = (f"{{ static const char* const cv_texts_{n}[] = {texts}; ::cuteverify_capture::launch("
                 f"{_cstr(f'{path}:{la.line}')}, {_cstr(la.kernel)}, cv_texts_{n}")
-        args_open = blank.find("(", blank.find(">>>", a) + 3)
-        spans = _split_args(blank, args_open + 1, e - 1)
-        call += "".join(", " + " ".join(text[x:y].split()) for x, y in spans) + "); }"
+        args_open = bl.find("(", bl.find(">>>", a) + 3)
+        spans = split_args(bl, args_open + 1, e - 1)
+        exprs = [" ".join(text[x:y].split()) for x, y in spans]
+        call += "".join(", " + x for x in exprs) + "); "
+        flow = kernel_flow(text, la.kernel, a)
+        for k, (var, (letter, atom_i, mma_i)) in enumerate(sorted(flow.built.items()) if flow else ()):
+            if max(atom_i, mma_i) < len(exprs):  # the copy the kernel body builds, as CuTe builds it
+                call += (f"::cuteverify_capture::one({_cstr(f'{path}:{la.line}')}, {BUILT + k}, {_cstr(la.kernel)}, "
+                         f"{_cstr(var)}, ::cute::make_tiled_copy_{letter}({exprs[atom_i]}, {exprs[mma_i]})); ")
+        call += "}"
         call += "\n" * text.count("\n", a, e)
         parts.append(call)
         last = e

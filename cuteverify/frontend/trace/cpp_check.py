@@ -16,7 +16,7 @@ from pathlib import Path
 from ...errors import CuteVerifyError, ManifestError
 from .. import manifest as mf
 from .check import note_row, unmapped_row
-from .cpp_capture import capture, find_launches
+from .cpp_capture import BUILT, capture, find_launches
 from .cpp_emit import emit_launch
 from .cpp_flow import kernel_flow
 from .document import Doc
@@ -49,9 +49,10 @@ def documents(path: str, text: str, records, info: dict) -> list:
         if len(per_line[at]) > 1:
             name += "_" + re.sub(r"\W+", "_", entry).strip("_")
         doc = Doc(name, path, {"function": entry})
-        if la is not None and len(recs) != len(la.args):
+        n = sum(1 for r in recs if r.index < BUILT)
+        if la is not None and n != len(la.args):
             doc.unknown(f"launch {at}", Loc(path, line), f"{len(la.args)} arguments in the source, "
-                        f"{len(recs)} printed: the capture lost some")
+                        f"{n} printed: the capture lost some")
         if flow is None:
             doc.unknown(f"kernel of {at}", Loc(path, line), "its __global__ definition is not in this file: "
                         "the relations its body states (smem layouts, copies) are not read")

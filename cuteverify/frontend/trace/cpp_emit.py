@@ -28,6 +28,7 @@ import re
 
 from ...errors import CuteVerifyError
 from ...hardware.library import catalog
+from .cpp_capture import BUILT
 from .cpp_flow import Flow
 from .cpp_read import Printed, read_printed, tile_text
 from .document import Doc
@@ -72,7 +73,8 @@ def _mem_bytes(op: str, dtype_bits: int) -> int:
 class _Launch:
     def __init__(self, doc: Doc, recs, flow: Flow | None, path: str):
         self.doc, self.flow, self.path = doc, flow, path
-        self.recs = sorted(recs, key=lambda r: r.index)
+        self.recs = sorted((r for r in recs if r.index < BUILT), key=lambda r: r.index)
+        self.built_recs = {r.source: r for r in recs if r.index >= BUILT}
         self.entry: dict = {}     # argument index -> entry name
         self.printed: dict = {}   # argument index -> Printed
         self.used: set = set()    # argument indices a claim or note covers
@@ -131,6 +133,8 @@ class _Launch:
         self.differential(name, "thr_layout_vmnk", p.fields["ThrLayoutVMNK"], loc, r.source)
         for operand in "ABC":
             self.differential(name, f"atom.tv_layout_{operand}", p.atom[f"Layout{operand}_TV"], loc, r.source)
+            if f"Layout{operand}_TV" in p.tiled:
+                self.differential(name, f"tv_layout_{operand}_tiled", p.tiled[f"Layout{operand}_TV"], loc, r.source)
         self.used.add(r.index)
 
     def mma_atom(self, r, p: Printed):
@@ -152,7 +156,19 @@ class _Launch:
         self.entry[r.index] = name
         self.doc.claim({"covers": {"tiled_copy": name}}, loc)
         self.atom_differential(name, p, loc, r.source)
+        self.tiled_differential(name, p, loc, r.source)
         self.used.add(r.index)
+
+    def tiled_differential(self, name, p: Printed, loc, source, whole=False):
+        """``equal`` of cuteverify's tiled layouts of the copy ``name`` with CuTe's printed ones (``whole``: also
+        its TV layout and tiler modes, for a copy cuteverify built itself)."""
+        if whole:
+            self.differential(name, "layout_tv_tiled", p.fields["TiledLayout_TV"], loc, source)
+            for i, mode in enumerate(tile_text(p.fields["Tiler_MN"])[1:-1].split(";")):
+                self.differential(name, f"tiler_mn[{i}]", mode, loc, source)
+        for side, attr in (("S", "layout_src_tv_tiled"), ("D", "layout_dst_tv_tiled")):
+            if f"Layout{side}_TV" in p.tiled:
+                self.differential(name, attr, p.tiled[f"Layout{side}_TV"], loc, source)
 
     def copy_atom(self, r, p: Printed):
         # an atom alone is checked through the copy the kernel body tiles it into (relations)
@@ -220,6 +236,12 @@ class _Launch:
                            loc, name=f"{var} = make_tiled_copy_{letter}({r.source}, {by[mma_i].source}) in "
                                      f"{f.kernel} delivers the MMA's {letter} fragment")
             self.atom_differential(name, p, loc, r.source)
+            rec = self.built_recs.get(var)
+            if rec is not None:  # CuTe C++'s own make_tiled_copy_A|B|C of the same two arguments
+                try:
+                    self.tiled_differential(name, read_printed(rec.text, rec.type), loc, f"{var} (CuTe's)", True)
+                except CuteVerifyError as e:
+                    self.doc.unknown(f"{var} as CuTe C++ builds it", loc, str(e))
             self.used.add(atom_i)
         for copy, side, smem_i, line, stmt in f.accesses:
             if isinstance(copy, int):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .cpp_capture import _blank, _match, _split_args
+from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Flow", "kernel_flow", "resolve_kernel"]
 
@@ -70,19 +70,19 @@ def _param_name(p: str) -> str | None:
 def kernel_flow(text: str, launched: str, launch_offset: int) -> Flow | None:
     """The :class:`Flow` of the ``__global__`` function a launch calls, or None when its definition is not in
     ``text``."""
-    s = _blank(text)
+    s = blank(text)
     name = resolve_kernel(s, launched, launch_offset)
     for m in re.finditer(rf"\b{re.escape(name)}\s*\(", s):
         head = s[max(0, s.rfind(";", 0, m.start())):m.start()]
         if "__global__" not in head:
             continue
         popen = m.end() - 1
-        pclose = _match(s, popen, "(", ")")
+        pclose = match_close(s, popen, "(", ")")
         brace = s.find("{", pclose)
         if pclose < 0 or brace < 0 or s[pclose:brace].strip(" \n\t") not in ("", "const"):
             continue
-        end = _match(s, brace, "{", "}")
-        params = [_param_name(s[a:b]) for a, b in _split_args(s, popen + 1, pclose - 1)]
+        end = match_close(s, brace, "{", "}")
+        params = [_param_name(s[a:b]) for a, b in split_args(s, popen + 1, pclose - 1)]
         flow = Flow(name, s.count("\n", 0, m.start()) + 1, params)
         _read_body(s, text, brace, end, flow)
         return flow

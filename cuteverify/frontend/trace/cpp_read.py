@@ -8,6 +8,8 @@ Definitions: :func:`read_printed` turns one launch argument's printed text (``cu
   ``copy_atom``: a ``Copy_Atom`` block alone (``ThrID``, ``ValLayoutSrc/Dst/Ref``, ``ValueType``);
 * ``tiled_mma``: ``print(TiledMMA)`` (``ThrLayoutVMNK``, ``PermutationMNK``, then its ``MMA_Atom`` block);
   ``mma_atom``: an ``MMA_Atom`` block alone (``ThrID``, ``Shape_MNK``, ``LayoutA/B/C_TV``);
+* the capture's ``TiledLayouts`` block after a tiled MMA / copy (``LayoutA/B/C_TV``, ``LayoutS/D_TV``: CuTe's
+  ``get_layout*_TV()``) goes to ``tiled``;
 * ``tuple``: an IntTuple (a shape, a stride, a tiler); ``value``: a number; ``pointer``; ``unprintable``.
 
 The atom's operation and element type are not in CuTe's print text: they are read from the C++ type
@@ -52,6 +54,7 @@ class Printed:
     op: str | None = None
     dtype: str | None = None
     dynamic: bool = False
+    tiled: dict = field(default_factory=dict)
 
 
 def is_dynamic(text: str) -> bool:
@@ -164,10 +167,24 @@ def _mma_atom(lines, i, type_text):
     return atom, op_name(args[0])
 
 
+def _tiled(lines) -> tuple:
+    """The capture's ``TiledLayouts`` block (``LayoutA_TV: ...`` lines) cut off ``lines``: (lines, dict)."""
+    heads = [i for i, ln in enumerate(lines) if ln.strip() == "TiledLayouts"]
+    if not heads:
+        return lines, {}
+    got = {}
+    for ln in lines[heads[0] + 1:]:
+        m = _KEY.match(ln)
+        if m is None:
+            raise CaptureError(f"a TiledLayouts line that is no `Key: layout`: {ln.strip()[:80]}")
+        got[m.group(1)] = m.group(2)
+    return lines[:heads[0]], got
+
+
 def read_printed(text: str, type_text: str = "") -> Printed:
     """The :class:`Printed` of one argument's print text ``text`` and C++ type ``type_text``."""
     body = text.strip()
-    lines = [ln for ln in body.splitlines() if ln.strip()]
+    lines, tiled = _tiled([ln for ln in body.splitlines() if ln.strip()])
     head = lines[0].strip() if lines else ""
     if body == "pointer":
         return Printed("pointer", body)
@@ -176,14 +193,14 @@ def read_printed(text: str, type_text: str = "") -> Printed:
     if head == "TiledCopy":
         f, i = _block(lines, 1, ("Tiler_MN", "TiledLayout_TV"), "TiledCopy")
         atom, op, dt = _copy_atom(lines, i, type_text)
-        return Printed("tiled_copy", body, f, atom, op, dt)
+        return Printed("tiled_copy", body, f, atom, op, dt, tiled=tiled)
     if head == "Copy_Atom":
         atom, op, dt = _copy_atom(lines, 0, type_text)
         return Printed("copy_atom", body, {}, atom, op, dt)
     if head == "TiledMMA":
         f, i = _block(lines, 1, ("ThrLayoutVMNK", "PermutationMNK"), "TiledMMA")
         atom, op = _mma_atom(lines, i, type_text)
-        return Printed("tiled_mma", body, f, atom, op)
+        return Printed("tiled_mma", body, f, atom, op, tiled=tiled)
     if head == "MMA_Atom":
         atom, op = _mma_atom(lines, 0, type_text)
         return Printed("mma_atom", body, {}, atom, op)

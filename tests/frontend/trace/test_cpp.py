@@ -106,6 +106,7 @@ def test_printed_objects_read_back():
     mma = read_printed(hg[15].text, hg[15].type)
     assert mma.kind == "tiled_mma" and mma.op == "SM80_16x8x16_F16F16F16F16_TN"
     assert mma.fields["PermutationMNK"] == "(_32,_32,_16)"
+    assert set(mma.tiled) == {"LayoutA_TV", "LayoutB_TV", "LayoutC_TV"} and set(copy.tiled) == {"LayoutS_TV", "LayoutD_TV"}
     sa = read_printed(hg[4].text, hg[4].type)
     assert sa.kind == "layout" and sa.text.startswith("Sw<3,3,3> o _0 o ") and not sa.dynamic
     assert read_printed(hg[3].text, hg[3].type).dynamic          # dA = (0,_1): ldA is a runtime value
@@ -184,6 +185,35 @@ def test_generic_tn_smem_writes_conflict_as_an_independent_count_says():
     assert max(len(v) for v in words.values()) == 4 == refuted[0]["degree"]
 
 
+def test_tiled_layouts_of_cute_cpp_are_cuteverifys():
+    """CuTe C++'s get_layoutA/B/C_TV of the launched tiled MMA, get_layoutS/D_TV of the tiled copies, and its own
+    make_tiled_copy_A/B(s2r atom, mma) (printed by the capture) equal cuteverify's; a changed print is refuted at
+    the argument it belongs to."""
+    records, info = _fixture()
+    rows = [r for r in _rows(_docs()) if r["kernel"] == "gemm_device_424" and r["kind"] == "equal"]
+    names = {r["claim"] for r in rows}
+    for want in ("tv_layout_A_tiled of mmaC", "layout_src_tv_tiled of copyA", "layout_tv_tiled of s2r_copy_a (CuTe's)",
+                 "tiler_mn[1] of s2r_copy_b (CuTe's)"):
+        assert any(want in n for n in names), want
+    assert all(r["status"] == "proved" for r in rows)
+
+    def mutate(r):
+        if r.at.endswith(":424") and r.index == 15:  # the tiled A layout, its two thread modes swapped
+            head, tail = r.text.split("TiledLayouts")
+            tail = tail.replace("LayoutA_TV: ((_4,_8,_2,_2),", "LayoutA_TV: ((_8,_4,_2,_2),")
+            return Record(**{**r.__dict__, "text": head + "TiledLayouts" + tail})
+        if r.at.endswith(":424") and r.source == "s2r_copy_a":
+            return Record(**{**r.__dict__, "text": r.text.replace("Tiler_MN:       (_32,_16)", "Tiler_MN: (_16,_32)")})
+        return r
+    tiled = [r for r in records if r.at.endswith(":424") and r.index == 15][0].text
+    assert "TiledLayouts\n  LayoutA_TV: ((_4,_8,_2,_2)," in tiled
+    rows = [r for r in _rows(_docs([mutate(r) for r in records], info)) if r["kernel"] == "gemm_device_424"]
+    refuted = {(r["claim"].split(" equals")[0], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"}
+    assert refuted == {("cuteverify's tv_layout_A_tiled of mmaC", "mmaC"),
+                       ("cuteverify's tiler_mn[0] of s2r_copy_a (CuTe's)", "s2r_atom_A"),
+                       ("cuteverify's tiler_mn[1] of s2r_copy_a (CuTe's)", "s2r_atom_A")}
+
+
 def test_mutated_printed_smem_layout_is_refuted_at_its_argument():
     records, info = _fixture()
     mutated = [r if not (r.at.endswith(":424") and r.index == 4) else
@@ -205,7 +235,8 @@ needs_gxx = pytest.mark.skipif(cpp_build.toolchain() is None,
 def test_capture_prints_what_the_fixture_holds(monkeypatch):
     monkeypatch.chdir(ROOT)
     records, _, info = cpp_capture.capture(PATH, ENTRIES)
-    assert len(records) == 54 and {r.at for r in records} == {f"{PATH}:{n}" for n in (424, 497, 574)}
+    assert len(records) == 3 * 18 + 3 * 2 and {r.at for r in records} == {f"{PATH}:{n}" for n in (424, 497, 574)}
+    assert sorted(r.source for r in records if r.index >= cpp_capture.BUILT) == ["s2r_copy_a"] * 3 + ["s2r_copy_b"] * 3
     assert info["entries"][ENTRIES[1]]["returncode"] != 0 and info["entries"][HGEMM]["returncode"] == 0
     fixture, _ = _fixture()
     assert [(r.at, r.index, r.source, r.type, r.text) for r in records] == \
@@ -290,9 +321,12 @@ def test_cli_refutes_a_row_major_stage_at_its_copy_and_writes_the_manifest(tmp_p
     assert refuted[0]["degree"] == 8
     assert {x["kind"] for x in rows if x["status"] == "proved"} >= {"injective", "covers", "vector"}
     assert mf.load_text(out.read_text(), str(out))
-    r = CliRunner().invoke(main, ["trace", "cpp", str(good), "--entry", "launch", "-D", "SMEM_STRIDE=_1{},_32{}"])
+    r = CliRunner().invoke(main, ["trace", "cpp", str(good), "--entry", "launch", "-D", "SMEM_STRIDE=_1{},_32{}",
+                                  "--json"])
     assert r.exit_code == 0, r.output
-    assert "stage_colmajor.cu:18" in r.output and "7 proved" in r.output
+    rows = json.loads(r.output)["results"]
+    assert {x["kind"] for x in rows if x["status"] == "proved"} >= {"injective", "covers", "vector", "banks"}
+    assert all(x["at"].startswith(f"{good}:18: stage argument ") for x in rows)
 
 
 @pytest.mark.differential
