@@ -243,6 +243,11 @@ class _Launch:
                 except CuteVerifyError as e:
                     self.doc.unknown(f"{var} as CuTe C++ builds it", loc, str(e))
             self.used.add(atom_i)
+        for copy, side, tensor, line, stmt in f.others:
+            r = by.get(copy if isinstance(copy, int) else f.built[copy][1])
+            if r is not None:
+                self.doc.note(stmt, self.loc(r), f"{self.path}:{line}: `{tensor}` is no shared-memory tensor made "
+                              "from a launch argument (make_tensor(make_smem_ptr(...), L)): no bank check")
         for copy, side, smem_i, line, stmt in f.accesses:
             if isinstance(copy, int):
                 name, p = self.entry.get(copy), self.printed.get(copy)

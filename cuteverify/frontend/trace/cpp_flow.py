@@ -12,7 +12,9 @@ comments blanked, and maps them to the launch's argument positions:
 
 Definitions: :class:`Flow` holds ``smem`` (parameter index -> the smem tensor variables over it), ``built``
 (variable -> (letter, atom parameter index, mma parameter index)) and ``accesses`` (copy, side ``src``/``dst``,
-smem parameter index, body line, statement text), where a copy is a parameter index or a ``built`` variable.
+smem parameter index, body line, statement text), where a copy is a parameter index or a ``built`` variable;
+``others`` the partitions by those copies of any other tensor (a gmem tensor, a slice: its text in place of the
+smem parameter), which the caller reports as not checked for banks.
 
 Admissibility: the kernel is the launched name, or the function a local ``auto k = NAME<...>;`` names; its
 definition is the ``__global__`` function of that name in the same file. A relation written another way (a
@@ -35,7 +37,7 @@ _SMEM = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*make_tensor\s*\(\s*make
 _BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*make_tiled_copy_(A|B|C)\s*\(\s*({_IDENT})\s*,"
                     rf"\s*({_IDENT})\s*\)\s*;")
 _SLICE = re.compile(rf"(?:ThrCopy|auto)\s+({_IDENT})\s*=\s*({_IDENT})\s*\.\s*get_(?:thread_)?slice\s*\(")
-_PART = re.compile(rf"({_IDENT})\s*\.\s*partition_(S|D)\s*\(\s*({_IDENT})\s*\)")
+_PART = re.compile(rf"({_IDENT})\s*\.\s*partition_(S|D)\s*\(")
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Flow:
     smem: dict = field(default_factory=dict)
     built: dict = field(default_factory=dict)
     accesses: list = field(default_factory=list)
+    others: list = field(default_factory=list)
 
 
 def resolve_kernel(text: str, launched: str, before: int) -> str:
@@ -107,10 +110,15 @@ def _read_body(s, text, start, end, flow: Flow) -> None:
             slices[m.group(1)] = copy
     for m in _PART.finditer(body):
         copy = slices.get(m.group(1))
-        if copy is None or m.group(3) not in tensors:
+        close = match_close(body, m.end() - 1, "(", ")")
+        if copy is None or close < 0:
             continue
+        arg = body[m.end():close - 1].strip()
         at = start + m.start()
         line = s.count("\n", 0, at) + 1
         stmt = text[text.rfind("\n", 0, at) + 1:text.find("\n", at)].split("//")[0].strip()
         side = "src" if m.group(2) == "S" else "dst"
-        flow.accesses.append((copy, side, tensors[m.group(3)], line, stmt))
+        if arg in tensors:
+            flow.accesses.append((copy, side, tensors[arg], line, stmt))
+        else:
+            flow.others.append((copy, side, arg, line, stmt))

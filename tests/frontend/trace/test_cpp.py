@@ -135,6 +135,7 @@ def test_kernel_body_relations():
     assert flow.built == {"s2r_copy_a": ("A", 6, 15), "s2r_copy_b": ("B", 11, 15)}
     assert {(c, s, i) for c, s, i, _, _ in flow.accesses} == {
         (5, "dst", 4), (10, "dst", 9), ("s2r_copy_a", "src", 4), ("s2r_copy_b", "src", 9)}
+    assert [(c, s, t) for c, s, t, _, _ in flow.others] == [(5, "src", "gA"), (10, "src", "gB")]
 
 
 # ----------------------------------------------------------------------------------- documents, verdicts
