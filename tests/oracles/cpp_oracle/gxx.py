@@ -11,8 +11,7 @@ import tempfile
 
 import pytest
 
-from cuteverify.frontend.trace.cpp_build import (  # noqa: F401  (the oracles use these through this module)
-    CXXFLAGS, Compiled, cache_dir, compile_cpp, compiler, cuda_includes, cutlass_include, toolchain)
+from cuteverify.frontend.trace.cpp_build import CXXFLAGS, compile_cpp, toolchain
 
 
 @dataclasses.dataclass(frozen=True)
