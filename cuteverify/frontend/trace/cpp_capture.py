@@ -232,17 +232,22 @@ def rewrite(text: str, path: str, entries) -> tuple:
 _ERROR = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
 _QUOTED = re.compile(r"[‘'`]([^’'`]+)[’'`]")
 _CUDA_ONLY = (("<<<", "a kernel launch `<<<...>>>` the rewrite did not see"),
-              ("asm", "inline PTX (`asm`)"), ("__shfl", "a warp shuffle intrinsic"), ("atomic", "a CUDA atomic"))
+              ("‘asm", "inline PTX (`asm`)"), ("__shfl", "a warp shuffle intrinsic"),
+              ("‘atomic", "a CUDA atomic"))
 
 
-def first_error(stderr: str, path: str) -> str:
+def first_error(stderr: str, path: str, source_lines: int | None = None, entries=()) -> str:
     """The first compiler error of ``stderr`` and, when its text names one, the CUDA-only construct that
-    caused it."""
+    caused it; an error past the source's ``source_lines`` lines is in the driver: the ``entries`` are named."""
     m = _ERROR.search(stderr)
     if m is None:
         tail = "\n".join(stderr.strip().splitlines()[-5:])
         return f"the host-only build of {path} failed:\n{tail}"
     msg = f"{m.group(1)}:{m.group(2)}:{m.group(3)}: error: {m.group(4)}"
+    if source_lines is not None and m.group(1) == path and int(m.group(2)) > source_lines:
+        return (f"the host-only build of {path} failed in the driver that calls the entries:\n  {msg}\n  each "
+                f"--entry ({', '.join(entries)}) must name one function of {path} with every template argument "
+                "given (`gemm_tn<cute::half_t, cute::half_t>`)")
     q = _QUOTED.search(m.group(4))
     name = q.group(1) if q else ""
     what = next((w for key, w in _CUDA_ONLY if key in m.group(4)), None)
@@ -299,7 +304,7 @@ def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=1
                               includes=include_flags(path, includes, defines), timeout=timeout)
     info = {"compile_s": time.perf_counter() - t0, "cached": c.cached, "entries": {}}
     if c.returncode != 0:
-        raise CaptureError(first_error(c.stderr, path))
+        raise CaptureError(first_error(c.stderr, path, text.count("\n") + 1, entries))
     out = []
     for i, ent in enumerate(entries):
         p = subprocess.run([c.out, str(i)], capture_output=True, text=True, timeout=run_timeout, check=False)

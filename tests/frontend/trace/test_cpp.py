@@ -83,6 +83,8 @@ def test_first_error_names_the_cuda_only_construct():
     assert "k.cu:60:1" in msg and "`__launch_bounds__`" in msg and "70" not in msg
     msg = cpp_capture.first_error("k.cu:9:3: error: \u2018threadIdx\u2019 was not declared", "k.cu")
     assert "`threadIdx`" in msg
+    msg = cpp_capture.first_error("k.cu:720:3: error: \u2018gemm_tm\u2019 was not declared", "k.cu", 717, ["gemm_tm"])
+    assert "in the driver" in msg and "--entry (gemm_tm)" in msg
 
 
 def test_no_launch_and_no_entry_are_input_errors(tmp_path):
