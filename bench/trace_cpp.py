@@ -1,7 +1,7 @@
 """`cuteverify trace cpp` timings (issue 29's budgets: a capture of one translation unit <= 3 minutes, its check
 <= 10 s).
 
-For each source (default: CUTLASS's sgemm_sm80.cu, committed under tests/frontend/trace/cpp/, with its four
+For each source (default: CUTLASS's sgemm_sm80.cu, as the nvidia-cutlass wheel ships it, with its four
 entry points): the host-only capture uncached (the g++ compile and link of the rewritten unit at -O0, then each
 entry's run), the documents built from its records and their claims run; beside the compile, as the peer in the
 same process, g++ -fsyntax-only of the same unit (the parse and template instantiation every capture pays).
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check  # noqa: E402
 
-SGEMM = "tests/frontend/trace/cpp/sgemm_sm80.cu"
+SGEMM = str(Path(__import__("cutlass_library").__file__).parent / "source/examples/cute/tutorial/sgemm_sm80.cu")
 ENTRIES = ["gemm_tn<cute::half_t, cute::half_t>", "gemm_nt<cute::half_t, cute::half_t>",
            "gemm_nt<float, float, float, float, float>", "gemm_tn<float, float, float, float, float>"]
 

@@ -1,5 +1,6 @@
-"""``cuteverify trace cpp`` on CUTLASS's ``examples/cute/tutorial/sgemm_sm80.cu`` (v4.2.1, unmodified, committed
-under cpp/ with its license): the launch rewrite, the print-form reader, the documents and their verdicts.
+"""``cuteverify trace cpp`` on CUTLASS's ``examples/cute/tutorial/sgemm_sm80.cu``, unmodified, as the
+nvidia-cutlass wheel ships it (``cutlass_library/source/examples``; the tests skip without the wheel): the launch
+rewrite, the print-form reader, the documents and their verdicts.
 
 The cheap tests read ``cpp/sgemm_sm80.records.json``: the records a real host-only capture printed (g++ 12,
 nvidia-cutlass 4.2.0's headers, CUDA 13.0's; regenerate with ``cpp_capture.capture``, see its
@@ -29,8 +30,11 @@ from tests.oracles.strategies import ev, parse_plain
 
 HERE = Path(__file__).parent / "cpp"
 ROOT = Path(__file__).parents[3]
-SRC = HERE / "sgemm_sm80.cu"
-PATH = "tests/frontend/trace/cpp/sgemm_sm80.cu"
+cutlass_library = pytest.importorskip("cutlass_library")
+SRC = Path(cutlass_library.__file__).parent / "source" / "examples" / "cute" / "tutorial" / "sgemm_sm80.cu"
+if not SRC.is_file():
+    pytest.skip(f"the nvidia-cutlass wheel has no {SRC}", allow_module_level=True)
+PATH = "examples/cute/tutorial/sgemm_sm80.cu"
 HGEMM = "gemm_tn<cute::half_t, cute::half_t>"
 ENTRIES = [HGEMM, "gemm_nt<cute::half_t, cute::half_t>", "gemm_nt<float, float, float, float, float>",
            "gemm_tn<float, float, float, float, float>"]
@@ -236,7 +240,7 @@ needs_gxx = pytest.mark.skipif(cpp_build.toolchain() is None,
 @pytest.mark.differential
 @needs_gxx
 def test_capture_prints_what_the_fixture_holds(monkeypatch):
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(SRC.parents[3])  # the wheel's source/ folder: PATH is the file relative to it
     records, _, info = cpp_capture.capture(PATH, ENTRIES)
     assert len(records) == 3 * 18 + 3 * 2 and {r.at for r in records} == {f"{PATH}:{n}" for n in (424, 497, 574)}
     assert sorted(r.source for r in records if r.index >= cpp_capture.BUILT) == ["s2r_copy_a"] * 3 + ["s2r_copy_b"] * 3
