@@ -38,7 +38,9 @@ from pathlib import Path
 
 from ...errors import CaptureError
 from . import cpp_build
-from .cpp_flow import kernel_flow
+from .cpp_flow import kernel_flow, resolve_kernel
+from .cpp_launch import call_launches
+from . import cpp_storage
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -118,6 +120,8 @@ extern "C" __attribute__((weak)) cudaError_t cudaFuncSetAttribute(const void*, c
 extern "C" __attribute__((weak)) cudaError_t cudaGetLastError() { return cudaSuccess; }
 extern "C" __attribute__((weak)) cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
 extern "C" __attribute__((weak)) cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+extern "C" __attribute__((weak)) const char* cudaGetErrorName(cudaError_t) { return "cudaSuccess"; }
+extern "C" __attribute__((weak)) const char* cudaGetErrorString(cudaError_t) { return "no error"; }
 int main(int argc, char** argv) {
   int which = argc > 1 ? std::atoi(argv[1]) : -1;
   switch (which) {
@@ -132,7 +136,7 @@ int main(int argc, char** argv) {
 #: the index of the first record of a copy the kernel body builds from launch arguments (cpp_flow's ``built``):
 #: printed after the launch's own arguments, its source text the variable the body assigns
 BUILT = 1000
-LINK_FLAGS = ["-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections", "-Wl,--unresolved-symbols=ignore-all"]
+LINK_FLAGS = ["-no-pie", "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections", "-Wl,--unresolved-symbols=ignore-all"]
 DEFINES = ["-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP", "-DCUTE_CPP_TRACE=1"]
 
 
@@ -144,6 +148,7 @@ class Launch:
     line: int
     kernel: str
     args: tuple
+    value: str = ""  # a call-form launch (cpp_launch): the value the replacing expression returns
 
 
 @dataclass(frozen=True)
@@ -169,7 +174,7 @@ def find_launches(text: str, path: str) -> list:
     while True:
         i = s.find("<<<", pos)
         if i < 0:
-            return out
+            return sorted(out + call_launches(text, path, Launch), key=lambda x: x[1])
         line = s.count("\n", 0, i) + 1
         m = _KERNEL_TAIL.search(s[max(0, i - 400):i])
         j = s.find(">>>", i)
@@ -209,23 +214,25 @@ def rewrite(text: str, path: str, entries) -> tuple:
         texts = "{" + ", ".join(_cstr(t) for t in la.args) + ("}" if la.args else '""}')
         call = (f"{{ static const char* const cv_texts_{n}[] = {texts}; ::cuteverify_capture::launch("
                 f"{_cstr(f'{path}:{la.line}')}, {_cstr(la.kernel)}, cv_texts_{n}")
-        args_open = bl.find("(", bl.find(">>>", a) + 3)
-        spans = split_args(bl, args_open + 1, e - 1)
-        exprs = [" ".join(text[x:y].split()) for x, y in spans]
+        exprs = list(la.args)  # the argument texts as find_launches read them
         call += "".join(", " + x for x in exprs) + "); "
         flow = kernel_flow(text, la.kernel, a)
         for k, (var, (letter, atom_i, mma_i)) in enumerate(sorted(flow.built.items()) if flow else ()):
             if max(atom_i, mma_i) < len(exprs):  # the copy the kernel body builds, as CuTe builds it
                 call += (f"::cuteverify_capture::one({_cstr(f'{path}:{la.line}')}, {BUILT + k}, {_cstr(la.kernel)}, "
                          f"{_cstr(var)}, ::cute::make_tiled_copy_{letter}({exprs[atom_i]}, {exprs[mma_i]})); ")
+        sflow = cpp_storage.storage_flow(text, resolve_kernel(bl, la.kernel, a), la.kernel, a)
+        call += cpp_storage.capture_calls(sflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
         call += "}"
+        if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value
+            call = f"[&]() {call[:-1]} return {la.value}; }}()"
         call += "\n" * text.count("\n", a, e)
         parts.append(call)
         last = e
     parts.append(text[last:])
     body = _MAIN.sub("int cuteverify_user_main(", "".join(parts))
     cases = "\n".join(f"  case {i}: ::cuteverify_capture::call(&{ent}); break;" for i, ent in enumerate(entries))
-    unit = PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
+    unit = PRELUDE + cpp_storage.PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
     return unit, [la for la, _, _ in found]
 
 

@@ -19,6 +19,7 @@ from .check import note_row, unmapped_row
 from .cpp_capture import BUILT, capture, find_launches
 from .cpp_emit import emit_launch
 from .cpp_flow import kernel_flow
+from .cpp_storage import storage_flow
 from .document import Doc
 from .mlir import Loc
 
@@ -56,7 +57,8 @@ def documents(path: str, text: str, records, info: dict) -> list:
         if flow is None:
             doc.unknown(f"kernel of {at}", Loc(path, line), "its __global__ definition is not in this file: "
                         "the relations its body states (smem layouts, copies) are not read")
-        docs.append(emit_launch(doc, recs, flow, path))
+        sflow = storage_flow(text, flow.kernel, la.kernel, offset) if flow is not None else None
+        docs.append(emit_launch(doc, recs, flow, path, sflow))
     for entry, e in info.get("entries", {}).items():
         if e["returncode"] != 0:
             doc = Doc(re.sub(r"\W+", "_", entry).strip("_"), path, {"function": entry})

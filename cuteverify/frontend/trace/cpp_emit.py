@@ -30,6 +30,7 @@ from ...errors import CuteVerifyError
 from ...hardware.library import catalog
 from .cpp_capture import BUILT
 from .cpp_flow import Flow
+from .cpp_emit_storage import emit_storage
 from .cpp_read import Printed, read_printed, tile_text
 from .document import Doc
 from .mlir import Loc
@@ -71,8 +72,8 @@ def _mem_bytes(op: str, dtype_bits: int) -> int:
 
 
 class _Launch:
-    def __init__(self, doc: Doc, recs, flow: Flow | None, path: str):
-        self.doc, self.flow, self.path = doc, flow, path
+    def __init__(self, doc: Doc, recs, flow: Flow | None, path: str, storage=None):
+        self.doc, self.flow, self.path, self.storage = doc, flow, path, storage
         self.recs = sorted((r for r in recs if r.index < BUILT), key=lambda r: r.index)
         self.built_recs = {r.source: r for r in recs if r.index >= BUILT}
         self.entry: dict = {}     # argument index -> entry name
@@ -107,6 +108,7 @@ class _Launch:
                 if p.kind == kind:
                     getattr(self, kind)(by[i], p)
         self.relations(by)
+        emit_storage(self, self.storage, self.built_recs)
         for r in self.recs:
             if r.index not in self.used:
                 self.doc.unknown(f"argument {r.index} `{r.source}`", self.loc(r),
@@ -278,7 +280,8 @@ def _strip(text: str) -> str:
     return re.sub(r"(?<![\w])_(\d+)", r"\1", text)
 
 
-def emit_launch(doc: Doc, records, flow: Flow | None, path: str) -> Doc:
-    """Add the entries, claims, notes and unknowns of one launch's ``records`` (one entry's run) to ``doc``."""
-    _Launch(doc, records, flow, path).run()
+def emit_launch(doc: Doc, records, flow: Flow | None, path: str, storage=None) -> Doc:
+    """Add the entries, claims, notes and unknowns of one launch's ``records`` (one entry's run) to ``doc``;
+    ``storage``: the kernel's :class:`.cpp_storage.StorageFlow` (smem layouts as template arguments)."""
+    _Launch(doc, records, flow, path, storage).run()
     return doc

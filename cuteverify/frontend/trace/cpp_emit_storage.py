@@ -1,0 +1,137 @@
+"""A launch's shared-memory layouts taken as template arguments, and its UMMA fragments, as manifest claims
+(issue 29; the Blackwell tutorials, :mod:`.cpp_storage` reads the kernel body).
+
+Each storage layout record (``SMEMStorage::ASmemLayout``, printed by the capture as CuTe instantiates it) is read
+in the element domain (:func:`element_layout`) and gets
+
+* ``injective`` (the kernel lays an smem tensor out with it);
+* for each ``make_fragment_A|B`` / ``partition_A|B`` of that tensor by a slice of a tiled MMA argument (the
+  descriptor fragments UMMA reads), ``operand: {tiled_mma, operand, smem, dtype}``, ``at`` the launch and the
+  template argument;
+
+and the body's ``make_fragment_C`` (the accumulator in tensor memory) and ``make_tmem_copy`` (a copy built from
+that TMEM tensor) are unknowns: the host capture cannot allocate tensor memory, so neither is printed.
+
+Units (NOTES.md pitfall 12, docs/model.md section 10.2): CuTe C++ prints a layout built from a ``UMMA::`` /
+``GMMA::`` smem atom (``Layout_K_SW128_Atom<T>``, an ``upcast`` of the byte atom) as ``Sw<3,4,3> o
+smem_ptr[16b](unset) o L``: the offset slot ``smem_ptr_flag_bits<16>`` marks a swizzle that ``make_tensor`` moves
+onto the smem pointer, where it acts on byte addresses, while ``L`` counts 16-bit elements. The element-domain
+layout is ``Sw<B, M - log2(bytes), S> o _0 o L``; a flag whose width is no power-of-two number of bytes, or a
+base ``M`` below ``log2(bytes)``, is refused (unknown), never guessed.
+"""
+from __future__ import annotations
+
+import re
+
+from ...errors import CuteVerifyError
+from .cpp_read import dtype_name, template_args
+from .cpp_storage import STORAGE, StorageFlow
+from .mlir import Loc
+
+__all__ = ["element_layout", "emit_storage"]
+
+_FLAGGED = re.compile(r"^Sw<(\d+),(\d+),(\d+)>\s*o\s*smem_ptr\[(\d+)b\]\(unset\)\s*o\s*(.+)$")
+_PLAIN = re.compile(r"^Sw<(\d+),(\d+),(\d+)>\s*o\s*_?0\s*o\s*(.+)$")
+
+
+def element_layout(text: str) -> str:
+    """The element-domain CuTe text of a printed smem layout: ``Sw<B,M,S> o smem_ptr[Nb](unset) o L`` ->
+    ``Sw<B,M-log2(N/8),S> o _0 o L``; a plain layout or ``Sw<..> o _0 o L`` (an element swizzle) as printed.
+    Raises CuteVerifyError for a flag width that is not a power-of-two number of bytes or exceeds the swizzle's
+    base."""
+    t = " ".join(text.split())
+    m = _FLAGGED.match(t)
+    if m is None:
+        if "smem_ptr" in t:
+            raise CuteVerifyError(f"an smem layout of a form trace cpp does not read: {t[:80]}")
+        return t
+    b, base, s, bits = (int(m.group(i)) for i in range(1, 5))
+    rest = m.group(5)
+    nbytes = bits // 8
+    if bits % 8 or nbytes & (nbytes - 1):
+        raise CuteVerifyError(f"smem_ptr[{bits}b]: the swizzle acts on bytes, and {bits}-bit elements are no "
+                              "power-of-two number of bytes")
+    k = nbytes.bit_length() - 1
+    if base < k:
+        raise CuteVerifyError(f"Sw<{b},{base},{s}> on bytes has no element-domain form for {bits}-bit elements "
+                              f"(its base {base} < log2({nbytes}))")
+    return f"Sw<{b},{base - k},{s}> o _0 o {rest}"
+
+
+def _flag_bits(type_text: str) -> int | None:
+    m = re.search(r"smem_ptr_flag_bits<(\d+)>", type_text)
+    return int(m.group(1)) if m else None
+
+
+def _operand_dtype(op_type: str, operand: str) -> str | None:
+    """The element type of ``operand`` (A / B) of an MMA atom's C++ type: its first / second template argument."""
+    args = template_args(op_type, "MMA_Atom")
+    inner = template_args(args[0], args[0].split("<", 1)[0].strip()) if args and "<" in args[0] else None
+    if not inner or len(inner) < 2:
+        return None
+    return dtype_name(inner[0 if operand == "A" else 1])
+
+
+def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
+    """Add the claims / unknowns of the storage layouts and fragments of ``sflow`` to the launch ``la``
+    (a :class:`.cpp_emit._Launch`: its ``doc``, ``entry``, ``printed``, ``loc``); ``recs_by_source``: the
+    launch's records by source text (the storage records among them)."""
+    if sflow is None:
+        return
+    doc = la.doc
+    by = {r.index: r for r in la.recs}
+    launch_line = int(la.recs[0].at.rsplit(":", 1)[1]) if la.recs else 0
+    lay_of: dict = {}   # kernel-body tensor variable -> (entry name, loc, dtype bits)
+    done: dict = {}
+    for st in sflow.tensors:
+        rec = recs_by_source.get(st.source)
+        loc = Loc(la.path, st_line(rec, launch_line), None, f"{rec.kernel if rec else sflow.kernel} template argument "
+                  f"{st.targ} `{st.type_text}`: {st.param} (`{st.tensor}`, {la.path}:{st.line})")
+        if rec is None or rec.index < STORAGE:
+            doc.unknown(f"{st.source}", loc, "the capture did not print this storage layout")
+            continue
+        if st.source in done:
+            lay_of[st.tensor] = done[st.source]
+            continue
+        try:
+            text = element_layout(rec.text)
+        except CuteVerifyError as e:
+            doc.unknown(st.source, loc, str(e))
+            done[st.source] = None
+            continue
+        bits = _flag_bits(rec.type)
+        name = doc.layout(st.param, text, loc)
+        doc.claim({"injective": name}, loc, name=f"{st.source}: the smem layout of `{st.tensor}` in {sflow.kernel} "
+                  "is injective")
+        done[st.source] = lay_of[st.tensor] = (name, loc, bits)
+    for mma_i, how, letter, tensor, line, stmt in sflow.fragments:
+        mma = la.entry.get(mma_i)
+        p = la.printed.get(mma_i)
+        if letter == "C":
+            if how == "make_fragment" and mma is not None:
+                doc.unknown(f"{stmt}", la.loc(by[mma_i]), f"{la.path}:{line}: the accumulator in tensor memory "
+                            "(make_fragment_C): the host capture allocates no TMEM, so its layout is not printed")
+            continue
+        got = lay_of.get(tensor)
+        if got is None:
+            if mma is not None and how == "make_fragment":
+                doc.unknown(stmt, la.loc(by[mma_i]), f"{la.path}:{line}: `{tensor}` is no smem tensor from a "
+                            "captured layout: the descriptor it reads is not checked")
+            continue
+        if mma is None or p is None:
+            continue
+        name, loc, bits = got
+        body = {"tiled_mma": mma, "operand": letter, "smem": name}
+        dt = _operand_dtype(by[mma_i].type, letter)
+        if dt is not None:
+            body["dtype"] = dt
+        doc.claim({"operand": body}, loc, name=f"{stmt} ({la.path}:{line}): operand {letter} of "
+                  f"{by[mma_i].source} reads {name} through its UMMA descriptors")
+    for var, line, stmt in sflow.tmem_copies:
+        doc.unknown(stmt, Loc(la.path, launch_line, None, f"{sflow.kernel} body, {la.path}:{line}"),
+                    "a copy the kernel body builds from a tensor-memory tensor (make_tmem_copy): the host capture "
+                    "allocates no TMEM, so it is not printed")
+
+
+def st_line(rec, launch_line) -> int:
+    return int(rec.at.rsplit(":", 1)[1]) if rec is not None else launch_line
