@@ -24,12 +24,14 @@ from __future__ import annotations
 import re
 
 from ...errors import CuteVerifyError
+from ...hardware.library import catalog
 from .cpp_read import dtype_name, template_args
 from .cpp_storage import STORAGE, StorageFlow
 from .mlir import Loc
 
 __all__ = ["element_layout", "emit_storage"]
 
+_DT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "s8": 8, "u8": 8, "e4m3": 8, "e5m2": 8, "f64": 64}
 _FLAGGED = re.compile(r"^Sw<(\d+),(\d+),(\d+)>\s*o\s*smem_ptr\[(\d+)b\]\(unset\)\s*o\s*(.+)$")
 _PLAIN = re.compile(r"^Sw<(\d+),(\d+),(\d+)>\s*o\s*_?0\s*o\s*(.+)$")
 
@@ -58,9 +60,23 @@ def element_layout(text: str) -> str:
     return f"Sw<{b},{base - k},{s}> o _0 o {rest}"
 
 
-def _flag_bits(type_text: str) -> int | None:
-    m = re.search(r"smem_ptr_flag_bits<(\d+)>", type_text)
-    return int(m.group(1)) if m else None
+def _source(op: str | None, letter: str) -> str | None:
+    """Where the MMA ``op``'s operand ``letter`` lives, as its library spec says (``smem_desc``, ``tmem``,
+    registers: None), None for an operation not in the library."""
+    try:
+        spec, _ = catalog.resolve(op)
+    except CuteVerifyError:
+        return None
+    return (spec.data.get("operands", {}).get(letter) or {}).get("from")
+
+
+def _flag_bits(text: str) -> int | None:
+    """The element width an smem layout's offset flag states: ``smem_ptr_flag_bits<16>`` (the C++ type) or
+    ``smem_ptr[16b]`` (the printed text); None without one."""
+    m = re.search(r"smem_ptr_flag_bits<(\d+)>|smem_ptr\[(\d+)b\]", text)
+    if m is None:
+        return None
+    return int(m.group(1) or m.group(2))
 
 
 def _operand_dtype(op_type: str, operand: str) -> str | None:
@@ -99,7 +115,12 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
             doc.unknown(st.source, loc, str(e))
             done[st.source] = None
             continue
-        bits = _flag_bits(rec.type)
+        bits = _flag_bits(rec.text)
+        if bits != _flag_bits(rec.type):
+            doc.unknown(st.source, loc, f"the printed layout's smem_ptr flag ({bits} bits) and its C++ type's "
+                        f"({_flag_bits(rec.type)} bits) disagree: the unit of its swizzle is ambiguous")
+            done[st.source] = None
+            continue
         name = doc.layout(st.param, text, loc)
         doc.claim({"injective": name}, loc, name=f"{st.source}: the smem layout of `{st.tensor}` in {sflow.kernel} "
                   "is injective")
@@ -107,22 +128,28 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
     for mma_i, how, letter, tensor, line, stmt in sflow.fragments:
         mma = la.entry.get(mma_i)
         p = la.printed.get(mma_i)
+        where = _source(p.op, letter) if p is not None and p.op else None
         if letter == "C":
-            if how == "make_fragment" and mma is not None:
+            if how == "make_fragment" and mma is not None and where == "tmem":
                 doc.unknown(f"{stmt}", la.loc(by[mma_i]), f"{la.path}:{line}: the accumulator in tensor memory "
                             "(make_fragment_C): the host capture allocates no TMEM, so its layout is not printed")
             continue
         got = lay_of.get(tensor)
         if got is None:
-            if mma is not None and how == "make_fragment":
+            if mma is not None and how == "make_fragment" and where == "smem_desc":
                 doc.unknown(stmt, la.loc(by[mma_i]), f"{la.path}:{line}: `{tensor}` is no smem tensor from a "
                             "captured layout: the descriptor it reads is not checked")
             continue
-        if mma is None or p is None:
+        if mma is None or p is None or where != "smem_desc":
             continue
         name, loc, bits = got
         body = {"tiled_mma": mma, "operand": letter, "smem": name}
         dt = _operand_dtype(by[mma_i].type, letter)
+        if dt is not None and bits is not None and _DT_BITS.get(dt) != bits:
+            doc.unknown(stmt, loc, f"{la.path}:{line}: the smem layout is flagged for {bits}-bit elements "
+                        f"(smem_ptr_flag_bits<{bits}>) but operand {letter} of {by[mma_i].source} is {dt}: "
+                        "the element domain of its swizzle is ambiguous")
+            continue
         if dt is not None:
             body["dtype"] = dt
         doc.claim({"operand": body}, loc, name=f"{stmt} ({la.path}:{line}): operand {letter} of "

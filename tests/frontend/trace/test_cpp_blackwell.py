@@ -1,0 +1,249 @@
+"""``cuteverify trace cpp`` on CUTLASS's Blackwell tutorial ``examples/cute/tutorial/blackwell/01_mma_sm100.cu``,
+unmodified, as the nvidia-cutlass wheel ships it (the tests skip without the wheel): the call-form launch
+(``cutlass::launch_kernel_on_cluster``), the smem layouts the kernel takes as storage template arguments, the
+UMMA tiled MMA, the units of the smem atom's swizzle, and the ``operand`` claims.
+
+The cheap tests read ``cpp/blackwell_01_mma_sm100.records.json``: the records a real host-only capture printed
+(its ``generated_by`` says how). The ``differential`` tests build the capture with g++ (about 15-25 s per
+translation unit, cached by content; skipped without g++ / the CUTLASS or CUDA headers) and check the source
+and a mutant. Expected values come from the source text, the library's hardware byte formula of the SW128 atom,
+and an evaluator of printed layouts that shares no code with cuteverify (tests/oracles/strategies.py).
+"""
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cuteverify.errors import CuteVerifyError
+from cuteverify.frontend.cli.main import main
+from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_storage
+from cuteverify.frontend.trace.cpp_capture import Record
+from cuteverify.frontend.trace.cpp_emit_storage import element_layout
+from cuteverify.hardware.library import catalog
+from tests.oracles.strategies import ev, parse_plain, size_of
+
+HERE = Path(__file__).parent / "cpp"
+cutlass_library = pytest.importorskip("cutlass_library")
+ROOT = Path(cutlass_library.__file__).parent / "source"
+SRC = ROOT / "examples" / "cute" / "tutorial" / "blackwell" / "01_mma_sm100.cu"
+if not SRC.is_file():
+    pytest.skip(f"the nvidia-cutlass wheel has no {SRC}", allow_module_level=True)
+PATH = "examples/cute/tutorial/blackwell/01_mma_sm100.cu"
+_L = "cute::Layout<cute::tuple<int, int>, cute::tuple<int, cute::C<1>>>"
+ENTRY = f"gemm_host_f16xf16_f32_f32_tnt<cute::half_t, {_L}, cute::half_t, {_L}, float, {_L}, float, {_L}, float, float>"
+DEFINES = ["CUTLASS_ARCH_MMA_SM100_SUPPORTED=1"]  # what nvcc >= 12.8 defines; the tutorial's code sits under it
+
+
+def _line(needle: str) -> int:
+    lines = [i + 1 for i, ln in enumerate(SRC.read_text().splitlines()) if needle in ln]
+    assert len(lines) == 1, needle
+    return lines[0]
+
+
+LAUNCH = _line("cutlass::launch_kernel_on_cluster(params")
+
+
+def _fixture():
+    data = json.loads((HERE / "blackwell_01_mma_sm100.records.json").read_text())
+    return [Record(**r) for r in data["records"]], data["info"]
+
+
+def _rows(records=None, info=None, path=PATH, text=None):
+    if records is None:
+        records, info = _fixture()
+    docs = cpp_check.documents(path, text if text is not None else SRC.read_text(), records, info)
+    return cpp_check.run_documents(docs)[0]
+
+
+def _mutate(records, pred, old, new, field="text"):
+    out = []
+    for r in records:
+        if pred(r):
+            assert old in getattr(r, field), (old, getattr(r, field))
+            r = Record(**{**r.__dict__, field: getattr(r, field).replace(old, new)})
+        out.append(r)
+    return out
+
+
+# ------------------------------------------------------------------------------------ launch and rewrite
+
+def test_cluster_launch_found_with_its_kernel_arguments():
+    found = cpp_capture.find_launches(SRC.read_text(), PATH)
+    assert len(found) == 1
+    la = found[0][0]
+    assert la.line == LAUNCH and la.kernel == "kernel_ptr" and la.value == "::cutlass::Status::kSuccess"
+    assert la.args == ("mA", "mB", "mC", "mD", "mma_tiler", "tiled_mma", "cluster_shape", "alpha", "beta")
+
+
+def test_rewrite_keeps_every_source_line_in_place():
+    text = SRC.read_text()
+    unit, _ = cpp_capture.rewrite(text, PATH, [ENTRY])
+    body = unit.split(f'#line 1 "{PATH}"\n', 1)[1].splitlines()
+    src = text.splitlines()
+    for n, line in enumerate(src, 1):
+        if not LAUNCH <= n <= LAUNCH + 3 and "int main(" not in line:
+            assert body[n - 1] == line, n
+    # the call is an expression (`cutlass::Status status = ...;` still compiles): a lambda returning success
+    assert body[LAUNCH - 1].startswith("  cutlass::Status status = [&]() {")
+    assert "return ::cutlass::Status::kSuccess; }()" in body[LAUNCH - 1]
+    assert "targ_t<2, SMEMStorage>" in body[LAUNCH - 1] and "targ_t<3, SMEMStorage>" in body[LAUNCH - 1]
+
+
+def test_storage_flow_follows_the_struct_methods_to_its_template_parameters():
+    text = SRC.read_text()
+    at = text.index("cutlass::launch_kernel_on_cluster(params")
+    flow = cpp_storage.storage_flow(text, "gemm_device", "kernel_ptr", at)
+    got = [(t.tensor, t.line, t.targ, t.type_text, t.struct, t.method, t.param, t.param_index) for t in flow.tensors]
+    assert got == [("tCsA", _line("Tensor tCsA = shared_storage.tensor_sA();"), 0, "SMEMStorage", "SharedStorage",
+                    "tensor_sA", "ASmemLayout", 2),
+                   ("tCsB", _line("Tensor tCsB = shared_storage.tensor_sB();"), 0, "SMEMStorage", "SharedStorage",
+                    "tensor_sB", "BSmemLayout", 3)]
+    frags = {(m, how, op, t) for m, how, op, t, _, _ in flow.fragments}
+    assert {(5, "make_fragment", "A", "tCsA"), (5, "make_fragment", "B", "tCsB"), (5, "make_fragment", "C", "tCgC"),
+            (5, "partition", "A", "gA")} <= frags
+    assert [(v, ln) for v, ln, _ in flow.tmem_copies] == [("tiled_t2r_copy", _line("make_tmem_copy(SM100_TMEM"))]
+
+
+# ---------------------------------------------------------------------------------------------- units
+
+def _swizzled(text, i):
+    """Independent evaluator of ``Sw<B,M,S> o _0 o L`` at index ``i``: CuTe's Swizzle on L's offset."""
+    m = re.fullmatch(r"Sw<(\d+),(\d+),(\d+)> o _0 o (.+)", text)
+    b, base, s = (int(m.group(k)) for k in (1, 2, 3))
+    x = ev(parse_plain(m.group(4)), i)
+    mask = ((1 << b) - 1) << (base + s)
+    return x ^ ((x & mask) >> s)
+
+
+def test_element_domain_of_the_umma_atom_matches_the_librarys_byte_formula():
+    """The printed ``Sw<3,4,3> o smem_ptr[16b](unset) o L`` acts on bytes: read in elements it is Sw<3,3,3>, and
+    each element of the tile lands where the library's SW128 K-major formula for 16-bit elements (the hardware's
+    byte pattern, ``(addr ^ (((addr >> 7) & 7) << 4)) // 2`` for the byte address ``addr``) puts it."""
+    records, _ = _fixture()
+    rec = [r for r in records if r.source == "SMEMStorage::ASmemLayout"][0]
+    assert rec.text.startswith("Sw<3,4,3> o smem_ptr[16b](unset) o ") and "smem_ptr_flag_bits<16>" in rec.type
+    text = element_layout(rec.text)
+    assert text == "Sw<3,3,3> o _0 o ((_128,_16),_1,_4):((_64,_1),_0,_16)"
+    spec, _ = catalog.resolve("GMMA::Layout_K_SW128_Atom<half_t>")  # UMMA's K_SW128 atom is GMMA's
+    formula = spec.data["offset"]
+    plain = parse_plain(text.split(" o ")[2])
+    n = size_of(plain)
+    assert n == 128 * 16 * 4
+    for i in range(n):
+        addr = 2 * ev(plain, i)
+        assert _swizzled(text, i) == eval(formula, {"addr": addr}), i  # noqa: S307 (library data)
+
+
+def test_element_layout_refuses_what_it_cannot_read():
+    assert element_layout("Sw<3,3,3> o _0 o (8,64):(64,1)") == "Sw<3,3,3> o _0 o (8,64):(64,1)"
+    for bad in ("Sw<3,4,3> o smem_ptr[12b](unset) o (8,64):(64,1)", "Sw<3,0,3> o smem_ptr[16b](unset) o (8,8):(8,1)",
+                "Sw<3,4,3> o smem_ptr[16b](0x10) o (8,64):(64,1)"):
+        with pytest.raises(CuteVerifyError):
+            element_layout(bad)
+
+
+# ------------------------------------------------------------------------------------------- documents
+
+def test_launch_every_argument_covered_and_proved():
+    rows = _rows()
+    claims = [r for r in rows if r["kind"] not in ("note", "unmapped")]
+    assert claims and all(r["status"] == "proved" for r in claims), [r for r in claims if r["status"] != "proved"]
+    assert {"agrees", "covers", "equal", "injective", "operand"} <= {r["kind"] for r in claims}
+    args = {int(m.group(1)) for r in rows for m in [re.search(r" argument (\d+) ", r.get("at") or "")] if m}
+    assert args == set(range(9))
+    assert all(r["at"].startswith(f"{PATH}:{LAUNCH}: ") for r in rows)
+    operand = sorted(r["at"] for r in claims if r["kind"] == "operand")
+    assert [a.split(": ", 1)[1].split(" (")[0] for a in operand] == \
+        ["kernel_ptr template argument 0 `SMEMStorage`: ASmemLayout", "kernel_ptr template argument 0 `SMEMStorage`: BSmemLayout"]
+    unknown = [r["claim"] for r in rows if r["kind"] == "unmapped"]
+    assert len(unknown) == 2 and "make_fragment_C" in unknown[0] + unknown[1] and "make_tmem_copy" in "".join(unknown)
+
+
+def _refuted(rows):
+    return {(r["kind"], r["at"].split(": ", 1)[1].split(" (")[0]) for r in rows if r["status"] == "refuted"}
+
+
+A_AT = "kernel_ptr template argument 0 `SMEMStorage`: ASmemLayout"
+B_AT = "kernel_ptr template argument 0 `SMEMStorage`: BSmemLayout"
+
+
+def test_unit_of_the_swizzle_is_load_bearing():
+    """Read as an element swizzle (the form CuTe prints for a layout swizzle), the SW128 atom's byte pattern is not
+    what the K-major descriptor reads: operand A is refuted, at its template argument, and nothing else."""
+    records, info = _fixture()
+    pred = lambda r: r.source == "SMEMStorage::ASmemLayout"  # noqa: E731
+    flag = "cute::smem_ptr_flag_bits<16>"
+    elem = _mutate(_mutate(records, pred, "smem_ptr[16b](unset)", "_0"), pred, flag, "cute::C<0>", field="type")
+    assert _refuted(_rows(elem, info)) == {("operand", A_AT)}
+    # a flag width that contradicts the MMA's f16 operand: an unknown at operand A, no verdict
+    wide = _mutate(_mutate(records, pred, "smem_ptr[16b]", "smem_ptr[32b]"), pred, flag, flag.replace("16", "32"),
+                   field="type")
+    rows = _rows(wide, info)
+    assert not _refuted(rows)
+    assert [r["at"] for r in rows if r["kind"] == "operand"] == \
+        [r["at"] for r in _rows() if r["kind"] == "operand" and B_AT in r["at"]]
+    assert [r for r in rows if r["kind"] == "unmapped" and "flagged for 32-bit" in r["reason"] and A_AT in r["at"]]
+    # a print and a type that disagree on the flag: the layout is unknown, nothing is claimed on it
+    rows = _rows(_mutate(records, pred, "smem_ptr[16b](unset)", "_0"), info)
+    assert not _refuted(rows) and not [r for r in rows if A_AT in (r["at"] or "") and r["kind"] != "unmapped"]
+
+
+def test_major_swapped_in_the_printed_type_is_refuted_at_the_operand():
+    records, info = _fixture()
+    rows = _rows(_mutate(records, lambda r: r.source == "tiled_mma", "float, 128, 256, cute::UMMA::Major::K,",
+                         "float, 128, 256, cute::UMMA::Major::MN,", field="type"), info)
+    assert _refuted(rows) == {("operand", A_AT)}
+
+
+# ------------------------------------------------------------------------------ the capture, end to end
+
+needs_gxx = pytest.mark.skipif(cpp_build.toolchain() is None,
+                               reason="g++, the CUTLASS headers or CUDA's headers (cuda_runtime_api.h) are missing")
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_capture_prints_what_the_fixture_holds_and_the_cli_reports_it(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)  # the wheel's source/ folder: PATH is the file relative to it
+    records, _, info = cpp_capture.capture(PATH, [ENTRY], defines=DEFINES)
+    fixture, finfo = _fixture()
+    assert [(r.at, r.index, r.source, r.type, r.text) for r in records] == \
+        [(r.at, r.index, r.source, r.type, r.text) for r in fixture]
+    assert info["entries"] == finfo["entries"]
+    out = tmp_path / "bw.yaml"
+    res = CliRunner().invoke(main, ["trace", "cpp", PATH, "--entry", ENTRY, "-D", DEFINES[0], "--manifest", str(out)])
+    assert res.exit_code == 3, res.output  # every claim proved; the TMEM accumulator and its copy unknown
+    assert "make_fragment_C" in res.output and "operand" in out.read_text()
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument():
+    """An edited copy lays A out by hand, rows 8 elements apart but 16 wide: an unswizzled K-major layout CuTe's
+    make_umma_desc accepts (its canonical INTERLEAVE form leaves both byte offsets free) whose rows overlap. The
+    injective claim of A's storage layout is refuted at template argument 0 `SMEMStorage` (ASmemLayout), every
+    refutation is there, and B's claims still prove. (A swapped major, by contrast, is CuTe's own static assertion
+    in make_umma_desc: the host build fails with it as its first error.)"""
+    text = SRC.read_text()
+    old = "auto sA_layout = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<TypeA>{}, mma_shape_A);"
+    assert text.count(old) == 1
+    new = ("auto sA_layout = make_layout(mma_shape_A, make_stride(make_stride(Int<8>{}, Int<1>{}), Int<0>{}, "
+           "Int<16>{}));")
+    mutant = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / "bw01_overlap.cu"
+    mutant.parent.mkdir(exist_ok=True)
+    mutant.write_text(text.replace(old, new))
+    records, _, info = cpp_capture.capture(str(mutant), [ENTRY], includes=[str(SRC.parent)], defines=DEFINES)
+    sa = [r for r in records if r.source == "SMEMStorage::ASmemLayout"]
+    assert [r.text for r in sa] == ["((_128,_16),_1,_4):((_8,_1),_0,_16)"]
+    lay = parse_plain(sa[0].text)  # the independent evaluator: two coordinates on one offset
+    offsets = [ev(lay, i) for i in range(size_of(lay))]
+    assert len(set(offsets)) < len(offsets)
+    rows = _rows(records, info, str(mutant), mutant.read_text())
+    refuted = _refuted(rows)
+    assert ("injective", A_AT) in refuted and all(at == A_AT for _, at in refuted)
+    assert all(r["status"] == "proved" for r in rows if B_AT in (r["at"] or "") and r["kind"] != "unmapped")
