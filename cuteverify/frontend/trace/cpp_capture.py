@@ -39,7 +39,7 @@ from pathlib import Path
 from ...errors import CaptureError
 from . import cpp_build
 from .cpp_flow import kernel_flow, resolve_kernel
-from .cpp_launch import call_launches
+from .cpp_launch import arch_guards, call_launches
 from . import cpp_storage
 from .cpp_text import blank, match_close, split_args
 
@@ -231,7 +231,10 @@ def rewrite(text: str, path: str, entries) -> tuple:
         last = e
     parts.append(text[last:])
     body = _MAIN.sub("int cuteverify_user_main(", "".join(parts))
-    cases = "\n".join(f"  case {i}: ::cuteverify_capture::call(&{ent}); break;" for i, ent in enumerate(entries))
+    # an entry is a function (called with value-initialised arguments) or a call expression `f(args...)`
+    cases = "\n".join(f"  case {i}: " + (f"{ent};" if ent.rstrip().endswith(")") else
+                                         f"::cuteverify_capture::call(&{ent});") + " break;"
+                       for i, ent in enumerate(entries))
     unit = PRELUDE + cpp_storage.PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
     return unit, [la for la, _, _ in found]
 
@@ -311,7 +314,11 @@ def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=1
                               includes=include_flags(path, includes, defines), timeout=timeout)
     info = {"compile_s": time.perf_counter() - t0, "cached": c.cached, "entries": {}}
     if c.returncode != 0:
-        raise CaptureError(first_error(c.stderr, path, text.count("\n") + 1, entries))
+        msg = first_error(c.stderr, path, text.count("\n") + 1, entries)
+        guards = [g for g in arch_guards(text) if not any(d.split("=")[0] == g for d in defines)]
+        if guards and "in the driver" in msg:  # the entry sits under a guard nvcc defines and g++ does not
+            msg += f"\n  {path} puts code under #if {', '.join(guards)}: define it with -D {guards[0]}=1"
+        raise CaptureError(msg)
     out = []
     for i, ent in enumerate(entries):
         p = subprocess.run([c.out, str(i)], capture_output=True, text=True, timeout=run_timeout, check=False)

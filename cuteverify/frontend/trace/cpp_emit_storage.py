@@ -31,6 +31,9 @@ from .mlir import Loc
 
 __all__ = ["element_layout", "emit_storage"]
 
+# Copy_Traits<SM90_TMA_LOAD, NumBits, AuxTmaParams<gmem basis, box layout const&, Swizzle const&>>
+_TMA_TYPE = re.compile(r"Copy_Traits<cute::(SM90_TMA_\w+), .*?AuxTmaParams<.*?, const cute::Layout<(.*?)>&, "
+                       r"const cute::(Swizzle<\d+, \d+, \d+>)&>")
 _DT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "s8": 8, "u8": 8, "e4m3": 8, "e5m2": 8, "f64": 64}
 _FLAGGED = re.compile(r"^Sw<(\d+),(\d+),(\d+)>\s*o\s*smem_ptr\[(\d+)b\]\(unset\)\s*o\s*(.+)$")
 _PLAIN = re.compile(r"^Sw<(\d+),(\d+),(\d+)>\s*o\s*_?0\s*o\s*(.+)$")
@@ -154,6 +157,18 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
             body["dtype"] = dt
         doc.claim({"operand": body}, loc, name=f"{stmt} ({la.path}:{line}): operand {letter} of "
                   f"{by[mma_i].source} reads {name} through its UMMA descriptors")
+    for atom_i, names, line, stmt in sflow.tma_writes:
+        r, p = by.get(atom_i), la.printed.get(atom_i)
+        if r is None or p is None or p.kind != "copy_atom":
+            continue
+        m = _TMA_TYPE.search(r.type)
+        what = (f"a TMA copy atom ({m.group(1)}, box {m.group(2)}, smem {m.group(3)})".replace("cute::", "")
+                if m else "a TMA copy atom")
+        doc.unknown(f"argument {r.index} `{r.source}`", la.loc(r),
+                    f"{what} the host builds with make_tma_atom and the kernel writes {', '.join(names) or 'smem'} "
+                    f"with ({la.path}:{line}: {stmt}): its tma claim needs the gmem tensor it was made from, a host "
+                    "local the capture does not print")
+        la.used.add(atom_i)
     for var, line, stmt in sflow.tmem_copies:
         doc.unknown(stmt, Loc(la.path, launch_line, None, f"{sflow.kernel} body, {la.path}:{line}"),
                     "a copy the kernel body builds from a tensor-memory tensor (make_tmem_copy): the host capture "

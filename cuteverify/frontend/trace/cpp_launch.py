@@ -20,7 +20,7 @@ import re
 from ...errors import CaptureError
 from .cpp_text import blank, match_close, split_args
 
-__all__ = ["call_launches", "CALL_FORMS", "kernel_expr"]
+__all__ = ["call_launches", "CALL_FORMS", "kernel_expr", "arch_guards"]
 
 #: name -> (index of the kernel among the call's arguments, the value the call returns on success)
 CALL_FORMS = {"launch_kernel_on_cluster": (1, "::cutlass::Status::kSuccess"),
@@ -63,4 +63,19 @@ def call_launches(text: str, path: str, launch_cls) -> list:
             raise CaptureError(f"{path}:{line}: {m.group(2)} without a kernel argument: trace cpp cannot read it")
         texts = [" ".join(text[a:b].split()) for a, b in spans]
         out.append((launch_cls(line, kernel_expr(texts[k]), tuple(texts[k + 1:]), value), m.start(), e))
+    return out
+
+
+_GUARD = re.compile(r"^\s*#\s*if\s+(?:defined\s*\(\s*(CUTLASS_ARCH_\w+_SUPPORTED)\s*\)|(CUTLASS_ARCH_\w+_SUPPORTED)\b)", re.M)
+
+
+def arch_guards(text: str) -> list:
+    """The ``CUTLASS_ARCH_..._SUPPORTED`` macros the source's ``#if`` lines test, in order, once each: nvcc (12.8+
+    for SM100) defines them from its own version, g++ does not, so code under them is absent from a host-only
+    build unless the user defines them (``-D CUTLASS_ARCH_MMA_SM100_SUPPORTED=1``)."""
+    out = []
+    for m in _GUARD.finditer(text):
+        name = m.group(1) or m.group(2)
+        if name not in out:
+            out.append(name)
     return out

@@ -45,6 +45,7 @@ _ID = r"[A-Za-z_]\w*"
 _STORAGE_VAR = re.compile(rf"({_ID})\s*&\s*({_ID})\s*=\s*\*\s*reinterpret_cast\s*<\s*({_ID})\s*\*\s*>\s*\(")
 _SLICE = re.compile(rf"(?:ThrMMA|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _FRAG = re.compile(rf"({_ID})\s*\.\s*(make_fragment|partition)_(A|B|C)\s*\(\s*({_ID})\s*\)")
+_TMA_PART = re.compile(rf"\btma_partition\s*\(\s*({_ID})\s*,")
 _TMEM_COPY = re.compile(rf"(?:TiledCopy|auto)\s+({_ID})\s*=\s*make_tmem_copy\s*\(")
 _METHOD = re.compile(rf"({_ID})\s*\(\s*\)\s*(?:const\s*)?\{{\s*return\s+make_tensor\s*\(\s*make_smem_ptr\s*\("
                      rf"[^;]*?\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
@@ -76,12 +77,14 @@ class StorageTensor:
 class StorageFlow:
     """What :func:`storage_flow` read: ``tensors`` (:class:`StorageTensor`), ``fragments`` (tiled MMA parameter
     index, ``make_fragment`` / ``partition``, operand letter, tensor variable, line, statement) and
-    ``tmem_copies`` (variable, line, statement)."""
+    ``tmem_copies`` (variable, line, statement) and ``tma_writes`` (TMA atom parameter index, smem tensor
+    variables among ``tma_partition``'s arguments, line, statement)."""
 
     kernel: str
     tensors: list = field(default_factory=list)
     fragments: list = field(default_factory=list)
     tmem_copies: list = field(default_factory=list)
+    tma_writes: list = field(default_factory=list)
 
 
 def _last_ident(p: str) -> str | None:
@@ -196,6 +199,12 @@ def _read(s, text, start, end, tparams, params, targs, before, flow: StorageFlow
         if m.group(1) in slices:
             flow.fragments.append((slices[m.group(1)], m.group(2), m.group(3), m.group(4), line(m.start()),
                                    _stmt(text, start + m.start())))
+    for m in _TMA_PART.finditer(body):
+        close = match_close(body, body.index("(", m.start()), "(", ")")
+        if m.group(1) in index and close > 0:
+            args = body[m.start():close]
+            names = [t for t in tensors if re.search(rf"\b{t}\b", args)]
+            flow.tma_writes.append((index[m.group(1)], names, line(m.start()), _stmt(text, start + m.start())))
     for m in _TMEM_COPY.finditer(body):
         flow.tmem_copies.append((m.group(1), line(m.start()), _stmt(text, start + m.start())))
 

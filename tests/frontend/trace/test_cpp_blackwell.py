@@ -24,6 +24,7 @@ from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_storage
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_emit_storage import element_layout
+from cuteverify.frontend.trace.cpp_launch import arch_guards
 from cuteverify.hardware.library import catalog
 from tests.oracles.strategies import ev, parse_plain, size_of
 
@@ -247,3 +248,62 @@ def test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument():
     refuted = _refuted(rows)
     assert ("injective", A_AT) in refuted and all(at == A_AT for _, at in refuted)
     assert all(r["status"] == "proved" for r in rows if B_AT in (r["at"] or "") and r["kind"] != "unmapped")
+
+
+# ------------------------------------------------------------------ 02_mma_tma_sm100.cu: TMA loads into the same smem
+
+SRC02 = SRC.parent / "02_mma_tma_sm100.cu"
+PATH02 = "examples/cute/tutorial/blackwell/02_mma_tma_sm100.cu"
+
+
+def _lay(m, n):
+    return f"cute::make_layout(cute::make_shape({m}, {n}), cute::make_stride({n}, cute::Int<1>{{}}))"
+
+
+# make_tma_atom asserts on an empty gmem tensor: the entry is a call with the tutorial's default problem sizes
+ENTRY02 = ("gemm_host_f16xf16_f32_f32_tnt((cute::half_t const*)nullptr, " + _lay(512, 256) + ", (cute::half_t const*)"
+           "nullptr, " + _lay(1024, 256) + ", (float const*)nullptr, " + _lay(512, 1024) + ", (float*)nullptr, "
+           + _lay(512, 1024) + ", 1.0f, 0.0f)")
+
+
+def _fixture02():
+    data = json.loads((HERE / "blackwell_02_mma_tma_sm100.records.json").read_text())
+    return [Record(**r) for r in data["records"]], data["info"]
+
+
+@pytest.mark.skipif(not SRC02.is_file(), reason="the wheel has no 02_mma_tma_sm100.cu")
+def test_tma_tutorial_every_argument_covered_tma_atoms_unknown_with_their_relation():
+    records, info = _fixture02()
+    rows = _rows(records, info, PATH02, SRC02.read_text())
+    claims = [r for r in rows if r["kind"] not in ("note", "unmapped")]
+    assert claims and all(r["status"] == "proved" for r in claims)
+    assert sorted(r["kind"] for r in claims if r["kind"] in ("operand", "injective")) == ["injective"] * 2 + ["operand"] * 2
+    args = {int(m.group(1)) for r in rows for m in [re.search(r" argument (\d+) ", r.get("at") or "")] if m}
+    assert args == set(range(11))
+    tma = {r["at"].split("`")[1]: r["reason"] for r in rows if r["kind"] == "unmapped" and "TMA copy atom" in r["reason"]}
+    line = [i + 1 for i, ln in enumerate(SRC02.read_text().splitlines()) if "auto [tAgA, tAsA] = tma_partition" in ln]
+    assert set(tma) == {"tma_atom_A", "tma_atom_B"}
+    assert "SM90_TMA_LOAD" in tma["tma_atom_A"] and "Swizzle<3, 4, 3>" in tma["tma_atom_A"]
+    assert f"writes tCsA with ({PATH02}:{line[0]}:" in tma["tma_atom_A"]
+
+
+@pytest.mark.differential
+@needs_gxx
+@pytest.mark.skipif(not SRC02.is_file(), reason="the wheel has no 02_mma_tma_sm100.cu")
+def test_tma_tutorial_capture_prints_what_the_fixture_holds(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    records, _, info = cpp_capture.capture(PATH02, [ENTRY02], defines=DEFINES)
+    fixture, finfo = _fixture02()
+    assert [(r.at, r.index, r.source, r.type, r.text) for r in records] == \
+        [(r.at, r.index, r.source, r.type, r.text) for r in fixture]
+    assert info["entries"] == finfo["entries"]
+
+
+def test_an_entry_written_as_a_call_is_called_as_written():
+    unit, _ = cpp_capture.rewrite(SRC.read_text(), PATH, [ENTRY, ENTRY02])
+    assert f"case 0: ::cuteverify_capture::call(&{ENTRY}); break;" in unit
+    assert f"case 1: {ENTRY02}; break;" in unit
+
+
+def test_arch_guards_named_for_the_build_error_hint():
+    assert arch_guards(SRC.read_text()) == ["CUTLASS_ARCH_MMA_SM100_SUPPORTED"]
