@@ -307,3 +307,12 @@ def test_an_entry_written_as_a_call_is_called_as_written():
 
 def test_arch_guards_named_for_the_build_error_hint():
     assert arch_guards(SRC.read_text()) == ["CUTLASS_ARCH_MMA_SM100_SUPPORTED"]
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_cli_without_the_arch_define_names_it(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    res = CliRunner().invoke(main, ["trace", "cpp", PATH, "--entry", ENTRY])
+    assert res.exit_code == 2, res.output
+    assert "define it with -D CUTLASS_ARCH_MMA_SM100_SUPPORTED=1" in res.output
