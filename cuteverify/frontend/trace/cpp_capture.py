@@ -224,8 +224,9 @@ def rewrite(text: str, path: str, entries) -> tuple:
         sflow = cpp_storage.storage_flow(text, resolve_kernel(bl, la.kernel, a), la.kernel, a)
         call += cpp_storage.capture_calls(sflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
         call += "}"
-        if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value
-            call = f"[&]() {call[:-1]} return {la.value}; }}()"
+        if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value,
+            # parenthesised so that a macro argument (CUTE_CHECK_ERROR(cudaLaunchKernelEx(...))) stays one argument
+            call = f"([&]() {call[:-1]} return {la.value}; }}())"
         call += "\n" * text.count("\n", a, e)
         parts.append(call)
         last = e

@@ -27,21 +27,21 @@ CALL_FORMS = {"launch_kernel_on_cluster": (1, "::cutlass::Status::kSuccess"),
               "cudaLaunchKernelEx": (1, "cudaSuccess")}
 _CALL = re.compile(r"(?<![\w.>])((?:::)?(?:cutlass::)?(" + "|".join(CALL_FORMS) + r"))\s*\(")
 _CAST = re.compile(r"^\s*(?:\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)|reinterpret_cast\s*<[^<>]*>)\s*")
-_DECL = re.compile(r"(?:\b(?:Status|cudaError_t|auto|void|CUTLASS_HOST|template|inline|static)\s*|[<,]\s*)$")
+_DECL = re.compile(r"\b(?:Status|cudaError_t|auto|void|CUTLASS_HOST|template|inline|static)\s*$")
 
 
 def kernel_expr(text: str) -> str:
     """The kernel of a launch call's kernel argument: casts to ``void const*`` and parentheses dropped."""
-    t = " ".join(text.split())
-    while True:
+    t, last = " ".join(text.split()), None
+    while t != last:  # casts and enclosing parentheses, in any nesting
+        last = t
         m = _CAST.match(t)
-        if m is None:
-            break
-        t = t[m.end():].strip()
-    while t.startswith("(") and t.endswith(")"):
-        t = t[1:-1].strip()
-    if t.startswith("reinterpret_cast") and "(" in t and t.endswith(")"):
-        t = t[t.index("(") + 1:-1].strip()
+        if m is not None:
+            t = t[m.end():].strip()
+        if t.startswith("(") and match_close(t, 0, "(", ")") == len(t):
+            t = t[1:-1].strip()
+        if t.startswith("reinterpret_cast") and "(" in t and t.endswith(")"):
+            t = t[t.index("(") + 1:-1].strip()
     return t.lstrip("&").strip()
 
 

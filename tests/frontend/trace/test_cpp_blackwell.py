@@ -90,8 +90,8 @@ def test_rewrite_keeps_every_source_line_in_place():
         if not LAUNCH <= n <= LAUNCH + 3 and "int main(" not in line:
             assert body[n - 1] == line, n
     # the call is an expression (`cutlass::Status status = ...;` still compiles): a lambda returning success
-    assert body[LAUNCH - 1].startswith("  cutlass::Status status = [&]() {")
-    assert "return ::cutlass::Status::kSuccess; }()" in body[LAUNCH - 1]
+    assert body[LAUNCH - 1].startswith("  cutlass::Status status = ([&]() {")
+    assert body[LAUNCH - 1].endswith("return ::cutlass::Status::kSuccess; }())")
     assert "targ_t<2, SMEMStorage>" in body[LAUNCH - 1] and "targ_t<3, SMEMStorage>" in body[LAUNCH - 1]
 
 
@@ -316,3 +316,23 @@ def test_cli_without_the_arch_define_names_it(monkeypatch):
     res = CliRunner().invoke(main, ["trace", "cpp", PATH, "--entry", ENTRY])
     assert res.exit_code == 2, res.output
     assert "define it with -D CUTLASS_ARCH_MMA_SM100_SUPPORTED=1" in res.output
+
+
+def test_call_launch_forms_and_what_is_no_launch():
+    from cuteverify.frontend.trace.cpp_launch import call_launches, kernel_expr
+    text = ("template<class... Args> cutlass::Status launch_kernel_on_cluster(Params const& p, void const* k,\n"
+            "  Args&&... args);\n"
+            "void host() {\n"
+            "  auto s = cutlass::launch_kernel_on_cluster(params, (void const*) kptr,\n"
+            "                                             a, Layout<Shape<_2,_3>>{}, b);\n"
+            "  // cudaLaunchKernelEx(&cfg, commented, x);\n"
+            "  cudaError_t e = cudaLaunchKernelEx(&cfg, &kern<T, 4>, x);\n"
+            "  obj.launch_kernel_on_cluster(p, k, y);\n"
+            "}\n")
+    found = call_launches(text, "t.cu", cpp_capture.Launch)
+    assert [(la.line, la.kernel, la.args, la.value) for la, _, _ in found] == [
+        (4, "kptr", ("a", "Layout<Shape<_2,_3>>{}", "b"), "::cutlass::Status::kSuccess"),
+        (7, "kern<T, 4>", ("x",), "cudaSuccess")]
+    a, e = found[0][1], found[0][2]
+    assert text[a:e].startswith("cutlass::launch_kernel_on_cluster(") and text[a:e].endswith("b)")
+    assert kernel_expr("reinterpret_cast<void const*>(&k)") == "k" and kernel_expr("( (void*) kp )") == "kp"
