@@ -40,7 +40,7 @@ from ...errors import CaptureError
 from . import cpp_build
 from .cpp_flow import kernel_flow, resolve_kernel
 from .cpp_launch import arch_guards, call_launches
-from . import cpp_storage
+from . import cpp_host_tma, cpp_storage
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -223,6 +223,7 @@ def rewrite(text: str, path: str, entries) -> tuple:
                          f"{_cstr(var)}, ::cute::make_tiled_copy_{letter}({exprs[atom_i]}, {exprs[mma_i]})); ")
         sflow = cpp_storage.storage_flow(text, resolve_kernel(bl, la.kernel, a), la.kernel, a)
         call += cpp_storage.capture_calls(sflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
+        call += cpp_host_tma.capture_calls(text, la.args, a, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
         call += "}"
         if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value,
             # parenthesised so that a macro argument (CUTE_CHECK_ERROR(cudaLaunchKernelEx(...))) stays one argument

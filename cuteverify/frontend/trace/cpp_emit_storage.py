@@ -25,7 +25,8 @@ import re
 
 from ...errors import CuteVerifyError
 from ...hardware.library import catalog
-from .cpp_read import dtype_name, template_args
+from .cpp_host_tma import PARTS
+from .cpp_read import dtype_name, is_dynamic, template_args
 from .cpp_storage import STORAGE, StorageFlow
 from .mlir import Loc
 
@@ -161,14 +162,16 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
         r, p = by.get(atom_i), la.printed.get(atom_i)
         if r is None or p is None or p.kind != "copy_atom":
             continue
+        la.used.add(atom_i)
+        why = _host_tma(la, r, [lay_of[n][0] for n in names if lay_of.get(n)], recs_by_source)
+        if why is None:
+            continue
         m = _TMA_TYPE.search(r.type)
         what = (f"a TMA copy atom ({m.group(1)}, box {m.group(2)}, smem {m.group(3)})".replace("cute::", "")
                 if m else "a TMA copy atom")
         doc.unknown(f"argument {r.index} `{r.source}`", la.loc(r),
                     f"{what} the host builds with make_tma_atom and the kernel writes {', '.join(names) or 'smem'} "
-                    f"with ({la.path}:{line}: {stmt}): its tma claim needs the gmem tensor it was made from, a host "
-                    "local the capture does not print")
-        la.used.add(atom_i)
+                    f"with ({la.path}:{line}: {stmt}): {why}")
     for var, line, stmt in sflow.tmem_copies:
         doc.unknown(stmt, Loc(la.path, launch_line, None, f"{sflow.kernel} body, {la.path}:{line}"),
                     "a copy the kernel body builds from a tensor-memory tensor (make_tmem_copy): the host capture "
@@ -176,4 +179,54 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
 
 
 def st_line(rec, launch_line) -> int:
+    """The launch line of a record, ``launch_line`` without one."""
     return int(rec.at.rsplit(":", 1)[1]) if rec is not None else launch_line
+
+
+def _host_tma(la, r, written: list, recs_by_source: dict) -> str | None:
+    """The ``tma`` claim of the TMA atom argument ``r`` from the host call that made it (:mod:`.cpp_host_tma`'s
+    records), and ``equal`` of the smem layout it was made for with each storage layout entry in ``written`` (the
+    smem tensors the kernel's ``tma_partition`` writes with it); None when claimed, else why not."""
+    got = {part: next((x for s, x in recs_by_source.items() if s.startswith(f"{r.source}: {part} = ")), None)
+           for part in PARTS}
+    if any(x is None for x in got.values()):
+        return ("its tma claim needs the operands of the host call that made it (make_tma_atom(op, gmem, smem, "
+                "cta_tiler) in scope at the launch), which the capture did not print")
+    g, sm, tl = got["gmem"], got["smem"], got["cta_tiler"]
+    gm = re.fullmatch(r"gmem_ptr\[\d+b\]\([^()]*(?:\([^()]*\))?[^()]*\) o (.+)", " ".join(g.text.split()))
+    args = template_args(r.type, "Copy_Atom")
+    dt = dtype_name(args[1]) if args and len(args) == 2 else None
+    if gm is None or dt is None:
+        return f"its gmem operand `{g.source}` is no gmem tensor of a mapped element type: {g.text[:60]}"
+    if is_dynamic(tl.text) or not re.fullmatch(r"\(_\d+(?:,_\d+)*\)", tl.text.strip()):
+        return f"its CTA tiler `{tl.source}` = {tl.text} is no static shape"
+    try:
+        smem = element_layout(sm.text)
+    except CuteVerifyError as e:
+        return f"its smem layout: {e}"
+    if _flag_bits(sm.text) != _flag_bits(sm.type):
+        return "its smem layout's printed flag and C++ type disagree on the element width"
+    ext = [int(x) for x in re.findall(r"\d+", tl.text)]
+    strides, acc = [], 1
+    for e in ext:
+        strides.append(acc)
+        acc *= e
+    tiler = f"({','.join(map(str, ext))})"
+    doc, loc = la.doc, la.loc(r)
+    gname = la.doc.layout(f"{r.source}_gmem", _strip_static(gm.group(1)), loc)
+    s0 = doc.layout(f"{r.source}_smem", smem, loc)
+    # make_tma_atom reads the smem layout by the 1-D index of the CTA tile (column-major over the tiler):
+    # its composition with that tile's layout is the smem tile TMA writes, coordinate by coordinate
+    s = doc.layout(f"{r.source}_smem_tile", f"composition({s0}, {tiler}:({','.join(map(str, strides))}))", loc)
+    at = "" if not is_dynamic(gm.group(1)) else f" at the gmem size the entry passes ({_strip_static(gm.group(1))})"
+    doc.claim({"tma": {"dtype": dt, "gmem": gname, "smem": s, "cta_tiler": tiler, "arch": "sm_100"}}, loc,
+              name=f"{r.source} = make_tma_atom({g.source.split(' = ', 1)[1]}, {sm.source.split(' = ', 1)[1]}, "
+                   f"{tl.source.split(' = ', 1)[1]}) builds an accepted TMA descriptor{at}")
+    for w in written:
+        doc.claim({"equal": [s0, w]}, loc, name=f"the smem layout {r.source} was made for is the one the kernel "
+                  "writes with it (tma_partition)")
+    return None
+
+
+def _strip_static(text: str) -> str:
+    return re.sub(r"(?<![\w])_(\d+)", r"\1", text)

@@ -20,7 +20,7 @@ import re
 from ...errors import CaptureError
 from .cpp_text import blank, match_close, split_args
 
-__all__ = ["call_launches", "CALL_FORMS", "kernel_expr", "arch_guards"]
+__all__ = ["call_launches", "CALL_FORMS", "kernel_expr", "arch_guards", "strip_comments"]
 
 #: name -> (index of the kernel among the call's arguments, the value the call returns on success)
 CALL_FORMS = {"launch_kernel_on_cluster": (1, "::cutlass::Status::kSuccess"),
@@ -28,6 +28,30 @@ CALL_FORMS = {"launch_kernel_on_cluster": (1, "::cutlass::Status::kSuccess"),
 _CALL = re.compile(r"(?<![\w.>])((?:::)?(?:cutlass::)?(" + "|".join(CALL_FORMS) + r"))\s*\(")
 _CAST = re.compile(r"^\s*(?:\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)|reinterpret_cast\s*<[^<>]*>)\s*")
 _DECL = re.compile(r"\b(?:Status|cudaError_t|auto|void|CUTLASS_HOST|template|inline|static)\s*$")
+
+
+def strip_comments(text: str, s: str | None = None) -> str:
+    """``text`` with its comments replaced by spaces (string and character literals kept): an argument's text that
+    the capture writes back as an expression on one line must hold no ``//``. ``s``: ``blank(text)`` if known."""
+    s = blank(text) if s is None else s
+    out, i, n = list(text), 0, len(text)
+    while i < n:
+        # a comment is blanked from its opening; a literal's characters are blanked too, but never open a comment
+        if s[i] != text[i] and text.startswith(("//", "/*"), i):
+            j = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2) + 2
+            j = n if j < 2 else j  # an unclosed comment runs to the end (find gave -1, or -1 + 2)
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+        elif s[i] != text[i] and text[i] in "\"'":  # a literal: skipped whole, as blank() reads it
+            j = i + 1
+            while j < n and text[j] != text[i] and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
 
 
 def kernel_expr(text: str) -> str:
@@ -61,7 +85,8 @@ def call_launches(text: str, path: str, launch_cls) -> list:
         k, value = CALL_FORMS[m.group(2)]
         if len(spans) <= k:
             raise CaptureError(f"{path}:{line}: {m.group(2)} without a kernel argument: trace cpp cannot read it")
-        texts = [" ".join(text[a:b].split()) for a, b in spans]
+        plain = strip_comments(text, s)
+        texts = [" ".join(plain[a:b].split()) for a, b in spans]
         out.append((launch_cls(line, kernel_expr(texts[k]), tuple(texts[k + 1:]), value), m.start(), e))
     return out
 

@@ -272,19 +272,40 @@ def _fixture02():
 
 
 @pytest.mark.skipif(not SRC02.is_file(), reason="the wheel has no 02_mma_tma_sm100.cu")
-def test_tma_tutorial_every_argument_covered_tma_atoms_unknown_with_their_relation():
+def test_tma_tutorial_every_argument_covered_and_its_tma_atoms_checked():
+    """The TMA atoms are checked through the host call that made them (``make_tma_atom(SM90_TMA_LOAD{}, mA,
+    sA_layout, select<0,2>(mma_tiler))``: its operands printed at the launch): ``tma`` of that gmem tensor (at the
+    entry's problem size), smem tile and CTA tiler, and ``equal`` of the smem layout it was made for with the
+    storage layout the kernel's ``tma_partition`` writes."""
     records, info = _fixture02()
+    assert [(r.index, r.source, r.text) for r in records if r.index >= 3000][:3] == [
+        (3000, "tma_atom_A: gmem = mA", "gmem_ptr[16b]((nil)) o (512,256):(256,_1)"),
+        (3001, "tma_atom_A: smem = sA_layout", "Sw<3,4,3> o smem_ptr[16b](unset) o ((_128,_16),_1,_4):((_64,_1),_0,_16)"),
+        (3002, "tma_atom_A: cta_tiler = select<0,2>(mma_tiler)", "(_128,_64)")]
     rows = _rows(records, info, PATH02, SRC02.read_text())
     claims = [r for r in rows if r["kind"] not in ("note", "unmapped")]
     assert claims and all(r["status"] == "proved" for r in claims)
-    assert sorted(r["kind"] for r in claims if r["kind"] in ("operand", "injective")) == ["injective"] * 2 + ["operand"] * 2
+    count = lambda kind: sum(r["kind"] == kind for r in claims)  # noqa: E731
+    assert (count("operand"), count("injective"), count("tma")) == (2, 2, 2)
     args = {int(m.group(1)) for r in rows for m in [re.search(r" argument (\d+) ", r.get("at") or "")] if m}
     assert args == set(range(11))
-    tma = {r["at"].split("`")[1]: r["reason"] for r in rows if r["kind"] == "unmapped" and "TMA copy atom" in r["reason"]}
-    line = [i + 1 for i, ln in enumerate(SRC02.read_text().splitlines()) if "auto [tAgA, tAsA] = tma_partition" in ln]
-    assert set(tma) == {"tma_atom_A", "tma_atom_B"}
-    assert "SM90_TMA_LOAD" in tma["tma_atom_A"] and "Swizzle<3, 4, 3>" in tma["tma_atom_A"]
-    assert f"writes tCsA with ({PATH02}:{line[0]}:" in tma["tma_atom_A"]
+    tma = {r["at"].split("`")[1] for r in claims if r["kind"] == "tma"}
+    assert tma == {"tma_atom_A", "tma_atom_B"}
+    written = [r for r in claims if r["kind"] == "equal" and "tma_partition" in r["claim"]]
+    assert sorted(r["at"].split("`")[1] for r in written) == ["tma_atom_A", "tma_atom_B"]
+    assert not [r for r in rows if r["kind"] == "unmapped" and "TMA" in r["reason"]]
+
+
+@pytest.mark.skipif(not SRC02.is_file(), reason="the wheel has no 02_mma_tma_sm100.cu")
+def test_tma_made_for_another_swizzle_is_refuted_at_its_atom():
+    """A TMA atom made for a 64-byte swizzle while the kernel's storage (what the MMA reads) is SW128: the
+    smem-layout agreement is refuted at `tma_atom_A`, and so is the descriptor (a 128-byte inner box does not fit a
+    64-byte swizzle span); nothing at any other argument."""
+    records, info = _fixture02()
+    rows = _rows(_mutate(records, lambda r: r.source == "tma_atom_A: smem = sA_layout", "Sw<3,4,3>", "Sw<2,4,3>"),
+                 info, PATH02, SRC02.read_text())
+    refuted = {(r["kind"], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"}
+    assert ("equal", "tma_atom_A") in refuted and {at for _, at in refuted} == {"tma_atom_A"}
 
 
 @pytest.mark.differential
