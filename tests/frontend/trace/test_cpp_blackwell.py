@@ -357,3 +357,24 @@ def test_call_launch_forms_and_what_is_no_launch():
     a, e = found[0][1], found[0][2]
     assert text[a:e].startswith("cutlass::launch_kernel_on_cluster(") and text[a:e].endswith("b)")
     assert kernel_expr("reinterpret_cast<void const*>(&k)") == "k" and kernel_expr("( (void*) kp )") == "kp"
+
+
+@pytest.mark.differential
+@needs_gxx
+@pytest.mark.skipif(not SRC02.is_file(), reason="the wheel has no 02_mma_tma_sm100.cu")
+def test_mutant_tma_made_for_a_sw64_layout_is_refuted_at_its_atom():
+    """An edited copy makes tma_atom_A for the SW64 K-major tiling of A's tile while the kernel's storage (which
+    the MMA's descriptors read, and tma_partition writes) stays SW128: the TMA writes another layout than the one
+    the MMA reads. Refuted at `tma_atom_A` (the smem-layout agreement), nothing at any other argument."""
+    text = SRC02.read_text()
+    old = "    sA_layout,              // Destination SMEM layout"
+    assert text.count(old) == 1
+    mutant = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / "bw02_tma_sw64.cu"
+    mutant.parent.mkdir(exist_ok=True)
+    mutant.write_text(text.replace(old, "    UMMA::tile_to_mma_shape(UMMA::Layout_K_SW64_Atom<TypeA>{}, mma_shape_A),"))
+    records, _, info = cpp_capture.capture(str(mutant), [ENTRY02], includes=[str(SRC.parent)], defines=DEFINES)
+    smem = [r.text for r in records if r.source.startswith("tma_atom_A: smem = ")]
+    assert len(smem) == 1 and smem[0].startswith("Sw<2,4,3> o smem_ptr[16b](unset) o ")
+    rows = _rows(records, info, str(mutant), mutant.read_text())
+    refuted = {(r["kind"], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"}
+    assert ("equal", "tma_atom_A") in refuted and {at for _, at in refuted} == {"tma_atom_A"}
