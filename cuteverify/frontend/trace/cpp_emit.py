@@ -200,8 +200,8 @@ class _Launch:
         self.used.add(r.index)
 
     def value(self, r, p: Printed):
-        why = ("a runtime value (the capture calls the entry with value-initialised arguments, so it is a "
-               "placeholder)" if p.dynamic or p.kind in ("value",) else "a static shape / tiler: the kernel's "
+        why = ("a runtime value (the capture calls the entry with value-initialised arguments, or those its call "
+               "expression passes, so it is a placeholder)" if p.dynamic or p.kind in ("value",) else "a static shape / tiler: the kernel's "
                "static assertions check it at compile time")
         if p.kind == "pointer":
             why = "a pointer: the capture sees no memory"
