@@ -190,8 +190,9 @@ def _host_tma(la, r, written: list, recs_by_source: dict) -> str | None:
     got = {part: next((x for s, x in recs_by_source.items() if s.startswith(f"{r.source}: {part} = ")), None)
            for part in PARTS}
     if any(x is None for x in got.values()):
-        return ("its tma claim needs the operands of the host call that made it (make_tma_atom(op, gmem, smem, "
-                "cta_tiler) in scope at the launch), which the capture did not print")
+        return ("its tma claim needs the host call that made it, make_tma_atom(SM90_TMA_LOAD{} or STORE, gmem, smem, "
+                "cta_tiler) with its operands in scope at the launch; the capture found none (a multicast or 2-SM "
+                "atom is not mapped)")
     g, sm, tl = got["gmem"], got["smem"], got["cta_tiler"]
     gm = re.fullmatch(r"gmem_ptr\[\d+b\]\([^()]*(?:\([^()]*\))?[^()]*\) o (.+)", " ".join(g.text.split()))
     args = template_args(r.type, "Copy_Atom")

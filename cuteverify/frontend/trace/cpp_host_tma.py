@@ -7,7 +7,8 @@ made it, ``Copy_Atom tma_atom_A = make_tma_atom(SM90_TMA_LOAD{}, mA, sA_layout, 
 statement for each launch argument that names a variable, and :func:`capture_calls` prints its three operands at
 the launch (records ``HOST_TMA + 3 k + {0, 1, 2}``, source texts ``ATOM: gmem|smem|cta_tiler = TEXT``).
 
-Admissibility: the statement is the last ``NAME = make_tma_atom(...)`` / ``make_tma_copy(...)`` before the launch
+Admissibility: a plain ``SM90_TMA_LOAD{}`` / ``SM90_TMA_STORE{}`` with four operands (a multicast or 2-SM atom's
+descriptor depends on the cluster: not related); the statement is the last ``NAME = make_tma_atom(...)`` / ``make_tma_copy(...)`` before the launch
 whose operands are still in scope at the launch (no block closes between the two: the capture must compile);
 otherwise the atom is not related (the caller reports it unknown). Post-condition: each listed operand is the
 text of the host call that built the atom.
@@ -23,6 +24,7 @@ from .cpp_text import blank, match_close, split_args
 __all__ = ["HostTma", "host_tma", "capture_calls", "HOST_TMA", "PARTS"]
 
 HOST_TMA = 3000
+_PLAIN_OPS = ("SM90_TMA_LOAD{}", "SM90_TMA_STORE{}", "SM90_TMA_LOAD()", "SM90_TMA_STORE()")
 PARTS = ("gmem", "smem", "cta_tiler")
 
 
@@ -74,8 +76,8 @@ def host_tma(text: str, args, launch_offset: int) -> list:
             continue
         plain = strip_comments(text, s)
         ops = [" ".join(plain[x:y].split()) for x, y in split_args(s, found.end(), close - 1)]
-        if len(ops) < 4:
-            continue
+        if len(ops) != 4 or re.sub(r"^(?:cute::)?", "", ops[0]) not in _PLAIN_OPS:
+            continue  # a multicast / 2-SM atom: its descriptor depends on the cluster, which the tma claim lacks
         out.append(HostTma(i, a, ops[0], ops[1], ops[2], ops[3], s.count("\n", 0, found.start()) + 1))
     return out
 
