@@ -42,7 +42,9 @@ def manifest_text(docs) -> str:
 @click.argument("source", type=click.Path(exists=True, dir_okay=False))
 @click.option("--entry", "entries", multiple=True, metavar="NAME",
               help="A host function to run, every template argument given (`gemm_tn<cute::half_t, "
-                   "cute::half_t>`); it is called with value-initialised arguments. Repeatable.")
+                   "cute::half_t>`); it is called with value-initialised arguments. Or a call expression "
+                   "`f(args...)`, run as written (real problem sizes for a host that asserts on empty ones). "
+                   "Repeatable.")
 @click.option("-I", "includes", multiple=True, metavar="DIR", help="An include directory. Repeatable.")
 @click.option("-D", "defines", multiple=True, metavar="X[=V]", help="A preprocessor definition. Repeatable.")
 @click.option("--manifest", "manifest", type=click.Path(dir_okay=False, writable=True),

@@ -21,6 +21,7 @@ base ``M`` below ``log2(bytes)``, is refused (unknown), never guessed.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from ...errors import CuteVerifyError
@@ -208,6 +209,10 @@ def _host_tma(la, r, written: list, recs_by_source: dict) -> str | None:
     if _flag_bits(sm.text) != _flag_bits(sm.type):
         return "its smem layout's printed flag and C++ type disagree on the element width"
     ext = [int(x) for x in re.findall(r"\d+", tl.text)]
+    shape = smem.rsplit(" o ", 1)[-1].split(":", 1)[0]
+    if math.prod(int(x) for x in re.findall(r"\d+", shape)) != math.prod(ext):
+        # the 1-D reading below holds for a smem layout of the tile's size (what make_tma_atom requires)
+        return f"its smem layout {shape} and CTA tiler {tl.text} differ in size"
     strides, acc = [], 1
     for e in ext:
         strides.append(acc)
