@@ -403,3 +403,13 @@ def test_later_tutorials_capture_and_prove(name, tma_checked):
     atoms = {r["at"].split("`")[1] for r in unknown if "TMA copy atom" in r["reason"]}
     assert atoms == {"tma_atom_A", "tma_atom_B"}
     assert len(unknown) == 4 and sum("allocates no TMEM" in r["reason"] for r in unknown) == 2
+
+
+@pytest.mark.skipif(not SRC02.is_file(), reason="the wheel has no 02_mma_tma_sm100.cu")
+def test_host_tma_with_a_tiler_of_another_size_is_not_claimed():
+    records, info = _fixture02()
+    rows = _rows(_mutate(records, lambda r: r.source.startswith("tma_atom_A: cta_tiler = "), "(_128,_64)", "(_128,_32)"),
+                 info, PATH02, SRC02.read_text())
+    assert not [r for r in rows if r["status"] == "refuted"]
+    assert not [r for r in rows if r["kind"] == "tma" and "tma_atom_A" in r["at"]]
+    assert [r for r in rows if r["kind"] == "unmapped" and "tma_atom_A" in r["at"] and "differ in size" in r["reason"]]
