@@ -8,7 +8,7 @@ Definitions:
     source under ``#line 1 "FILE"`` (diagnostics name the user's file and line), every
     ``kernel<<<grid, block[, smem[, stream]]>>>(args...);`` replaced by a host call that prints each argument,
     the source's ``main`` renamed, and a driver ``main`` that calls entry ``i`` (``argv[1]``) with
-    value-initialised arguments.
+    value-initialised arguments (or, for an entry written as a call, the arguments it writes).
   * :func:`capture` compiles that unit (:func:`.cpp_build.compile_cpp`, cached by content), links with
     unresolved symbols ignored (an ``extern __shared__`` array the kernel body names has no host definition),
     and runs each entry in its own process (an entry may assert at run time: its exit code and last line of
@@ -39,6 +39,8 @@ from pathlib import Path
 from ...errors import CaptureError
 from . import cpp_build
 from .cpp_flow import kernel_flow
+from .cpp_flow_sm90 import template_prints, tma_prints
+from .cpp_launch import SKIP, find_call_launches, replacement
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -118,6 +120,8 @@ extern "C" __attribute__((weak)) cudaError_t cudaFuncSetAttribute(const void*, c
 extern "C" __attribute__((weak)) cudaError_t cudaGetLastError() { return cudaSuccess; }
 extern "C" __attribute__((weak)) cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
 extern "C" __attribute__((weak)) cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+extern "C" __attribute__((weak)) const char* cudaGetErrorString(cudaError_t) { return "cudaSuccess"; }
+extern "C" __attribute__((weak)) const char* cudaGetErrorName(cudaError_t) { return "cudaSuccess"; }
 int main(int argc, char** argv) {
   int which = argc > 1 ? std::atoi(argv[1]) : -1;
   switch (which) {
@@ -139,11 +143,12 @@ DEFINES = ["-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP", "-DCUTE_CPP_TRACE=
 @dataclass(frozen=True)
 class Launch:
     """One ``<<<...>>>`` launch: where (1-based line of the ``<<<``), the kernel expression, the arguments'
-    source texts."""
+    source texts; ``call``: the launch function of a call-form launch (:mod:`.cpp_launch`), else empty."""
 
     line: int
     kernel: str
     args: tuple
+    call: str = ""
 
 
 @dataclass(frozen=True)
@@ -169,7 +174,7 @@ def find_launches(text: str, path: str) -> list:
     while True:
         i = s.find("<<<", pos)
         if i < 0:
-            return out
+            return sorted(out + find_call_launches(s, text, path, Launch), key=lambda x: x[1])
         line = s.count("\n", 0, i) + 1
         m = _KERNEL_TAIL.search(s[max(0, i - 400):i])
         j = s.find(">>>", i)
@@ -202,15 +207,16 @@ def rewrite(text: str, path: str, entries) -> tuple:
     keeps its newlines)."""
     found = find_launches(text, path)
     if not found:
-        raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` launch in this file: nothing to capture")
+        raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` (or launch_kernel_on_cluster / cudaLaunchKernelEx) "
+                           "launch in this file: nothing to capture")
     parts, last, bl = [], 0, blank(text)
     for n, (la, a, e) in enumerate(found):
         parts.append(text[last:a])
         texts = "{" + ", ".join(_cstr(t) for t in la.args) + ("}" if la.args else '""}')
         call = (f"{{ static const char* const cv_texts_{n}[] = {texts}; ::cuteverify_capture::launch("
                 f"{_cstr(f'{path}:{la.line}')}, {_cstr(la.kernel)}, cv_texts_{n}")
-        args_open = bl.find("(", bl.find(">>>", a) + 3)
-        spans = split_args(bl, args_open + 1, e - 1)
+        args_open = bl.find("(", a) if la.call else bl.find("(", bl.find(">>>", a) + 3)
+        spans = split_args(bl, args_open + 1, e - 1)[SKIP if la.call else 0:]
         exprs = [" ".join(text[x:y].split()) for x, y in spans]
         call += "".join(", " + x for x in exprs) + "); "
         flow = kernel_flow(text, la.kernel, a)
@@ -218,15 +224,34 @@ def rewrite(text: str, path: str, entries) -> tuple:
             if max(atom_i, mma_i) < len(exprs):  # the copy the kernel body builds, as CuTe builds it
                 call += (f"::cuteverify_capture::one({_cstr(f'{path}:{la.line}')}, {BUILT + k}, {_cstr(la.kernel)}, "
                          f"{_cstr(var)}, ::cute::make_tiled_copy_{letter}({exprs[atom_i]}, {exprs[mma_i]})); ")
+        # SM90: smem layouts given as template arguments, TMA atoms' operands (cpp_flow_sm90)
+        for k, src, expr in template_prints(text, flow, la.kernel, a) + tma_prints(text, flow, exprs, a):
+            call += (f"::cuteverify_capture::one({_cstr(f'{path}:{la.line}')}, {k}, {_cstr(la.kernel)}, {_cstr(src)}, "
+                     f"{expr}); ")
         call += "}"
+        if la.call:
+            call = replacement(call, la.call)
         call += "\n" * text.count("\n", a, e)
         parts.append(call)
         last = e
     parts.append(text[last:])
     body = _MAIN.sub("int cuteverify_user_main(", "".join(parts))
-    cases = "\n".join(f"  case {i}: ::cuteverify_capture::call(&{ent}); break;" for i, ent in enumerate(entries))
+    cases = "\n".join(f"  case {i}: {ent}; break;" if _is_call(ent) else
+                       f"  case {i}: ::cuteverify_capture::call(&{ent}); break;" for i, ent in enumerate(entries))
     unit = PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
     return unit, [la for la, _, _ in found]
+
+
+def _is_call(entry: str) -> bool:
+    """Is the entry a call with its arguments written out (``gemm_tn<half_t>(256, 256, 64, {}, nullptr, 64)``)?
+    Such an entry runs as written: the values an entry's host code asserts on (a TMA descriptor's extents) are
+    the user's to give; any other entry is called with value-initialised arguments."""
+    depth = 0
+    for i, c in enumerate(entry):
+        depth += (c == "<") - (c == ">")
+        if c == "(" and depth == 0:
+            return entry.rstrip().endswith(")")
+    return False
 
 
 _ERROR = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
