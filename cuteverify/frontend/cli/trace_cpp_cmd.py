@@ -66,7 +66,8 @@ def trace_cpp_cmd(source, entries, includes, defines, manifest, jobs, junit, htm
     if manifest:
         with open(manifest, "w", encoding="utf-8") as f:
             f.write(manifest_text(docs))
-    summary = kernel_summary(results, docs)
+    # one row per launch document: they share the source file, which kernel_summary keys captures by
+    summary = [row for d in docs for row in kernel_summary([r for r in results if r.get("kernel") == d.kernel], [d])]
     capture = {"compile_s": round(info["compile_s"], 2), "cached": info["cached"], "entries": info["entries"]}
     code = render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
                   quiet=quiet, verbose=verbose, extra={"kernels": summary, "capture": capture})

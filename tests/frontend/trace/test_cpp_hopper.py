@@ -17,9 +17,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from cuteverify import hardware
 from cuteverify.errors import CuteVerifyError
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_flow, cpp_flow_sm90
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_emit_sm90 import flagged_smem_text, gmem_symbols, tma_smem_text
@@ -267,3 +270,20 @@ def test_tma_smem_mutant_is_refuted_at_the_tma_atom():
     bad = {(r["kind"], r["at"].split("`")[1], r["status"]) for r in rows if r["status"] not in ("proved", "n/a")}
     assert bad == {("equal", "tmaA", "refuted")}
     assert any(r["kind"] == "tma_atom" and r["status"] == "proved" and "`tmaA`" in r["at"] for r in rows)
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_cli_proves_both_launches_with_one_summary_row_each(monkeypatch, tmp_path):
+    """`cuteverify trace cpp` on wgmma_sm90.cu: exit 0, one summary row per launch (the two launches share the
+    source file), and the manifest it writes loads."""
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "wgmma.yaml"
+    r = CliRunner().invoke(main, ["trace", "cpp", WG, "--entry", WG_ENTRIES[0], "--entry", WG_ENTRIES[1], "--json",
+                                  "--manifest", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    rows = {k["kernel"]: k for k in data["kernels"]}
+    assert set(rows) == {"gemm_device_369", "gemm_device_463"}
+    assert all(k["claims"] == k["proved"] > 0 and k["refuted"] == k["unmapped"] == 0 for k in rows.values())
+    assert mf.load_text(out.read_text(), str(out))
