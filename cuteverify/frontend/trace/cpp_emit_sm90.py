@@ -14,7 +14,8 @@
 * ``tma_atom``: for each TMA atom argument the body partitions (``tma_partition(tma_a, ..., sA, gA)``), the atom
   as ``make_tma_atom`` built it on the host: the gmem tensor's layout with its runtime extents and strides as
   symbols (``?tmaA_shape0``: no fact is stated by an ``int``), the smem layout in elements, ``cta_v_map``
-  (``make_identity_layout(shape(gmem)).compose(tiler)``, printed by CuTe); and ``equal`` of that smem layout
+  (``make_identity_layout(shape(gmem)).compose(tiler)``, printed by CuTe) and ``gbasis``, the box CuTe C++
+  derived (``AuxParams::TmaGmemBasis``: the claim proves cuteverify's box equals it); and ``equal`` of that smem layout
   with stage 0 of the smem tensor the kernel partitions (the layout the TMA writes through and the one the
   kernel reads through), both ``at`` the atom's argument.
 
@@ -217,6 +218,9 @@ class _Sm90:
         cta = self.L.doc.layout(f"cta_v_map_{r.source}", _strip(c.text), loc)
         body = {"op": "load" if "LOAD" in base else "store", "kind": "sm_90", "dtype": dtype, "gmem": gmem,
                 "smem": smem, "cta_v_map": cta, "multicast": 1, "arch": "sm_90"}
+        gb = self.extra.get(TMA + 10 * atom_i + 3)
+        if gb is not None:  # CuTe C++'s own box: the claim's differential with cuteverify's
+            body["gbasis"] = _strip(gb.text)
         self.L.doc.claim({"tma_atom": body}, loc, name=f"{r.source} = make_tma_atom({base}, {g.source.split(': ')[1]}, "
                          f"{s.source.split(': ')[1]}, {c.source.split(': ')[1]}): the TMA descriptor's rules")
         stage = _stage0(self.smem_text(var)[0])

@@ -39,9 +39,9 @@ __all__ = ["Sm90Flow", "sm90_flow", "template_prints", "tma_prints", "TEMPLATE",
 #: the record index of a template argument the capture prints (``TEMPLATE + j``: template parameter ``j``)
 TEMPLATE = 2000
 #: the record index of a TMA atom's operands (``TMA + 10 * i + k``: launch argument ``i``; k 0 gmem layout,
-#: 1 smem layout, 2 cta_v_map)
+#: 1 smem layout, 2 cta_v_map, 3 CuTe's TMA box ``TmaGmemBasis``)
 TMA = 3000
-TMA_PARTS = ("gmem", "smem", "cta_v_map")
+TMA_PARTS = ("gmem", "smem", "cta_v_map", "gbasis")
 
 _ID = r"[A-Za-z_]\w*"
 _QUALS = {"const", "volatile", "CUTLASS_GRID_CONSTANT", "__grid_constant__", "__restrict__", "typename", "class"}
@@ -197,8 +197,10 @@ def template_prints(text: str, flow: Flow | None, launched: str, before: int) ->
 def tma_prints(text: str, flow: Flow | None, exprs: list, before: int) -> list:
     """``[(index, source text, C++ expression)]``: for each launch argument ``exprs[i]`` the host built with
     ``X = make_tma_atom(OP, G, S, TILER[, CLUSTER])`` (the last such statement before the launch), the gmem
-    layout of ``G``, the smem layout ``S`` and ``cta_v_map`` as CuTe's ``make_tma_atom`` computes it
-    (``make_identity_layout(shape(G)).compose(TILER)``), printed by the capture."""
+    layout of ``G``, the smem layout ``S``, ``cta_v_map`` as CuTe's ``make_tma_atom`` computes it
+    (``make_identity_layout(shape(G)).compose(TILER)``) and the box CuTe derived (the atom's
+    ``AuxParams::TmaGmemBasis``: extents innermost first, each with the gmem mode it walks), printed by the
+    capture."""
     if flow is None:
         return []
     s = blank(text)
@@ -217,6 +219,7 @@ def tma_prints(text: str, flow: Flow | None, exprs: list, before: int) -> list:
             continue
         g, sl, tiler = args[1], args[2], args[3]
         for k, expr in enumerate((f"::cute::layout({g})", sl,
-                                  f"::cute::make_identity_layout(::cute::shape({g})).compose({tiler})")):
-            out.append((TMA + 10 * i + k, f"{x} {TMA_PARTS[k]}: {(g, sl, tiler)[k]}", expr))
+                                  f"::cute::make_identity_layout(::cute::shape({g})).compose({tiler})",
+                                  f"typename ::std::decay_t<decltype({x})>::AuxParams::TmaGmemBasis{{}}")):
+            out.append((TMA + 10 * i + k, f"{x} {TMA_PARTS[k]}: {(g, sl, tiler, 'TmaGmemBasis')[k]}", expr))
     return out

@@ -204,6 +204,21 @@ def test_template_smem_swizzle_mutant_is_refuted_at_the_tma_atom():
     assert all("sB" not in r["claim"] and "tmaB" not in r["at"] for r in rows if r["status"] == "refuted")
 
 
+def test_cute_tma_box_is_cuteverifys_and_a_changed_one_is_refuted():
+    """CuTe C++'s TMA box (TmaGmemBasis) of the NT launch's MN-major SW128 atom is one 64x8 swizzle atom (the
+    copy issues several); the tma_atom claim proves cuteverify derives the same box; a printed 64x64 box is
+    refuted at argument 3 `tmaA`."""
+    records, info = _fixture("wgmma_tma_sm90")
+    box = {r.index: r.text for r in records if r.at.endswith(":332") and r.index in (3033, 3053)}
+    assert box == {3033: "(_64,_8):(_1@0,_1@1)", 3053: "(_64,_8):(_1@0,_1@1)"}
+    rows = [r for r in _rows(TMA, records, info) if r["kind"] == "tma_atom"]
+    assert len(rows) == 4 and all(r["status"] == "proved" for r in rows)
+    mutated = _mutate(records, ":332", 3033, "(_64,_8)", "(_64,_64)")
+    bad = {(r["kernel"], r["kind"], r["at"].split("`")[1], r["status"]) for r in _rows(TMA, mutated, info)
+           if r["status"] not in ("proved", "n/a")}
+    assert bad == {("gemm_device_332", "tma_atom", "tmaA", "refuted")}
+
+
 # ------------------------------------------------------------------------------ the capture, end to end
 
 needs_gxx = pytest.mark.skipif(cpp_build.toolchain() is None,
