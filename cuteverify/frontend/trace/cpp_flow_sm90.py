@@ -80,7 +80,9 @@ def _signature(s: str, flow: Flow) -> tuple:
     if t >= 0:
         lt = head.find("<", t)
         gt = match_close(head, lt, "<", ">") if lt >= 0 else -1
-        if gt > 0:
+        # the kernel's own template head: nothing but its declaration between it and the kernel (a previous
+        # function's body would put braces in between; `T{}` in __launch_bounds__ is no body)
+        if gt > 0 and not any(c in re.sub(r"\{\s*\}", "", head[gt:]) for c in "{};"):
             tparams = [(_words(head[a:b]) or [None])[-1] for a, b in split_args(head, lt + 1, gt - 1)]
     m = re.search(rf"\b{re.escape(flow.kernel)}\s*\(", head)
     ptypes = []
