@@ -40,7 +40,7 @@ from ...errors import CaptureError
 from . import cpp_build
 from .cpp_flow import kernel_flow
 from .cpp_flow_sm90 import template_prints, tma_prints
-from .cpp_launch import SKIP, find_call_launches, replacement
+from .cpp_launch import call_launches
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -120,8 +120,8 @@ extern "C" __attribute__((weak)) cudaError_t cudaFuncSetAttribute(const void*, c
 extern "C" __attribute__((weak)) cudaError_t cudaGetLastError() { return cudaSuccess; }
 extern "C" __attribute__((weak)) cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
 extern "C" __attribute__((weak)) cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
-extern "C" __attribute__((weak)) const char* cudaGetErrorString(cudaError_t) { return "cudaSuccess"; }
 extern "C" __attribute__((weak)) const char* cudaGetErrorName(cudaError_t) { return "cudaSuccess"; }
+extern "C" __attribute__((weak)) const char* cudaGetErrorString(cudaError_t) { return "no error"; }
 int main(int argc, char** argv) {
   int which = argc > 1 ? std::atoi(argv[1]) : -1;
   switch (which) {
@@ -148,7 +148,7 @@ class Launch:
     line: int
     kernel: str
     args: tuple
-    call: str = ""
+    value: str = ""  # a call-form launch (cpp_launch): the value the replacing expression returns
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,7 @@ def find_launches(text: str, path: str) -> list:
     while True:
         i = s.find("<<<", pos)
         if i < 0:
-            return sorted(out + find_call_launches(s, text, path, Launch), key=lambda x: x[1])
+            return sorted(out + call_launches(text, path, Launch), key=lambda x: x[1])
         line = s.count("\n", 0, i) + 1
         m = _KERNEL_TAIL.search(s[max(0, i - 400):i])
         j = s.find(">>>", i)
@@ -215,9 +215,7 @@ def rewrite(text: str, path: str, entries) -> tuple:
         texts = "{" + ", ".join(_cstr(t) for t in la.args) + ("}" if la.args else '""}')
         call = (f"{{ static const char* const cv_texts_{n}[] = {texts}; ::cuteverify_capture::launch("
                 f"{_cstr(f'{path}:{la.line}')}, {_cstr(la.kernel)}, cv_texts_{n}")
-        args_open = bl.find("(", a) if la.call else bl.find("(", bl.find(">>>", a) + 3)
-        spans = split_args(bl, args_open + 1, e - 1)[SKIP if la.call else 0:]
-        exprs = [" ".join(text[x:y].split()) for x, y in spans]
+        exprs = list(la.args)  # the argument texts as find_launches read them
         call += "".join(", " + x for x in exprs) + "); "
         flow = kernel_flow(text, la.kernel, a)
         for k, (var, (letter, atom_i, mma_i)) in enumerate(sorted(flow.built.items()) if flow else ()):
@@ -229,29 +227,20 @@ def rewrite(text: str, path: str, entries) -> tuple:
             call += (f"::cuteverify_capture::one({_cstr(f'{path}:{la.line}')}, {k}, {_cstr(la.kernel)}, {_cstr(src)}, "
                      f"{expr}); ")
         call += "}"
-        if la.call:
-            call = replacement(call, la.call)
+        if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value,
+            # parenthesised so that a macro argument (CUTE_CHECK_ERROR(cudaLaunchKernelEx(...))) stays one argument
+            call = f"([&]() {call[:-1]} return {la.value}; }}())"
         call += "\n" * text.count("\n", a, e)
         parts.append(call)
         last = e
     parts.append(text[last:])
     body = _MAIN.sub("int cuteverify_user_main(", "".join(parts))
-    cases = "\n".join(f"  case {i}: {ent}; break;" if _is_call(ent) else
-                       f"  case {i}: ::cuteverify_capture::call(&{ent}); break;" for i, ent in enumerate(entries))
+    # an entry is a function (called with value-initialised arguments) or a call expression `f(args...)`
+    cases = "\n".join(f"  case {i}: " + (f"{ent};" if ent.rstrip().endswith(")") else
+                                         f"::cuteverify_capture::call(&{ent});") + " break;"
+                       for i, ent in enumerate(entries))
     unit = PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
     return unit, [la for la, _, _ in found]
-
-
-def _is_call(entry: str) -> bool:
-    """Is the entry a call with its arguments written out (``gemm_tn<half_t>(256, 256, 64, {}, nullptr, 64)``)?
-    Such an entry runs as written: the values an entry's host code asserts on (a TMA descriptor's extents) are
-    the user's to give; any other entry is called with value-initialised arguments."""
-    depth = 0
-    for i, c in enumerate(entry):
-        depth += (c == "<") - (c == ">")
-        if c == "(" and depth == 0:
-            return entry.rstrip().endswith(")")
-    return False
 
 
 _ERROR = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)

@@ -1,74 +1,81 @@
-"""Kernel launches written as a function call rather than ``<<<...>>>`` (issue 29): CUTLASS's
-``cutlass::launch_kernel_on_cluster(params, kernel, args...)`` (``cutlass/cluster_launch.hpp``, the Hopper and
-Blackwell tutorials) and CUDA's ``cudaLaunchKernelEx(&config, kernel, args...)``.
+"""Kernel launches written as host calls, for ``trace cpp``'s capture (issue 29): CUTLASS's cluster launch
+``cutlass::launch_kernel_on_cluster(params, kernel, args...)`` (``cutlass/cluster_launch.hpp``, what the
+Blackwell tutorials use) and the runtime's ``cudaLaunchKernelEx(&config, kernel, args...)``.
 
-Definitions: :func:`find_call_launches` finds each such call in a source (comments and literals blanked by the
-caller) and returns ``(Launch, start, end)`` as :func:`.cpp_capture.find_launches` does for ``<<<``: the span
-is the call expression from its name (namespace included) to its closing parenthesis, the Launch's ``kernel``
-the function-pointer argument with its casts dropped (``(void const*) kernel_ptr`` -> ``kernel_ptr``), its
-``args`` the kernel's arguments (the call's arguments after the first :data:`SKIP`), its ``call`` the
-launch function's name. :func:`replacement` is the expression the capture puts in the call's place: a lambda,
-called at once, that prints the arguments (the statements :func:`.cpp_capture.rewrite` builds) and yields the
-value a successful launch returns (``cutlass::Status::kSuccess``, ``cudaSuccess``), so the statement around it
-(``cutlass::Status status = ...;``) still compiles.
+Definitions: :func:`call_launches` finds them on the source with comments and literals blanked and returns the
+same ``(Launch, start, end)`` triples as :func:`.cpp_capture.find_launches`, where ``Launch.kernel`` is the kernel
+expression with its casts dropped (``(void const*) kernel_ptr`` -> ``kernel_ptr``), ``Launch.args`` the kernel's
+arguments (the launch configuration and the kernel are not kernel arguments), and ``Launch.value`` the
+expression the call returns on success (``cutlass::Status::kSuccess``, ``cudaSuccess``): the capture replaces
+the call by an expression of that value, so ``auto status = launch_kernel_on_cluster(...)`` still compiles.
 
-Admissibility: a call whose argument list does not close is a CaptureError naming its line; a call with fewer
-than :data:`SKIP` arguments is not a launch (left alone). Post-condition: the spans do not overlap and each one
-is a whole call expression.
+Admissibility: a call whose argument list does not close, or with fewer than two arguments, is a CaptureError
+naming its line; a name followed by ``(`` after a type or ``template`` (a declaration) is not a call.
+Post-condition: every call of those names in the source text is returned, in order, with its line.
 """
 from __future__ import annotations
 
 import re
 
 from ...errors import CaptureError
-from .cpp_text import match_close, split_args
+from .cpp_text import blank, match_close, split_args
 
-__all__ = ["find_call_launches", "replacement", "kernel_of", "SKIP", "RESULT"]
+__all__ = ["call_launches", "CALL_FORMS", "kernel_expr", "arch_guards"]
 
-#: the launch functions, the value a successful launch returns
-RESULT = {"launch_kernel_on_cluster": "::cutlass::Status::kSuccess", "cudaLaunchKernelEx": "cudaSuccess"}
-#: the arguments before the kernel's own: the launch parameters and the kernel
-SKIP = 2
-_CALL = re.compile(r"(?<![\w:])((?:::)?(?:cutlass::)?)(launch_kernel_on_cluster|cudaLaunchKernelEx)\s*\(")
-_CAST = re.compile(r"^\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)\s*")
-_NAMED_CAST = re.compile(r"^(?:reinterpret_cast|static_cast|const_cast)\s*<[^<>]*>\s*\((.*)\)$", re.S)
-
-
-def kernel_of(expr: str) -> str:
-    """The kernel a launch's function-pointer argument names: casts (``(void const*) k``,
-    ``reinterpret_cast<void const*>(k)``) and ``&`` dropped."""
-    e = " ".join(expr.split())
-    while True:
-        m = _NAMED_CAST.match(e)
-        if m:
-            e = m.group(1).strip()
-            continue
-        n = _CAST.sub("", e)
-        if n == e:
-            break
-        e = n
-    return e.lstrip("&").strip()
+#: name -> (index of the kernel among the call's arguments, the value the call returns on success)
+CALL_FORMS = {"launch_kernel_on_cluster": (1, "::cutlass::Status::kSuccess"),
+              "cudaLaunchKernelEx": (1, "cudaSuccess")}
+_CALL = re.compile(r"(?<![\w.>])((?:::)?(?:cutlass::)?(" + "|".join(CALL_FORMS) + r"))\s*\(")
+_CAST = re.compile(r"^\s*(?:\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)|reinterpret_cast\s*<[^<>]*>)\s*")
+_DECL = re.compile(r"\b(?:Status|cudaError_t|auto|void|CUTLASS_HOST|template|inline|static)\s*$")
 
 
-def find_call_launches(s: str, text: str, path: str, launch_type) -> list:
-    """The call-form launches of ``text`` (``s``: ``text`` blanked): ``(launch_type(line, kernel, args,
-    call=NAME), start, end)`` in source order."""
+def kernel_expr(text: str) -> str:
+    """The kernel of a launch call's kernel argument: casts to ``void const*`` and parentheses dropped."""
+    t, last = " ".join(text.split()), None
+    while t != last:  # casts and enclosing parentheses, in any nesting
+        last = t
+        m = _CAST.match(t)
+        if m is not None:
+            t = t[m.end():].strip()
+        if t.startswith("(") and match_close(t, 0, "(", ")") == len(t):
+            t = t[1:-1].strip()
+        if t.startswith("reinterpret_cast") and "(" in t and t.endswith(")"):
+            t = t[t.index("(") + 1:-1].strip()
+    return t.lstrip("&").strip()
+
+
+def call_launches(text: str, path: str, launch_cls) -> list:
+    """The call-form launches of ``text``: ``(launch_cls(line, kernel, args, value), start, end)``."""
+    s = blank(text)
     out = []
     for m in _CALL.finditer(s):
-        popen = m.end() - 1
-        close = match_close(s, popen, "(", ")")
+        if _DECL.search(s[max(0, m.start() - 40):m.start()]):
+            continue  # a declaration of the function (its header, a forward declaration), not a call
         line = s.count("\n", 0, m.start()) + 1
-        if close < 0:
+        open_ = m.end() - 1
+        e = match_close(s, open_, "(", ")")
+        if e < 0:
             raise CaptureError(f"{path}:{line}: the argument list of {m.group(2)} does not close")
-        spans = split_args(s, popen + 1, close - 1)
-        if len(spans) < SKIP:
-            continue
+        spans = split_args(s, open_ + 1, e - 1)
+        k, value = CALL_FORMS[m.group(2)]
+        if len(spans) <= k:
+            raise CaptureError(f"{path}:{line}: {m.group(2)} without a kernel argument: trace cpp cannot read it")
         texts = [" ".join(text[a:b].split()) for a, b in spans]
-        out.append((launch_type(line, kernel_of(texts[1]), tuple(texts[SKIP:]), call=m.group(2)), m.start(), close))
+        out.append((launch_cls(line, kernel_expr(texts[k]), tuple(texts[k + 1:]), value), m.start(), e))
     return out
 
 
-def replacement(statements: str, call: str) -> str:
-    """The expression a call-form launch becomes: ``statements`` (a ``{ ... }`` block) run by a lambda that
-    returns the launch function's success value."""
-    return "[&]() " + statements[:-1] + f" return {RESULT[call]}; }}()"
+_GUARD = re.compile(r"^\s*#\s*if\s+(?:defined\s*\(\s*(CUTLASS_ARCH_\w+_SUPPORTED)\s*\)|(CUTLASS_ARCH_\w+_SUPPORTED)\b)", re.M)
+
+
+def arch_guards(text: str) -> list:
+    """The ``CUTLASS_ARCH_..._SUPPORTED`` macros the source's ``#if`` lines test, in order, once each: nvcc (12.8+
+    for SM100) defines them from its own version, g++ does not, so code under them is absent from a host-only
+    build unless the user defines them (``-D CUTLASS_ARCH_MMA_SM100_SUPPORTED=1``)."""
+    out = []
+    for m in _GUARD.finditer(text):
+        name = m.group(1) or m.group(2)
+        if name not in out:
+            out.append(name)
+    return out

@@ -26,7 +26,7 @@ from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_flow, cpp_flow_sm90
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_emit_sm90 import flagged_smem_text, gmem_symbols, tma_smem_text
-from cuteverify.frontend.trace.cpp_launch import kernel_of
+from cuteverify.frontend.trace.cpp_launch import kernel_expr
 from tests.oracles.strategies import ev, parse_plain
 
 HERE = Path(__file__).parent / "cpp"
@@ -67,7 +67,7 @@ def test_cluster_launches_found_and_rewritten_in_place(path, lines, nargs):
     assert [la.line for la, _, _ in found] == lines == \
         [i + 1 for i, ln in enumerate(text.splitlines()) if "launch_kernel_on_cluster(" in ln]
     for la, start, _ in found:
-        assert la.call == "launch_kernel_on_cluster" and la.kernel == "kernel_ptr" and len(la.args) == nargs
+        assert la.value == "::cutlass::Status::kSuccess" and la.kernel == "kernel_ptr" and len(la.args) == nargs
         assert la.args[:2] == ("prob_shape", "cta_tiler") and la.args[-1] == "beta"
         # both spellings of the kernel pointer (`auto* k = &f<...>`, `void const* k = reinterpret_cast<...>(&f<...>)`)
         assert cpp_flow.kernel_flow(text, la.kernel, start).kernel == "gemm_device"
@@ -78,14 +78,14 @@ def test_cluster_launches_found_and_rewritten_in_place(path, lines, nargs):
         if n not in spans and "int main(" not in line:
             assert body[n - 1] == line, n
     for line in lines:
-        assert body[line - 1].startswith("  cutlass::Status status = [&]() {")
-        assert "return ::cutlass::Status::kSuccess; }()" in body[line - 1]
+        assert body[line - 1].startswith("  cutlass::Status status = ([&]() {")
+        assert "return ::cutlass::Status::kSuccess; }())" in body[line - 1]
     assert "launch_kernel_on_cluster(" not in "\n".join(body)
 
 
 def test_kernel_pointer_casts_and_call_entries():
-    assert kernel_of("(void const*) kernel_ptr") == "kernel_ptr"
-    assert kernel_of("reinterpret_cast<void const*>(&k<int>)") == "k<int>"
+    assert kernel_expr("(void const*) kernel_ptr") == "kernel_ptr"
+    assert kernel_expr("reinterpret_cast<void const*>(&k<int>)") == "k<int>"
     unit, _ = cpp_capture.rewrite((ROOT / TMA).read_text(), TMA, TMA_ENTRIES[:1] + ["gemm_nt<float, float, float, float, float>"])
     assert f"case 0: {TMA_ENTRIES[0]}; break;" in unit
     assert "case 1: ::cuteverify_capture::call(&gemm_nt<float, float, float, float, float>); break;" in unit
