@@ -36,8 +36,9 @@ from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Sm90Flow", "sm90_flow", "template_prints", "tma_prints", "TEMPLATE", "TMA"]
 
-#: the record index of a template argument the capture prints (``TEMPLATE + j``: template parameter ``j``)
-TEMPLATE = 2000
+#: the record index of a template argument the capture prints (``TEMPLATE + j``: template parameter ``j``;
+#: 2000 + j is taken by the storage-struct layouts of the Blackwell tutorials' capture)
+TEMPLATE = 2500
 #: the record index of a TMA atom's operands (``TMA + 10 * i + k``: launch argument ``i``; k 0 gmem layout,
 #: 1 smem layout, 2 cta_v_map, 3 CuTe's TMA box ``TmaGmemBasis``)
 TMA = 3000

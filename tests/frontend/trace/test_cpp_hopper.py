@@ -107,7 +107,7 @@ def test_sm90_kernel_body_relations():
     assert f.tparams[3] == "SmemLayoutA" and f.smem == {"sA": ("tparam", 3), "sB": ("tparam", 6)}
     assert [(i, t, line) for i, t, line, _ in f.tma] == [(3, "sA", 128), (5, "sB", 131)]
     assert cpp_flow_sm90.template_prints(text, flow, la.kernel, start) == [
-        (2003, "SmemLayoutA = decltype(sA)", "sA"), (2006, "SmemLayoutB = decltype(sB)", "sB")]
+        (2503, "SmemLayoutA = decltype(sA)", "sA"), (2506, "SmemLayoutB = decltype(sB)", "sB")]
 
 
 # --------------------------------------------------------------------------- GMMA smem layouts in elements
@@ -197,7 +197,7 @@ def test_template_smem_swizzle_mutant_is_refuted_at_the_tma_atom():
     """The TMA launch's SmemLayoutA printed with a 64-byte swizzle (the TMA atom still writes 128-byte
     swizzled tiles): the stage-0 equality is refuted at argument 3 `tmaA`; sB's claims still prove."""
     records, info = _fixture("wgmma_tma_sm90")
-    mutated = _mutate(records, ":414", 2003, "Sw<3,4,3>", "Sw<2,4,3>")
+    mutated = _mutate(records, ":414", 2503, "Sw<3,4,3>", "Sw<2,4,3>")
     rows = [r for r in _rows(TMA, mutated, info) if r["kernel"] == "gemm_device_414"]
     refuted = {(r["kind"], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"}
     assert ("equal", "tmaA") in refuted
