@@ -193,6 +193,24 @@ def test_mma_major_mutant_is_refuted_at_the_tiled_mma():
     assert bad == {("gemm_device_463", "operand", "tiled_mma", "A")}
 
 
+def test_unswizzled_printed_smem_is_refuted_as_the_descriptor_read_only():
+    """The TN launch's sA printed without its swizzle (Sw<0,4,3>, 128-byte rows): no canonical GMMA layout (an
+    unswizzled K-major one has 16-byte core rows), so the descriptor read is refuted at argument 12 `tiled_mma`;
+    copyA's cp.async writes stay conflict-free (a quarter warp writes eight 16-byte chunks of one 128-byte row,
+    counted by the evaluator of printed layouts), so nothing else is refuted."""
+    records, info = _fixture("wgmma_sm90")
+    mutated = _mutate(records, ":463", 4, "Sw<3,4,3>", "Sw<0,4,3>")
+    rows = [r for r in _rows(WG, mutated, info) if r["kernel"] == "gemm_device_463"]
+    bad = {(r["kind"], r["at"].split("`")[1], r["status"]) for r in rows if r["status"] not in ("proved", "n/a")}
+    assert bad == {("operand", "tiled_mma", "refuted")}
+    assert any(r["kind"] == "banks" and r["status"] == "proved" and "`copyA`" in r["at"] for r in rows)
+    rec = {r.index: r for r in mutated if r.at.endswith(":463")}
+    smem = parse_plain(rec[4].text.split(" o ")[-1])
+    tv = parse_plain(rec[5].text.split("TiledLayout_TV:")[1].splitlines()[0].strip())
+    chunks = {(2 * ev(smem, ev(tv, t) % 16 + 128 * (ev(tv, t) // 16))) // 16 % 8 for t in range(8)}
+    assert len(chunks) == 8
+
+
 def test_template_smem_swizzle_mutant_is_refuted_at_the_tma_atom():
     """The TMA launch's SmemLayoutA printed with a 64-byte swizzle (the TMA atom still writes 128-byte
     swizzled tiles): the stage-0 equality is refuted at argument 3 `tmaA`; sB's claims still prove."""
