@@ -13,7 +13,7 @@ from cuteverify.frontend.trace.cpp_check import check_cpp
 
 from .check_cmd import check_writable, progress_option_value, progress_printer, render
 from .common import guarded, json_option
-from .trace_check_cmd import _print_summary, kernel_summary
+from .trace_check_cmd import print_summary, kernel_summary
 
 __all__ = ["trace_cpp_cmd", "manifest_text"]
 
@@ -68,12 +68,13 @@ def trace_cpp_cmd(source, entries, includes, defines, manifest, jobs, junit, htm
     if manifest:
         with open(manifest, "w", encoding="utf-8") as f:
             f.write(manifest_text(docs))
-    summary = kernel_summary(results, docs)
+    # one row per launch document: they share the source file, which kernel_summary keys captures by
+    summary = [row for d in docs for row in kernel_summary([r for r in results if r.get("kernel") == d.kernel], [d])]
     capture = {"compile_s": round(info["compile_s"], 2), "cached": info["cached"], "entries": info["entries"]}
     code = render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
                   quiet=quiet, verbose=verbose, extra={"kernels": summary, "capture": capture})
     if not as_json:
-        _print_summary(summary)
+        print_summary(summary)
         click.echo(f"host build: {info['compile_s']:.1f} s{' (cached)' if info['cached'] else ''}; "
                    f"entries: " + ", ".join(f"{k} (exit {v['returncode']}, {v['records']} arguments)"
                                             for k, v in info["entries"].items()))

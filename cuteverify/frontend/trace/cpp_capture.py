@@ -8,7 +8,7 @@ Definitions:
     source under ``#line 1 "FILE"`` (diagnostics name the user's file and line), every
     ``kernel<<<grid, block[, smem[, stream]]>>>(args...);`` replaced by a host call that prints each argument,
     the source's ``main`` renamed, and a driver ``main`` that calls entry ``i`` (``argv[1]``) with
-    value-initialised arguments.
+    value-initialised arguments (or, for an entry written as a call, the arguments it writes).
   * :func:`capture` compiles that unit (:func:`.cpp_build.compile_cpp`, cached by content), links with
     unresolved symbols ignored (an ``extern __shared__`` array the kernel body names has no host definition),
     and runs each entry in its own process (an entry may assert at run time: its exit code and last line of
@@ -39,6 +39,7 @@ from pathlib import Path
 from ...errors import CaptureError
 from . import cpp_build
 from .cpp_flow import kernel_flow, resolve_kernel
+from .cpp_flow_sm90 import template_prints, tma_prints
 from .cpp_launch import arch_guards, call_launches
 from . import cpp_host_tma, cpp_storage
 from .cpp_text import blank, match_close, split_args
@@ -143,7 +144,7 @@ DEFINES = ["-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP", "-DCUTE_CPP_TRACE=
 @dataclass(frozen=True)
 class Launch:
     """One ``<<<...>>>`` launch: where (1-based line of the ``<<<``), the kernel expression, the arguments'
-    source texts."""
+    source texts; ``call``: the launch function of a call-form launch (:mod:`.cpp_launch`), else empty."""
 
     line: int
     kernel: str
@@ -207,7 +208,8 @@ def rewrite(text: str, path: str, entries) -> tuple:
     keeps its newlines)."""
     found = find_launches(text, path)
     if not found:
-        raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` launch in this file: nothing to capture")
+        raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` (or launch_kernel_on_cluster / cudaLaunchKernelEx) "
+                           "launch in this file: nothing to capture")
     parts, last, bl = [], 0, blank(text)
     for n, (la, a, e) in enumerate(found):
         parts.append(text[last:a])
@@ -221,9 +223,14 @@ def rewrite(text: str, path: str, entries) -> tuple:
             if max(atom_i, mma_i) < len(exprs):  # the copy the kernel body builds, as CuTe builds it
                 call += (f"::cuteverify_capture::one({_cstr(f'{path}:{la.line}')}, {BUILT + k}, {_cstr(la.kernel)}, "
                          f"{_cstr(var)}, ::cute::make_tiled_copy_{letter}({exprs[atom_i]}, {exprs[mma_i]})); ")
+        # SM90: smem layouts given as template arguments, TMA atoms' operands (cpp_flow_sm90)
+        for k, src, expr in template_prints(text, flow, la.kernel, a) + tma_prints(text, flow, exprs, a):
+            call += (f"::cuteverify_capture::one({_cstr(f'{path}:{la.line}')}, {k}, {_cstr(la.kernel)}, {_cstr(src)}, "
+                     f"{expr}); ")
         sflow = cpp_storage.storage_flow(text, resolve_kernel(bl, la.kernel, a), la.kernel, a)
         call += cpp_storage.capture_calls(sflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
-        call += cpp_host_tma.capture_calls(text, la.args, a, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
+        call += cpp_host_tma.capture_calls(text, la.args, a, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr,
+                                           [w[0] for w in sflow.tma_writes if w[1]] if sflow else ())
         call += "}"
         if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value,
             # parenthesised so that a macro argument (CUTE_CHECK_ERROR(cudaLaunchKernelEx(...))) stays one argument

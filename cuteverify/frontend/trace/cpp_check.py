@@ -19,6 +19,7 @@ from .check import note_row, unmapped_row
 from .cpp_capture import BUILT, capture, find_launches
 from .cpp_emit import emit_launch
 from .cpp_flow import kernel_flow
+from .cpp_flow_sm90 import resolve_accesses, sm90_flow
 from .cpp_storage import storage_flow
 from .document import Doc
 from .mlir import Loc
@@ -57,8 +58,11 @@ def documents(path: str, text: str, records, info: dict) -> list:
         if flow is None:
             doc.unknown(f"kernel of {at}", Loc(path, line), "its __global__ definition is not in this file: "
                         "the relations its body states (smem layouts, copies) are not read")
+        sm90 = sm90_flow(text, flow)
+        if sm90 is not None:
+            resolve_accesses(flow, sm90)
         sflow = storage_flow(text, flow.kernel, la.kernel, offset) if flow is not None else None
-        docs.append(emit_launch(doc, recs, flow, path, sflow))
+        docs.append(emit_launch(doc, recs, flow, path, sm90, sflow))
     for entry, e in info.get("entries", {}).items():
         if e["returncode"] != 0:
             doc = Doc(re.sub(r"\W+", "_", entry).strip("_"), path, {"function": entry})

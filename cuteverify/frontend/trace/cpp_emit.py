@@ -31,6 +31,7 @@ from ...hardware.library import catalog
 from .cpp_capture import BUILT
 from .cpp_flow import Flow
 from .cpp_emit_storage import emit_storage
+from .cpp_emit_sm90 import emit_sm90, lower_flagged
 from .cpp_read import Printed, read_printed, tile_text
 from .document import Doc
 from .mlir import Loc
@@ -72,8 +73,9 @@ def _mem_bytes(op: str, dtype_bits: int) -> int:
 
 
 class _Launch:
-    def __init__(self, doc: Doc, recs, flow: Flow | None, path: str, storage=None):
-        self.doc, self.flow, self.path, self.storage = doc, flow, path, storage
+    def __init__(self, doc: Doc, recs, flow: Flow | None, path: str, sm90=None, storage=None):
+        self.doc, self.flow, self.path, self.sm90, self.storage = doc, flow, path, sm90, storage
+        self.extra = {r.index: r for r in recs if r.index >= BUILT}  # what the capture printed beyond the arguments
         self.recs = sorted((r for r in recs if r.index < BUILT), key=lambda r: r.index)
         self.built_recs = {r.source: r for r in recs if r.index >= BUILT}
         self.entry: dict = {}     # argument index -> entry name
@@ -101,6 +103,7 @@ class _Launch:
             except CuteVerifyError as e:
                 self.doc.unknown(f"argument {r.index} `{r.source}`", self.loc(r), str(e))
                 self.used.add(r.index)
+        lower_flagged(self)
         by = {r.index: r for r in self.recs}
         for kind in ("tiled_mma", "tiled_copy", "copy_atom", "mma_atom", "layout", "tuple", "value", "pointer",
                      "unprintable"):
@@ -108,6 +111,7 @@ class _Launch:
                 if p.kind == kind:
                     getattr(self, kind)(by[i], p)
         self.relations(by)
+        emit_sm90(self, self.sm90)
         emit_storage(self, self.storage, self.built_recs)
         for r in self.recs:
             if r.index not in self.used:
@@ -280,8 +284,9 @@ def _strip(text: str) -> str:
     return re.sub(r"(?<![\w])_(\d+)", r"\1", text)
 
 
-def emit_launch(doc: Doc, records, flow: Flow | None, path: str, storage=None) -> Doc:
+def emit_launch(doc: Doc, records, flow: Flow | None, path: str, sm90=None, storage=None) -> Doc:
     """Add the entries, claims, notes and unknowns of one launch's ``records`` (one entry's run) to ``doc``;
-    ``storage``: the kernel's :class:`.cpp_storage.StorageFlow` (smem layouts as template arguments)."""
-    _Launch(doc, records, flow, path, storage).run()
+    ``sm90``: the kernel body's SM90 relations (:mod:`.cpp_flow_sm90`, :mod:`.cpp_emit_sm90`); ``storage``: its
+    :class:`.cpp_storage.StorageFlow` (smem layouts of a storage struct template argument, Blackwell)."""
+    _Launch(doc, records, flow, path, sm90, storage).run()
     return doc

@@ -141,7 +141,8 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
             continue
         got = lay_of.get(tensor)
         if got is None:
-            if mma is not None and how == "make_fragment" and where == "smem_desc":
+            # only a kernel with storage layouts: another's smem tensors are cpp_emit / cpp_emit_sm90's
+            if sflow.tensors and mma is not None and how == "make_fragment" and where == "smem_desc":
                 doc.unknown(stmt, la.loc(by[mma_i]), f"{la.path}:{line}: `{tensor}` is no smem tensor from a "
                             "captured layout: the descriptor it reads is not checked")
             continue
@@ -161,8 +162,8 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
                   f"{by[mma_i].source} reads {name} through its UMMA descriptors")
     for atom_i, names, line, stmt in sflow.tma_writes:
         r, p = by.get(atom_i), la.printed.get(atom_i)
-        if r is None or p is None or p.kind != "copy_atom":
-            continue
+        if r is None or p is None or p.kind != "copy_atom" or not any(lay_of.get(n) for n in names):
+            continue  # an atom writing no storage tensor is cpp_emit_sm90's (its smem from the kernel body)
         la.used.add(atom_i)
         why = _host_tma(la, r, [lay_of[n][0] for n in names if lay_of.get(n)], recs_by_source)
         if why is None:

@@ -32,6 +32,8 @@ from .cpp_text import blank, match_close, split_args
 __all__ = ["Flow", "kernel_flow", "resolve_kernel"]
 
 _IDENT = r"[A-Za-z_]\w*"
+# a cast around the kernel's address (``reinterpret_cast<void const*>(&k<...>)``, ``(void const*) &k<...>``)
+_CAST = r"(?:(?:reinterpret_cast|static_cast)\s*<[^<>;]*>\s*\(\s*|\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)\s*)?"
 _SMEM = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*make_tensor\s*\(\s*make_smem_ptr\s*\((?:[^;]*)\)\s*,"
                    rf"\s*({_IDENT})\s*\)\s*;")
 _BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*make_tiled_copy_(A|B|C)\s*\(\s*({_IDENT})\s*,"
@@ -51,6 +53,8 @@ class Flow:
     built: dict = field(default_factory=dict)
     accesses: list = field(default_factory=list)
     others: list = field(default_factory=list)
+    span: tuple = (0, 0)  # the body's offsets in the source, braces included (cpp_flow_sm90 reads it again)
+    head: int = 0         # the offset of the statement before the definition (its template head follows)
 
 
 def resolve_kernel(text: str, launched: str, before: int) -> str:
@@ -58,7 +62,7 @@ def resolve_kernel(text: str, launched: str, before: int) -> str:
     (the last such statement before offset ``before``) names; template arguments dropped."""
     base = launched.split("<", 1)[0].split("::")[-1]
     found = None
-    for m in re.finditer(rf"\b{re.escape(base)}\s*=\s*&?\s*({_IDENT})\s*[<;]", text[:before]):
+    for m in re.finditer(rf"\b{re.escape(base)}\s*=\s*{_CAST}&?\s*({_IDENT})\s*[<;]", text[:before]):
         found = m.group(1)
     return found or base
 
@@ -86,7 +90,8 @@ def kernel_flow(text: str, launched: str, launch_offset: int) -> Flow | None:
             continue
         end = match_close(s, brace, "{", "}")
         params = [_param_name(s[a:b]) for a, b in split_args(s, popen + 1, pclose - 1)]
-        flow = Flow(name, s.count("\n", 0, m.start()) + 1, params)
+        flow = Flow(name, s.count("\n", 0, m.start()) + 1, params, span=(brace, end),
+                    head=max(0, s.rfind(";", 0, m.start())))
         _read_body(s, text, brace, end, flow)
         return flow
     return None

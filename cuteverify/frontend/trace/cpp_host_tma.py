@@ -5,7 +5,7 @@ A TMA atom passed to a kernel prints only its value layouts; what decides its de
 made it, ``Copy_Atom tma_atom_A = make_tma_atom(SM90_TMA_LOAD{}, mA, sA_layout, select<0,2>(mma_tiler));``
 (``make_tma_copy`` alike): the gmem tensor, the smem layout and the CTA tiler. :func:`host_tma` finds that
 statement for each launch argument that names a variable, and :func:`capture_calls` prints its three operands at
-the launch (records ``HOST_TMA + 3 k + {0, 1, 2}``, source texts ``ATOM: gmem|smem|cta_tiler = TEXT``).
+the launch (records ``HOST_TMA + 3 k + {0, 1, 2}``, for the atoms ``only`` names, source texts ``ATOM: gmem|smem|cta_tiler = TEXT``).
 
 Admissibility: a plain ``SM90_TMA_LOAD{}`` / ``SM90_TMA_STORE{}`` with four operands (a multicast or 2-SM atom's
 descriptor depends on the cluster: not related); the statement is the last ``NAME = make_tma_atom(...)`` / ``make_tma_copy(...)`` before the launch
@@ -23,7 +23,7 @@ from .cpp_text import blank, match_close, split_args
 
 __all__ = ["HostTma", "host_tma", "capture_calls", "HOST_TMA", "PARTS"]
 
-HOST_TMA = 3000
+HOST_TMA = 4000  # 3000 + 10 i + k: cpp_flow_sm90's TMA operand records
 _PLAIN_OPS = ("SM90_TMA_LOAD{}", "SM90_TMA_STORE{}", "SM90_TMA_LOAD()", "SM90_TMA_STORE()")
 PARTS = ("gmem", "smem", "cta_tiler")
 
@@ -82,10 +82,11 @@ def host_tma(text: str, args, launch_offset: int) -> list:
     return out
 
 
-def capture_calls(text: str, args, launch_offset: int, at_c: str, kernel_c: str, cstr) -> str:
-    """The capture's statements printing each host TMA atom's operands (module docstring)."""
+def capture_calls(text: str, args, launch_offset: int, at_c: str, kernel_c: str, cstr, only=()) -> str:
+    """The capture's statements printing the operands of each host TMA atom whose launch argument index is in
+    ``only`` (the atoms the kernel body writes a storage tensor with: :mod:`.cpp_storage`) (module docstring)."""
     out = ""
-    for k, h in enumerate(host_tma(text, args, launch_offset)):
+    for k, h in enumerate(h for h in host_tma(text, args, launch_offset) if h.arg in set(only)):
         for j, part in enumerate(PARTS):
             out += (f"::cuteverify_capture::one({at_c}, {HOST_TMA + 3 * k + j}, {kernel_c}, {cstr(h.source(part))}, "
                     f"{getattr(h, part)}); ")

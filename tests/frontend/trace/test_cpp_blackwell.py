@@ -278,10 +278,10 @@ def test_tma_tutorial_every_argument_covered_and_its_tma_atoms_checked():
     entry's problem size), smem tile and CTA tiler, and ``equal`` of the smem layout it was made for with the
     storage layout the kernel's ``tma_partition`` writes."""
     records, info = _fixture02()
-    assert [(r.index, r.source, r.text) for r in records if r.index >= 3000][:3] == [
-        (3000, "tma_atom_A: gmem = mA", "gmem_ptr[16b]((nil)) o (512,256):(256,_1)"),
-        (3001, "tma_atom_A: smem = sA_layout", "Sw<3,4,3> o smem_ptr[16b](unset) o ((_128,_16),_1,_4):((_64,_1),_0,_16)"),
-        (3002, "tma_atom_A: cta_tiler = select<0,2>(mma_tiler)", "(_128,_64)")]
+    assert [(r.index, r.source, r.text) for r in records if r.index >= 4000][:3] == [
+        (4000, "tma_atom_A: gmem = mA", "gmem_ptr[16b]((nil)) o (512,256):(256,_1)"),
+        (4001, "tma_atom_A: smem = sA_layout", "Sw<3,4,3> o smem_ptr[16b](unset) o ((_128,_16),_1,_4):((_64,_1),_0,_16)"),
+        (4002, "tma_atom_A: cta_tiler = select<0,2>(mma_tiler)", "(_128,_64)")]
     rows = _rows(records, info, PATH02, SRC02.read_text())
     claims = [r for r in rows if r["kind"] not in ("note", "unmapped")]
     assert claims and all(r["status"] == "proved" for r in claims)
