@@ -1,0 +1,301 @@
+"""Regenerate the mutant captures of issue 28: each real kernel's source with one plausible defect.
+
+Each mutant (MUTANTS below) names the source file (relative, as it reads in the captures' `loc(...)`), the
+mutated lines (1-based line number, the exact old text on that line, its replacement), the kind of defect and
+the check that should refute it. For a kernel the script copies the package the file lives in (`kernels/`:
+the CUTLASS CuTe DSL example sources; `flash_attn/`, `quack/`: the installed FlashAttention-4 / QuACK packages)
+into a temporary directory, patches the copy, puts it first on PYTHONPATH and runs the kernel's capture driver
+(`../drivers/`, the same drivers and environment as the committed originals: CUTE_DSL_DRYRUN=1
+CUTE_DSL_LINEINFO=1 CUTE_DSL_ARCH=<arch>, the trace-finalize hook of drivers/capture_common.py). The printed
+module's file paths are made relative (`kernels/x.py`, `flash_attn/cute/x.py`, `quack/x.py`, `drivers/x.py`).
+
+Writes, next to this script: `<kernel>__<mutant>.mlir.gz` (gzip -9), `<kernel>__<mutant>.patch` (unified
+diff) and `mutants.json` (one entry per mutant, with "visible": the type text of the ops at the mutated
+line that differs between the original and the mutant capture, both captured here the same way).
+With --check-originals it also verifies that the unpatched capture equals the committed original
+`../<original>.mlir.gz` once paths are made relative (so the mutants mutate exactly those captures).
+
+Paths (defaults are the research setup of issue 28, see ../NOTES.md):
+  --kernels DIR      CUTLASS example sources (NOTES.md "Layout"), default /work/research28/kernels
+  --site DIR         site-packages holding flash_attn and quack, default /work/research28/venv/lib/python3.11/site-packages
+  --py-dsl PYTHON    Python with nvidia-cutlass-dsl 4.8.1 (CUTLASS kernels), default: this interpreter
+  --py-fa PYTHON     Python of the FA4/QuACK venv, default /work/research28/venv/bin/python
+usage: python make_mutants.py [--only KERNEL_OR_MUTANT[,..]] [--check-originals] [--keep DIR] [--dry] [--visible-only]
+"""
+import argparse
+import difflib
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.dirname(HERE)
+DRIVERS = os.path.join(DATA, "drivers")
+
+# kernel -> (arch, driver, python key, committed original capture)
+KERNELS = {
+    "ampere_tensorop_gemm": ("sm_80", "ampere_tensorop_gemm.py", "dsl", "ampere_tensorop_gemm_sm_80"),
+    "hopper_dense_gemm": ("sm_90a", "hopper_dense_gemm.py", "dsl", "hopper_dense_gemm_sm_90a"),
+    "blackwell_dense_gemm": ("sm_100a", "blackwell_dense_gemm.py", "dsl", "blackwell_dense_gemm_sm_100a"),
+    "fa4_fwd_sm80": ("sm_80", "fa4_fwd.py", "fa", "fa4_fwd_sm_80"),
+    "fa4_fwd_sm90": ("sm_90a", "fa4_fwd.py", "fa", "fa4_fwd_sm_90a"),
+    "fa4_fwd_sm100": ("sm_100a", "fa4_fwd_sm100.py", "fa", "fa4_fwd_sm_100a"),
+    "quack_gemm_sm90": ("sm_90a", "quack_gemm.py", "fa", "quack_gemm_sm_90a"),
+    "quack_rmsnorm": ("sm_90a", "quack_rmsnorm.py", "fa", "quack_rmsnorm_sm_90a"),
+}
+
+from mutant_table import MUTANTS  # noqa: E402  (the table lives next to this script)
+
+ABOUT = ("Mutants of the committed captures (issue 28), made by make_mutants.py from mutant_table.py. "
+         "mutants: capture/patch (files here), original (the committed capture in ..), file and line "
+         "(the mutated source line, as the loc reads), at_line (the line whose ops carry the defect; a check "
+         "should refute a claim there or at an also_at line, int = same file, str = file:line), kind, what, "
+         "check (the planned check that should refute it), visible (ops at at_line in original vs mutant: "
+         "changed = the type text that differs; changed_lines = lines of file whose ops differ). "
+         "rejected: edits whose trace fails (DSL or library checks), with the error.")
+LOC_RE = re.compile(r'loc\("([^"]+)":(\d+):(\d+)\)')
+
+
+def relative_path(path):
+    """The path as a loc should read: from the package or folder the kernel file lives in."""
+    norm = os.path.normpath(path)
+    i = norm.rfind(os.sep + "site-packages" + os.sep)
+    if i >= 0:
+        return norm[i + len("/site-packages/"):]
+    for root in ("flash_attn", "quack", "kernels", "drivers"):
+        key = os.sep + root + os.sep
+        i = norm.rfind(key)
+        if i >= 0:
+            return norm[i + 1:]
+    return norm
+
+
+def normalise(text):
+    return LOC_RE.sub(lambda m: 'loc("%s":%s:%s)' % (relative_path(m.group(1)), m.group(2), m.group(3)), text)
+
+
+def patch_copy(tmp, sources, mutant):
+    """Copy the package of mutant['file'] into tmp (patched when mutant has edits); return the diff."""
+    rel = mutant["file"]
+    root = rel.split("/")[0]
+    src_root = sources[root]
+    dst = os.path.join(tmp, root)
+    if root != "kernels" and not os.path.exists(os.path.join(tmp, "kernels")):
+        os.mkdir(os.path.join(tmp, "kernels"))
+    if not os.path.exists(dst):
+        shutil.copytree(src_root, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    path = os.path.join(tmp, rel)
+    with open(path) as f:
+        before = f.read().splitlines(keepends=True)
+    after = list(before)
+    for line, old, new in mutant.get("edits", []):
+        if old not in after[line - 1]:
+            raise SystemExit(f"{mutant['name']}: {rel}:{line} does not contain {old!r}: {after[line - 1]!r}")
+        after[line - 1] = after[line - 1].replace(old, new, 1)
+    with open(path, "w") as f:
+        f.writelines(after)
+    return "".join(difflib.unified_diff(before, after, "a/" + rel, "b/" + rel, n=2))
+
+
+def capture(kernel, tmp, py, out):
+    arch, driver, _, _ = KERNELS[kernel]
+    # the drivers run from a copy next to the (patched) kernels/, the layout they were written for
+    # (capture_common puts ../kernels first on sys.path); flash_attn/ and quack/ copies come first on PYTHONPATH
+    drivers = os.path.join(tmp, "drivers")
+    if not os.path.exists(drivers):
+        shutil.copytree(DRIVERS, drivers, ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ, CUTE_DSL_ARCH=arch, CUTE_DSL_DRYRUN="1", CUTE_DSL_LINEINFO="1", CAPTURE_OUT=out,
+               PYTHONPATH=tmp)
+    r = subprocess.run([py, os.path.join(drivers, driver)], cwd=drivers, env=env, capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode != 0 or not os.path.exists(out):
+        tail = "\n".join((r.stdout + r.stderr).strip().splitlines()[-6:])
+        return None, tail
+    with open(out) as f:
+        return normalise(f.read()), ""
+
+
+# ---- reading the printed module just enough to compare the ops of one source line -------------------
+ALIAS_RE = re.compile(r"^([!#][\w.$-]+) = (.*)$", re.M)
+
+
+def aliases(text):
+    return {m.group(1): m.group(2) for m in ALIAS_RE.finditer(text)}
+
+
+def line_of_loc(al, name, seen=0):
+    """(file, line) of a #loc alias, following NameLoc wrappers."""
+    body = al.get(name, "")
+    m = LOC_RE.search(body)
+    if m:
+        return m.group(1), int(m.group(2))
+    m = re.search(r"\((#loc\d+)\)\)$", body)
+    if m and seen < 8:
+        return line_of_loc(al, m.group(1), seen + 1)
+    return None
+
+
+def expand(al, text, depth=0):
+    if depth > 6:
+        return text
+    return re.sub(r"![\w.$-]+", lambda m: expand(al, al[m.group(0)], depth + 1) if m.group(0) in al
+                  else m.group(0), text)
+
+
+def ops_by_line(text):
+    """{(file, line): [signature text of each op printed with that loc, aliases expanded]}."""
+    al = aliases(text)
+    where = {k: line_of_loc(al, k) for k in al if k.startswith("#loc")}
+    out = {}
+    for m in re.finditer(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?"([\w.]+)"(.*) loc\((#loc\d+)\)$', text, re.M):
+        at = where.get(m.group(3))
+        if at:
+            # value names differ between two captures; attributes (struct fields, modes) and types matter
+            sig = re.sub(r"%[\w#:]+", "%", m.group(2)).replace("(%, ", "(").replace("(%)", "()")
+            sig = re.sub(r"^\((%, )*%?\)", "", re.sub(r"%, ", "", sig)).strip()
+            out.setdefault(at, []).append(m.group(1) + " " + expand(al, sig))
+    return out
+
+
+TOKEN_RE = re.compile(r'S<\d+,\d+,\d+>|"[^"]*"|<"[^"]*">|[\w.]+ = [\w.()<>, ]+?(?=[,>])|[\w.]+|.')
+
+
+def changed_text(a, b):
+    """The tokens (a swizzle, a quoted layout, a word, key = value) where a and b differ."""
+    ta, tb = TOKEN_RE.findall(a), TOKEN_RE.findall(b)
+    i = 0
+    while i < min(len(ta), len(tb)) and ta[i] == tb[i]:
+        i += 1
+    j = 0
+    while j < min(len(ta), len(tb)) - i and ta[-1 - j] == tb[-1 - j]:
+        j += 1
+    return "".join(ta[i:len(ta) - j]), "".join(tb[i:len(tb) - j])
+
+
+PRIORITY = ["cute.make_view", "cute.memref.alloca", "cute.recast_iter", "cute.make_atom", "cute.make_tiled_copy",
+            "cute_nvgpu.atom.make_non_exec_tiled_tma_load", "cute.mma.make_fragment", "cute.make_composed_layout",
+            "cute.add_offset", "cute.make_layout", "cute.make_ordered_layout"]
+
+
+def visible(orig, mut, file, line):
+    """What differs between the two captures: at file:line, and which lines of file differ at all."""
+    oa, ob = ops_by_line(orig), ops_by_line(mut)
+    a, b = oa.get((file, line), []), ob.get((file, line), [])
+    diff = sorted(k for k in set(oa) | set(ob) if oa.get(k) != ob.get(k))
+    changed = [l for (f, l) in diff if f == file]
+    elsewhere = [f"{f}:{l}" for (f, l) in diff if f != file]
+    sb, sa = set(b), set(a)
+    gone = [s for s in dict.fromkeys(a) if s not in sb]
+    new = [s for s in dict.fromkeys(b) if s not in sa]
+    out = {"ops_at_line": [len(a), len(b)], "changed_lines": changed[:20], "changed_elsewhere": elsewhere[:10]}
+    if gone and new:
+        # compare like with like: the same op kind, the most telling kinds first (at most 3 pairs)
+        name = lambda sig: sig.split(" ", 1)[0]
+        kinds = [k for k in PRIORITY if any(name(g) == k for g in gone) and any(name(n) == k for n in new)]
+        kinds += [name(g) for g in gone if any(name(n) == name(g) for n in new) and name(g) not in kinds]
+        pairs = [(next(x for x in gone if name(x) == k), next(x for x in new if name(x) == k)) for k in kinds[:3]]
+        pairs = pairs or [(gone[0], new[0])]
+        out["changed"] = [list(changed_text(g, n)) for g, n in pairs]
+        out["op"] = [pairs[0][0][:600], pairs[0][1][:600]]
+    else:
+        out["only_original"], out["only_mutant"] = [s[:300] for s in gone[:2]], [s[:300] for s in new[:2]]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernels", default="/work/research28/kernels")
+    ap.add_argument("--site", default="/work/research28/venv/lib/python3.11/site-packages")
+    ap.add_argument("--py-dsl", default=sys.executable)
+    ap.add_argument("--py-fa", default="/work/research28/venv/bin/python")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--check-originals", action="store_true")
+    ap.add_argument("--keep", default="")
+    ap.add_argument("--dry", action="store_true", help="capture and report, write nothing")
+    ap.add_argument("--visible-only", action="store_true",
+                    help="recompute mutants.json's 'visible' from the stored captures (no DSL needed)")
+    a = ap.parse_args()
+    sources = {"kernels": a.kernels, "flash_attn": os.path.join(a.site, "flash_attn"),
+               "quack": os.path.join(a.site, "quack")}
+    only = set(filter(None, a.only.split(",")))
+    index_path = os.path.join(HERE, "mutants.json")
+    index = json.load(open(index_path)) if os.path.exists(index_path) else {}
+    by_name = {e["capture"]: e for e in index.get("mutants", [])}
+    rejected = {e["name"]: e for e in index.get("rejected", [])}
+    originals = {}
+    if a.visible_only:
+        for e in by_name.values():
+            if only and e["kernel"] not in only and e["capture"][:-len(".mlir.gz")] not in only:
+                continue
+            with gzip.open(os.path.join(DATA, e["original"]), "rt") as f:
+                orig = normalise(f.read())
+            with gzip.open(os.path.join(HERE, e["capture"]), "rt") as f:
+                e["visible"] = visible(orig, f.read(), e["file"], e["at_line"])
+            print(e["capture"], e["visible"].get("changed"))
+        rejected_list = list(rejected.values())
+        with open(index_path, "w") as f:
+            json.dump({"about": ABOUT, "mutants": list(by_name.values()), "rejected": rejected_list}, f, indent=1)
+            f.write("\n")
+        return
+    for mut in MUTANTS:
+        kernel = mut["kernel"]
+        name = f"{kernel}__{mut['name']}"
+        if only and name not in only and kernel not in only:
+            continue
+        py = a.py_dsl if KERNELS[kernel][2] == "dsl" else a.py_fa
+        orig_name = KERNELS[kernel][3]
+        if kernel not in originals:
+            with tempfile.TemporaryDirectory() as tmp:
+                patch_copy(tmp, sources, dict(mut, edits=[]))
+                text, err = capture(kernel, tmp, py, os.path.join(tmp, "orig.mlir"))
+            if text is None:
+                raise SystemExit(f"{kernel}: original capture failed:\n{err}")
+            originals[kernel] = text
+            if a.check_originals:
+                with gzip.open(os.path.join(DATA, orig_name + ".mlir.gz"), "rt") as f:
+                    same = normalise(f.read()) == text
+                print(f"{kernel}: unpatched capture {'==' if same else '!='} committed {orig_name}")
+        with tempfile.TemporaryDirectory() as tmp:
+            diff = patch_copy(tmp, sources, mut)
+            text, err = capture(kernel, tmp, py, os.path.join(tmp, "mut.mlir"))
+            if a.keep:
+                shutil.copytree(tmp, os.path.join(a.keep, name), dirs_exist_ok=True)
+        if text is None:
+            print(f"{name}: DSL REJECTED: {err}")
+            lines = err.splitlines()
+            first = max([i for i, l in enumerate(lines) if "rror" in l] or [len(lines) - 1])
+            reason = [l.strip() for l in lines[first:first + 3] if "suggestion" not in l]
+            rejected[name] = {"name": name, "kernel": kernel, "file": mut["file"], "line": mut["edits"][0][0],
+                              "kind": mut["kind"], "edit": [list(e) for e in mut["edits"]],
+                              "error": re.sub(r"\x1b\[[0-9;]*m", "", " ".join(reason))[:300]}
+            continue
+        rejected.pop(name, None)
+        at_line = mut.get("at_line", mut["edits"][0][0])
+        vis = visible(originals[kernel], text, mut["file"], at_line)
+        print(f"{name}: captured, {len(text)} chars; at {mut['file']}:{at_line}: {vis}")
+        if a.dry:
+            continue
+        with gzip.open(os.path.join(HERE, name + ".mlir.gz"), "wt", compresslevel=9) as f:
+            f.write(text)
+        with open(os.path.join(HERE, name + ".patch"), "w") as f:
+            f.write(diff)
+        by_name[name + ".mlir.gz"] = {
+            "capture": name + ".mlir.gz", "patch": name + ".patch", "kernel": kernel,
+            "original": orig_name + ".mlir.gz", "arch": KERNELS[kernel][0], "file": mut["file"],
+            "line": mut["edits"][0][0], "at_line": at_line, "also_at": mut.get("also_at", []), "kind": mut["kind"], "what": mut["what"],
+            "check": mut["check"], "visible": vis}
+    if not a.dry:
+        order = [f"{m['kernel']}__{m['name']}.mlir.gz" for m in MUTANTS]
+        entries = sorted(by_name.values(), key=lambda e: order.index(e["capture"]) if e["capture"] in order else 1 << 30)
+        with open(index_path, "w") as f:
+            json.dump({"about": ABOUT, "mutants": entries, "rejected": list(rejected.values())}, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
