@@ -218,6 +218,12 @@ class CommandLineError(CuteVerifyError, ValueError):
     kind = "input"
 
 
+class CaptureError(CuteVerifyError, ValueError):
+    """A CuTe DSL capture that cannot be read or taken: a file that is not the generic MLIR ``trace capture``
+    writes (the message names ``file:line``), a type the reader does not know, or a capture script that
+    failed (its exit status and the end of its error output)."""
+
+
 class LayoutExprError(CuteVerifyError):
     """A manifest's layout entry or inline layout that cannot be evaluated: ``name`` (the entry, or None for
     inline text), ``reason``, ``column`` (1-based into the text, or None) and ``parse_error`` (the

@@ -108,6 +108,8 @@ def _print_failures(bad):
     click.echo("failures:")
     for r in bad:
         loc = f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
+        if r.get("at"):  # a traced claim: the kernel's own source line that built its objects
+            loc = r["at"]
         if r.get("kind") == "load":  # the file's own error, with its column; none of its claims ran
             loc += f":{r['column']}" if r.get("line") and r.get("column") else ""
             click.echo(f"  {loc}: error: " + str(r["reason"]).replace("\n", "\n    "))
@@ -161,18 +163,37 @@ def _print_table(results, total_s, verbose=False):
 @click.option("-v", "--verbose", is_flag=True, help="Under each claim, what its kind establishes (and by which method).")
 @guarded
 def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbose):
-    for out in (html_path, junit):  # refuse an unwritable place before the run, not after it
+    check_writable(html_path, junit)
+    t0 = time.perf_counter()
+    progress = progress_option_value(progress)
+    results, claims = mf.check_files(manifests, jobs=jobs, progress=_progress_printer(progress))
+    sys.exit(render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
+                    quiet=quiet, verbose=verbose))
+
+
+def check_writable(*paths):
+    """Refuse an output file whose directory does not exist, before a run rather than after it."""
+    for out in paths:
         if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
             fail(f"cannot write {out}: no directory {os.path.dirname(os.path.abspath(out))}")
-    t0 = time.perf_counter()
-    if progress is None:
-        try:
-            progress = sys.stderr.isatty()
-        except (AttributeError, ValueError):
-            progress = False
-    results, claims = mf.check_files(manifests, jobs=jobs, progress=_progress_printer(progress))
-    total = time.perf_counter() - t0
+
+
+def progress_option_value(progress):
+    """``--progress/--no-progress`` resolved: the given value, else whether stderr is a terminal."""
+    if progress is not None:
+        return progress
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def render(results, claims, total, *, junit=None, html_path=None, as_json=False, quiet=False, verbose=False,
+           extra=None) -> int:
+    """Print the result rows of ``check`` (or ``trace check``) as a table, ``--json`` or ``-q``; write the
+    HTML report and JUnit XML when asked; return the exit code. ``extra``: more fields of the JSON object."""
     code = mf.exit_code(results)
+    total = float(total)
     if html_path:
         _write(html_path, html_report(results, claims, total))
     if junit:
@@ -181,13 +202,13 @@ def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbo
     if as_json:
         errors = [{k: r.get(k) for k in ("file", "line", "column", "reason")} for r in results if r["kind"] == "load"]
         click.echo(json.dumps({"ok": code == 0, "exit_code": code, "elapsed": total, "results": results,
-                               "errors": errors}, default=str))
+                               "errors": errors, **(extra or {})}, default=str))
     elif quiet:
         bad = [r for r in results if not r["ok"]]
         _print_table(bad, total, verbose) if bad else click.echo(f"{len(results)} claim(s) as expected ({total:.2f} s)")
     else:
         _print_table(results, total, verbose)
-    sys.exit(code)
+    return code
 
 
 def _write(path, text):

@@ -346,6 +346,8 @@ def run_claim(claim: Claim) -> dict:
 def _result(claim: Claim, r: dict) -> dict:
     out = {"file": claim.file, "kernel": claim.kernel, "index": claim.index, "line": claim.line,
            "claim": claim.label, "kind": claim.kind, "expect": claim.expect}
+    if claim.at:
+        out["at"] = claim.at
     out.update(r)
     out["ok"] = r["status"] == claim.expect
     return out

@@ -28,7 +28,9 @@ KINDS: dict = {k.name: k for k in (BIJECTIVE, INJECTIVE, SURJECTIVE, EQUAL, DISJ
                                    COMPATIBLE, BANKS, VECTOR, TMA, TRITON, SMEM_OPTIMAL, OPERAND)}
 
 # the fields every claim may carry beside its kind
-_COMMON = {"name": {"type": "string"}, "expect": {"$ref": "#/$defs/expect"}, "note": {"type": "string"}}
+_COMMON = {"name": {"type": "string"}, "expect": {"$ref": "#/$defs/expect"}, "note": {"type": "string"},
+           # where the kernel's own source built the objects (``trace manifest`` writes ``file:line: source``)
+           "at": {"type": "string"}}
 
 
 def register(kind: ClaimKind) -> ClaimKind:
@@ -36,7 +38,7 @@ def register(kind: ClaimKind) -> ClaimKind:
     against ``kind.schema``, reads it with ``kind.read``, prints it with ``kind.text`` and runs ``kind.decide``.
 
     Admissible: a :class:`ClaimKind` whose name is not a kind yet and not one of the common fields (``name``,
-    ``expect``, ``note``); anything else raises ``NotAdmissibleError``. Post-condition: ``KINDS[kind.name] is
+    ``expect``, ``note``, ``at``); anything else raises ``NotAdmissibleError``. Post-condition: ``KINDS[kind.name] is
     kind`` and :func:`claim_schema` lists it."""
     if not isinstance(kind, ClaimKind):
         raise NotAdmissibleError("register", f"a ClaimKind, got {type(kind).__name__}")

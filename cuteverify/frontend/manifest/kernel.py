@@ -50,6 +50,7 @@ class Claim:
     assume: tuple = ()
     symbols: tuple | None = None
     assumptions: object = None
+    at: str = ""
 
     @property
     def text(self) -> str:
@@ -235,7 +236,7 @@ class KernelReader:
             m = self.marks.get(cp)
             out.append(Claim(self.file, self.name, i, kind, args, str(c.get("expect", "proved")),
                              str(c.get("name", "")), m.line if m else None, m.column if m else None,
-                             self.layouts, self.assume, self.symbols, self.asm))
+                             self.layouts, self.assume, self.symbols, self.asm, str(c.get("at", ""))))
         have = {(str(c.args["tiled_mma"]), c.args["operand"], str(c.args["smem"])) for c in out
                 if c.kind == "operand"}
         for entry, args, name in implicit_claims(self.layouts, self.env, have):  # at the entry's line

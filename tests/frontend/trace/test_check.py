@@ -1,0 +1,70 @@
+"""``trace check`` / ``trace manifest`` plumbing: version gate, unknown types named, rows and exit codes, the
+generated manifest loads with the manifest loader (the emitters' own claims are tested in their files)."""
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.trace_check_cmd import trace_check_cmd, trace_manifest_cmd
+from cuteverify.frontend.trace.check import capture_paths, check_captures, document
+
+DATA = Path(__file__).resolve().parents[1] / "trace_data"
+HOPPER = DATA / "hopper_dense_gemm_sm_90a.mlir.gz"
+HEADER = '// cuteverify-capture: {"dsl": "%s", "arch": "sm_90a", "function": "f"}\n'
+
+
+def _with_header(tmp_path, dsl, name="k.mlir", body=None):
+    text = gzip.decompress(HOPPER.read_bytes()).decode() if body is None else body
+    p = tmp_path / name
+    p.write_text(HEADER % dsl + text)
+    return p
+
+
+def test_header_version_is_read_and_gated(tmp_path):
+    known = document(_with_header(tmp_path, "4.8.1"))
+    assert known.header["dsl"] == "4.8.1" and not [u for u in known.unknowns if "DSL" in u.what]
+    newer = document(_with_header(tmp_path, "9.0.0", "n.mlir"))
+    assert any(u.what == "DSL 9.0.0" for u in newer.unknowns)
+    bare = document(HOPPER)
+    assert any(u.what == "capture header" for u in bare.unknowns)
+
+
+def test_unknown_type_is_named_with_its_location(tmp_path):
+    body = ('"builtin.module"() ({\n'
+            '  %0 = "cute.frobnicate"() : () -> !cute.hyper_tensor<"(2,2):(1,2)"> loc(#loc1)\n'
+            '}) : () -> () loc(#loc)\n'
+            '#loc = loc("k.py":1:0)\n#loc1 = loc("x = cute.frobnicate()"(#loc2))\n#loc2 = loc("k.py":7:4)\n')
+    doc = document(_with_header(tmp_path, "4.8.1", body=body))
+    (u,) = doc.unknowns
+    assert u.what == "type cute.hyper_tensor" and str(u.loc) == "k.py:7" and "cute.frobnicate" in u.why
+    results, claims, _ = check_captures([tmp_path / "k.mlir"])
+    assert [r["status"] for r in results] == ["unknown"] and results[0]["at"].startswith("k.py:7")
+    assert mf.exit_code(results) == 3
+
+
+def test_cli_check_rows_summary_and_exit_codes(tmp_path):
+    run = CliRunner().invoke
+    r = run(trace_check_cmd, [str(_with_header(tmp_path, "4.8.1")), "--json"])
+    out = json.loads(r.output)
+    assert r.exit_code == out["exit_code"] and out["kernels"][0]["kernel"] == "k"
+    assert run(trace_check_cmd, [str(tmp_path / "missing.mlir")]).exit_code == 2
+    (tmp_path / "bad.mlir").write_text("this is no module\n")
+    r = run(trace_check_cmd, [str(tmp_path / "bad.mlir")])
+    assert r.exit_code == 2 and "bad.mlir:1" in r.output
+    assert capture_paths([DATA])[0].name.endswith(".mlir.gz")
+    with pytest.raises(Exception, match="no capture"):
+        capture_paths([tmp_path / "empty"] if (tmp_path / "empty").mkdir() is None else [])
+
+
+def test_manifest_is_what_check_runs(tmp_path):
+    cap = _with_header(tmp_path, "4.8.1")
+    out = tmp_path / "k.cute.yaml"
+    r = CliRunner().invoke(trace_manifest_cmd, [str(cap), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    doc = document(cap)
+    claims = mf.load(out) if doc.claims else []
+    assert len(claims) == len(doc.claims)
+    assert all(c.at for c in claims)
