@@ -273,6 +273,7 @@ def main():
             rejected[name] = {"name": name, "kernel": kernel, "file": mut["file"], "line": mut["edits"][0][0],
                               "kind": mut["kind"], "edit": [list(e) for e in mut["edits"]],
                               "error": re.sub(r"\x1b\[[0-9;]*m", "", " ".join(reason))[:300]}
+            by_name.pop(name + ".mlir.gz", None)
             continue
         rejected.pop(name, None)
         at_line = mut.get("at_line", mut["edits"][0][0])
@@ -291,7 +292,9 @@ def main():
             "check": mut["check"], "visible": vis}
     if not a.dry:
         order = [f"{m['kernel']}__{m['name']}.mlir.gz" for m in MUTANTS]
-        entries = sorted(by_name.values(), key=lambda e: order.index(e["capture"]) if e["capture"] in order else 1 << 30)
+        entries = sorted((e for e in by_name.values() if e["capture"] in order), key=lambda e: order.index(e["capture"]))
+        names = {m["kernel"] + "__" + m["name"] for m in MUTANTS}
+        rejected = {k: v for k, v in rejected.items() if k in names and k + ".mlir.gz" not in by_name}
         with open(index_path, "w") as f:
             json.dump({"about": ABOUT, "mutants": entries, "rejected": list(rejected.values())}, f, indent=1)
             f.write("\n")

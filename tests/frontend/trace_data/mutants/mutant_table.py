@@ -39,12 +39,6 @@ MUTANTS = [
          what="the struct field sA holds half the staged A buffer (32 KiB) while the 4-stage sA tensor viewed in "
               "it spans 64 KiB: stages 2-3 of A overlap sB.",
          also_at=[448, 634], check="smem struct"),
-    dict(kernel="hopper_dense_gemm", name="stmatrix_transposed", file=HOP, at_line=937,
-         edits=[(939, "self.c_layout.is_m_major_c(),", "not self.c_layout.is_m_major_c(),")],
-         kind="major",
-         what="the epilogue stmatrix atom is the transposed one while sC is N-major: each thread's "
-              "accumulator fragment lands transposed in sC.",
-         also_at=[945, 947, 953], check="agrees"),
     dict(kernel="ampere_tensorop_gemm", name="sA_swizzle", file=AMP,
          edits=[(458, "swizzle=sA_swizzle", "swizzle=cute.make_swizzle(1, 4, 3)")],
          kind="swizzle",
@@ -165,11 +159,6 @@ MUTANTS = [
          kind="smem stage",
          what="the struct field sB holds half of the staged B buffer: the upper stages of sB run past the field.",
          also_at=[811, 997], check="smem struct"),
-    dict(kernel="quack_gemm_sm90", name="stmatrix_transposed", file=QG, at_line=1866,
-         edits=[(1868, "self.d_layout.is_m_major_c() if", "not self.d_layout.is_m_major_c() if")],
-         kind="major",
-         what="the epilogue stmatrix atom is the transposed one while sD is N-major.",
-         also_at=[1873], check="agrees"),
     dict(kernel="quack_rmsnorm", name="sX_row_overlap", file=QR, at_line=172,
          edits=[(173, "cute.make_ordered_layout(tiler_mn, order=(1, 0))",
                  "cute.make_layout(tiler_mn, stride=(tiler_mn[1] // 2, 1))")],
@@ -261,4 +250,17 @@ MUTANTS = [
          kind="major",
          what="the gmem->smem copy of A is built for an M-major A (8 M-contiguous values per thread) while A is K-major.",
          also_at=[465, 466], check="vector"),
+    dict(kernel="hopper_dense_gemm", name="r2s_transposed", file=HOP, at_line=931,
+         edits=[(932, "self.c_layout,", "utils.LayoutEnum.COL_MAJOR,")],
+         kind="major",
+         what="the epilogue's register->smem store atom is chosen for an M-major C (stmatrix .trans) while sC "
+              "is N-major: each thread's accumulator values land transposed in sC.",
+         also_at=[947, 954], check="agrees"),
+    dict(kernel="quack_gemm_sm90", name="r2s_transposed", file=QG, at_line=1889,
+         edits=[(1890, "d_layout, elem_ty_d=dtype, elem_ty_acc=self.acc_dtype",
+                 "LayoutEnum.COL_MAJOR, elem_ty_d=dtype, elem_ty_acc=self.acc_dtype")],
+         kind="major",
+         what="the epilogue's register->smem store atom is chosen for an M-major D (stmatrix .trans) while sD "
+              "is N-major.",
+         also_at=[1892, 1895], check="agrees"),
 ]
