@@ -49,7 +49,7 @@ KERNELS = {
     "quack_rmsnorm": ("sm_90a", "quack_rmsnorm.py", "fa", "quack_rmsnorm_sm_90a"),
 }
 
-from mutant_table import MUTANTS  # noqa: E402  (the table lives next to this script)
+from mutant_table import DISCARDED, MUTANTS  # noqa: E402  (the table lives next to this script)
 
 ABOUT = ("Mutants of the committed captures (issue 28), made by make_mutants.py from mutant_table.py. "
          "mutants: capture/patch (files here), original (the committed capture in ..), file and line "
@@ -57,7 +57,9 @@ ABOUT = ("Mutants of the committed captures (issue 28), made by make_mutants.py 
          "should refute a claim there or at an also_at line, int = same file, str = file:line), kind, what, "
          "check (the planned check that should refute it), visible (ops at at_line in original vs mutant: "
          "changed = the type text that differs; changed_lines = lines of file whose ops differ). "
-         "rejected: edits whose trace fails (DSL or library checks), with the error.")
+         "rejected: edits whose trace fails (DSL or library checks), with the error. discarded: edits that "
+         "trace but are no defect (or none the capture can decide), with why.")
+ERROR_RE = re.compile(r"(^|\s)(error(\[\w+\])?:|\w*Error:)")
 LOC_RE = re.compile(r'loc\("([^"]+)":(\d+):(\d+)\)')
 
 
@@ -77,6 +79,12 @@ def relative_path(path):
 
 def normalise(text):
     return LOC_RE.sub(lambda m: 'loc("%s":%s:%s)' % (relative_path(m.group(1)), m.group(2), m.group(3)), text)
+
+
+def write_gz(path, text):
+    """gzip -9 with no name and mtime 0 in the header, so an unchanged capture gives the same bytes."""
+    with open(path, "wb") as raw, gzip.GzipFile("", "wb", 9, raw, mtime=0) as f:
+        f.write(text.encode())
 
 
 def patch_copy(tmp, sources, mutant):
@@ -114,7 +122,7 @@ def capture(kernel, tmp, py, out):
     r = subprocess.run([py, os.path.join(drivers, driver)], cwd=drivers, env=env, capture_output=True,
                        text=True, timeout=600)
     if r.returncode != 0 or not os.path.exists(out):
-        tail = "\n".join((r.stdout + r.stderr).strip().splitlines()[-6:])
+        tail = "\n".join((r.stdout + r.stderr).strip().splitlines()[-40:])
         return None, tail
     with open(out) as f:
         return normalise(f.read()), ""
@@ -239,7 +247,8 @@ def main():
             print(e["capture"], e["visible"].get("changed"))
         rejected_list = list(rejected.values())
         with open(index_path, "w") as f:
-            json.dump({"about": ABOUT, "mutants": list(by_name.values()), "rejected": rejected_list}, f, indent=1)
+            json.dump({"about": ABOUT, "mutants": list(by_name.values()), "rejected": rejected_list,
+                       "discarded": DISCARDED}, f, indent=1)
             f.write("\n")
         return
     for mut in MUTANTS:
@@ -266,10 +275,14 @@ def main():
             if a.keep:
                 shutil.copytree(tmp, os.path.join(a.keep, name), dirs_exist_ok=True)
         if text is None:
-            print(f"{name}: DSL REJECTED: {err}")
-            lines = err.splitlines()
-            first = max([i for i, l in enumerate(lines) if "rror" in l] or [len(lines) - 1])
-            reason = [l.strip() for l in lines[first:first + 3] if "suggestion" not in l]
+            print(f"{name}: TRACE REJECTED")
+            lines = [re.sub(r"\x1b\[[0-9;]*m", "", l) for l in err.splitlines()]
+            first = max([i for i, l in enumerate(lines) if ERROR_RE.search(l)] or [len(lines) - 1])
+            reason = []
+            for l in lines[first:first + 3]:
+                if "suggestion" in l or "-->" in l:
+                    break
+                reason.append(l.strip())
             rejected[name] = {"name": name, "kernel": kernel, "file": mut["file"], "line": mut["edits"][0][0],
                               "kind": mut["kind"], "edit": [list(e) for e in mut["edits"]],
                               "error": re.sub(r"\x1b\[[0-9;]*m", "", " ".join(reason))[:300]}
@@ -281,8 +294,7 @@ def main():
         print(f"{name}: captured, {len(text)} chars; at {mut['file']}:{at_line}: {vis}")
         if a.dry:
             continue
-        with gzip.open(os.path.join(HERE, name + ".mlir.gz"), "wt", compresslevel=9) as f:
-            f.write(text)
+        write_gz(os.path.join(HERE, name + ".mlir.gz"), text)
         with open(os.path.join(HERE, name + ".patch"), "w") as f:
             f.write(diff)
         by_name[name + ".mlir.gz"] = {
@@ -294,9 +306,15 @@ def main():
         order = [f"{m['kernel']}__{m['name']}.mlir.gz" for m in MUTANTS]
         entries = sorted((e for e in by_name.values() if e["capture"] in order), key=lambda e: order.index(e["capture"]))
         names = {m["kernel"] + "__" + m["name"] for m in MUTANTS}
+        for f in os.listdir(HERE):  # captures of mutants no longer in the table (or now rejected)
+            stem = f.split(".")[0]
+            if "__" in stem and f.endswith((".mlir.gz", ".patch")) and (
+                    stem not in names or stem + ".mlir.gz" not in order or stem + ".mlir.gz" not in by_name):
+                os.remove(os.path.join(HERE, f))
         rejected = {k: v for k, v in rejected.items() if k in names and k + ".mlir.gz" not in by_name}
         with open(index_path, "w") as f:
-            json.dump({"about": ABOUT, "mutants": entries, "rejected": list(rejected.values())}, f, indent=1)
+            json.dump({"about": ABOUT, "mutants": entries, "rejected": list(rejected.values()),
+                       "discarded": DISCARDED}, f, indent=1)
             f.write("\n")
 
 

@@ -119,13 +119,6 @@ MUTANTS = [
          what="each of the sV/sQ/sK struct fields holds half of its tensor (cosize // 2): the views of sV, sQ, "
               "sK overrun into the next field.",
          also_at=[603, 846, 847, 849], check="smem struct"),
-    dict(kernel="fa4_fwd_sm80", name="smem_align_16", file=FA80, at_line=845,
-         edits=[(603, "cute.cosize(layout)], 1024]", "cute.cosize(layout)], 16]")],
-         kind="alignment",
-         what="the sV/sQ/sK fields are aligned to 16 B instead of 1024 B: their S<3,3,3> (128 B row, 1 KiB "
-              "period) swizzle is only bank-conflict free when the buffer starts on a 128 B row, which the "
-              "guaranteed alignment no longer promises.",
-         also_at=[603, 846, 847, 849], check="smem struct"),
     dict(kernel="fa4_fwd_sm90", name="V_major_k", file=FA90, at_line=110,
          edits=[(114, "warpgroup.OperandMajorMode.MN,", "warpgroup.OperandMajorMode.K,")],
          kind="major",
@@ -202,7 +195,7 @@ MUTANTS = [
          kind="smem stage",
          what="the struct field sK (shared by the K and V stages) holds half of the staged K/V buffer.",
          also_at=[952, 1330], check="smem struct"),
-    dict(kernel="fa4_fwd_sm100", name="sO_swizzle", file=FA100,
+    dict(kernel="fa4_fwd_sm100", name="sO_swizzle", file=FA100, also_at=[3721],
          edits=[(1339, "swizzle=sO_layout.inner", "swizzle=cute.make_swizzle(2, 4, 3)")],
          kind="swizzle",
          what="sO is viewed with pointer swizzle S<2,4,3> while the TMA store of O is built from the S<3,4,3> "
@@ -215,12 +208,6 @@ MUTANTS = [
          what="the sScale field omits the num_stats factor: the sScale tensor viewed in it (line 1351) is "
               "num_stats times larger and runs into the scheduler barriers.",
          also_at=[936, 1351], check="smem struct"),
-    dict(kernel="fa4_fwd_sm100", name="buffer_align_128", file=FA100, at_line=1141,
-         edits=[(467, "self.buffer_align_bytes = 1024", "self.buffer_align_bytes = 128")],
-         kind="alignment",
-         what="sO/sQ/sK are aligned to 128 B, below the 1024 B period of their 128B swizzle (sO starts at "
-              "byte 2432): TMA and UMMA see the swizzle at a different phase.",
-         also_at=[1328, 1330, 1339], check="smem struct"),
     dict(kernel="quack_rmsnorm", name="sX_align_8", file=QR, at_line=172,
          edits=[(173, "order=(1, 0)), byte_alignment=16", "order=(1, 0)), byte_alignment=8")],
          kind="alignment",
@@ -263,4 +250,57 @@ MUTANTS = [
          what="the epilogue's register->smem store atom is chosen for an M-major D (stmatrix .trans) while sD "
               "is N-major.",
          also_at=[1892, 1895], check="agrees"),
+    dict(kernel="fa4_fwd_sm100", name="sO_align_128", file=FA100, at_line=1141,
+         edits=[(946, "cute.struct.MemRange[self.o_dtype, sO_size], self.buffer_align_bytes",
+                 "cute.struct.MemRange[self.o_dtype, sO_size], 128")],
+         kind="alignment",
+         what="the sO field is aligned to 128 B instead of 1024 B: it starts at byte 2432 of a 1024-aligned "
+              "struct, off the 1024 B period of its 128B swizzle, so the TMA store of O and the smem writes see "
+              "the swizzle at a different phase.",
+         also_at=[1339, 3721], check="smem struct"),
+    dict(kernel="fa4_fwd_sm80", name="swizzle_byte_units", file="flash_attn/cute/ampere_helpers.py", at_line=25,
+         edits=[(26, "cute.make_swizzle(swizzle_bits, swizzle_base, swizzle_base)", "cute.make_swizzle(swizzle_bits, 4, 3)")],
+         kind="swizzle",
+         what="the element-domain smem atom gets the byte-domain 128B swizzle S<3,4,3> (NOTES pitfall 12): on "
+              "f16 element indices it permutes 32 B units by rows 2 apart, so ldmatrix reads collide in banks.",
+         also_at=[FA80 + ":890", FA80 + ":891", FA80 + ":859"], check="banks"),
+    dict(kernel="fa4_fwd_sm80", name="sQ_field_of_K", file=FA80, at_line=845,
+         edits=[(612, "sQ: sQ_struct", "sQ: sK_struct")],
+         kind="smem stage",
+         what="the struct's sQ field is declared with K's struct type (64x128, 16 KiB) while sQ is 128x128 "
+              "(32 KiB): sQ's view runs over sK.",
+         also_at=[846], check="smem struct"),
+    dict(kernel="fa4_fwd_sm80", name="sO_unswizzled", file=FA80, at_line=357,
+         edits=[(584, "sO_layout_atom = sV_layout_atom", "sO_layout_atom = sV_layout_atom.outer")],
+         kind="swizzle",
+         what="the O epilogue buffer drops the swizzle of its atom: the MMA-fragment stores of O (8 rows, same "
+              "column, 256 B pitch per phase) hit the same banks.",
+         also_at=[355, 424, 584], check="banks"),
+]
+
+#: edits tried and kept out, with why (a mutant must be a defect the DSL accepts)
+DISCARDED = [
+    dict(name="hopper_dense_gemm__stmatrix_transposed", file=HOP, line=939,
+         edit="self.c_layout.is_m_major_c() -> not self.c_layout.is_m_major_c()",
+         why="no defect: copy_atom_C only lends its tiling to make_tiled_copy_C_atom / make_tiled_copy_S; the "
+             "store atom is copy_atom_r2s, and the tiled copy's TV layout and tiler are the same for .t and .n"),
+    dict(name="quack_gemm_sm90__stmatrix_transposed", file=QG, line=1868,
+         edit="self.d_layout.is_m_major_c() -> not self.d_layout.is_m_major_c()",
+         why="no defect, as for the Hopper GEMM (the C atom only gives the tiling of tiled_copy_C_atom)"),
+    dict(name="fa4_fwd_sm80__smem_align_16", file=FA80, line=603, edit="Align[..., 1024] -> Align[..., 16]",
+         why="no defect: FA4 sm80 swizzles in the element domain (composed layout, plain pointer); 16 B vectors "
+             "at any 16 B-aligned base keep their banks distinct, and there is no TMA"),
+    dict(name="fa4_fwd_sm100__buffer_align_128", file=FA100, line=467,
+         edit="self.buffer_align_bytes = 1024 -> 128",
+         why="undecidable from the capture: every field drops to 128 B alignment, so the allocation itself only "
+             "guarantees align<128> and the swizzle phase depends on the compiler's placement (emit_smem: "
+             "unknown); replaced by sO_align_128, which keeps the struct 1024-aligned"),
+    dict(name="fa4_fwd_sm80__O_copy_A", file=FA80, line=355,
+         edit="cute.make_tiled_copy_C(smem_copy_atom_O, tiled_mma) -> cute.make_tiled_copy_A(...)",
+         why="no defect for this configuration: with the PV MMA's permutation (64,16,16) the A and C thread-value "
+             "layouts are the same function (((4,8,4),((2,2,2),(1,1))) vs ((4,8,4),((2,2),(1,2))), equal strides)"),
+    dict(name="fa4_fwd_sm80__qk_permutation_n8", file=FA80, line=592,
+         edit="permutation_mnk=(.., 16, 16) -> (.., 8, 16)",
+         why="no defect: the K copy is make_tiled_copy_B of the same tiled MMA, so copy and MMA still agree "
+             "(only the instruction mix changes)"),
 ]
