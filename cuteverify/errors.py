@@ -273,6 +273,19 @@ class CuteClaimFailure(CuteVerifyError):
     kind = "refuted"
 
 
+class DslUnavailable(CaptureError):
+    """The interpreter that runs the compile script cannot import the CuTe DSL (``nvidia-cutlass-dsl``)."""
+
+
+class ScriptFailed(CaptureError):
+    """The compile script exited with a non-zero status, or ran past its time limit; the message carries the
+    exit status and the last lines of its stderr."""
+
+
+class NoKernelCompiled(CaptureError):
+    """The compile script finished but never called ``cute.compile``, so nothing was traced."""
+
+
 def exit_code(error: BaseException) -> int:
     """The exit code front ends give an error: 2 for input errors, 1 for refutations, 3 for undecided
     questions, 4 for everything else (a bug or an internal limit)."""

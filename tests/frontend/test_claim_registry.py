@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_kind_has_schema_reader_text_and_procedure():
-    assert len(KINDS) == 15
+    assert len(KINDS) == 21
     for name, k in KINDS.items():
         assert isinstance(k, ClaimKind) and k.name == name
         assert isinstance(k.schema, dict) and k.schema

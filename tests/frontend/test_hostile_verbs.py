@@ -246,8 +246,21 @@ def _cp_async_banks():
     return [(a, None, {2}) for a in bad] + ok
 
 
+def _trace():
+    """trace capture's refusals that come before any script runs (no CuTe DSL needed)."""
+    C = ["trace", "capture"]
+    here = str(pathlib.Path(__file__).resolve())  # an existing .py file
+    bad = [C, C + ["--", "/nonexistent/kernel.py"], C + ["--arch", "hopper", "--", here], C + ["--arch", "", "--", here],
+           C + ["--arch", "sm_80" * 1000, "--", here], C + ["--", "no-such-interpreter-cv", here],
+           C + ["--", "/bin/sh"], C + ["--", "/bin/sh", "-c", "true"], C + ["--timeout", "0", "--", here],
+           C + ["-o", "/dev/null/captures", "--", here], C + ["--", "x" * 5000 + ".py"],
+           C + ["--", "/bin/sh", "/nonexistent/kernel.py"], ["trace", "no-such-subcommand"],
+           C + ["--", "not_python.txt"]]
+    return [(a, None, {2}) for a in bad]
+
+
 GROUPS = {"cp-async-banks": _cp_async_banks, "loops": _loops, "fold": _fold, "spec": _spec, "check": _check, "tma": _tma, "algebra": _algebra,
-          "tiled-mma": _tiled_mma, "desc": _desc, "synthesize": _synthesize, "why": _why, "triton": _triton}
+          "tiled-mma": _tiled_mma, "desc": _desc, "synthesize": _synthesize, "why": _why, "triton": _triton, "trace": _trace}
 
 
 def verb_cases():

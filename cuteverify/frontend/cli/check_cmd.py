@@ -19,7 +19,7 @@ from .common import fail, guarded, json_option, style, tty
 _PROGRESS_DELAY_S, _PROGRESS_EVERY_S = 0.5, 0.1
 
 
-def _progress_printer(enabled: bool):
+def progress_printer(enabled: bool):
     if not enabled:
         return None
     t0 = time.perf_counter()
@@ -73,12 +73,20 @@ def _wrapped(text, width):
     return textwrap.wrap(" ".join(str(text).split()), width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
+def _source_line(at: str) -> str:
+    """``dir/file.py:123: source`` -> ``file.py:123`` (the table's column; failures print it whole)."""
+    head = at.split(": ", 1)[0]
+    return head.rsplit("/", 1)[-1]
+
+
 def _print_rows(results, verbose=False):
     """One row per claim, grouped under its file's name; unexpected results coloured by status; a claim wider
     than its column continues on the next lines; ``verbose``: each claim's meaning under it."""
-    rows = [("", "kernel", "claim", "expect", "result", "ms")]
+    traced = any(r.get("at") for r in results)  # a traced kernel: say where its source built each object
+    rows = [("", "source line" if traced else "kernel", "claim", "expect", "result", "ms")]
     for r in results:
-        rows.append(("ok" if r["ok"] else "FAIL", r["kernel"], " ".join(str(r["claim"]).split()), r["expect"],
+        where = _source_line(r["at"]) if r.get("at") else r["kernel"]
+        rows.append(("ok" if r["ok"] else "FAIL", where, " ".join(str(r["claim"]).split()), r["expect"],
                      r["status"], f"{r['elapsed'] * 1e3:.1f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(6)]
     widths[2] = _claim_width(rows)
@@ -166,7 +174,7 @@ def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbo
     check_writable(html_path, junit)
     t0 = time.perf_counter()
     progress = progress_option_value(progress)
-    results, claims = mf.check_files(manifests, jobs=jobs, progress=_progress_printer(progress))
+    results, claims = mf.check_files(manifests, jobs=jobs, progress=progress_printer(progress))
     sys.exit(render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
                     quiet=quiet, verbose=verbose))
 

@@ -41,6 +41,7 @@ COMMANDS = {
     "synthesize": ("synth_cmd", "synthesize_cmd", "The proved-best smem layout for a tile and its accesses."),
     "triton": ("triton_cmd", "triton_group", "Triton's TTGIR layouts: show, prove equal to CuTe, list a file's types."),
     "why": ("synth_cmd", "why_cmd", "Why an smem layout conflicts, and the nearest layout that does not."),
+    "trace": ("trace_cmd", "trace_group", "A CuTe DSL kernel from its own trace: capture (check, manifest)."),
 }
 
 

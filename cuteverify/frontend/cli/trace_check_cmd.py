@@ -9,7 +9,7 @@ import click
 
 from cuteverify.frontend.trace.check import check_captures, document
 
-from .check_cmd import _progress_printer, check_writable, progress_option_value, render
+from .check_cmd import progress_printer, check_writable, progress_option_value, render
 from .common import fail, guarded, json_option
 
 __all__ = ["trace_check_cmd", "trace_manifest_cmd", "kernel_summary", "run_check"]
@@ -17,18 +17,18 @@ __all__ = ["trace_check_cmd", "trace_manifest_cmd", "kernel_summary", "run_check
 
 def kernel_summary(results, docs=()) -> list:
     """Per kernel (capture; every one of ``docs``, even without rows): claims, proved, refuted, unknown,
-    unmapped constructs, errors and seconds."""
+    unmapped constructs, constructs with nothing to check (n/a), errors and seconds."""
     rows = {}
 
     def row(file, kernel):
         return rows.setdefault(file, {"kernel": kernel or file, "claims": 0, "proved": 0, "refuted": 0,
-                                      "unknown": 0, "unmapped": 0, "error": 0, "seconds": 0.0})
+                                      "unknown": 0, "unmapped": 0, "n/a": 0, "error": 0, "seconds": 0.0})
     for d in docs:
         row(d.source, d.kernel)
     for r in results:
         k = row(r["file"], r.get("kernel"))
-        if r["kind"] == "unmapped":
-            k["unmapped"] += 1
+        if r["kind"] in ("unmapped", "note"):
+            k["unmapped" if r["kind"] == "unmapped" else "n/a"] += 1
             continue
         k["seconds"] += r.get("elapsed") or 0.0
         if r["kind"] == "load":
@@ -40,7 +40,7 @@ def kernel_summary(results, docs=()) -> list:
 
 
 def _print_summary(rows):
-    cols = ("kernel", "claims", "proved", "refuted", "unknown", "unmapped", "error", "seconds")
+    cols = ("kernel", "claims", "proved", "refuted", "unknown", "unmapped", "n/a", "error", "seconds")
     cells = [cols] + [tuple(f"{r[c]:.2f}" if c == "seconds" else str(r[c]) for c in cols) for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     click.echo("")
@@ -55,7 +55,7 @@ def run_check(paths, jobs=1, junit=None, html_path=None, as_json=False, quiet=Fa
     check_writable(html_path, junit)
     t0 = time.perf_counter()
     results, claims, docs = check_captures(paths, jobs=jobs,
-                                           progress=_progress_printer(progress_option_value(progress)))
+                                           progress=progress_printer(progress_option_value(progress)))
     summary = kernel_summary(results, docs)
     code = render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
                   quiet=quiet, verbose=verbose, extra={"kernels": summary})

@@ -102,6 +102,8 @@ from ..checked import byte_element_hint, checked_agrees, checked_equal  # noqa: 
 from ...errors import CuteVerifyError, ManifestError, YamlRefusal
 from . import cache as manifest_cache
 from .claims import KINDS, claim_schema, decide_args, register
+from . import claims_trace_tma  # noqa: F401 - registers the tma_atom kind (claims.register)
+from . import claims_trace_smem  # noqa: F401 - registers the trace placement kinds
 from .junit import junit_xml  # noqa: F401 - re-exported
 from .kernel import Claim, KernelReader, where
 from .yaml_guard import compose

@@ -6,7 +6,8 @@ knows, lists every type it does not know, and lets each emitter of :data:`EMITTE
 of its area to a :class:`~.document.Doc`. :func:`check_captures` loads each document's YAML with the manifest
 loader and runs its claims (one mechanism with ``cuteverify check``), adding one ``unknown`` row per construct
 no emitter mapped, so that nothing captured is skipped silently: a capture whose every object mapped and whose
-every claim proved exits 0; an unmapped construct alone exits 3.
+every claim proved exits 0; an unmapped construct alone exits 3. A construct with nothing to check (a
+register-side partition taken for its shape) is a ``n/a`` row with its reason.
 """
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from pathlib import Path
 
 from ...errors import CaptureError, CuteVerifyError, ManifestError
 from .. import manifest as mf
+from . import emit_copy, emit_mma, emit_smem, emit_tma
 from .document import Doc
 from .mlir import Loc, TypeExpr, read_file
 
 __all__ = ["EMITTERS", "KNOWN_DSL", "capture_paths", "check_captures", "document", "unmapped_row"]
 
 #: the emitters, in order; each ``emit(module, doc)`` adds the claims of its area
-EMITTERS: tuple = ()
+EMITTERS: tuple = (emit_mma.emit, emit_copy.emit, emit_tma.emit, emit_smem.emit)
 
 #: DSL versions whose captures the reader was built and tested on
 KNOWN_DSL = ("4.8.1",)
@@ -62,10 +64,13 @@ def capture_paths(paths) -> list:
 
 
 def kernel_name(path: Path) -> str:
-    """The capture's kernel name: its file name without ``.mlir`` / ``.mlir.gz``."""
+    """The capture's kernel name: its file name without ``.mlir`` / ``.mlir.gz``, and without the argument
+    signature the DSL appends to a function's name (``cutlass_gemm_FakeTensorFloat16div8...`` -> ``gemm``)."""
     name = path.name
     for ext in (".gz", ".mlir"):
         name = name[: -len(ext)] if name.endswith(ext) else name
+    name = re.sub(r"^cutlass_+(?:call_+)?", "", name)
+    name = re.split(r"_+(?:object_at|FakeTensor|tensorptr|Tensor_)", name)[0]
     return re.sub(r"\W+", "_", name) or "kernel"
 
 
@@ -122,6 +127,12 @@ def unmapped_row(doc: Doc, u) -> dict:
             "elapsed": 0.0, "ok": False}
 
 
+def note_row(doc: Doc, u) -> dict:
+    """A construct with nothing to check (:meth:`Doc.note`), as a result row of status ``n/a``: shown, never
+    a failure."""
+    return dict(unmapped_row(doc, u), kind="note", status="n/a", expect="n/a", ok=True)
+
+
 def check_captures(paths, jobs: int = 1, progress=None) -> tuple:
     """Check every capture of ``paths`` (:func:`capture_paths`): ``(results, claims, docs)`` with one result row
     per claim (``claims[i]`` its Claim, None for the unmapped and error rows) in capture order. A capture that
@@ -157,5 +168,8 @@ def check_captures(paths, jobs: int = 1, progress=None) -> tuple:
             out_claims.append(c)
         for u in doc.unknowns:
             results.append(unmapped_row(doc, u))
+            out_claims.append(None)
+        for u in doc.notes:
+            results.append(note_row(doc, u))
             out_claims.append(None)
     return results, out_claims, docs

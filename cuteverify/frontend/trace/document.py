@@ -50,6 +50,7 @@ class Doc:
         self.layouts: dict = {}
         self.claims: list = []
         self.unknowns: list = []
+        self.notes: list = []
         self._by_text: dict = {}
         self._keys: set = set()
 
@@ -92,6 +93,13 @@ class Doc:
         if u not in self.unknowns:
             self.unknowns.append(u)
 
+    def note(self, what: str, loc: Loc, why: str) -> None:
+        """Record a construct that has nothing to check, with the reason (a register-side partition taken for
+        its shape, a retile of registers that feed no MMA): reported as ``n/a``, never an unknown."""
+        u = Unknown(what, loc, why)
+        if u not in self.notes:
+            self.notes.append(u)
+
     def to_manifest(self) -> dict:
         """The manifest document (``version``, ``kernels``: this kernel's ``layouts`` and ``claims``)."""
         body = {"layouts": dict(self.layouts), "claims": list(self.claims)}
@@ -105,5 +113,6 @@ class Doc:
             head.append("# capture: " + ", ".join(f"{k}={v}" for k, v in sorted(self.header.items())
                                                   if k in ("dsl", "arch", "function")))
         head += [f"# not checked: {u}" for u in self.unknowns]
+        head += [f"# nothing to check: {u}" for u in self.notes]
         text = yaml.safe_dump(self.to_manifest(), sort_keys=False, width=120, allow_unicode=True)
         return "\n".join(head) + "\n" + text

@@ -86,7 +86,8 @@ def merge_box_modes(shape, stride, box):
     i = 0
     while i + 1 < len(shape):
         merged = normalize(box[i] * box[i + 1])
-        if (decide.eq(stride[i + 1], normalize(shape[i] * stride[i])) is True and decide.eq(box[i], shape[i]) is True
+        # the box question first: it is the cheap one (a dynamic extent is never a box's), the stride one may ask Z3
+        if (decide.eq(box[i], shape[i]) is True and decide.eq(stride[i + 1], normalize(shape[i] * stride[i])) is True
                 and decide.le(merged, 256) is True):
             shape[i:i + 2] = [normalize(shape[i] * shape[i + 1])]
             stride[i + 1:i + 2] = []
@@ -140,13 +141,42 @@ def copy_rules(gmem, smem, elem_bits, box=(), multicast=1, smem_address_align=No
                           [(C("divides", align, a), lambda v: f"smem alignment {value_at(a, v)} bytes, "
                             f"the swizzle needs {align}")], source=_CUTLASS))
     if multicast != 1 and box:
-        b, n = box[-1], multicast
-        # box % n == 0 or n % box == 0; a symbolic box that does not divide n must be a multiple of it
-        clause = True if decide.divides(b, n) is True else C("divides", n, b)
-        rules.append(Rule("multicast", f"multicast over {n} CTAs splits the outermost box mode",
-                          [(clause, lambda v: f"box dim {len(box) - 1} is {value_at(b, v)}, multicast {n}: "
-                            "neither divides the other")], source=_CUTLASS))
+        rules.append(_multicast_rule(box, multicast))
     return rules, mode, byte
+
+
+def multicast_box(box, n: int):
+    """The box each of ``n`` multicast CTAs loads, as CUTLASS's ``make_tma_copy_desc`` truncates it: from the
+    outermost box dimension inwards, a dimension ``b`` takes ``ceil(b / m)`` of the ``m`` CTAs left and passes
+    ``ceil(m / b)`` on, each step requiring ``b % m == 0`` or ``m % b == 0`` (a dimension of extent 1 passes
+    every CTA on). Returns ``(box, None)``, or ``(None, why)`` when a step breaks that or the CTAs outnumber
+    the box's elements. Admissible: concrete (int) extents."""
+    out, m = list(box), n
+    for i in reversed(range(len(out))):
+        if m <= 1:
+            break
+        b = out[i]
+        if b % m and m % b:
+            return None, f"multicast over {n} CTAs: box dimension {i} is {b}, {m} CTAs left: neither divides the other"
+        out[i], m = -(-b // m), -(-m // b)
+    if m > 1:
+        return None, f"multicast over {n} CTAs: the box {tuple(box)} has fewer elements than CTAs"
+    return tuple(out), None
+
+
+def _multicast_rule(box, n):
+    """The multicast rule: :func:`multicast_box` on a concrete box; on a symbolic one (sound, not complete)
+    the outermost dimension that is not the literal 1 must be a multiple of ``n``, so that it alone takes
+    every CTA."""
+    what = f"multicast over {n} CTAs splits the box from its outermost mode inwards"
+    if all(type(b) is int for b in box):
+        _, why = multicast_box(box, n)
+        return Rule("multicast", what, [(why is None, lambda _: why)], source=_CUTLASS)
+    i = max((k for k, b in enumerate(box) if not (type(b) is int and b == 1)), default=len(box) - 1)
+    b = box[i]
+    clause = True if decide.divides(n, b) is True else C("divides", n, b)
+    return Rule("multicast", what, [(clause, lambda v: f"box dim {i} is {value_at(b, v)}, multicast {n}: "
+                                     "it must take every CTA (a multiple of the CTA count)")], source=_CUTLASS)
 
 
 def check_copy_options(multicast=1, smem_address_align=None):
@@ -266,6 +296,9 @@ def from_copy(gmem, smem, dtype, *, multicast=1, smem_address_align=None, assume
     check_copy_options(multicast, smem_address_align)
     assumptions = as_assumptions(assume)
     gmem = as_layout(gmem, "gmem layout", assume=assumptions)
+    own = getattr(gmem, "assumptions", None)  # the ?{div=N} facts a text gave its own dynamic values
+    if own is not None and own is not assumptions:
+        assumptions = own if assumptions is None else assumptions.merged(own)
     smem = as_layout(smem, "smem layout")
     bits = dtype_bits(dtype)
     if hasattr(gmem, "outer") or any(hasattr(d, "path") or hasattr(d, "value") for d in _flat(gmem.stride)):

@@ -16,8 +16,14 @@ HOPPER = DATA / "hopper_dense_gemm_sm_90a.mlir.gz"
 HEADER = '// cuteverify-capture: {"dsl": "%s", "arch": "sm_90a", "function": "f"}\n'
 
 
+def _bare(path):
+    """The capture's text without its header line (the committed captures carry one)."""
+    text = gzip.decompress(path.read_bytes()).decode()
+    return text.split("\n", 1)[1] if text.startswith("// cuteverify-capture:") else text
+
+
 def _with_header(tmp_path, dsl, name="k.mlir", body=None):
-    text = gzip.decompress(HOPPER.read_bytes()).decode() if body is None else body
+    text = _bare(HOPPER) if body is None else body
     p = tmp_path / name
     p.write_text(HEADER % dsl + text)
     return p
@@ -28,7 +34,8 @@ def test_header_version_is_read_and_gated(tmp_path):
     assert known.header["dsl"] == "4.8.1" and not [u for u in known.unknowns if "DSL" in u.what]
     newer = document(_with_header(tmp_path, "9.0.0", "n.mlir"))
     assert any(u.what == "DSL 9.0.0" for u in newer.unknowns)
-    bare = document(HOPPER)
+    (tmp_path / "bare.mlir").write_text(_bare(HOPPER))
+    bare = document(tmp_path / "bare.mlir")
     assert any(u.what == "capture header" for u in bare.unknowns)
 
 
@@ -68,3 +75,18 @@ def test_manifest_is_what_check_runs(tmp_path):
     claims = mf.load(out) if doc.claims else []
     assert len(claims) == len(doc.claims)
     assert all(c.at for c in claims)
+
+
+def test_trace_script_then_check_in_one_go(tmp_path):
+    """`cuteverify trace --arch sm_80 KERNEL.py` captures the repo's own small kernel and checks it; the pytest
+    helper does the same and raises on a claim that is not as expected (DSL needed)."""
+    pytest.importorskip("cutlass.cute")
+    from cuteverify.frontend.cli.main import main
+    from cuteverify.frontend.testing import assert_trace_checks
+    kernel = Path(__file__).resolve().parent / "kernels" / "small_gemm_sm80.py"
+    r = CliRunner().invoke(main, ["trace", "--arch", "sm_80", "-o", str(tmp_path / "c"), "--json", str(kernel)])
+    out = json.loads(r.output)
+    assert r.exit_code == out["exit_code"] and [k["kernel"] for k in out["kernels"]] == ["small_gemm"]
+    assert r.exit_code == 0, [x for x in out["results"] if not x["ok"]]
+    rows = assert_trace_checks(kernel, arch="sm_80", out_dir=tmp_path / "d")
+    assert rows == [] or all(x["ok"] for x in rows)

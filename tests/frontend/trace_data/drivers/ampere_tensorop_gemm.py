@@ -1,10 +1,15 @@
-from capture_common import *
+"""CUTLASS CuTe DSL example kernels/ampere_tensorop_gemm.py (bmm), f16 in, f32 accumulate, 2x2x1 warps.
+bmm takes (l,m,k), (l,k,n), (l,m,n); each row-major (last mode contiguous), as CUTLASS's tvm_ffi example."""
+import os, sys
+sys.path.insert(0, os.path.abspath(os.environ.get("CUTEVERIFY_KERNELS", "kernels")))
+import cutlass
+from cutlass import cute
+from cuteverify.frontend.trace.fakes import fake_stream, fake_tensor
 import ampere_tensorop_gemm as K
-m, n, k, l = sym(), sym(), sym(), sym()
+
 F16 = cutlass.Float16
-# bmm takes (l,m,k), (l,k,n), (l,m,n); row-major each (last mode contiguous), like the tvm_ffi example
-a = fake(F16, (l, m, k), (2, 1, 0))
-b = fake(F16, (l, k, n), (2, 1, 0))
-c = fake(F16, (l, m, n), (2, 1, 0))
+a = fake_tensor(F16, ("l", "m", "k"), stride_order=(2, 1, 0))
+b = fake_tensor(F16, ("l", "k", "n"), stride_order=(2, 1, 0))
+c = fake_tensor(F16, ("l", "m", "n"), stride_order=(2, 1, 0))
 gemm = K.TensorOpGemm(F16, F16, cutlass.Float32, (2, 2, 1), False)
-compile_with_hook(K.bmm, gemm, a, b, c, make_fake_stream())
+cute.compile(K.bmm, gemm, a, b, c, fake_stream())

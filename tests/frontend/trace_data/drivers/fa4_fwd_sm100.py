@@ -1,8 +1,16 @@
 """FlashAttention-4 forward for sm_100a (FlashAttentionForwardSm100), config from FA4's own heuristic."""
 import os, sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stubs"))
-import torchstub; torchstub.install()
-from capture_common import *
+import cutlass
+from cutlass import cute
+from cutlass.cute.runtime import make_fake_compact_tensor, make_fake_stream
+
+# this venv has the DSL and FA4/QuACK but not cuteverify: fakes written with the DSL's own calls
+def sym():
+    return cute.sym_int32(divisibility=8)
+
+def fake(dtype, shape, stride_order, align=16):
+    return make_fake_compact_tensor(dtype, shape, stride_order=stride_order, assumed_align=align)
+
 from flash_attn.cute.config import FwdHeuristicInputs, select_fwd_config
 from flash_attn.cute.flash_fwd_sm100 import FlashAttentionForwardSm100
 from flash_attn.cute.interface import fwd_codegen_config
@@ -24,4 +32,4 @@ mV = fake(F16, (b, sk, h, d), (3, 1, 2, 0))
 mO = fake(F16, (b, sq, h, d), (3, 1, 2, 0))
 mLSE = fake(F32, (b, h, sq), (2, 1, 0), align=4)
 fa = FlashAttentionForwardSm100(d, d, 1, is_causal=True, config=config)
-compile_with_hook(fa, mQ, mK, mV, mO, mLSE, F32(0.08838834764831845), stream=make_fake_stream())
+cute.compile(fa, mQ, mK, mV, mO, mLSE, F32(0.08838834764831845), stream=make_fake_stream())

@@ -1,11 +1,7 @@
 """QuACK GEMM (GemmDefaultSm90 / Sm100 by CUTE_DSL_ARCH), compiled through quack.gemm._compile_gemm (QuACK's own
-fake tensors, epilogue and scheduler args), with the trace hook registered globally."""
-import os, sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stubs"))
-import torchstub; torchstub.install()
-import capture_common
-from cutlass.cutlass_dsl import CuTeDSL
-CuTeDSL._get_dsl().register_trace_finalize_hook(capture_common.hook)
+fake tensors, epilogue and scheduler args); the compile call is inside QuACK, which is why the capture's hook is
+registered globally. `__wrapped__` skips QuACK's jit_cache."""
+import os
 import cutlass
 from quack.gemm import _compile_gemm
 fn = getattr(_compile_gemm, "__wrapped__", _compile_gemm)

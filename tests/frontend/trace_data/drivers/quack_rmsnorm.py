@@ -1,9 +1,8 @@
 """QuACK RMSNorm forward, the same cute.compile call as quack.rmsnorm._compile_rmsnorm_fwd (N=4096, bf16,
 weight, rstd), with quack's own fake tensors."""
-import os, sys, math
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "stubs"))
-import torchstub; torchstub.install()
-from capture_common import *
+import math
+import cutlass
+from cutlass import cute
 from quack.rmsnorm import RMSNorm
 from quack.compile_utils import make_fake_tensor as fake_tensor
 BF16, F32 = cutlass.BFloat16, cutlass.Float32
@@ -14,5 +13,5 @@ x = fake_tensor(BF16, (batch, N), div)
 o = fake_tensor(BF16, (batch, N), div)
 w = fake_tensor(BF16, (N,), div)
 rstd = fake_tensor(F32, (batch,))
-compile_with_hook(RMSNorm(BF16, N), x, w, None, None, o, None, rstd, None, F32(0),
+cute.compile(RMSNorm(BF16, N), x, w, None, None, o, None, rstd, None, F32(0),
                   cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True), options="--enable-tvm-ffi")

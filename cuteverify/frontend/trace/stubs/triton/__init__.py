@@ -1,0 +1,5 @@
+"""cuteverify's inert ``triton`` stub (``cuteverify trace capture --stub-torch``): every attribute and submodule is
+an inert object; see ``_cuteverify_stubs``. Not the real package."""
+import _cuteverify_stubs
+
+_cuteverify_stubs.adopt(__name__)
