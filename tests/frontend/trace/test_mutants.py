@@ -43,27 +43,14 @@ XFAIL: dict = {
         "slow, not wrong)",
 }
 
-_ROOTS = ("flash_attn", "quack", "kernels", "drivers")
 _AT = re.compile(r"^(.*?):(\d+)(?::|$)")
 
 
-def source_file(path: str) -> str:
-    """A loc's file as mutants.json names it: from ``site-packages/`` or from the kernel's package folder on
-    (the committed originals carry the absolute paths of the machine that captured them)."""
-    path = path.replace("\\", "/")
-    if "/site-packages/" in path:
-        return path.rsplit("/site-packages/", 1)[1]
-    for root in _ROOTS:
-        i = path.rfind("/" + root + "/")
-        if i >= 0:
-            return path[i + 1:]
-    return path
-
-
 def at_key(at: str):
-    """``(file, line)`` of a claim's ``at`` (``file:line: source text``), None when it names no line."""
+    """``(file, line)`` of a claim's ``at`` (``file:line: source text``), None when it names no line. Mutants
+    and originals are captured the same way (``trace capture``'s portable paths), so files compare as text."""
     m = _AT.match(at or "")
-    return (source_file(m.group(1)), int(m.group(2))) if m else None
+    return (m.group(1), int(m.group(2))) if m else None
 
 
 def targets(entry) -> set:
@@ -109,8 +96,9 @@ def test_mutant_is_refuted_at_the_mutated_line(entry):
 
 
 def test_mutant_data_is_complete():
-    """Every kernel of the issue has >= 3 mutants; each mutant's files exist, its patch changes the line it names,
-    its original is a committed capture; the folder stays small."""
+    """Every kernel of the issue has >= 3 mutants that the checks refute (the others are XFAIL); each mutant's
+    files exist, its patch changes the line it names, its original is a committed capture; the folder stays
+    small."""
     per_kernel: dict = {}
     for e in INDEX["mutants"]:
         per_kernel.setdefault(e["kernel"], []).append(e)
@@ -126,5 +114,6 @@ def test_mutant_data_is_complete():
     assert sorted(per_kernel) == sorted({
         "ampere_tensorop_gemm", "hopper_dense_gemm", "blackwell_dense_gemm", "fa4_fwd_sm80", "fa4_fwd_sm90",
         "fa4_fwd_sm100", "quack_gemm_sm90", "quack_rmsnorm"})
-    assert all(len(v) >= 3 for v in per_kernel.values()), {k: len(v) for k, v in per_kernel.items()}
+    refuted = {k: [e for e in v if e["capture"].removesuffix(".mlir.gz") not in XFAIL] for k, v in per_kernel.items()}
+    assert all(len(v) >= 3 for v in refuted.values()), {k: len(v) for k, v in refuted.items()}
     assert sum(p.stat().st_size for p in MUTANTS.iterdir()) < 3_000_000

@@ -1,24 +1,25 @@
 """Regenerate the mutant captures of issue 28: each real kernel's source with one plausible defect.
 
-Each mutant (MUTANTS below) names the source file (relative, as it reads in the captures' `loc(...)`), the
-mutated lines (1-based line number, the exact old text on that line, its replacement), the kind of defect and
-the check that should refute it. For a kernel the script copies the package the file lives in (`kernels/`:
-the CUTLASS CuTe DSL example sources; `flash_attn/`, `quack/`: the installed FlashAttention-4 / QuACK packages)
-into a temporary directory, patches the copy, puts it first on PYTHONPATH and runs the kernel's capture driver
-(`../drivers/`, the same drivers and environment as the committed originals: CUTE_DSL_DRYRUN=1
-CUTE_DSL_LINEINFO=1 CUTE_DSL_ARCH=<arch>, the trace-finalize hook of drivers/capture_common.py). The printed
-module's file paths are made relative (`kernels/x.py`, `flash_attn/cute/x.py`, `quack/x.py`, `drivers/x.py`).
+Each mutant (mutant_table.py) names the source file (as it reads in the captures' `loc(...)`: `kernels/<file>.py`
+for the CUTLASS examples, `site-packages/<package path>` for FlashAttention-4 and QuACK), the mutated lines
+(1-based line number, the exact old text on that line, its replacement), the kind of defect and the check that
+should refute it. For each capture the script builds a root folder in a temporary directory holding `kernels/`
+(a copy of the CUTLASS example sources) and, for an FA4/QuACK edit, `site-packages/<package>/` (a copy of the
+installed package, first on PYTHONPATH), patches the copy and runs exactly what `../drivers/run_all.sh` runs for
+the committed original, from that root: `cuteverify trace capture --arch <arch> [--stub-torch] -- <python>
+../drivers/<driver>` (so location paths print the same way: `kernels/x.py`, `site-packages/flash_attn/...`).
 
 Writes, next to this script: `<kernel>__<mutant>.mlir.gz` (gzip -9), `<kernel>__<mutant>.patch` (unified
 diff) and `mutants.json` (one entry per mutant, with "visible": the type text of the ops at the mutated
 line that differs between the original and the mutant capture, both captured here the same way).
 With --check-originals it also verifies that the unpatched capture equals the committed original
-`../<original>.mlir.gz` once paths are made relative (so the mutants mutate exactly those captures).
+`../<original>.mlir.gz` (so the mutants mutate exactly those captures).
 
-Paths (defaults are the research setup of issue 28, see ../NOTES.md):
+Paths (defaults are the research setup of issue 28, see ../drivers/README.md):
   --kernels DIR      CUTLASS example sources (NOTES.md "Layout"), default /work/research28/kernels
   --site DIR         site-packages holding flash_attn and quack, default /work/research28/venv/lib/python3.11/site-packages
-  --py-dsl PYTHON    Python with nvidia-cutlass-dsl 4.8.1 (CUTLASS kernels), default: this interpreter
+  --py-dsl PYTHON    Python with cuteverify and nvidia-cutlass-dsl 4.8.1 (CUTLASS kernels; its folder holds the
+                     `cuteverify` command), default: this interpreter
   --py-fa PYTHON     Python of the FA4/QuACK venv, default /work/research28/venv/bin/python
 usage: python make_mutants.py [--only KERNEL_OR_MUTANT[,..]] [--check-originals] [--keep DIR] [--dry] [--visible-only]
 """
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.dirname(HERE)
 DRIVERS = os.path.join(DATA, "drivers")
 
-# kernel -> (arch, driver, python key, committed original capture)
+# kernel -> (arch, driver, python key ("dsl": --py-dsl; "fa": --py-fa with --stub-torch), committed original)
 KERNELS = {
     "ampere_tensorop_gemm": ("sm_80", "ampere_tensorop_gemm.py", "dsl", "ampere_tensorop_gemm_sm_80"),
     "hopper_dense_gemm": ("sm_90a", "hopper_dense_gemm.py", "dsl", "hopper_dense_gemm_sm_90a"),
@@ -63,24 +64,6 @@ ERROR_RE = re.compile(r"(^|\s)(error(\[\w+\])?:|\w*Error:)")
 LOC_RE = re.compile(r'loc\("([^"]+)":(\d+):(\d+)\)')
 
 
-def relative_path(path):
-    """The path as a loc should read: from the package or folder the kernel file lives in."""
-    norm = os.path.normpath(path)
-    i = norm.rfind(os.sep + "site-packages" + os.sep)
-    if i >= 0:
-        return norm[i + len("/site-packages/"):]
-    for root in ("flash_attn", "quack", "kernels", "drivers"):
-        key = os.sep + root + os.sep
-        i = norm.rfind(key)
-        if i >= 0:
-            return norm[i + 1:]
-    return norm
-
-
-def normalise(text):
-    return LOC_RE.sub(lambda m: 'loc("%s":%s:%s)' % (relative_path(m.group(1)), m.group(2), m.group(3)), text)
-
-
 def write_gz(path, text):
     """gzip -9 with no name and mtime 0 in the header, so an unchanged capture gives the same bytes."""
     with open(path, "wb") as raw, gzip.GzipFile("", "wb", 9, raw, mtime=0) as f:
@@ -88,15 +71,17 @@ def write_gz(path, text):
 
 
 def patch_copy(tmp, sources, mutant):
-    """Copy the package of mutant['file'] into tmp (patched when mutant has edits); return the diff."""
+    """Lay out the capture root in tmp: kernels/ always, site-packages/<package>/ for an FA4/QuACK file; patch
+    mutant['file'] there (no edits: the unpatched original). Returns the unified diff."""
+    if not os.path.exists(os.path.join(tmp, "kernels")):
+        shutil.copytree(sources["kernels"], os.path.join(tmp, "kernels"), ignore=shutil.ignore_patterns("__pycache__"))
     rel = mutant["file"]
-    root = rel.split("/")[0]
-    src_root = sources[root]
-    dst = os.path.join(tmp, root)
-    if root != "kernels" and not os.path.exists(os.path.join(tmp, "kernels")):
-        os.mkdir(os.path.join(tmp, "kernels"))
-    if not os.path.exists(dst):
-        shutil.copytree(src_root, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    parts = rel.split("/")
+    if parts[0] == "site-packages":
+        dst = os.path.join(tmp, "site-packages", parts[1])
+        if not os.path.exists(dst):
+            shutil.copytree(os.path.join(sources["site-packages"], parts[1]), dst,
+                            ignore=shutil.ignore_patterns("__pycache__"))
     path = os.path.join(tmp, rel)
     with open(path) as f:
         before = f.read().splitlines(keepends=True)
@@ -110,22 +95,23 @@ def patch_copy(tmp, sources, mutant):
     return "".join(difflib.unified_diff(before, after, "a/" + rel, "b/" + rel, n=2))
 
 
-def capture(kernel, tmp, py, out):
-    arch, driver, _, _ = KERNELS[kernel]
-    # the drivers run from a copy next to the (patched) kernels/, the layout they were written for
-    # (capture_common puts ../kernels first on sys.path); flash_attn/ and quack/ copies come first on PYTHONPATH
-    drivers = os.path.join(tmp, "drivers")
-    if not os.path.exists(drivers):
-        shutil.copytree(DRIVERS, drivers, ignore=shutil.ignore_patterns("__pycache__"))
-    env = dict(os.environ, CUTE_DSL_ARCH=arch, CUTE_DSL_DRYRUN="1", CUTE_DSL_LINEINFO="1", CAPTURE_OUT=out,
-               PYTHONPATH=tmp)
-    r = subprocess.run([py, os.path.join(drivers, driver)], cwd=drivers, env=env, capture_output=True,
-                       text=True, timeout=600)
-    if r.returncode != 0 or not os.path.exists(out):
-        tail = "\n".join((r.stdout + r.stderr).strip().splitlines()[-40:])
-        return None, tail
-    with open(out) as f:
-        return normalise(f.read()), ""
+def capture(kernel, tmp, py, cuteverify):
+    """Capture the kernel from the root tmp as run_all.sh does; (text, "") or (None, the failure's last lines)."""
+    arch, driver, which, _ = KERNELS[kernel]
+    out = os.path.join(tmp, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if os.path.isdir(os.path.join(tmp, "site-packages")):
+        env["PYTHONPATH"] = os.path.join(tmp, "site-packages")
+    cmd = [cuteverify, "trace", "capture", "--arch", arch, "-o", out] + (["--stub-torch"] if which == "fa" else [])
+    r = subprocess.run(cmd + ["--", py, os.path.join(DRIVERS, driver)], cwd=tmp, env=env, capture_output=True,
+                       text=True, timeout=900)
+    files = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    if r.returncode != 0 or len(files) != 1:
+        return None, "\n".join((r.stdout + r.stderr).strip().splitlines()[-40:])
+    with open(os.path.join(out, files[0])) as f:
+        return f.read(), ""
 
 
 # ---- reading the printed module just enough to compare the ops of one source line -------------------
@@ -228,8 +214,8 @@ def main():
     ap.add_argument("--visible-only", action="store_true",
                     help="recompute mutants.json's 'visible' from the stored captures (no DSL needed)")
     a = ap.parse_args()
-    sources = {"kernels": a.kernels, "flash_attn": os.path.join(a.site, "flash_attn"),
-               "quack": os.path.join(a.site, "quack")}
+    sources = {"kernels": a.kernels, "site-packages": a.site}
+    cuteverify = os.path.join(os.path.dirname(a.py_dsl), "cuteverify")
     only = set(filter(None, a.only.split(",")))
     index_path = os.path.join(HERE, "mutants.json")
     index = json.load(open(index_path)) if os.path.exists(index_path) else {}
@@ -241,7 +227,7 @@ def main():
             if only and e["kernel"] not in only and e["capture"][:-len(".mlir.gz")] not in only:
                 continue
             with gzip.open(os.path.join(DATA, e["original"]), "rt") as f:
-                orig = normalise(f.read())
+                orig = f.read()
             with gzip.open(os.path.join(HERE, e["capture"]), "rt") as f:
                 e["visible"] = visible(orig, f.read(), e["file"], e["at_line"])
             print(e["capture"], e["visible"].get("changed"))
@@ -261,17 +247,17 @@ def main():
         if kernel not in originals:
             with tempfile.TemporaryDirectory() as tmp:
                 patch_copy(tmp, sources, dict(mut, edits=[]))
-                text, err = capture(kernel, tmp, py, os.path.join(tmp, "orig.mlir"))
+                text, err = capture(kernel, tmp, py, cuteverify)
             if text is None:
                 raise SystemExit(f"{kernel}: original capture failed:\n{err}")
             originals[kernel] = text
             if a.check_originals:
                 with gzip.open(os.path.join(DATA, orig_name + ".mlir.gz"), "rt") as f:
-                    same = normalise(f.read()) == text
+                    same = f.read() == text
                 print(f"{kernel}: unpatched capture {'==' if same else '!='} committed {orig_name}")
         with tempfile.TemporaryDirectory() as tmp:
             diff = patch_copy(tmp, sources, mut)
-            text, err = capture(kernel, tmp, py, os.path.join(tmp, "mut.mlir"))
+            text, err = capture(kernel, tmp, py, cuteverify)
             if a.keep:
                 shutil.copytree(tmp, os.path.join(a.keep, name), dirs_exist_ok=True)
         if text is None:

@@ -1,6 +1,7 @@
 """The mutants of make_mutants.py: one dict per mutant.
 
-kernel: a key of make_mutants.KERNELS; name: short id; file: the source file as its loc reads in the capture;
+kernel: a key of make_mutants.KERNELS; name: short id; file: the source file as its loc reads in the capture
+(`kernels/<file>.py`, `site-packages/<package path>`);
 edits: [(line, old text on that line, new text)], applied to a copy of the file; at_line: the line whose ops
 carry the defect in the capture (the op's loc: the first line of the statement; defaults to the first edit's
 line); also_at: other lines of the same file where a check may report the same defect (the op that consumes the
@@ -12,11 +13,11 @@ injective / covers).
 HOP = "kernels/hopper_dense_gemm.py"
 AMP = "kernels/ampere_tensorop_gemm.py"
 BW = "kernels/blackwell_dense_gemm.py"
-FA80 = "flash_attn/cute/flash_fwd.py"
-FA90 = "flash_attn/cute/flash_fwd_sm90.py"
-FA100 = "flash_attn/cute/flash_fwd_sm100.py"
-QG = "quack/gemm_sm90.py"
-QR = "quack/rmsnorm.py"
+FA80 = "site-packages/flash_attn/cute/flash_fwd.py"
+FA90 = "site-packages/flash_attn/cute/flash_fwd_sm90.py"
+FA100 = "site-packages/flash_attn/cute/flash_fwd_sm100.py"
+QG = "site-packages/quack/gemm_sm90.py"
+QR = "site-packages/quack/rmsnorm.py"
 
 MUTANTS = [
     dict(kernel="hopper_dense_gemm", name="sA_swizzle", file=HOP, at_line=634,
@@ -91,7 +92,7 @@ MUTANTS = [
          what="the A/B pipeline's mbarrier array holds one barrier per stage instead of a full/empty pair: the "
               "pipeline's empty barriers overlap the accumulator barriers that follow.",
          also_at=[516, 530], check="smem struct"),
-    dict(kernel="fa4_fwd_sm80", name="swizzle_bits_minus1", file="flash_attn/cute/ampere_helpers.py", at_line=25,
+    dict(kernel="fa4_fwd_sm80", name="swizzle_bits_minus1", file="site-packages/flash_attn/cute/ampere_helpers.py", at_line=25,
          edits=[(26, "cute.make_swizzle(swizzle_bits, swizzle_base, swizzle_base)",
                  "cute.make_swizzle(swizzle_bits - 1, swizzle_base, swizzle_base)")],
          kind="swizzle",
@@ -124,7 +125,7 @@ MUTANTS = [
          kind="major",
          what="the PV MMA reads V (B operand) as K-major while sV is (tile_n, hdim) row-major, i.e. MN-major "
               "for P@V: the wgmma descriptor of V walks sV transposed.",
-         also_at=["quack/sm90_utils.py:235"], check="operand"),
+         also_at=["site-packages/quack/sm90_utils.py:235"], check="operand"),
     dict(kernel="fa4_fwd_sm90", name="sK_swizzle", file=FA90,
          edits=[(556, "swizzle=sK_layout.inner", "swizzle=cute.make_swizzle(2, 4, 3)")],
          kind="swizzle",
@@ -141,12 +142,12 @@ MUTANTS = [
          edits=[(383, "self.b_layout.sm90_mma_major_mode(),", "cute.nvgpu.OperandMajorMode.MN,")],
          kind="major",
          what="the tiled MMA reads B as MN-major while sB and its TMA load are K-major.",
-         also_at=["quack/sm90_utils.py:235", 873], check="operand"),
+         also_at=["site-packages/quack/sm90_utils.py:235", 873], check="operand"),
     dict(kernel="quack_gemm_sm90", name="sB_swizzle", file=QG,
          edits=[(997, "swizzle=b_smem_layout.inner", "swizzle=cute.make_swizzle(2, 4, 3)")],
          kind="swizzle",
          what="sB is viewed with pointer swizzle S<2,4,3> while its TMA atom and wgmma descriptor use S<3,4,3>.",
-         also_at=["quack/gemm_base.py:1031", "quack/copy_utils.py:1247", "quack/sm90_utils.py:235"], check="tma"),
+         also_at=["site-packages/quack/gemm_base.py:1031", "site-packages/quack/copy_utils.py:1247", "site-packages/quack/sm90_utils.py:235"], check="tma"),
     dict(kernel="quack_gemm_sm90", name="sB_stage_half", file=QG, at_line=955,
          edits=[(811, "cute.cosize(self.b_smem_layout_staged)],", "cute.cosize(self.b_smem_layout_staged) // 2],")],
          kind="smem stage",
@@ -165,19 +166,19 @@ MUTANTS = [
          kind="major",
          what="sX is column-major while the copy moves 8 contiguous row elements per thread.",
          also_at=[207], check="banks"),
-    dict(kernel="quack_rmsnorm", name="copy_vals_along_m", file="quack/copy_utils.py", at_line=379,
+    dict(kernel="quack_rmsnorm", name="copy_vals_along_m", file="site-packages/quack/copy_utils.py", at_line=379,
          edits=[(379, "val_layout = cute.make_layout((1, num_copy_elems))",
                  "val_layout = cute.make_layout((num_copy_elems, 1))")],
          kind="thread layout",
          what="each thread's 8 copied values run down the M mode (rows) instead of along N.",
          check="covers"),
-    dict(kernel="quack_rmsnorm", name="threads_half", file="quack/copy_utils.py", at_line=375,
+    dict(kernel="quack_rmsnorm", name="threads_half", file="site-packages/quack/copy_utils.py", at_line=375,
          edits=[(376, "(num_threads // threads_per_row, threads_per_row),",
                  "(num_threads // threads_per_row // 2, threads_per_row),")],
          kind="thread layout",
          what="the tiled copy's thread layout has half the rows of the CTA tile: each thread copies two rows "
               "but the row predicate tests only the first.",
-         also_at=[380, "quack/rmsnorm.py:206", "quack/rmsnorm.py:207"], check="covers"),
+         also_at=[380, "site-packages/quack/rmsnorm.py:206", "site-packages/quack/rmsnorm.py:207"], check="covers"),
     dict(kernel="fa4_fwd_sm100", name="V_major_k", file=FA100,
          edits=[(582, "v_major_mode = cute.nvgpu.OperandMajorMode.MN", "v_major_mode = cute.nvgpu.OperandMajorMode.K")],
          kind="major",
@@ -219,7 +220,7 @@ MUTANTS = [
          kind="vector width",
          what="the row copies move 4 bf16 (64 bit) per thread although rows are contiguous and 16 B aligned: "
               "half the vector width the layouts allow (slow, not wrong).",
-         also_at=[206, 126, "quack/copy_utils.py:380", "quack/copy_utils.py:329"], check="vector"),
+         also_at=[206, 126, "site-packages/quack/copy_utils.py:380", "site-packages/quack/copy_utils.py:329"], check="vector"),
     dict(kernel="quack_rmsnorm", name="sX_half_width", file=QR, at_line=172,
          edits=[(173, "cute.make_ordered_layout(tiler_mn, order=(1, 0))",
                  "cute.make_ordered_layout((tiler_mn[0], tiler_mn[1] // 2), order=(1, 0))")],
@@ -258,7 +259,7 @@ MUTANTS = [
               "struct, off the 1024 B period of its 128B swizzle, so the TMA store of O and the smem writes see "
               "the swizzle at a different phase.",
          also_at=[1339, 3721], check="smem struct"),
-    dict(kernel="fa4_fwd_sm80", name="swizzle_byte_units", file="flash_attn/cute/ampere_helpers.py", at_line=25,
+    dict(kernel="fa4_fwd_sm80", name="swizzle_byte_units", file="site-packages/flash_attn/cute/ampere_helpers.py", at_line=25,
          edits=[(26, "cute.make_swizzle(swizzle_bits, swizzle_base, swizzle_base)", "cute.make_swizzle(swizzle_bits, 4, 3)")],
          kind="swizzle",
          what="the element-domain smem atom gets the byte-domain 128B swizzle S<3,4,3> (NOTES pitfall 12): on "
@@ -276,6 +277,52 @@ MUTANTS = [
          what="the O epilogue buffer drops the swizzle of its atom: the MMA-fragment stores of O (8 rows, same "
               "column, 256 B pitch per phase) hit the same banks.",
          also_at=[355, 424, 584], check="banks"),
+    dict(kernel="ampere_tensorop_gemm", name="alloc_C_only", file=AMP, at_line=454,
+         edits=[(455, "max(SharedStorageAB.size_in_bytes(), SharedStorageC.size_in_bytes()),",
+                 "SharedStorageC.size_in_bytes(),")],
+         kind="smem size",
+         what="the smem allocation is sized for the epilogue's sC (32 KiB) only, not the max with sA+sB "
+              "(64 KiB): sB's view runs past the allocation.",
+         also_at=[458, 459], check="smem struct"),
+    dict(kernel="ampere_tensorop_gemm", name="s2r_B_is_copy_A", file=AMP,
+         edits=[(641, "cute.make_tiled_copy_B(atom_copy_s2r_B, tiled_mma)",
+                 "cute.make_tiled_copy_A(atom_copy_s2r_B, tiled_mma)")],
+         kind="copy",
+         what="the smem->register copy of B is built with make_tiled_copy_A: A's thread-value layout fills B's "
+              "fragment.",
+         also_at=[647, 648], check="compatible"),
+    dict(kernel="blackwell_dense_gemm", name="sC_swizzle", file=BW, at_line=582,
+         edits=[(586, "swizzle=c_smem_layout_staged.inner,", "swizzle=cute.make_swizzle(1, 4, 3),")],
+         kind="swizzle",
+         what="the epilogue buffer sC is allocated with pointer swizzle S<1,4,3> while the TMA store of C is "
+              "built from the S<2,4,3> epilogue layout.",
+         also_at=[934, 989], check="tma"),
+    dict(kernel="blackwell_dense_gemm", name="b_major_mn", file=BW, at_line=367,
+         edits=[(370, "self.b_major_mode,", "cute.nvgpu.OperandMajorMode.MN,")],
+         kind="major",
+         what="the kernel's tiled MMA reads B as MN-major while sB and its TMA load are K-major.",
+         also_at=[399, 681], check="operand"),
+    dict(kernel="quack_rmsnorm", name="threads_col_major", file="site-packages/quack/copy_utils.py", at_line=375,
+         edits=[(377, "order=(1, 0),", "order=(0, 1),")],
+         kind="thread layout",
+         what="the copy's threads are numbered down the 2 rows first: the 8 threads of a 128 B phase touch two "
+              "rows 8 KiB apart, the same banks (2-way bank conflicts on the cp.async stores into sX and the "
+              "smem reads), and gmem accesses lose coalescing.",
+         also_at=[380, "site-packages/quack/rmsnorm.py:206", "site-packages/quack/rmsnorm.py:207"], check="banks"),
+    dict(kernel="quack_rmsnorm", name="thr_rows_overlap", file="site-packages/quack/copy_utils.py", at_line=375,
+         edits=[(375, "thr_layout = cute.make_ordered_layout(", "thr_layout = cute.make_layout("),
+                (377, "order=(1, 0),", "stride=(threads_per_row // 2, 1),")],
+         kind="thread layout",
+         what="the copy's thread layout strides rows by half a row of threads: threads 32..63 of row 0 and "
+              "0..31 of row 1 share indices, so the tiled copy maps two threads to the same elements and "
+              "leaves others uncopied.",
+         also_at=[380, "site-packages/quack/rmsnorm.py:206", "site-packages/quack/rmsnorm.py:207"], check="covers"),
+    dict(kernel="quack_rmsnorm", name="sX_rows_alias", file=QR, at_line=172,
+         edits=[(173, "cute.make_ordered_layout(tiler_mn, order=(1, 0))", "cute.make_layout(tiler_mn, stride=(0, 1))")],
+         kind="smem size",
+         what="sX is given the broadcast layout of the expanded weight (row stride 0): both rows of the CTA "
+              "tile land on the same smem row.",
+         also_at=[207], check="injective"),
 ]
 
 #: edits tried and kept out, with why (a mutant must be a defect the DSL accepts)
