@@ -15,8 +15,10 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from cuteverify.frontend import manifest as mf
+from cuteverify.frontend.cli.trace_check_cmd import trace_check_cmd
 from cuteverify.frontend.trace.check import document
 
 DATA = Path(__file__).resolve().parents[1] / "trace_data"
@@ -117,3 +119,15 @@ def test_mutant_data_is_complete():
     refuted = {k: [e for e in v if e["capture"].removesuffix(".mlir.gz") not in XFAIL] for k, v in per_kernel.items()}
     assert all(len(v) >= 3 for v in refuted.values()), {k: len(v) for k, v in refuted.items()}
     assert sum(p.stat().st_size for p in MUTANTS.iterdir()) < 3_000_000
+
+
+def test_trace_check_command_refutes_a_mutant_at_its_line():
+    """The command itself (one small kernel): the mutant exits 1 with a refuted row at the mutated statement,
+    the original exits 0."""
+    entry = next(e for e in INDEX["mutants"] if e["capture"] == "quack_rmsnorm__sX_row_overlap.mlir.gz")
+    run = CliRunner().invoke
+    mutant = run(trace_check_cmd, [str(MUTANTS / entry["capture"]), "--json"])
+    rows = json.loads(mutant.output)["results"]
+    assert mutant.exit_code == 1
+    assert any(r["status"] == "refuted" and at_key(r.get("at")) == (entry["file"], entry["at_line"]) for r in rows)
+    assert run(trace_check_cmd, [str(DATA / entry["original"])]).exit_code == 0
