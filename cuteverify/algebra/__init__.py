@@ -25,6 +25,7 @@ from .divide import (
 )
 from .inverse import left_inverse, max_common_layout, max_common_vector, right_inverse
 from .nullspace import nullspace
+from .ordered import make_layout_like, make_ordered_layout
 from .recast import downcast, recast, upcast
 from .tile import tile_to_mma_shape, tile_to_shape
 
@@ -32,7 +33,8 @@ __all__ = ["coalesce", "filter", "filter_zeros", "complement", "composition", "l
            "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product",
            "blocked_product", "raked_product", "right_inverse", "left_inverse", "max_common_layout",
            "max_common_vector", "upcast", "downcast", "recast", "tile_to_shape", "tile_to_mma_shape",
-           "nullspace", "layout_add", "greatest_common_domain", "coalesce_z"]
+           "nullspace", "layout_add", "greatest_common_domain", "coalesce_z", "make_ordered_layout",
+           "make_layout_like"]
 
 # The public operations take ``mode=``; the modules keep the plain ones for their own calls.
 globals().update({_name: by_mode(globals()[_name]) for _name in __all__})

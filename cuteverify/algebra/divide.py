@@ -190,9 +190,23 @@ def _unzip(r, b):
     if any(x is None for x in t):
         raise NotAdmissibleError("zipped/tiled/flat divide and product", "a None (keep) tiler mode has no tile "
                                  "and rest to gather (CuTe DSL rejects it too); use logical_divide")
-    tiles = [r[i][0] for i in range(len(t))]
-    rests = [r[i][1] for i in range(len(t))] + [r[i] for i in range(len(t), len(r))]
-    return make_layout(make_layout(*tiles), make_layout(*rests))
+    tile, rest = _zip2(r, t)
+    return make_layout(tile, rest)
+
+
+def _zip2(r, t):
+    """``(tile, rest)`` of ``r`` divided (multiplied) by the tiler ``t``, C++'s ``zip2_by``: a tiler mode that
+    is itself a tiler splits its divided mode sub-mode by sub-mode (``[[2:1;2:1];4:1]`` gathers both sub-tiles
+    into the tile and both sub-rests into the rest), a layout mode is already ``(tile, rest)``. Modes of ``r``
+    past the tiler's rank go to the rest."""
+    if type(t) is not tuple:
+        return r[0], r[1]
+    if any(x is None for x in t):
+        raise NotAdmissibleError("zipped/tiled/flat divide and product", "a None (keep) tiler mode has no tile "
+                                 "and rest to gather (CuTe DSL rejects it too); use logical_divide")
+    pairs = [_zip2(r[i], t[i]) for i in range(len(t))]
+    extra = [r[i] for i in range(len(t), len(r) if type(r.shape) is tuple else 1)]
+    return make_layout(*(p[0] for p in pairs)), make_layout(*(p[1] for p in pairs), *extra)
 
 
 def _tiled(z):

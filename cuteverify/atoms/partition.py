@@ -78,12 +78,15 @@ def _tiler(tiler, what):
 
 
 def _dice(proj, xs):
-    """CuTe's ``dice``: keep the entries of ``xs`` whose projection entry is not None (C++'s ``X``)."""
+    """CuTe's ``dice``: keep the entries of ``xs`` whose projection entry is not None (C++'s ``X``). Entries of
+    ``xs`` past the projection's rank are kept, as CuTe DSL 4.8.1 does (CUTLASS's Hopper dense GEMM tiles with
+    a rank-4 ``(m, n, _, l)`` coordinate and a rank-3 ``proj``: ``local_tile(mC, tile_mnk, (m,n,_,l), proj=(1,1,
+    None))`` is the ``(bM, bN)`` tile at ``(m, n, l)``); C++ requires equal ranks ("Mismatched Ranks")."""
     if proj is None:
         return xs
     if type(proj) is not tuple:
         return xs
-    return tuple(x for p, x in zip(proj, xs) if p is not None)
+    return tuple(x for p, x in zip(proj, xs) if p is not None) + tuple(xs[len(proj):])
 
 
 def local_tile(layout, tiler, coord, proj=None) -> Partitioned:

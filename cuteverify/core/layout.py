@@ -573,8 +573,8 @@ def slice_and_offset(layout, crd):
     for c, i in zip(crd, range(len(crd))):
         sub, off = slice_and_offset(layout[i], c)
         offset = offset + off
-        if sub is not None:
-            subs.append(sub)
+        if sub is not None:  # C++'s slice concatenates the free modes of a nested coordinate (filter_tuple)
+            subs += list(sub) if type(c) is tuple and sum(x is None for x in flatten(c)) > 1 else [sub]
     if not subs:
         return None, offset
     if len(subs) == 1:

@@ -149,6 +149,26 @@ def _print_table(results, total_s, verbose=False):
     click.echo(style(summary, "proved" if not bad else "refuted"))
 
 
+def report_options(f):
+    """The options ``check`` and ``trace check`` share: workers, JUnit, HTML, progress, JSON, quiet, verbose."""
+    for opt in reversed((
+            click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                         help="Worker processes."),
+            click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, writable=True),
+                         help="Write JUnit XML here (linking to the --html page when both are given)."),
+            click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True),
+                         help="Write a self-contained HTML report here: every claim, its verdict and time, and the "
+                              "drawing of each refuted layout with its counterexample outlined."),
+            click.option("--progress/--no-progress", default=None,
+                         help="Progress line on stderr (default: when a TTY)."),
+            json_option,
+            click.option("-q", "--quiet", is_flag=True, help="Only the failures and the summary line."),
+            click.option("-v", "--verbose", is_flag=True,
+                         help="Under each claim, what its kind establishes (and by which method).")),):
+        f = opt(f)
+    return f
+
+
 @click.command("check", help="Run every claim of the kernel manifests MANIFEST... (YAML; see "
                "specs/manifest_schema.json) and print a summary table.\n\n"
                "Every file is reported: a manifest that cannot be read is one error row (file, line,\n"
@@ -158,17 +178,7 @@ def _print_table(results, total_s, verbose=False):
                "1 a claim refuted (or proved against `expect: refuted`), 2 a manifest or layout is malformed,\n"
                "3 otherwise (some claim unknown), 4 internal error.")
 @click.argument("manifests", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes.")
-@click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, writable=True),
-              help="Write JUnit XML here (linking to the --html page when both are given).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True),
-              help="Write a self-contained HTML report here: every claim, its verdict and time, and the drawing "
-                   "of each refuted layout with its counterexample outlined.")
-@click.option("--progress/--no-progress", default=None, help="Progress line on stderr (default: when a TTY).")
-@json_option
-@click.option("-q", "--quiet", is_flag=True, help="Only the failures and the summary line.")
-@click.option("-v", "--verbose", is_flag=True, help="Under each claim, what its kind establishes (and by which method).")
+@report_options
 @guarded
 def check_cmd(manifests, jobs, junit, html_path, progress, as_json, quiet, verbose):
     check_writable(html_path, junit)

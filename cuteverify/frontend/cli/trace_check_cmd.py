@@ -9,8 +9,8 @@ import click
 
 from cuteverify.frontend.trace.check import check_captures, document
 
-from .check_cmd import progress_printer, check_writable, progress_option_value, render
-from .common import fail, guarded, json_option
+from .check_cmd import check_writable, progress_option_value, progress_printer, render, report_options
+from .common import fail, guarded
 
 __all__ = ["trace_check_cmd", "trace_manifest_cmd", "kernel_summary", "run_check"]
 
@@ -71,14 +71,7 @@ def run_check(paths, jobs=1, junit=None, html_path=None, as_json=False, quiet=Fa
                "\b\nExit codes (the worst, 4 > 2 > 1 > 3 > 0): 0 every claim proved, 1 a claim refuted,\n"
                "2 a capture that cannot be read, 3 something unknown or not mapped, 4 internal error.")
 @click.argument("captures", nargs=-1, required=True, type=click.Path())
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
-@click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, writable=True), help="Write JUnit XML here.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True),
-              help="Write the HTML report here (drawings of refuted objects).")
-@click.option("--progress/--no-progress", default=None, help="Progress line on stderr (default: when a TTY).")
-@json_option
-@click.option("-q", "--quiet", is_flag=True, help="Only the failures and the summaries.")
-@click.option("-v", "--verbose", is_flag=True, help="Under each claim, what its kind establishes.")
+@report_options
 @guarded
 def trace_check_cmd(captures, jobs, junit, html_path, progress, as_json, quiet, verbose):
     sys.exit(run_check(captures, jobs, junit, html_path, as_json, quiet, verbose, progress))

@@ -5,15 +5,19 @@ a :class:`~cuteverify.frontend.manifest.kind.ClaimKind` (``manifest.claims`` reg
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...analysis.banks import bank_conflicts, copy_smem_side, max_vector_width, read_tile
 from ...analysis.banks.cp_async import copy_cp_async_banks
 from ...atoms import TiledCopy, copy_vectorizes
+from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import NotAdmissibleError
+from ...hardware.library.dtypes import dtype_bits
 from ...hardware.tma.copy import from_copy
 from ...hardware.tma.tiled import TmaDescriptor
 from ...synth import prove_smem_optimal
 from .kind import (ENTRY_REF, EXTENTS_ARRAY, LAYOUT_REF, NONEMPTY, POSITIVE, SIDE_REF, ClaimKind, extents_field,
-                   fields, one_of, side_field)
+                   Ref, fields, one_of, side_field)
 from .operand import read_cta_tiler_field
 
 __all__ = ["BANKS", "VECTOR", "TMA", "SMEM_OPTIMAL"]
@@ -45,14 +49,16 @@ def _read_access(k, kind, body, bp):
         if body.get("smem") is None:
             raise k.error("banks needs smem: the shared-memory layout the access goes through", bp)
         out["smem"] = k.ref(body["smem"], bp + ("smem",))
-        out.update(vector=body.get("vector"), phases=body.get("phases"), base=body.get("base", 0))
+        out.update(vector=body.get("vector"), phases=body.get("phases"), base=body.get("base", 0),
+                   align=body.get("align"))
         if body.get("gmem") is not None:  # a cp.async copy's global side (analysis.cp_async_banks)
             if which != "copy":
                 raise k.error("banks: gmem is the global side of a cp.async copy: give copy", bp + ("gmem",))
             out["gmem"] = k.ref(body["gmem"], bp + ("gmem",))
     else:
         out["smem"] = k.ref(body["smem"], bp + ("smem",)) if body.get("smem") is not None else None
-        out.update(alignment=body.get("alignment", 16), require=body.get("require"), flat=bool(body.get("flat")))
+        out.update(alignment=body.get("alignment", 16), require=body.get("require"), flat=bool(body.get("flat")),
+                   align=body.get("align"))
         if out["require"] is None:
             raise k.error("vector needs require: the vector width in bytes the claim is about", bp)
     return out
@@ -110,7 +116,53 @@ def _banks_text(a):
     return f"conflict-free {what}{_tile_text(a)} through {a['smem']}" + (f" ({a['dtype']})" if a.get("dtype") else "")
 
 
+def _bases(a):
+    """The smem layouts a banks / vector claim is decided on: the claim's own; with ``align`` (the byte alignment
+    the tensor's base is known to have) below its swizzle's period, one per base ``b`` the alignment allows
+    modulo the period, as ``Sw o (off + b/bytes) o L`` (a pointer swizzle acts on absolute addresses, so the
+    base is inside the swizzle): ``[(b, layout), ...]``, ``b`` None for the claim's own."""
+    smem, align = a["smem"].value if a.get("smem") else None, a.get("align")
+    sw = getattr(smem, "inner", None)
+    eb = a.get("elem_bytes") or (dtype_bits(a["dtype"]) // 8 if a.get("dtype") else None)
+    if not align or not isinstance(sw, Swizzle) or sw.bits == 0 or not eb or type(smem.offset) is not int:
+        return [(None, smem)]
+    period = eb << (sw.bits + sw.base + sw.shift)
+    if align >= period:
+        return [(None, smem)]
+    if align % eb:
+        raise NotAdmissibleError("banks", f"align {align} is not a whole number of {eb}-byte elements")
+    return [(b, ComposedLayout(sw, smem.offset + b // eb, smem.outer)) for b in range(0, period, align)]
+
+
+def _at_every_base(a, decide_one):
+    """``decide_one(smem)`` at every base of :func:`_bases`: proved when proved at each; the aligned base's
+    refutation when it is refuted there (it holds wherever the buffer lies); unknown, naming the base and its
+    counterexample, when it holds at a period-aligned base but not at another base the alignment allows (then
+    it depends on where the allocator puts the buffer)."""
+    bases = _bases(a)
+    if bases[0][0] is None:
+        return decide_one(bases[0][1])
+    first = None
+    for b, smem in bases:
+        v = decide_one(smem)
+        first = first or v
+        if v.status == "refuted" and b == 0:
+            return v
+        if v.status != "proved":
+            period = bases[-1][0] + a["align"]
+            return replace(v, status="unknown", counterexample=None, reason=(
+                f"holds at a base that is a multiple of {period} bytes (the swizzle's period), but the tensor "
+                f"guarantees only align<{a['align']}>: at a base {b} bytes past such a multiple, "
+                f"{v.status}: {v.counterexample or v.reason}"))
+    return replace(first, method=f"{first.method}; at each of the {len(bases)} bases align<{a['align']}> allows "
+                                 "modulo the swizzle's period".lstrip("; "))
+
+
 def _decide_banks(a, asm):
+    return _at_every_base(a, lambda smem: _decide_banks_at(dict(a, smem=Ref(a["smem"].text, smem, a["smem"].tile)), asm))
+
+
+def _decide_banks_at(a, asm):
     if a.get("gmem"):
         return copy_cp_async_banks(a["copy"].value, a["gmem"].value, a["smem"].value, _dtype(a),
                                    smem_base=a.get("base") or 0)
@@ -128,6 +180,12 @@ def _vector_text(a):
 
 
 def _decide_vector(a, asm):
+    if not a.get("smem"):
+        return _decide_vector_at(a, asm)
+    return _at_every_base(a, lambda smem: _decide_vector_at(dict(a, smem=Ref(a["smem"].text, smem, a["smem"].tile)), asm))
+
+
+def _decide_vector_at(a, asm):
     smem = a["smem"].value if a.get("smem") else None
     v = max_vector_width(_access(a, "layout"), dtype=_dtype(a), elem_bytes=a.get("elem_bytes"),
                          alignment=a.get("alignment", 16), smem=smem, require=a["require"],
@@ -140,6 +198,9 @@ _ACCESS_TILE = {"description": "The access's tile shape (16x64, (16,64) or [16, 
                                "the smem tensor tile by tile, as partition_S/D places a copy.",
                 "anyOf": [NONEMPTY, POSITIVE, EXTENTS_ARRAY]}
 _WIDTH = {"enum": [1, 2, 4, 8, 16]}
+_ALIGN = {"type": "integer", "minimum": 1,
+          "description": "The byte alignment the smem tensor's base is known to have: below its swizzle's period, "
+                         "the claim is decided at every base that alignment allows."}
 
 BANKS = ClaimKind(
     "banks",
@@ -147,7 +208,7 @@ BANKS = ClaimKind(
      "properties": {"smem": LAYOUT_REF, "access": LAYOUT_REF, "copy": ENTRY_REF, "side": SIDE_REF, "dtype": NONEMPTY,
                     "elem_bytes": POSITIVE, "vector": _WIDTH,
                     "phases": {"anyOf": [{"enum": [1, 2, 4, 8]}, {"enum": ["ldmatrix", "stmatrix", "1", "2", "4", "8"]}]},
-                    "tile": _ACCESS_TILE, "base": {"type": "integer", "minimum": 0},
+                    "tile": _ACCESS_TILE, "base": {"type": "integer", "minimum": 0}, "align": _ALIGN,
                     "gmem": {"$ref": "#/$defs/layoutRef",
                              "description": "The global tensor a cp.async copy reads (same shape as smem): its 128-byte "
                                             "rows add passes (analysis.cp_async_banks)."}},
@@ -159,7 +220,7 @@ VECTOR = ClaimKind(
     {"type": "object", "additionalProperties": False, "required": ["require"],
      "properties": {"layout": LAYOUT_REF, "copy": ENTRY_REF, "side": SIDE_REF, "dtype": NONEMPTY,
                     "elem_bytes": POSITIVE, "smem": LAYOUT_REF, "alignment": POSITIVE, "require": _WIDTH,
-                    "tile": _ACCESS_TILE, "flat": {"type": "boolean"}},
+                    "tile": _ACCESS_TILE, "flat": {"type": "boolean"}, "align": _ALIGN},
      "oneOf": [{"required": ["layout"]}, {"required": ["copy"]}]},
     lambda k, body, bp: _read_access(k, "vector", body, bp), _vector_text, _decide_vector)
 

@@ -50,8 +50,8 @@ def _layout_of(claim):
     """The layout a refuted claim is about (the one its counterexample's coordinates index), as the claim
     carries it, or None."""
     a = claim.args
-    ref = a.get("layout") or a.get("a")
-    return None if ref is None else ref.value
+    ref = a.get("layout") or a.get("a") or a.get("smem")  # banks / vector: the smem tensor's elements
+    return None if ref is None or not hasattr(ref, "value") else ref.value
 
 
 def _drawing(claim, result) -> str:
@@ -174,8 +174,15 @@ def draw_size(L) -> int:
     return n if type(n) is int else MAX_DRAWN_CELLS + 1
 
 
+def _where(r) -> str:
+    """A row's place: the kernel's own source line for a traced claim, else the manifest's file:line."""
+    if r.get("at"):
+        return r["at"]
+    return f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
+
+
 def _row(i, r):
-    loc = f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
+    loc = _where(r)
     cls = "ok" if r["ok"] else "fail"
     status = r["status"] + (f" ({r['error_kind']})" if r.get("error_kind") else "")
     name = f'<a href="#{anchor(i)}">{_e(r["claim"])}</a>' if not r["ok"] else _e(r["claim"])
@@ -185,7 +192,7 @@ def _row(i, r):
 
 
 def _detail(i, claim, r) -> str:
-    loc = f"{r['file']}:{r['line']}" if r.get("line") else r["file"]
+    loc = _where(r)
     parts = [f'<section class="claim" id="{anchor(i)}"><h2>{_e(loc)} [{_e(r["kernel"])}] '
              f'<code>{_e(r["claim"])}</code>: expected {_e(r["expect"])}, got {_e(r["status"])}</h2>']
     parts += [f'<p class="note">note: {_e(n)}</p>' for n in r.get("notes") or ()]

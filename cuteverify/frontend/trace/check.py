@@ -16,14 +16,14 @@ from pathlib import Path
 
 from ...errors import CaptureError, CuteVerifyError, ManifestError
 from .. import manifest as mf
-from . import emit_copy, emit_mma, emit_smem, emit_tma
+from . import emit_algebra, emit_copy, emit_mma, emit_smem, emit_tma
 from .document import Doc
 from .mlir import Loc, TypeExpr, read_file
 
 __all__ = ["EMITTERS", "KNOWN_DSL", "capture_paths", "check_captures", "document", "unmapped_row"]
 
 #: the emitters, in order; each ``emit(module, doc)`` adds the claims of its area
-EMITTERS: tuple = (emit_mma.emit, emit_copy.emit, emit_tma.emit, emit_smem.emit)
+EMITTERS: tuple = (emit_mma.emit, emit_copy.emit, emit_tma.emit, emit_smem.emit, emit_algebra.emit)
 
 #: DSL versions whose captures the reader was built and tested on
 KNOWN_DSL = ("4.8.1",)

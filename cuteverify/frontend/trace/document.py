@@ -54,11 +54,13 @@ class Doc:
         self._by_text: dict = {}
         self._keys: set = set()
 
-    def layout(self, hint: str, text: str, loc: Loc | None = None) -> str:
+    def layout(self, hint: str, text: str, loc: Loc | None = None, own: bool = False) -> str:
         """The name of the entry whose text is ``text``, added under a name made of ``hint`` (or of the variable
-        the statement at ``loc`` assigns) when new. The same text gives the same entry."""
+        the statement at ``loc`` assigns) when new. The same text gives the same entry, unless ``own``: the
+        DSL's side of a comparison gets an entry of its own, so that the manifest's claim names two entries
+        (editing either one can make it fail) even where the texts agree."""
         text = str(text)
-        if text in self._by_text:
+        if text in self._by_text and not own:
             return self._by_text[text]
         if loc is not None and loc.text:
             m = _ASSIGNED.match(loc.text)
@@ -69,7 +71,8 @@ class Doc:
             i += 1
             name = f"{base}_{i}"
         self.layouts[name] = text
-        self._by_text[text] = name
+        if not own:  # the DSL's side stays its own: another object of the same text gets another entry
+            self._by_text[text] = name
         return name
 
     def claim(self, body: dict, loc: Loc | None = None, name: str | None = None, expect: str | None = None) -> None:

@@ -25,7 +25,8 @@
   of a ``cute.gemm`` op: the data flow, never type equality): ``compatible: {copy, tiled_mma, operand}``, and
   when the copy's builder was ``make_tiled_copy_A/B/C`` (its source line), ``equal`` of its TV layout and tiler
   modes with cuteverify's ``make_tiled_copy_A/B/C(atom, mma)``; a copy of a sub-tile (built by
-  ``make_tiled_copy_C_atom`` / ``_S`` / ``_D``) gets no ``compatible`` (the whole tile is not its relation);
+  ``make_tiled_copy_C_atom`` / ``_S`` / ``_D``) gets no ``compatible`` (the whole tile is not its relation), and
+  one whose source line names no builder is unknown (which of the two it is cannot be read off the capture);
 * for a copy built by ``make_tiled_copy_A/B/C/C_atom`` that no retile relates to an MMA: the same ``equal``
   claims against the builder applied to the only tiled MMA type of the builder's function (the claim's name
   says so), unknown when the function has several; for one built by ``make_tiled_copy_S/D(atom, other)``, the
@@ -165,13 +166,13 @@ class _Emitter:
         if "?" not in src_text and "?" not in out_text:
             lhs = self.doc.layout(f"{var}_in", str(plain), op.loc)
             a = self.doc.layout(f"{var}_cv", f"{copy}.get_slice(0).partition_{letter}({lhs}).layout", op.loc)
-            b = self.doc.layout(f"{var}_dsl", out_text, op.loc)
+            b = self.doc.layout(f"{var}_dsl", out_text, op.loc, own=True)
             self.doc.claim({"equal": [a, b]}, op.loc, name=name)
             return
         # dynamic extents: the DSL's ?{div=N} leaves are fresh values, unrelated to the input's; compare the
         # static leaves and which leaves are dynamic, each dynamic leaf written as DYNAMIC on both sides
         a = self.doc.layout(f"{var}_cv", str(_concretise(mine)), op.loc)
-        b = self.doc.layout(f"{var}_dsl", str(_concretise(printed)), op.loc)
+        b = self.doc.layout(f"{var}_dsl", str(_concretise(printed)), op.loc, own=True)
         self.doc.claim({"equal": [a, b]}, op.loc, name=name + f" (dynamic leaves written as {DYNAMIC})")
 
     def smem_claims(self, op, copy, side, src, out, var):
@@ -187,12 +188,18 @@ class _Emitter:
         except CuteVerifyError as e:
             self.doc.unknown(f"shared-memory tensor {src.type_text}", op.loc, str(e))
             return
-        s = self.doc.layout(f"{var}_smem", smem, op.loc)
         nbytes = _mem_bytes(copy_atom_name(atom), src.bits)
+        s = self.doc.layout(f"{var}_smem", smem, op.loc)
         body = {"copy": copy, "smem": s, "side": side, "dtype": src.elem}
+        if src.swizzle is not None and src.swizzle.bits and src.align < src.swizzle_period:
+            # the pointer swizzle acts on absolute addresses: decided at every base the alignment allows
+            body["align"] = src.align
         self.doc.claim({"banks": dict(body)}, op.loc,
                        name=f"{copy} ({side}) through {var}'s smem tensor has no bank conflict beyond the minimum")
-        self.doc.claim({"vector": dict(body, require=nbytes)}, op.loc,
+        # the vector's first byte is aligned only as far as the tensor's base is (an element's own size when
+        # the type states no align<N>): the claim assumes no more
+        base_align = min(max(src.align, max(src.bits // 8, 1)), 16)
+        self.doc.claim({"vector": dict(body, require=nbytes, alignment=base_align)}, op.loc,
                        name=f"{copy} ({side}) moves {nbytes}-byte vectors through {var}'s smem tensor")
         if "?" in out.layout_text:
             self.doc.unknown(f"injective {var}", op.loc, "the thread's smem partition has dynamic strides the DSL "
@@ -222,6 +229,14 @@ class _Emitter:
         bop = self.builder.get(key, op)
         m = _BUILDER.search(bop.loc.text or "") if bop.name == "cute.make_tiled_copy" else None
         built = m.group(1) if m and m.group(1) else None
+        if built is None:
+            # a sub-tile copy (C_atom / S / D) retiles a fragment too: `compatible` with the whole tile would be
+            # refuted for a kernel that is right, so the builder must be known, not guessed
+            self.doc.unknown(f"{copy} retiling the {operand} fragment of {mma}", op.loc,
+                             "the copy's builder is not named in its source line: whether it moves the whole "
+                             "fragment (make_tiled_copy_A/B/C) or a sub-tile (make_tiled_copy_C_atom/S/D) is "
+                             "not known")
+            return
         if built in ("C_atom", "S", "D"):
             self.doc.note(f"{copy} retiling the {operand} fragment of {mma}", op.loc,
                           f"the copy was built by make_tiled_copy_{built or '?'}: it moves a sub-tile of the "

@@ -10,7 +10,8 @@ it) :func:`emit` adds the entry ``make_tiled_mma(...)`` (:func:`.atoms_mma.tiled
   a static coordinate tensor): ``equal: [X.get_slice(0).partition_<op>(T).layout, R]``, cuteverify's partition
   of the tensor ``T`` the op partitioned against the result layout ``R`` the DSL printed (a differential on the
   kernel itself; the thread index is dynamic in most kernels, and a plain layout's partition is the same
-  layout at every thread, only its offset moves, so thread 0's is compared);
+  layout at every thread, only its offset moves, so thread 0's is compared); a partition of a swizzled or
+  dynamic tensor is a note saying so (and, over shared memory, naming the ops that access it unchecked);
 * for each ``cute.mma.make_fragment`` that builds a wgmma / UMMA descriptor view
   (``-> !cute_nvgpu.smem_desc_view``): ``operand: {tiled_mma, operand, smem, dtype}``, the descriptor of the
   operand's declared major reads the shared-memory tensor the fragment comes from. That tensor follows the data
@@ -20,7 +21,9 @@ it) :func:`emit` adds the entry ``make_tiled_mma(...)`` (:func:`.atoms_mma.tiled
   (:meth:`.types.MemRef.element_layout`: the pointer's byte swizzle ``S<B,M,S>`` is ``S<B,M-log2(bytes),S>`` on
   element offsets); a tensor whose layout text is itself a composed layout is not checked (the unit of that
   swizzle is not in the text). The claim reads the layout from a base aligned to the swizzle's period; the
-  tensor's guaranteed alignment against that period is the shared-memory checks' claim.
+  tensor's guaranteed alignment against that period is the shared-memory checks' claim. With it, ``equal`` of
+  the descriptor view the DSL printed and the one the fragment's tensor implies (mode 0 ``1:0``, every other
+  stride in 16-byte descriptor steps);
 
 Each claim is ``at`` the op's source line. A tiled MMA the mapping cannot name, and a tensor whose layout has no
 element-domain form, is recorded with :meth:`Doc.unknown` with the reason (never skipped silently); the ops that
@@ -30,6 +33,8 @@ from __future__ import annotations
 
 import re
 
+from ...core.layout import Layout
+from ...core.notation.parse import parse
 from ...errors import CaptureError, CuteVerifyError
 from .atoms_mma import MMA_TYPE, operand_name, tiled_mma_expr
 from .document import Doc
@@ -120,7 +125,20 @@ def _partition_claim(module: Module, doc: Doc, op: Op, name: str, operand: str) 
         return
     src, dst = _static_layout_text(op.in_types[1]), _static_layout_text(op.out_types[0])
     if src is None or dst is None:
-        return  # dynamic extents or a swizzled layout: the DSL prints thread-dependent strides, nothing exact
+        # dynamic extents or a swizzled layout: the DSL prints thread-dependent strides, nothing exact. Said, not
+        # skipped: over shared memory, what reads or writes through it other than make_fragment (an epilogue's
+        # autovec_copy) is an access no claim covers, and the row says so
+        what = f"partition_{operand} of {op.in_types[1].text} by {name}"
+        m = memref(op.in_types[1])
+        res = op.results[0] if op.results else None
+        users = {u.name for u in module.ops if u.func == op.func and res in u.operands}
+        users -= {FRAGMENT, "cute.get_iter", "cute.get_layout", "cute.get_shape"}
+        why = ("a swizzled or dynamic layout: the DSL prints the thread's partition with strides unrelated to the "
+               "input's, so it is not compared with cuteverify's")
+        if m is not None and m.space == "smem" and users:
+            why += f"; the shared-memory accesses through it ({', '.join(sorted(users))}) are not checked"
+        doc.note(what, op.loc, why)
+        return
     hint = _hint(op, "part")
     src_op = module.producer(op.operands[1], op.func) if len(op.operands) > 1 else None
     t = doc.layout(_hint(src_op, f"{hint}_src") if src_op is not None else f"{hint}_src", src)
@@ -158,3 +176,40 @@ def _operand_claim(module: Module, doc: Doc, op: Op, name: str, operand: str) ->
     src_op = module.producer(value, op.func)
     smem = doc.layout(f"{_hint(src_op, 'smem') if src_op is not None else 'smem'}_elem", str(layout))
     doc.claim({"operand": {"tiled_mma": name, "operand": operand, "smem": smem, "dtype": m.elem}}, op.loc)
+    _view_claim(doc, op)
+
+
+def _desc_steps(x, num: int):
+    """Element strides ``x`` (nested) as descriptor address steps: ``x * num / 16`` (16-byte units); None when a
+    step is not whole."""
+    if isinstance(x, tuple):
+        out = tuple(_desc_steps(v, num) for v in x)
+        return None if any(v is None for v in out) else out
+    return None if not isinstance(x, int) or (x * num) % 16 else x * num // 16
+
+
+def _view_claim(doc: Doc, op: Op) -> None:
+    """``equal`` of the descriptor view the DSL printed and the one the fragment's tensor implies: mode 0 (the
+    MMA atom's tile, one descriptor) is ``1:0``, every other mode steps the descriptor's start address by its
+    element stride in 16-byte units (the k-blocks and stages a kernel iterates over). A swizzled, dynamic or
+    non-16-byte-aligned step is a note (no exact view to state)."""
+    t, view = op.in_types[1], op.out_types[0]
+    m = memref(t)
+    text = view.args[1] if len(view.args) > 1 and isinstance(view.args[1], str) else None
+    steps = None
+    if m is not None and m.layout_text is not None and text is not None and " o " not in m.layout_text \
+            and "?" not in m.layout_text:
+        try:
+            lay = parse(m.layout_text, source="captured layout")
+        except CuteVerifyError:
+            lay = None
+        if lay is not None and isinstance(lay.shape, tuple) and len(lay.shape) > 1:
+            steps = _desc_steps(tuple(lay.stride[1:]), m.bits // 8 if m.bits % 8 == 0 else 0)
+    if steps is None:
+        doc.note(f"descriptor view {view.text}", op.loc, "its tensor's layout is swizzled, dynamic or steps by "
+                 "less than 16 bytes: no exact view to compare the DSL's with")
+        return
+    expected = str(Layout((1,) + tuple(lay.shape[1:]), (0,) + steps))
+    got = doc.layout(f"{_hint(op, 'frag')}_desc_dsl", text, op.loc)
+    doc.claim({"equal": [got, expected]}, op.loc, name=f"the DSL's descriptor view of {op.loc.text or op.name} "
+              f"steps by its tensor's strides in 16-byte units ({expected})")

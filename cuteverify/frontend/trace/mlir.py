@@ -13,7 +13,8 @@ The text, as that printer writes it, one construct per line:
 :func:`read` returns a :class:`Module` of :class:`Op`, each with its value names, raw property and attribute
 texts, operand and result types (:class:`TypeExpr`, aliases resolved) and :class:`Loc`; values are scoped by
 the top-level function that holds them. Admissibility: a line that is none of the above is a ``CaptureError``
-naming its line number; a construct inside a type that the grammar below does not know is kept as a
+naming its line number, and so are a ``#locN`` that no alias defines and a text without ops (a truncated
+capture: the printer writes the location aliases after the module); a construct inside a type that the grammar below does not know is kept as a
 :class:`Bare` token, so that the mapping layer can name it (nothing is dropped).
 
 Type grammar (``TypeExpr``): ``!dialect.name<args>`` / ``#dialect.name<args>`` / ``name<args>`` (``align<16>``,
@@ -241,12 +242,18 @@ def read(text: str, path: str | None = None) -> Module:
         raise CaptureError(f"{where}:{n}: not an op, alias or block of a generic MLIR module: {line.strip()[:80]}")
     if stack:
         raise CaptureError(f"{where}: the region opened at line {stack[-1]['line']} is never closed")
+    if not any(op is not None for op in ops):
+        raise CaptureError(f"{where}: no operation: an empty or truncated capture")
     return Module([op for op in ops if op is not None], header, path, values)
 
 
 def _finish(pending, sig, loc, types, locs, values, where, n) -> Op:
     ins, outs = _signature(sig, types, where, n)
-    op = Op(in_types=ins, out_types=outs, loc=locs.read(loc), **pending)
+    try:
+        where_from = locs.read(loc)
+    except CaptureError as e:
+        raise CaptureError(f"{where}:{n}: {e}") from None
+    op = Op(in_types=ins, out_types=outs, loc=where_from, **pending)
     for v, t in zip(op.results, outs):
         values[(op.func, v)] = (op, t)
     if op.results:
@@ -386,7 +393,9 @@ class _LocReader:
         if depth > 64:
             return Loc()
         if s.startswith("#"):
-            body = self.aliases.get(s, "")
+            if s not in self.aliases:  # the printer defines every alias it uses, after the module
+                raise CaptureError(f"location {s} is never defined (a truncated capture?)")
+            body = self.aliases[s]
             return self._read(body[4:-1] if body.startswith("loc(") else body, depth + 1)
         m = _FILE_LOC.match(s)
         if m:

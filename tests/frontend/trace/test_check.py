@@ -90,3 +90,23 @@ def test_trace_script_then_check_in_one_go(tmp_path):
     assert r.exit_code == 0, [x for x in out["results"] if not x["ok"]]
     rows = assert_trace_checks(kernel, arch="sm_80", out_dir=tmp_path / "d")
     assert rows == [] or all(x["ok"] for x in rows)
+
+
+def test_reports_name_the_source_line(tmp_path):
+    """JUnit and HTML of a traced kernel: each failing claim under the kernel source line that built it."""
+    cap = DATA / "blackwell_dense_gemm_sm_100a.mlir.gz"
+    html, junit = tmp_path / "r.html", tmp_path / "j.xml"
+    r = CliRunner().invoke(trace_check_cmd, [str(cap), "-q", "--html", str(html), "--junit-xml", str(junit)])
+    assert r.exit_code == 1, r.output  # the epilogue's 4-way bank conflict (test_copy.KNOWN_REFUTED)
+    page = html.read_text()
+    assert "kernels/blackwell_dense_gemm.py:934: tRS_sC = thr_copy_r2s.partition_D(sC)" in page
+    assert "blackwell_dense_gemm.py:934" in r.output and "<testsuite" in junit.read_text()
+
+
+def test_no_equal_claim_compares_an_entry_with_itself():
+    """A claim `equal: [x, x]` could never fail in the written manifest: the DSL's side of every comparison is
+    an entry of its own (review of issue 28: 140 such claims before)."""
+    for path in sorted(DATA.glob("*.mlir.gz")):
+        doc = document(path)
+        same = [c for c in doc.claims if "equal" in c and c["equal"][0] == c["equal"][1]]
+        assert not same, (path.name, same[:2])

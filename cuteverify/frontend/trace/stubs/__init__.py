@@ -5,4 +5,5 @@ none of it to trace on a CPU; installing torch would pull several GB of CUDA lib
 
 Nothing of cuteverify imports these modules; ``_cuteverify_stubs`` is their shared machinery. This
 ``__init__`` is never imported on the ``PYTHONPATH`` route (the folder itself is the path entry).
+May import: the standard library only (the stubs run in the user's interpreter, without cuteverify).
 """
