@@ -17,7 +17,7 @@ import warnings
 
 import pytest
 
-from cpp_oracle import gxx
+from cuteverify.frontend.trace import cpp_build
 from cpp_oracle import harness as h
 
 pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
@@ -92,7 +92,7 @@ def test_corpus_is_complete():
         assert len({r["id"] for r in recs}) == len(recs)
 
 
-@pytest.mark.skipif(gxx.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
+@pytest.mark.skipif(cpp_build.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
 def test_fresh_compiled_sample(tmp_path):
     """A fresh sample (a seed the corpus does not use; CPP_ORACLE_SEED=n picks another) compiled and run
     with CuTe C++ right now, then compared.  Deterministic by default: CI verdicts must not depend on luck."""

@@ -24,7 +24,7 @@ from cuteverify.core.swizzle import ComposedLayout, Swizzle
 from cuteverify.hardware import default_library
 
 import dsl_oracle
-from cpp_oracle import gxx
+from cuteverify.frontend.trace import cpp_build
 
 WG = "SM90_64x256x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>"
 
@@ -280,7 +280,7 @@ def _cpp_ref_sides() -> dict:
     """``{Copy_Traits<NAME>: "src" | "dst"}`` read from CUTLASS's copy_traits headers. A RefLayout naming another
     trait's RefLayout (the TMEM stores name the loads') is that trait's Src/DstLayout, found among this trait's
     own ``SrcLayout = typename Copy_Traits<T>::...`` / ``DstLayout = ...`` definitions."""
-    tc = gxx.toolchain()
+    tc = cpp_build.toolchain()
     if tc is None:
         pytest.skip("CUTLASS headers not found")
     inc = [x[2:] for x in tc[1] if x.startswith("-I")]

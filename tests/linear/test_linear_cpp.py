@@ -13,7 +13,9 @@ from cuteverify.errors import CuteVerifyError
 from cuteverify.hardware.library.catalog import default_library
 from cuteverify.linear import from_linear_layout, to_linear_layout
 
-from cpp_oracle import gxx, harness
+from cpp_oracle import harness
+
+from cuteverify.frontend.trace import cpp_build
 
 pytestmark = pytest.mark.differential  # compares with an outside oracle (tests/oracles/, recorded evidence)
 
@@ -76,7 +78,7 @@ def _cases():
     return out
 
 
-@pytest.mark.skipif(gxx.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
+@pytest.mark.skipif(cpp_build.toolchain() is None, reason="g++ / CUTLASS headers / CUDA (libcu++) headers not found")
 def test_written_layouts_evaluate_in_cute_cpp_as_the_linear_layout(tmp_path):
     cases = _cases()
     assert sum(t is None for _, t, _, _ in cases) >= 20 and sum(t is not None for _, t, _, _ in cases) >= 10

@@ -39,7 +39,7 @@ def kernel_summary(results, docs=()) -> list:
     return list(rows.values())
 
 
-def _print_summary(rows):
+def print_summary(rows):
     cols = ("kernel", "claims", "proved", "refuted", "unknown", "unmapped", "n/a", "error", "seconds")
     cells = [cols] + [tuple(f"{r[c]:.2f}" if c == "seconds" else str(r[c]) for c in cols) for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
@@ -60,7 +60,7 @@ def run_check(paths, jobs=1, junit=None, html_path=None, as_json=False, quiet=Fa
     code = render(results, claims, time.perf_counter() - t0, junit=junit, html_path=html_path, as_json=as_json,
                   quiet=quiet, verbose=verbose, extra={"kernels": summary})
     if not as_json:
-        _print_summary(summary)
+        print_summary(summary)
     return code
 
 

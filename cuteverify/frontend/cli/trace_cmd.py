@@ -7,7 +7,8 @@
 capture per ``cute.compile`` (cuteverify.frontend.trace.capture); it prints the files written, one a line
 (``--json``: ``{"files": [...]}``). A script that fails, an interpreter without the DSL, a script that compiles
 nothing: input errors (exit 2), the message quoting the script's last lines of stderr. ``check`` and ``manifest``
-(``trace_check_cmd``) read captures; ``trace FILE.py`` (``run``) captures and checks.
+(``trace_check_cmd``) read captures; ``trace FILE.py`` (``run``) captures and checks; ``cpp`` (``trace_cpp_cmd``)
+captures and checks a CUTLASS C++ source.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from cuteverify.frontend.trace.capture import ARCHES, DEFAULT_ARCH, DEFAULT_TIME
 
 from .common import guarded, json_option
 from .trace_check_cmd import run_check, trace_check_cmd, trace_manifest_cmd
+from .trace_cpp_cmd import trace_cpp_cmd
 
 
 class _TraceGroup(click.Group):
@@ -41,6 +43,7 @@ def trace_group():
 
 trace_group.add_command(trace_check_cmd)
 trace_group.add_command(trace_manifest_cmd)
+trace_group.add_command(trace_cpp_cmd)
 
 
 def _shown(path) -> str:

@@ -137,8 +137,62 @@ def _by_modes(op: Op, doc: Doc, expr: str, value, modes: list) -> bool:
         r = doc.layout(_hint(op) + "_dsl", f"{sh}:{st}", op.loc, own=True)
         doc.claim({"equal": [f"{x}[{i}]", r]}, op.loc)
     dyn = [i for i in range(rank) if i not in static]
-    doc.note(what, op.loc, f"static modes {static} checked; modes {dyn}: {why}")
+    leaves = []
+    for i in dyn:  # the static leaves of a dynamic mode (a stride beside a ? extent) are compared too
+        pair = _static_leaves(outer, i, modes[i])
+        if pair is not None:
+            a = doc.layout(_hint(op) + "_cv", pair[0], op.loc, own=True)
+            b = doc.layout(_hint(op) + "_dsl", pair[1], op.loc, own=True)
+            doc.claim({"equal": [a, b]}, op.loc, name=f"{op.name} mode {i}: its static leaves equal the DSL's "
+                                                      f"(each leaf dynamic on either side written as {_WILD})")
+            leaves.append(i)
+    done = f"; the static leaves of modes {leaves} checked" if leaves else ""
+    doc.note(what, op.loc, f"static modes {static} checked{done}; modes {dyn}: {why}")
     return True
+
+
+_WILD = 9973  # a leaf that is dynamic on either side of a mode comparison, written the same on both
+
+
+def _static_leaves(outer, i: int, dsl_mode):
+    """``(cuteverify's text, the DSL's text)`` of mode ``i`` with every leaf that is dynamic on either side
+    written as :data:`_WILD` (so the comparison is of the static leaves only), or None when the two modes do
+    not have the same nesting (nothing to pair)."""
+    try:
+        mine = (outer.shape[i], outer.stride[i])
+        theirs = parse(f"{dsl_mode[0]}:{dsl_mode[1]}", source="captured mode")
+    except (CuteVerifyError, IndexError, TypeError):
+        return None
+    out = ([], [])
+    for x, y in ((mine[0], theirs.shape), (mine[1], theirs.stride)):
+        pair = _pair(x, y)
+        if pair is None:
+            return None
+        out[0].append(pair[0])
+        out[1].append(pair[1])
+    return tuple(f"{_text(sh)}:{_text(st)}" for sh, st in out)
+
+
+def _pair(x, y):
+    if isinstance(x, tuple) or isinstance(y, tuple):
+        if not (isinstance(x, tuple) and isinstance(y, tuple)) or len(x) != len(y):
+            return None
+        pairs = [_pair(a, b) for a, b in zip(x, y)]
+        if any(p is None for p in pairs):
+            return None
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    if _static_leaf(x) and _static_leaf(y):
+        return x, y
+    return _WILD, _WILD
+
+
+def _static_leaf(v) -> bool:
+    """An integer or a coordinate stride ``c@m`` with an integer ``c``: no dynamic value in it."""
+    return not re.search(r"[?A-Za-z_]", str(v).replace("@", ""))
+
+
+def _text(t) -> str:
+    return "(" + ",".join(_text(x) for x in t) + ")" if isinstance(t, tuple) else str(t)
 
 
 def _top_modes(text: str):

@@ -25,6 +25,7 @@ from ...core.layout import Layout
 from ...core.swizzle import ComposedLayout, Swizzle
 from ...errors import CuteVerifyError
 from .document import Doc
+from .smem_units import element_domain_layout
 from .mlir import Module, TypeExpr
 from .types import elem_bits, layout_of, memref
 
@@ -51,23 +52,20 @@ def named_dynamic(text: str, name: str) -> str:
     return "):(".join(out) if stride else out[0]
 
 
-def element_smem(t: TypeExpr, bits: int):
-    """The element-domain text of the smem layout operand of a TMA atom (module docstring): a plain layout as
-    printed; a composed layout ``S<B,M,S> o off o L`` with its byte swizzle lowered to ``S<B,M-k,S>``. Raises
-    ``CuteVerifyError`` when no element form exists."""
+def element_smem(module: Module, op, bits: int) -> str:
+    """The element-domain text of the smem layout operand of the TMA atom op ``op`` (module docstring): a plain
+    layout as printed; a composed layout in the unit its swizzle acts on as the kernel's own use of it decides
+    (``smem_units.element_domain_layout``: a byte swizzle, as the DSL's TMA atoms take, is lowered to
+    ``S<B,M-k,S>``). Raises ``CuteVerifyError`` when no element form exists or the unit is not decided."""
+    t = op.in_types[1]
     lay = layout_of(t)
     if lay is None:
         raise CuteVerifyError(f"{t.text}: the smem operand is no layout")
     if not isinstance(lay, ComposedLayout):
         return str(lay)
-    sw = lay.inner
-    if not isinstance(sw, Swizzle):
+    if not isinstance(lay.inner, Swizzle):
         raise CuteVerifyError(f"{t.text}: a TMA smem layout composes a swizzle with a layout")
-    nbytes, rem = divmod(bits, 8)
-    k = nbytes.bit_length() - 1
-    if rem or nbytes != 1 << k or sw.base < k:
-        raise CuteVerifyError(f"{t.text}: the byte swizzle {sw} has no element-domain form for {bits}-bit elements")
-    return str(ComposedLayout(Swizzle(sw.bits, sw.base - k, sw.shift), lay.offset, lay.outer))
+    return str(element_domain_layout(module, op.operands[1], op.func, bits, lay))
 
 
 def _arch(module: Module) -> str:
@@ -101,7 +99,7 @@ def emit(module: Module, doc: Doc) -> None:
     clusters = _clusters(module)
     for op in ops:
         try:
-            body = _atom(op, doc, arch)
+            body = _atom(module, op, doc, arch)
         except CuteVerifyError as e:
             doc.unknown(f"TMA atom `{op.name}`", op.loc, str(e))
             continue
@@ -154,7 +152,7 @@ def _emit_partitions(module: Module, op, doc: Doc, smem_entry: str) -> None:
         doc.claim({"equal": [smem_entry, stage]}, part.loc)
 
 
-def _atom(op, doc: Doc, arch: str) -> dict:
+def _atom(module: Module, op, doc: Doc, arch: str) -> dict:
     if len(op.in_types) != 3 or not op.out_types:
         raise CuteVerifyError(f"expected (gmem tensor, smem layout, cta_v_map) -> atom, got {len(op.in_types)} "
                               "operands")
@@ -164,7 +162,7 @@ def _atom(op, doc: Doc, arch: str) -> dict:
     bits = elem_bits(g.elem)
     name = "v" + re.sub(r"\W+", "_", op.operands[0].lstrip("%"))
     gmem = doc.layout(f"g_{name}", named_dynamic(g.layout_text, name), op.loc)
-    smem = doc.layout("s_tma", element_smem(op.in_types[1], bits), op.loc)
+    smem = doc.layout("s_tma", element_smem(module, op, bits), op.loc)
     tiler = layout_of(op.in_types[2])
     if tiler is None:
         raise CuteVerifyError(f"operand 2 {op.in_types[2].text} is no layout (the CTA tile's coordinate map)")

@@ -153,16 +153,17 @@ def swizzle_unit(module: Module, value: str, func: str) -> SwizzleUnit:
     return SwizzleUnit(kind, bits, found[0][2])
 
 
-def element_domain_layout(module: Module, value: str, func: str, elem_bits: int):
+def element_domain_layout(module: Module, value: str, func: str, elem_bits: int, layout=None):
     """The element-domain form of the composed layout ``value``, for a tensor of ``elem_bits``-bit elements:
     the function from coordinates to element offsets that the kernel's addresses follow (for a period-aligned
     base). ``pointer``: ``S<B,M-k,S> o 0 o L`` with ``2^k`` bytes per element (as ``MemRef.element_layout``);
     ``elements``: the layout itself; ``recast`` of ``w``-bit units: the layout itself when ``w == elem_bits``.
     Raises ``Unsupported`` otherwise (M < k, elements that are not a power-of-two number of bytes, a layout in
     other units than the tensor's, or an undecided unit). Post-condition (``pointer``): ``b * result(c) ==
-    Sw(b * L(c))`` for ``b``-byte elements."""
+    Sw(b * L(c))`` for ``b``-byte elements. ``layout``: the layout as the consuming op's signature printed it
+    (default: the value's defining type; the two agree in a capture)."""
     unit = swizzle_unit(module, value, func)
-    layout = layout_of(module.type_of(value, func))
+    layout = layout if layout is not None else layout_of(module.type_of(value, func))
     if not isinstance(layout, ComposedLayout) or not isinstance(layout.inner, Swizzle):
         raise Unsupported(f"{value}: {layout} is not a swizzle composed layout")
     if unit.kind == "elements":

@@ -139,4 +139,20 @@ def test_unknowns_and_refutations_on_a_small_module():
     assert "runtime values" in why[4]
     assert "static modes [0] checked" in why[7] and "modes [1]" in why[7]
     assert [(r["at"], r["status"]) for r in results] == [
-        ("k.py:3", "proved"), ("k.py:6", "refuted"), ("k.py:7", "proved"), ("k.py:8", "refuted")]
+        ("k.py:3", "proved"), ("k.py:6", "refuted"), ("k.py:7", "proved"), ("k.py:7", "proved"),
+        ("k.py:8", "refuted"), ("k.py:8", "proved")]  # each: the static mode, then mode 1's static stride
+
+
+def test_static_stride_beside_a_dynamic_extent_is_compared():
+    """Hopper's local_tile of the A coordinate tensor prints (128,64,?):(1@1,1@0,64@0): the k-tile mode has a
+    dynamic extent but a static stride 64@0. Changing it to 32@0 is refuted at the local_tile's line (review of
+    issue 28: only wholly static modes were compared)."""
+    capture = DATA / "hopper_dense_gemm_sm_90a.mlir.gz"
+    module, line_no = _mutated(capture, "cute.local_tile", '"(128,64,?):(1@1,1@0,64@0)"',
+                               '"(128,64,?):(1@1,1@0,32@0)"')
+    target = next(o for o in module.ops if o.line == line_no)
+    _, _, results, _ = _check(module, "mutant")
+    refuted = [r for r in results if r["status"] == "refuted"]
+    assert refuted and all(r["at"] == target.loc.describe() for r in refuted), refuted
+    _, _, original, _ = _check(read_file(capture), "original")
+    assert not [r for r in original if r["status"] == "refuted"]

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from cuteverify.errors import CuteVerifyError, ManifestError
+from cuteverify.errors import ManifestError
 from cuteverify.frontend import manifest as mf
 from cuteverify.frontend.manifest.claims_trace_tma import derived_gbasis, multicast_box, smem_by_gmem_mode
 from cuteverify.frontend.trace import emit_tma
 from cuteverify.frontend.trace.document import Doc
-from cuteverify.frontend.trace.mlir import parse_type, read, read_file
+from cuteverify.frontend.trace.mlir import read, read_file
 from cuteverify.frontend.trace.types import layout_of, memref
 
 DATA = Path(__file__).resolve().parents[1] / "trace_data"
@@ -304,13 +304,13 @@ def test_atom_swizzle_is_the_pointer_swizzle_of_the_tensor_it_fills(name):
 
 
 def test_element_smem_lowers_the_byte_swizzle():
-    t = parse_type('!cute.composed_layout<"S<3,4,3> o 0 o (8,64):(64,1)">')
-    assert emit_tma.element_smem(t, 16) == "S<3,3,3> o 0 o (8,64):(64,1)"
-    assert emit_tma.element_smem(t, 8) == "S<3,4,3> o 0 o (8,64):(64,1)"
-    assert emit_tma.element_smem(t, 32) == "S<3,2,3> o 0 o (8,64):(64,1)"
-    with pytest.raises(CuteVerifyError, match="no element-domain form"):
-        emit_tma.element_smem(parse_type('!cute.composed_layout<"S<3,1,3> o 0 o (8,64):(64,1)">'), 32)
-    assert emit_tma.element_smem(parse_type('!cute.layout<"(8,64):(64,1)">'), 16) == "(8,64):(64,1)"
+    """The DSL's sm90 smem atom S<3,4,3> o 0 o ... handed to the A / B TMA atoms of the Hopper GEMM: its swizzle
+    is a pointer (byte) swizzle by the kernel's own use of it (smem_units), lowered to S<3,3,3> for f16."""
+    m = read_file(DATA / "hopper_dense_gemm_sm_90a.mlir.gz")
+    ops = m.of("cute_nvgpu.atom.make_non_exec_tiled_tma_load")
+    texts = [emit_tma.element_smem(m, op, 16) for op in ops]
+    assert texts and all(t.startswith("S<3,3,3> o 0 o ") for t in texts), texts
+    assert all(t.split(" o ", 2)[2] == op.in_types[1].args[0].split(" o ", 2)[2] for t, op in zip(texts, ops))
 
 
 def test_named_dynamic_keeps_facts_and_names_leaves_by_index():

@@ -37,7 +37,7 @@ import time
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from . import gxx
+from cuteverify.frontend.trace import cpp_build
 
 VALUE_CAP = 4096          # values CuTe C++ prints (and the corpus stores) per case
 OPS = ["coalesce", "composition", "complement", "logical_divide", "zipped_divide", "logical_product",
@@ -447,7 +447,7 @@ template <class R> static void emit(R const& r) {
 
 def build_pch(workdir):
     h = os.path.join(workdir, "pre.hpp")
-    r = gxx.compile_cpp("#pragma once\n" + PREAMBLE, h, h + ".gch", flags=[*gxx.CXXFLAGS, "-x", "c++-header"],
+    r = cpp_build.compile_cpp("#pragma once\n" + PREAMBLE, h, h + ".gch", flags=[*cpp_build.CXXFLAGS, "-x", "c++-header"],
                         cache=False, timeout=3600)
     if r.returncode != 0:
         raise RuntimeError("cannot build the CuTe precompiled header:\n" + r.stderr[-3000:])
@@ -566,7 +566,7 @@ def _compile_and_run(cases, workdir, tag, pch):
             source = f.read()
         t0 = time.time()
         # cached by content (the TU, the preamble, flags, compiler and headers); the PCH is built only on a miss
-        r = gxx.compile_cpp(source, tu, exe, flags=[*gxx.CXXFLAGS, "-Winvalid-pch"], deps=(PREAMBLE,), cwd=workdir,
+        r = cpp_build.compile_cpp(source, tu, exe, flags=[*cpp_build.CXXFLAGS, "-Winvalid-pch"], deps=(PREAMBLE,), cwd=workdir,
                             timeout=3600, before=pch)
         if os.environ.get("CPP_ORACLE_VERBOSE"):
             print(f"[cpp] {tag}#{attempt}: {len(sub)} cases, rc={r.returncode}, cached={r.cached}, "
@@ -623,7 +623,7 @@ def _compile_and_run(cases, workdir, tag, pch):
 
 def run_cases(cases, batch=300, jobs=2, workdir=None, log=None):
     """Attach the C++ oracle's answers to every case (in place) and return the list."""
-    if gxx.toolchain() is None:
+    if cpp_build.toolchain() is None:
         raise RuntimeError("g++, the CUTLASS headers or the CUDA (libcu++) headers are missing")
     own = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="cute_oracle_")

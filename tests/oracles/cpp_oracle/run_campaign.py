@@ -22,12 +22,12 @@ import subprocess
 import sys
 import time
 
-from . import gxx
+from cuteverify.frontend.trace import cpp_build
 from . import harness as h
 
 
 def _compiler_version():
-    tc = gxx.toolchain()
+    tc = cpp_build.toolchain()
     if not tc:
         return "n/a"
     try:
@@ -219,7 +219,7 @@ def main(argv=None):
     h.CORPUS_DIR = a.corpus_dir
     meta = {"seed": a.seed, "compiler": _compiler_version()}
     try:
-        cut = gxx.cutlass_include()
+        cut = cpp_build.cutlass_include()
         with open(os.path.join(cut, "cutlass", "version.h")) as f:
             txt = f.read()
         import re

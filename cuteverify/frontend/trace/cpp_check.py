@@ -1,0 +1,116 @@
+"""``trace cpp``: a CUTLASS C++ source captured host-only, its launches as manifest documents, checked by the
+manifest checker (issue 29).
+
+:func:`documents` turns a capture's records (:mod:`.cpp_capture`) into one :class:`~.document.Doc` per launch
+an entry reached (kernel name ``KERNEL_LINE``, plus the entry when several reach one launch), with the
+kernel-body relations of :mod:`.cpp_flow`; an entry that exited abnormally before printing (an
+``assert(false && "Not implemented")``) is an unknown of its own document, and a launch no entry reached is a
+note. :func:`check_cpp` captures, builds the documents and runs their claims with the rows of
+:func:`.check.check_captures` (one mechanism with ``trace check`` and ``check``).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ...errors import CuteVerifyError, ManifestError
+from .. import manifest as mf
+from .check import note_row, unmapped_row
+from .cpp_capture import BUILT, capture, find_launches
+from .cpp_emit import emit_launch
+from .cpp_flow import kernel_flow
+from .cpp_flow_sm90 import resolve_accesses, sm90_flow
+from .document import Doc
+from .mlir import Loc
+
+__all__ = ["documents", "check_cpp", "run_documents"]
+
+
+def _signal(code: int) -> str:
+    return f"signal {-code}" if code < 0 else f"exit code {code}"
+
+
+def documents(path: str, text: str, records, info: dict) -> list:
+    """The documents of one capture: ``records`` of the source ``text`` at ``path``, ``info`` from
+    :func:`.cpp_capture.capture` (per entry: exit code, records printed, last stderr line)."""
+    launches = {la.line: (la, a) for la, a, _ in find_launches(text, path)}
+    groups: dict = {}
+    for r in records:
+        groups.setdefault((r.entry, r.at), []).append(r)
+    per_line: dict = {}
+    for entry, at in groups:
+        per_line.setdefault(at, []).append(entry)
+    docs, reached = [], set()
+    for (entry, at), recs in groups.items():
+        line = int(at.rsplit(":", 1)[1])
+        reached.add(line)
+        la, offset = launches.get(line, (None, 0))
+        flow = kernel_flow(text, la.kernel, offset) if la is not None else None
+        name = f"{flow.kernel if flow else recs[0].kernel}_{line}"
+        if len(per_line[at]) > 1:
+            name += "_" + re.sub(r"\W+", "_", entry).strip("_")
+        doc = Doc(name, path, {"function": entry})
+        n = sum(1 for r in recs if r.index < BUILT)
+        if la is not None and n != len(la.args):
+            doc.unknown(f"launch {at}", Loc(path, line), f"{len(la.args)} arguments in the source, "
+                        f"{n} printed: the capture lost some")
+        if flow is None:
+            doc.unknown(f"kernel of {at}", Loc(path, line), "its __global__ definition is not in this file: "
+                        "the relations its body states (smem layouts, copies) are not read")
+        sm90 = sm90_flow(text, flow)
+        if sm90 is not None:
+            resolve_accesses(flow, sm90)
+        docs.append(emit_launch(doc, recs, flow, path, sm90))
+    for entry, e in info.get("entries", {}).items():
+        if e["returncode"] != 0:
+            doc = Doc(re.sub(r"\W+", "_", entry).strip("_"), path, {"function": entry})
+            doc.unknown(f"entry {entry}", Loc(path), f"the host run stopped with {_signal(e['returncode'])} after "
+                        f"{e['records']} printed arguments: {e['stderr'] or 'no message'}")
+            docs.append(doc)
+    for line, (la, _) in sorted(launches.items()):
+        if line not in reached:
+            doc = Doc(f"{la.kernel}_{line}", path)
+            doc.note(f"launch of {la.kernel}", Loc(path, line), "no --entry reached this launch")
+            docs.append(doc)
+    return docs
+
+
+def run_documents(docs, jobs: int = 1, progress=None) -> tuple:
+    """Run every document's claims: ``(results, claims)`` as :func:`.check.check_captures` returns them."""
+    per = []
+    for doc in docs:
+        try:
+            claims = mf.load_text(doc.yaml(), doc.source) if doc.claims else []
+        except ManifestError as e:  # a generated manifest that does not load is cuteverify's bug
+            per.append((doc, CuteVerifyError(f"the manifest generated for {doc.kernel} does not load: {e}"), []))
+            continue
+        per.append((doc, None, claims))
+    ran = iter(mf.run([c for *_, cs in per for c in cs], jobs=jobs, progress=progress))
+    results, out = [], []
+    for doc, err, claims in per:
+        if err is not None:
+            results.append({"file": doc.source, "kernel": doc.kernel, "index": None, "line": None,
+                            "claim": "(launch not checked)", "kind": "load", "expect": "-", "status": "error",
+                            "error_kind": "internal", "reason": str(err), "elapsed": 0.0, "ok": False})
+            out.append(None)
+            continue
+        for c in claims:
+            results.append(next(ran))
+            out.append(c)
+        for u in doc.unknowns:
+            results.append(unmapped_row(doc, u))
+            out.append(None)
+        for u in doc.notes:
+            results.append(note_row(doc, u))
+            out.append(None)
+    return results, out
+
+
+def check_cpp(source, entries, includes=(), defines=(), jobs: int = 1, progress=None) -> tuple:
+    """Capture ``source`` host-only with ``entries``, build its documents, run them: ``(results, claims, docs,
+    info)``; ``info`` adds ``check_s`` to the capture's figures."""
+    path = str(source)
+    records, _, info = capture(path, entries, includes, defines)
+    docs = documents(path, Path(path).read_text(), records, info)
+    results, claims = run_documents(docs, jobs, progress)
+    return results, claims, docs, info

@@ -1,0 +1,129 @@
+"""What a launched CUTLASS C++ kernel does with its arguments, read from its own source (issue 29).
+
+The launch capture (:mod:`.cpp_capture`) sees the values a kernel is launched with; how the kernel relates them
+(which tiled copy writes which shared-memory tensor, which copy atom is tiled after which MMA) is in the
+kernel's body. :func:`kernel_flow` reads the CuTe idioms that state those relations, on the source with
+comments blanked, and maps them to the launch's argument positions:
+
+* ``Tensor sA = make_tensor(make_smem_ptr(...), sA_layout)``: parameter ``sA_layout`` lays out shared memory;
+* ``TiledCopy t = make_tiled_copy_A|B|C(atom, mma)``: a copy built in the kernel from two parameters;
+* ``ThrCopy s = copy.get_slice(...)`` / ``get_thread_slice`` and ``s.partition_S|D(sA)``: the copy ``copy``
+  reads (S) / writes (D) the smem tensor ``sA``.
+
+Definitions: :class:`Flow` holds ``smem`` (parameter index -> the smem tensor variables over it), ``built``
+(variable -> (letter, atom parameter index, mma parameter index)) and ``accesses`` (copy, side ``src``/``dst``,
+smem parameter index, body line, statement text), where a copy is a parameter index or a ``built`` variable;
+``others`` the partitions by those copies of any other tensor (a gmem tensor, a slice: its text in place of the
+smem parameter), which the caller reports as not checked for banks.
+
+Admissibility: the kernel is the launched name, or the function a local ``auto k = NAME<...>;`` names; its
+definition is the ``__global__`` function of that name in the same file. A relation written another way (a
+helper function, a struct of layouts) is not seen: the caller reports the arguments no relation covers.
+Post-condition: every relation listed is written in the kernel body between those objects, never guessed
+from types.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .cpp_text import blank, match_close, split_args
+
+__all__ = ["Flow", "kernel_flow", "resolve_kernel"]
+
+_IDENT = r"[A-Za-z_]\w*"
+# a cast around the kernel's address (``reinterpret_cast<void const*>(&k<...>)``, ``(void const*) &k<...>``)
+_CAST = r"(?:(?:reinterpret_cast|static_cast)\s*<[^<>;]*>\s*\(\s*|\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)\s*)?"
+_SMEM = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*make_tensor\s*\(\s*make_smem_ptr\s*\((?:[^;]*)\)\s*,"
+                   rf"\s*({_IDENT})\s*\)\s*;")
+_BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*make_tiled_copy_(A|B|C)\s*\(\s*({_IDENT})\s*,"
+                    rf"\s*({_IDENT})\s*\)\s*;")
+_SLICE = re.compile(rf"(?:ThrCopy|auto)\s+({_IDENT})\s*=\s*({_IDENT})\s*\.\s*get_(?:thread_)?slice\s*\(")
+_PART = re.compile(rf"({_IDENT})\s*\.\s*partition_(S|D)\s*\(")
+
+
+@dataclass
+class Flow:
+    """The relations of one kernel's body (module docstring)."""
+
+    kernel: str
+    line: int
+    params: list = field(default_factory=list)
+    smem: dict = field(default_factory=dict)
+    built: dict = field(default_factory=dict)
+    accesses: list = field(default_factory=list)
+    others: list = field(default_factory=list)
+    span: tuple = (0, 0)  # the body's offsets in the source, braces included (cpp_flow_sm90 reads it again)
+    head: int = 0         # the offset of the statement before the definition (its template head follows)
+
+
+def resolve_kernel(text: str, launched: str, before: int) -> str:
+    """The function a launch of ``launched`` calls: ``launched`` itself, or what ``auto launched = NAME<...>;``
+    (the last such statement before offset ``before``) names; template arguments dropped."""
+    base = launched.split("<", 1)[0].split("::")[-1]
+    found = None
+    for m in re.finditer(rf"\b{re.escape(base)}\s*=\s*{_CAST}&?\s*({_IDENT})\s*[<;]", text[:before]):
+        found = m.group(1)
+    return found or base
+
+
+def _param_name(p: str) -> str | None:
+    p = p.split("=", 1)[0].strip()
+    toks = re.findall(rf"{_IDENT}|[*&]", p)
+    words = [t for t in toks if t not in ("const", "volatile", "__restrict__", "*", "&")]
+    return words[-1] if len(words) >= 2 and re.fullmatch(_IDENT, toks[-1]) else None
+
+
+def kernel_flow(text: str, launched: str, launch_offset: int) -> Flow | None:
+    """The :class:`Flow` of the ``__global__`` function a launch calls, or None when its definition is not in
+    ``text``."""
+    s = blank(text)
+    name = resolve_kernel(s, launched, launch_offset)
+    for m in re.finditer(rf"\b{re.escape(name)}\s*\(", s):
+        head = s[max(0, s.rfind(";", 0, m.start())):m.start()]
+        if "__global__" not in head:
+            continue
+        popen = m.end() - 1
+        pclose = match_close(s, popen, "(", ")")
+        brace = s.find("{", pclose)
+        if pclose < 0 or brace < 0 or s[pclose:brace].strip(" \n\t") not in ("", "const"):
+            continue
+        end = match_close(s, brace, "{", "}")
+        params = [_param_name(s[a:b]) for a, b in split_args(s, popen + 1, pclose - 1)]
+        flow = Flow(name, s.count("\n", 0, m.start()) + 1, params, span=(brace, end),
+                    head=max(0, s.rfind(";", 0, m.start())))
+        _read_body(s, text, brace, end, flow)
+        return flow
+    return None
+
+
+def _read_body(s, text, start, end, flow: Flow) -> None:
+    index = {p: i for i, p in enumerate(flow.params) if p}
+    body = s[start:end]
+    tensors = {}
+    for m in _SMEM.finditer(body):
+        if m.group(2) in index:
+            tensors[m.group(1)] = index[m.group(2)]
+            flow.smem.setdefault(index[m.group(2)], []).append(m.group(1))
+    for m in _BUILT.finditer(body):
+        if m.group(3) in index and m.group(4) in index:
+            flow.built[m.group(1)] = (m.group(2), index[m.group(3)], index[m.group(4)])
+    slices = {}
+    for m in _SLICE.finditer(body):
+        copy = index.get(m.group(2), m.group(2) if m.group(2) in flow.built else None)
+        if copy is not None:
+            slices[m.group(1)] = copy
+    for m in _PART.finditer(body):
+        copy = slices.get(m.group(1))
+        close = match_close(body, m.end() - 1, "(", ")")
+        if copy is None or close < 0:
+            continue
+        arg = body[m.end():close - 1].strip()
+        at = start + m.start()
+        line = s.count("\n", 0, at) + 1
+        stmt = text[text.rfind("\n", 0, at) + 1:text.find("\n", at)].split("//")[0].strip()
+        side = "src" if m.group(2) == "S" else "dst"
+        if arg in tensors:
+            flow.accesses.append((copy, side, tensors[arg], line, stmt))
+        else:
+            flow.others.append((copy, side, arg, line, stmt))
