@@ -65,7 +65,8 @@ def element_smem(module: Module, op, bits: int) -> str:
         return str(lay)
     if not isinstance(lay.inner, Swizzle):
         raise CuteVerifyError(f"{t.text}: a TMA smem layout composes a swizzle with a layout")
-    return str(element_domain_layout(module, op.operands[1], op.func, bits, lay))
+    # the DSL's TMA atoms take the smem layout's swizzle on byte addresses (CUTLASS's get_tma_swizzle_bits)
+    return str(element_domain_layout(module, op.operands[1], op.func, bits, lay, consumer="pointer"))
 
 
 def _arch(module: Module) -> str:

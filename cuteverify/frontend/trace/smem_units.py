@@ -153,7 +153,7 @@ def swizzle_unit(module: Module, value: str, func: str) -> SwizzleUnit:
     return SwizzleUnit(kind, bits, found[0][2])
 
 
-def element_domain_layout(module: Module, value: str, func: str, elem_bits: int, layout=None):
+def element_domain_layout(module: Module, value: str, func: str, elem_bits: int, layout=None, consumer=None):
     """The element-domain form of the composed layout ``value``, for a tensor of ``elem_bits``-bit elements:
     the function from coordinates to element offsets that the kernel's addresses follow (for a period-aligned
     base). ``pointer``: ``S<B,M-k,S> o 0 o L`` with ``2^k`` bytes per element (as ``MemRef.element_layout``);
@@ -161,8 +161,18 @@ def element_domain_layout(module: Module, value: str, func: str, elem_bits: int,
     Raises ``Unsupported`` otherwise (M < k, elements that are not a power-of-two number of bytes, a layout in
     other units than the tensor's, or an undecided unit). Post-condition (``pointer``): ``b * result(c) ==
     Sw(b * L(c))`` for ``b``-byte elements. ``layout``: the layout as the consuming op's signature printed it
-    (default: the value's defining type; the two agree in a capture)."""
-    unit = swizzle_unit(module, value, func)
+    (default: the value's defining type; the two agree in a capture). ``consumer``: the unit the op that reads
+    the layout fixes (a DSL TMA atom reads a byte swizzle), used when the kernel's other uses leave it open; a
+    use that decides another unit is still refused."""
+    try:
+        unit = swizzle_unit(module, value, func)
+    except Unsupported:
+        if consumer is None:
+            raise
+        unit = SwizzleUnit(consumer, None, "the op that reads it fixes the unit")
+    if consumer is not None and unit.kind != consumer:
+        raise Unsupported(f"{value}: its swizzle acts on {unit.kind} ({unit.why}), but the op reading it takes a "
+                          f"{consumer} swizzle")
     layout = layout if layout is not None else layout_of(module.type_of(value, func))
     if not isinstance(layout, ComposedLayout) or not isinstance(layout.inner, Swizzle):
         raise Unsupported(f"{value}: {layout} is not a swizzle composed layout")

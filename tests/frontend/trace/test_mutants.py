@@ -34,11 +34,6 @@ XFAIL: dict = {
     "blackwell_dense_gemm__r2s_copy_S":
         "no claim checks a tiled copy made by make_tiled_copy_S/D from a TMEM copy (the mutant's r2s TV layout "
         "((32,4),((32,32),1)):((0,1),((128,4),0)) sends the 32 lanes of a warp to the same elements)",
-    "blackwell_dense_gemm__sC_swizzle":
-        "refuted at 989 (TMA store atom vs sC) until a3ac12b; since then emit_tma decides a swizzle's unit from the "
-        "kernel's own use of it, and the mutant's TMA atom swizzle S<2,4,3> is used by no tensor (sC has S<1,4,3>), "
-        "so the atom is an unknown at line 420 instead of a refutation; the r2s bank claim at 934 is refuted in "
-        "the original too",
     "blackwell_dense_gemm__ab_mbar_half":
         "the pipeline's mbarrier count (a full/empty pair per stage) is not a view in the capture: no check sees "
         "the array overflow into acc_full_mbar_ptr",
