@@ -20,7 +20,8 @@ from . import emit_algebra, emit_copy, emit_mma, emit_smem, emit_tma
 from .document import Doc
 from .mlir import Loc, TypeExpr, read_file
 
-__all__ = ["EMITTERS", "KNOWN_DSL", "capture_paths", "check_captures", "document", "unmapped_row"]
+__all__ = ["EMITTERS", "KNOWN_DSL", "capture_paths", "check_captures", "document", "note_row", "run_documents",
+           "unmapped_row"]
 
 #: the emitters, in order; each ``emit(module, doc)`` adds the claims of its area
 EMITTERS: tuple = (emit_mma.emit, emit_copy.emit, emit_tma.emit, emit_smem.emit, emit_algebra.emit)
@@ -140,26 +141,34 @@ def check_captures(paths, jobs: int = 1, progress=None) -> tuple:
     per = []
     for p in capture_paths(paths):
         try:
-            doc = document(p)
+            per.append((str(p), document(p)))
         except CuteVerifyError as e:
-            per.append((p, None, e, []))
+            per.append((str(p), e))
+    results, claims = run_documents(per, jobs, progress)
+    return results, claims, [d for _, d in per if isinstance(d, Doc)]
+
+
+def run_documents(per, jobs: int = 1, progress=None) -> tuple:
+    """Load and run the documents of ``per`` (``(source, Doc)``, or ``(source, error)`` for one that could not be
+    built: an input error row) in one batch: ``(results, claims)``, each document's claim rows, then its unmapped
+    and ``n/a`` rows. A generated manifest that does not load is an internal error row (cuteverify's bug)."""
+    loaded = []
+    for source, doc in per:
+        if not isinstance(doc, Doc):
+            loaded.append((source, None, doc, []))
             continue
         try:
-            claims = mf.load_text(doc.yaml(), str(p)) if doc.claims else []
-        except ManifestError as e:  # a generated manifest that does not load is cuteverify's bug
-            per.append((p, doc, CuteVerifyError(f"the manifest generated from {p} does not load: {e}"), []))
-            continue
-        per.append((p, doc, None, claims))
-    ran = iter(mf.run([c for *_, cs in per for c in cs], jobs=jobs, progress=progress))
-    results, out_claims, docs = [], [], []
-    for p, doc, err, claims in per:
-        if doc is not None:
-            docs.append(doc)
+            loaded.append((source, doc, None, mf.load_text(doc.yaml(), doc.source or source) if doc.claims else []))
+        except ManifestError as e:
+            loaded.append((source, doc, CuteVerifyError(f"the manifest generated from {source} does not load: {e}"),
+                           []))
+    ran = iter(mf.run([c for *_, cs in loaded for c in cs], jobs=jobs, progress=progress))
+    results, out_claims = [], []
+    for source, doc, err, claims in loaded:
         if err is not None:
-            internal = doc is not None
-            results.append({"file": str(p), "kernel": doc.kernel if doc else "", "index": None, "line": None,
-                            "claim": "(capture not checked)", "kind": "load", "expect": "-", "status": "error",
-                            "error_kind": "internal" if internal else "input", "reason": str(err),
+            results.append({"file": source, "kernel": doc.kernel if doc else "", "index": None, "line": None,
+                            "claim": "(not checked)", "kind": "load", "expect": "-", "status": "error",
+                            "error_kind": "internal" if doc is not None else "input", "reason": str(err),
                             "elapsed": 0.0, "ok": False})
             out_claims.append(None)
             continue
@@ -172,4 +181,4 @@ def check_captures(paths, jobs: int = 1, progress=None) -> tuple:
         for u in doc.notes:
             results.append(note_row(doc, u))
             out_claims.append(None)
-    return results, out_claims, docs
+    return results, out_claims

@@ -13,9 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...errors import CuteVerifyError, ManifestError
-from .. import manifest as mf
-from .check import note_row, unmapped_row
+from .check import run_documents as check_run_documents
 from .cpp_capture import BUILT, capture, find_launches
 from .cpp_emit import emit_launch
 from .cpp_flow import kernel_flow
@@ -79,33 +77,7 @@ def documents(path: str, text: str, records, info: dict) -> list:
 
 def run_documents(docs, jobs: int = 1, progress=None) -> tuple:
     """Run every document's claims: ``(results, claims)`` as :func:`.check.check_captures` returns them."""
-    per = []
-    for doc in docs:
-        try:
-            claims = mf.load_text(doc.yaml(), doc.source) if doc.claims else []
-        except ManifestError as e:  # a generated manifest that does not load is cuteverify's bug
-            per.append((doc, CuteVerifyError(f"the manifest generated for {doc.kernel} does not load: {e}"), []))
-            continue
-        per.append((doc, None, claims))
-    ran = iter(mf.run([c for *_, cs in per for c in cs], jobs=jobs, progress=progress))
-    results, out = [], []
-    for doc, err, claims in per:
-        if err is not None:
-            results.append({"file": doc.source, "kernel": doc.kernel, "index": None, "line": None,
-                            "claim": "(launch not checked)", "kind": "load", "expect": "-", "status": "error",
-                            "error_kind": "internal", "reason": str(err), "elapsed": 0.0, "ok": False})
-            out.append(None)
-            continue
-        for c in claims:
-            results.append(next(ran))
-            out.append(c)
-        for u in doc.unknowns:
-            results.append(unmapped_row(doc, u))
-            out.append(None)
-        for u in doc.notes:
-            results.append(note_row(doc, u))
-            out.append(None)
-    return results, out
+    return check_run_documents([(doc.source, doc) for doc in docs], jobs, progress)
 
 
 def check_cpp(source, entries, includes=(), defines=(), jobs: int = 1, progress=None) -> tuple:
