@@ -81,6 +81,10 @@ def document(path) -> Doc:
     module = read_file(path)
     doc = Doc(kernel_name(path), str(path), module.header)
     _gate_version(module.header, doc)
+    if module.ops and not any(op.loc.file for op in module.ops if op.name.startswith("cute")):
+        doc.unknown("source locations", Loc(doc.source), "no op of the capture names its source line (traced "
+                    "without CUTE_DSL_LINEINFO=1; `cuteverify trace capture` sets it): findings cannot say where "
+                    "the kernel built their objects")
     _unknown_types(module, doc)
     for emit in EMITTERS:
         emit(module, doc)

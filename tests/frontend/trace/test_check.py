@@ -2,6 +2,7 @@
 generated manifest loads with the manifest loader (the emitters' own claims are tested in their files)."""
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,13 @@ def test_no_equal_claim_compares_an_entry_with_itself():
         doc = document(path)
         same = [c for c in doc.claims if "equal" in c and c["equal"][0] == c["equal"][1]]
         assert not same, (path.name, same[:2])
+
+
+def test_a_capture_without_line_info_says_so(tmp_path):
+    """Traced without CUTE_DSL_LINEINFO every op is loc(unknown): one unknown row says the findings cannot name
+    source lines (review of issue 28: such a capture passed quietly)."""
+    text = gzip.decompress(HOPPER.read_bytes()).decode()
+    body = re.sub(r"loc\(#loc\d+\)", "loc(unknown)", text)
+    doc = document(_with_header(tmp_path, "4.8.1", body=body))
+    assert any(u.what == "source locations" for u in doc.unknowns)
+    assert not any(u.what == "source locations" for u in document(_with_header(tmp_path, "4.8.1", "o.mlir")).unknowns)
