@@ -31,6 +31,7 @@ import dataclasses
 import functools
 import glob
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -63,18 +64,73 @@ def cutlass_include():
     return None
 
 
-def cuda_includes():
-    """CuTe's headers pull in <cuda_runtime_api.h> and libcu++ (<cccl/cuda/std/...> or <cuda/std/...>)."""
-    roots = [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", "")]
-    roots += sorted(glob.glob("/usr/local/cuda*"), reverse=True)
-    for r in roots:
-        inc = os.path.join(r, "include") if r else ""
-        if inc and os.path.isfile(os.path.join(inc, "cuda_runtime_api.h")):
-            out = [inc]
-            if os.path.isdir(os.path.join(inc, "cccl")):
-                out.insert(0, os.path.join(inc, "cccl"))
-            return out
+# The registry wheels that carry CUDA's headers, per CUDA major (newest first): the runtime API, its crt/
+# headers, libcu++ (CCCL). The test extras of pyproject.toml install the CUDA 13 set.
+CUDA_WHEELS = (("nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-cuda-cccl"),
+               ("nvidia-cuda-runtime-cu12", "nvidia-cuda-nvcc-cu12", "nvidia-cuda-cccl-cu12"))
+# what CuTe's headers include from CUDA's: each must be found under one of the include directories
+_CUDA_MARKERS = ("cuda_runtime_api.h", "crt/host_defines.h", "cuda/std/version")
+
+
+def _root_includes(root: str):
+    """The include directories of one CUDA installation (``ROOT/include`` and, CUDA >= 13, ``ROOT/include/cccl``
+    first), or None when any marker header is missing there."""
+    inc = os.path.join(root, "include")
+    out = ([os.path.join(inc, "cccl")] if os.path.isdir(os.path.join(inc, "cccl")) else []) + [inc]
+    ok = all(any(os.path.isfile(os.path.join(d, m)) for d in out) for m in _CUDA_MARKERS)
+    return out if ok else None
+
+
+def _wheel_includes(names):
+    """The include directories of one set of CUDA header wheels installed for this interpreter (found through
+    their installed files' records, ``importlib.metadata``), or None unless every marker header is in one."""
+    found = {}
+    for name in names:
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for f in dist.files or ():
+            p = f.as_posix()
+            for m in _CUDA_MARKERS:
+                if m not in found and p.endswith("/" + m):
+                    d = str(dist.locate_file(p[: -len(m) - 1]))
+                    if os.path.isfile(os.path.join(d, m)):
+                        found[m] = d
+    if len(found) < len(_CUDA_MARKERS):
+        return None
+    dirs = [found["cuda/std/version"]] + [found[m] for m in _CUDA_MARKERS[:2]]  # libcu++ first, as in a toolkit
+    return list(dict.fromkeys(os.path.realpath(d) for d in dirs))
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_includes(home: str, path: str):
+    for r in (home, path):
+        if r and _root_includes(r):
+            return tuple(_root_includes(r))
+    for names in CUDA_WHEELS:
+        got = _wheel_includes(names)
+        if got:
+            return tuple(got)
+    for r in sorted(glob.glob("/usr/local/cuda*"), reverse=True):
+        if _root_includes(r):
+            return tuple(_root_includes(r))
     return None
+
+
+def cuda_includes():
+    """The include directories of CUDA's headers that CuTe's pull in (<cuda_runtime_api.h>, its <crt/...>, libcu++
+    <cuda/std/...>), all from one installation, or None when none has them all.
+
+    Order (the first complete one wins; nothing is mixed across installations): ``$CUDA_HOME``, then
+    ``$CUDA_PATH`` (a toolkit root: ``ROOT/include``, with ``ROOT/include/cccl`` first when it exists); then the
+    header wheels installed for this interpreter (:data:`CUDA_WHEELS`, CUDA 13's ``nvidia-cuda-runtime`` /
+    ``nvidia-cuda-crt`` / ``nvidia-cuda-cccl`` before CUDA 12's ``-cu12`` set; located with
+    ``importlib.metadata``), which is what ``pip install -e ".[test]"`` provides on any machine; then
+    ``/usr/local/cuda*``, newest name first. A variable naming a directory without those headers is passed over.
+    Post-condition: every marker header is under one of the returned directories."""
+    got = _cuda_includes(os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""))
+    return list(got) if got else None
 
 
 def compiler():
