@@ -12,16 +12,28 @@ kernel (tests/frontend/trace/kernels/) and, with ``--drivers DIR``, on each ``*.
 wall seconds of each capture beside the same script run with the DSL's dry run but no capture hook (the peer:
 what tracing costs the user anyway).
 
+C++ (``--cpp``, issue 29's budgets: a capture of one translation unit <= 3 minutes from a cold cache, its check
+<= 10 s): for each tutorial translation unit the tests capture (CUTLASS's sgemm_sm80.cu with its four entries,
+hopper/wgmma_sm90.cu, hopper/wgmma_tma_sm90.cu, blackwell/01-05, as the nvidia-cutlass wheel ships them; the
+units, entries and -D flags are the tests' own, ``cpp_units()`` of tests/frontend/trace/test_cpp*.py), the
+host-only capture with the cache off (the rewrite, the g++ compile and link at -O0, each entry's run), then the
+documents built from its records and their claims run. The peer, in the same process: ``g++ -fsyntax-only`` of
+the same rewritten unit with the same flags (the parse and template instantiation every g++ build of the source
+pays; the kernel source itself is CUDA and does not build with g++ unrewritten): compile seconds / peer seconds.
+
     python bench/trace.py [--repeat 1] [CAPTURE...]
     python bench/trace.py --capture [--drivers tests/frontend/trace_data/drivers]
+    python bench/trace.py --cpp [--only sgemm,wgmma_sm90,...]
 """
 from __future__ import annotations
 
 import argparse
 import gzip
+import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -102,13 +114,81 @@ def bench_capture(scripts, arch_of):
               f"ratio {cap_s / max(peer_s, 1e-9):.2f}  (budget 30 s)  {status}")
 
 
+def cpp_units():
+    """The tutorial translation units the tests capture: ``[(name, cpp_batch.Unit)]``, those the wheel ships."""
+    from tests.frontend.trace import test_cpp, test_cpp_blackwell as bw, test_cpp_hopper as hop  # noqa: E402
+    tn = "test_capture_prints_what_the_fixture_holds"
+    later = bw.cpp_units()["test_later_tutorials_capture_and_prove"]
+    out = [("sgemm_sm80", test_cpp.cpp_units()[tn][0])]
+    out += [(Path(u.source).stem, u) for u in reversed(hop.cpp_units()[tn])]
+    out += [("blackwell_01", bw.cpp_units()[tn + "_and_the_cli_reports_it"][0])]
+    out += [("blackwell_02", u) for u in bw.cpp_units().get("test_tma_tutorial_capture_prints_what_the_fixture_holds", [])]
+    out += [("blackwell_" + Path(u.source).name[:2], u) for u in later]
+    return out
+
+
+def bench_cpp(only):
+    from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check  # noqa: E402
+    if cpp_build.toolchain() is None:
+        sys.exit("g++, the CUTLASS headers or CUDA's headers are missing")
+    os.environ["CUTEVERIFY_TEST_CACHE"] = "0"  # every capture compiles: the cold figure
+    here = os.getcwd()
+    rows = []
+    for name, u in cpp_units():
+        if only and name not in only:
+            continue
+        os.chdir(u.cwd or here)
+        try:
+            text = Path(u.source).read_text()
+            unit, _ = cpp_capture.rewrite(text, u.source, list(u.entries))
+            with tempfile.TemporaryDirectory() as d:
+                src = os.path.join(d, "unit.cpp")
+                Path(src).write_text(unit)
+                incs = cpp_capture.include_flags(u.source, u.includes, u.defines)
+                t = time.perf_counter()
+                subprocess.run([cpp_build.compiler(), *cpp_build.CXXFLAGS, "-fsyntax-only", *incs, src], check=True)
+                peer = time.perf_counter() - t
+            t = time.perf_counter()
+            records, _, info = cpp_capture.capture(u.source, list(u.entries), u.includes, u.defines)
+            cap = time.perf_counter() - t
+            t = time.perf_counter()
+            docs = cpp_check.documents(u.source, text, records, info)
+            results, _ = cpp_check.run_documents(docs)
+            check = time.perf_counter() - t
+        finally:
+            os.chdir(here)
+        status = {}
+        for r in results:
+            status[r["status"]] = status.get(r["status"], 0) + 1
+        rows.append((name, len(u.entries), len(records), len(results), cap, info["compile_s"], peer, check, status))
+        print(f"{name:16s} entries {len(u.entries)}  records {len(records):3d}  rows {len(results):3d}  "
+              f"capture {cap:6.1f} s (compile+link {info['compile_s']:5.1f} s, g++ -fsyntax-only peer {peer:5.1f} s: "
+              f"ratio {info['compile_s'] / peer:.2f}; budget 180 s)  check {check:5.2f} s (budget 10 s)  "
+              f"{dict(sorted(status.items()))}", flush=True)
+    if rows:
+        worst_cap = max(rows, key=lambda r: r[4])
+        worst_chk = max(rows, key=lambda r: r[7])
+        print(f"\ncpp: {len(rows)} translation units, captures total {sum(r[4] for r in rows):.0f} s, worst "
+              f"{worst_cap[0]} {worst_cap[4]:.0f} s (budget 180 s); checks worst {worst_chk[0]} {worst_chk[7]:.2f} s "
+              f"(budget 10 s); geometric-mean compile / syntax-only {_gmean([r[5] / r[6] for r in rows]):.2f}")
+
+
+def _gmean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("captures", nargs="*", type=Path)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--capture", action="store_true")
     ap.add_argument("--drivers", type=Path)
+    ap.add_argument("--cpp", action="store_true")
+    ap.add_argument("--only", default="", help="--cpp: the units to run, comma-separated (sgemm_sm80, ...)")
     a = ap.parse_args()
+    if a.cpp:
+        bench_cpp({x for x in a.only.split(",") if x})
+        return
     if a.capture:
         scripts = sorted((ROOT / "tests/frontend/trace/kernels").glob("*.py"))
         if a.drivers:

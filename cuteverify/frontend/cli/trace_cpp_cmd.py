@@ -1,6 +1,8 @@
-"""``cuteverify trace cpp FILE.cu --entry NAME [-I DIR] [-D X]``: a CUTLASS C++ kernel verified from its own
-source (issue 29): host-only capture with g++ (cuteverify.frontend.trace.cpp_capture), each launch's arguments
-read and checked as manifest claims (cuteverify.frontend.trace.cpp_check), printed as ``trace check`` prints."""
+"""``cuteverify trace cpp FILE.cu --entry NAME [-I DIR] [-D X] [--compile-commands compile_commands.json]``: a
+CUTLASS C++ kernel verified from its own source (issue 29): host-only capture with g++
+(cuteverify.frontend.trace.cpp_capture; the flags of FILE's compilation-database entry from
+cuteverify.frontend.trace.cpp_commands), each launch's arguments read and checked as manifest claims
+(cuteverify.frontend.trace.cpp_check), printed as ``trace check`` prints."""
 from __future__ import annotations
 
 import sys
@@ -10,6 +12,7 @@ import click
 import yaml
 
 from cuteverify.frontend.trace.cpp_check import check_cpp
+from cuteverify.frontend.trace.cpp_commands import entry_flags
 
 from .check_cmd import check_writable, progress_option_value, progress_printer, render
 from .common import guarded, json_option
@@ -47,6 +50,9 @@ def manifest_text(docs) -> str:
                    "Repeatable.")
 @click.option("-I", "includes", multiple=True, metavar="DIR", help="An include directory. Repeatable.")
 @click.option("-D", "defines", multiple=True, metavar="X[=V]", help="A preprocessor definition. Repeatable.")
+@click.option("--compile-commands", "compile_commands", type=click.Path(exists=True, dir_okay=False),
+              metavar="JSON", help="A compilation database (compile_commands.json): the -I, -D and -std of SOURCE's "
+                                   "entry are used (-I given here searched first, -D given here last).")
 @click.option("--manifest", "manifest", type=click.Path(dir_okay=False, writable=True),
               help="Also write the launches' manifest (YAML) here.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
@@ -57,14 +63,18 @@ def manifest_text(docs) -> str:
 @click.option("-q", "--quiet", is_flag=True, help="Only the failures and the summaries.")
 @click.option("-v", "--verbose", is_flag=True, help="Under each claim, what its kind establishes.")
 @guarded
-def trace_cpp_cmd(source, entries, includes, defines, manifest, jobs, junit, html_path, progress, as_json, quiet,
-                  verbose):
+def trace_cpp_cmd(source, entries, includes, defines, compile_commands, manifest, jobs, junit, html_path, progress,
+                  as_json, quiet, verbose):
     check_writable(html_path, junit)
+    std = None
+    if compile_commands:
+        db = entry_flags(compile_commands, source)
+        includes, defines, std = (*includes, *db.includes), (*db.defines, *defines), db.std
     if manifest:
         check_writable(manifest)
     t0 = time.perf_counter()
     results, claims, docs, info = check_cpp(source, list(entries), includes, defines, jobs=jobs,
-                                            progress=progress_printer(progress_option_value(progress)))
+                                            progress=progress_printer(progress_option_value(progress)), std=std)
     if manifest:
         with open(manifest, "w", encoding="utf-8") as f:
             f.write(manifest_text(docs))

@@ -49,6 +49,14 @@ _VERSION_FILES = ("cutlass/version.h", "cuda.h", "cuda/version", "cuda/std/versi
 CXXFLAGS = ["-std=c++17", "-O0", "-w", "-fno-diagnostics-color", "-ftemplate-backtrace-limit=0"]
 
 
+
+
+def cxxflags(std: str | None = None) -> list:
+    """:data:`CXXFLAGS` with its ``-std=`` replaced by ``-std=STD`` when ``std`` is given (``c++20``, ``gnu++17``:
+    what a compilation database's entry says); the flags themselves otherwise."""
+    return [f"-std={std}" if std and f.startswith("-std=") else f for f in CXXFLAGS]
+
+
 # ---------------------------------------------------------------------------------------------- toolchain
 
 def cutlass_include():

@@ -305,18 +305,18 @@ def include_flags(source: str, includes=(), defines=()) -> list:
     return flags + [f"-D{d}" for d in defines] + DEFINES
 
 
-def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=120) -> tuple:
+def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=120, std=None) -> tuple:
     """Build ``source`` host-only and run each of ``entries``: ``(records, launches, info)``; ``info`` has the
     compile seconds, whether the build was cached, and per entry its exit code, the number of
     records it printed and its last line of stderr. A failed build is a CaptureError quoting the first error
-    (:func:`first_error`)."""
+    (:func:`first_error`). ``std``: the language standard (``c++20``; None: C++17, :data:`.cpp_build.CXXFLAGS`)."""
     path = str(source)
     if not entries:
         raise CaptureError(f"{path}: name the host function(s) to run with --entry (e.g. "
                            "`--entry 'gemm_tn<cute::half_t, cute::half_t>'`): every template argument given")
     text = Path(path).read_text()
     unit, launches = rewrite(text, path, entries)
-    flags = [*cpp_build.CXXFLAGS, *LINK_FLAGS]
+    flags = [*cpp_build.cxxflags(std), *LINK_FLAGS]
     work = tempfile.mkdtemp(prefix="cv_trace_cpp_")
     t0 = time.perf_counter()
     c = cpp_build.compile_cpp(unit, os.path.join(work, "unit.cpp"), os.path.join(work, "unit"), flags=flags,

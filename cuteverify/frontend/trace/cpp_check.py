@@ -80,11 +80,11 @@ def run_documents(docs, jobs: int = 1, progress=None) -> tuple:
     return check_run_documents([(doc.source, doc) for doc in docs], jobs, progress)
 
 
-def check_cpp(source, entries, includes=(), defines=(), jobs: int = 1, progress=None) -> tuple:
+def check_cpp(source, entries, includes=(), defines=(), jobs: int = 1, progress=None, std=None) -> tuple:
     """Capture ``source`` host-only with ``entries``, build its documents, run them: ``(results, claims, docs,
     info)``; ``info`` adds ``check_s`` to the capture's figures."""
     path = str(source)
-    records, _, info = capture(path, entries, includes, defines)
+    records, _, info = capture(path, entries, includes, defines, std=std)
     docs = documents(path, Path(path).read_text(), records, info)
     results, claims = run_documents(docs, jobs, progress)
     return results, claims, docs, info

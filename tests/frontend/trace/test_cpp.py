@@ -23,6 +23,7 @@ from cuteverify.errors import CaptureError
 from cuteverify.frontend import manifest as mf
 from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_flow
+from cuteverify.frontend.trace.cpp_batch import Unit
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_emit import atom_layout_mnk
 from cuteverify.frontend.trace.cpp_read import dtype_name, is_dynamic, op_name, read_printed, tile_text
@@ -250,6 +251,16 @@ def test_capture_prints_what_the_fixture_holds(monkeypatch):
         [(r.at, r.index, r.source, r.type, r.text) for r in fixture]
 
 
+def _noswizzle() -> Path:
+    text = SRC.read_text()
+    assert text.count("Swizzle<3,3,3>") == 1
+    # a fixed path: the unit names its file, so the content-hash cache hits on the next run
+    mutant = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / "sgemm_sm80_noswizzle.cu"
+    mutant.parent.mkdir(exist_ok=True)
+    mutant.write_text(text.replace("Swizzle<3,3,3>", "Swizzle<0,3,3>"))
+    return mutant
+
+
 @pytest.mark.differential
 @needs_gxx
 def test_mutant_without_swizzle_is_refuted_at_the_cp_async_writes():
@@ -257,12 +268,7 @@ def test_mutant_without_swizzle_is_refuted_at_the_cp_async_writes():
     land 128 bytes apart (k-chunks of one smem row): an 8-way conflict, refuted at the launch's `copyA` and
     `copyB` arguments. ldmatrix's reads stay conflict-free (its 8 row addresses are 8 rows of one atom, 16 bytes
     apart), so nothing else is refuted; the evaluator of printed layouts counts the same."""
-    text = SRC.read_text()
-    assert text.count("Swizzle<3,3,3>") == 1
-    # a fixed path: the unit names its file, so the content-hash cache hits on the next run
-    mutant = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / "sgemm_sm80_noswizzle.cu"
-    mutant.parent.mkdir(exist_ok=True)
-    mutant.write_text(text.replace("Swizzle<3,3,3>", "Swizzle<0,3,3>"))
+    mutant = _noswizzle()
     records, _, info = cpp_capture.capture(str(mutant), [HGEMM])
     rows = _rows(cpp_check.documents(str(mutant), mutant.read_text(), records, info))
     refuted = {(r["kind"], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"}
@@ -312,13 +318,25 @@ def _small(name, stride, body=_SMALL):
     return path
 
 
+STRIDE_D = "SMEM_STRIDE=_1{},_32{}"
+
+
+def _stages():
+    """The row-major stage and the column-major one (its stride from -D STRIDE_D)."""
+    return _small("stage_rowmajor.cu", "Int<8>{}, Int<1>{}"), _small("stage_colmajor.cu", "SMEM_STRIDE")
+
+
+def _shfl():
+    return _small("stage_shfl.cu", "Int<1>{}, Int<32>{}",
+                  _SMALL.replace("Tensor ts = thr.partition_D(s);", "float v = __shfl_xor_sync(~0u, 1.f, 1);"))
+
+
 @pytest.mark.differential
 @needs_gxx
 def test_cli_refutes_a_row_major_stage_at_its_copy_and_writes_the_manifest(tmp_path):
     """32 threads write one column of a row-major 32x8 float tile: words 8m, four banks, an 8-way conflict,
     refuted at the launch's `copy` argument; the column-major tile proves. The manifest loads."""
-    bad = _small("stage_rowmajor.cu", "Int<8>{}, Int<1>{}")
-    good = _small("stage_colmajor.cu", "SMEM_STRIDE")  # the stride from -D
+    bad, good = _stages()
     out = tmp_path / "stage.yaml"
     r = CliRunner().invoke(main, ["trace", "cpp", str(bad), "--entry", "launch", "--json", "--manifest", str(out)])
     assert r.exit_code == 1, r.output
@@ -328,8 +346,7 @@ def test_cli_refutes_a_row_major_stage_at_its_copy_and_writes_the_manifest(tmp_p
     assert refuted[0]["degree"] == 8
     assert {x["kind"] for x in rows if x["status"] == "proved"} >= {"injective", "covers", "vector"}
     assert mf.load_text(out.read_text(), str(out))
-    r = CliRunner().invoke(main, ["trace", "cpp", str(good), "--entry", "launch", "-D", "SMEM_STRIDE=_1{},_32{}",
-                                  "--json"])
+    r = CliRunner().invoke(main, ["trace", "cpp", str(good), "--entry", "launch", "-D", STRIDE_D, "--json"])
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output)["results"]
     assert {x["kind"] for x in rows if x["status"] == "proved"} >= {"injective", "covers", "vector", "banks"}
@@ -339,9 +356,19 @@ def test_cli_refutes_a_row_major_stage_at_its_copy_and_writes_the_manifest(tmp_p
 @pytest.mark.differential
 @needs_gxx
 def test_cli_build_failure_names_the_first_error_and_its_cuda_construct():
-    src = _small("stage_shfl.cu", "Int<1>{}, Int<32>{}",
-                 _SMALL.replace("Tensor ts = thr.partition_D(s);", "float v = __shfl_xor_sync(~0u, 1.f, 1);"))
+    src = _shfl()
     r = CliRunner().invoke(main, ["trace", "cpp", str(src), "--entry", "launch"])
     assert r.exit_code == 2
     assert f"{src}:10:" in r.output and "__shfl_xor_sync" in r.output and "warp shuffle" in r.output
     assert "Traceback" not in r.output
+
+
+def cpp_units():
+    """The translation units each differential test here captures, by test name: conftest.py builds those of the
+    selected tests ahead, in parallel (cpp_batch), so that the tests' captures hit the cache."""
+    bad, good = _stages()
+    return {"test_capture_prints_what_the_fixture_holds": [Unit(PATH, tuple(ENTRIES), cwd=str(SRC.parents[3]))],
+            "test_mutant_without_swizzle_is_refuted_at_the_cp_async_writes": [Unit(str(_noswizzle()), (HGEMM,))],
+            "test_cli_refutes_a_row_major_stage_at_its_copy_and_writes_the_manifest": [
+                Unit(str(bad), ("launch",)), Unit(str(good), ("launch",), defines=(STRIDE_D,))],
+            "test_cli_build_failure_names_the_first_error_and_its_cuda_construct": [Unit(str(_shfl()), ("launch",))]}

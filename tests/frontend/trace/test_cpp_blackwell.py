@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from cuteverify.errors import CuteVerifyError
 from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_storage
+from cuteverify.frontend.trace.cpp_batch import Unit
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_emit_storage import element_layout
 from cuteverify.frontend.trace.cpp_launch import arch_guards
@@ -222,14 +223,7 @@ def test_capture_prints_what_the_fixture_holds_and_the_cli_reports_it(monkeypatc
     assert "make_fragment_C" in res.output and "operand" in out.read_text()
 
 
-@pytest.mark.differential
-@needs_gxx
-def test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument():
-    """An edited copy lays A out by hand, rows 8 elements apart but 16 wide: an unswizzled K-major layout CuTe's
-    make_umma_desc accepts (its canonical INTERLEAVE form leaves both byte offsets free) whose rows overlap. The
-    injective claim of A's storage layout is refuted at template argument 0 `SMEMStorage` (ASmemLayout), every
-    refutation is there, and B's claims still prove. (A swapped major, by contrast, is CuTe's own static assertion
-    in make_umma_desc: the host build fails with it as its first error.)"""
+def _overlap() -> Path:
     text = SRC.read_text()
     old = "auto sA_layout = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<TypeA>{}, mma_shape_A);"
     assert text.count(old) == 1
@@ -238,6 +232,18 @@ def test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument():
     mutant = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / "bw01_overlap.cu"
     mutant.parent.mkdir(exist_ok=True)
     mutant.write_text(text.replace(old, new))
+    return mutant
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument():
+    """An edited copy lays A out by hand, rows 8 elements apart but 16 wide: an unswizzled K-major layout CuTe's
+    make_umma_desc accepts (its canonical INTERLEAVE form leaves both byte offsets free) whose rows overlap. The
+    injective claim of A's storage layout is refuted at template argument 0 `SMEMStorage` (ASmemLayout), every
+    refutation is there, and B's claims still prove. (A swapped major, by contrast, is CuTe's own static assertion
+    in make_umma_desc: the host build fails with it as its first error.)"""
+    mutant = _overlap()
     records, _, info = cpp_capture.capture(str(mutant), [ENTRY], includes=[str(SRC.parent)], defines=DEFINES)
     sa = [r for r in records if r.source == "SMEMStorage::ASmemLayout"]
     assert [r.text for r in sa] == ["((_128,_16),_1,_4):((_8,_1),_0,_16)"]
@@ -359,6 +365,16 @@ def test_call_launch_forms_and_what_is_no_launch():
     assert kernel_expr("reinterpret_cast<void const*>(&k)") == "k" and kernel_expr("( (void*) kp )") == "kp"
 
 
+def _sw64() -> Path:
+    text = SRC02.read_text()
+    old = "    sA_layout,              // Destination SMEM layout"
+    assert text.count(old) == 1
+    mutant = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / "bw02_tma_sw64.cu"
+    mutant.parent.mkdir(exist_ok=True)
+    mutant.write_text(text.replace(old, "    UMMA::tile_to_mma_shape(UMMA::Layout_K_SW64_Atom<TypeA>{}, mma_shape_A),"))
+    return mutant
+
+
 @pytest.mark.differential
 @needs_gxx
 @pytest.mark.skipif(not SRC02.is_file(), reason="the wheel has no 02_mma_tma_sm100.cu")
@@ -366,18 +382,16 @@ def test_mutant_tma_made_for_a_sw64_layout_is_refuted_at_its_atom():
     """An edited copy makes tma_atom_A for the SW64 K-major tiling of A's tile while the kernel's storage (which
     the MMA's descriptors read, and tma_partition writes) stays SW128: the TMA writes another layout than the one
     the MMA reads. Refuted at `tma_atom_A` (the smem-layout agreement), nothing at any other argument."""
-    text = SRC02.read_text()
-    old = "    sA_layout,              // Destination SMEM layout"
-    assert text.count(old) == 1
-    mutant = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp" / "bw02_tma_sw64.cu"
-    mutant.parent.mkdir(exist_ok=True)
-    mutant.write_text(text.replace(old, "    UMMA::tile_to_mma_shape(UMMA::Layout_K_SW64_Atom<TypeA>{}, mma_shape_A),"))
+    mutant = _sw64()
     records, _, info = cpp_capture.capture(str(mutant), [ENTRY02], includes=[str(SRC.parent)], defines=DEFINES)
     smem = [r.text for r in records if r.source.startswith("tma_atom_A: smem = ")]
     assert len(smem) == 1 and smem[0].startswith("Sw<2,4,3> o smem_ptr[16b](unset) o ")
     rows = _rows(records, info, str(mutant), mutant.read_text())
     refuted = {(r["kind"], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"}
     assert ("equal", "tma_atom_A") in refuted and {at for _, at in refuted} == {"tma_atom_A"}
+
+
+LATER = ("03_mma_tma_multicast_sm100.cu", "04_mma_tma_2sm_sm100.cu", "05_mma_tma_epi_sm100.cu")
 
 
 @pytest.mark.differential
@@ -413,3 +427,21 @@ def test_host_tma_with_a_tiler_of_another_size_is_not_claimed():
     assert not [r for r in rows if r["status"] == "refuted"]
     assert not [r for r in rows if r["kind"] == "tma" and "tma_atom_A" in r["at"]]
     assert [r for r in rows if r["kind"] == "unmapped" and "tma_atom_A" in r["at"] and "differ in size" in r["reason"]]
+
+
+def cpp_units():
+    """The translation units each differential test here captures, by test name (built ahead: conftest.py)."""
+    d, inc = tuple(DEFINES), (str(SRC.parent),)
+    units = {"test_capture_prints_what_the_fixture_holds_and_the_cli_reports_it": [
+                 Unit(PATH, (ENTRY,), defines=d, cwd=str(ROOT))],
+             "test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument": [
+                 Unit(str(_overlap()), (ENTRY,), includes=inc, defines=d)],
+             "test_cli_without_the_arch_define_names_it": [Unit(PATH, (ENTRY,), cwd=str(ROOT))],
+             "test_later_tutorials_capture_and_prove": [
+                 Unit(str(SRC.parent / n), (ENTRY02,), defines=d) for n in LATER if (SRC.parent / n).is_file()]}
+    if SRC02.is_file():
+        units["test_tma_tutorial_capture_prints_what_the_fixture_holds"] = [Unit(PATH02, (ENTRY02,), defines=d,
+                                                                                 cwd=str(ROOT))]
+        units["test_mutant_tma_made_for_a_sw64_layout_is_refuted_at_its_atom"] = [
+            Unit(str(_sw64()), (ENTRY02,), includes=inc, defines=d)]
+    return units

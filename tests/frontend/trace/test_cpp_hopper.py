@@ -24,6 +24,7 @@ from cuteverify.errors import CuteVerifyError
 from cuteverify.frontend import manifest as mf
 from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_flow, cpp_flow_sm90
+from cuteverify.frontend.trace.cpp_batch import Unit
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_emit_sm90 import flagged_smem_text, gmem_symbols, tma_smem_text
 from cuteverify.frontend.trace.cpp_launch import kernel_expr
@@ -266,6 +267,10 @@ def _edited(name, line, old, new):
     return path
 
 
+MUT_WG = ("wgmma_sm90.cu", 413, "GMMA::Layout_K_SW128_Atom<TA>", "GMMA::Layout_K_INTER_Atom<TA>")
+MUT_TMA = ("wgmma_tma_sm90.cu", 388, "sA(_,_,0)", "tile_to_shape(GMMA::Layout_K_SW64_Atom<TA>{}, make_shape(bM,bK))")
+
+
 @pytest.mark.differential
 @needs_gxx
 def test_unswizzled_smem_mutant_is_refuted_at_the_cp_async_writes():
@@ -273,7 +278,7 @@ def test_unswizzled_smem_mutant_is_refuted_at_the_cp_async_writes():
     kernel still compiles and the descriptor read proves): copyA's quarter warp writes one row's eight 16-byte
     k-chunks, 2048 bytes apart: an 8-way conflict, refuted at argument 5 `copyA` only. The evaluator of printed
     layouts counts the same."""
-    path = _edited("wgmma_sm90.cu", 413, "GMMA::Layout_K_SW128_Atom<TA>", "GMMA::Layout_K_INTER_Atom<TA>")
+    path = _edited(*MUT_WG)
     records, _, info = cpp_capture.capture(str(path), WG_ENTRIES[:1])
     rows = _rows(str(path), records, info, path.read_text())
     bad = [r for r in rows if r["status"] not in ("proved", "n/a")]
@@ -297,7 +302,7 @@ def test_tma_smem_mutant_is_refuted_at_the_tma_atom():
     """tmaA built over a 64-byte swizzled tile while the kernel partitions (and wgmma reads) the 128-byte
     swizzled sA: the atom alone is a valid TMA (proved), but the layout it writes through is not stage 0 of
     sA: refuted at argument 3 `tmaA`, nothing else."""
-    path = _edited("wgmma_tma_sm90.cu", 388, "sA(_,_,0)", "tile_to_shape(GMMA::Layout_K_SW64_Atom<TA>{}, make_shape(bM,bK))")
+    path = _edited(*MUT_TMA)
     records, _, info = cpp_capture.capture(str(path), TMA_ENTRIES[:1])
     rows = _rows(str(path), records, info, path.read_text())
     bad = {(r["kind"], r["at"].split("`")[1], r["status"]) for r in rows if r["status"] not in ("proved", "n/a")}
@@ -320,3 +325,13 @@ def test_cli_proves_both_launches_with_one_summary_row_each(monkeypatch, tmp_pat
     assert set(rows) == {"gemm_device_369", "gemm_device_463"}
     assert all(k["claims"] == k["proved"] > 0 and k["refuted"] == k["unmapped"] == 0 for k in rows.values())
     assert mf.load_text(out.read_text(), str(out))
+
+
+def cpp_units():
+    """The translation units each differential test here captures, by test name (built ahead: conftest.py)."""
+    wg, tma = Unit(WG, tuple(WG_ENTRIES), cwd=str(ROOT)), Unit(TMA, tuple(TMA_ENTRIES), cwd=str(ROOT))
+    return {"test_capture_prints_what_the_fixture_holds": [tma, wg],
+            "test_unswizzled_smem_mutant_is_refuted_at_the_cp_async_writes": [
+                Unit(str(_edited(*MUT_WG)), tuple(WG_ENTRIES[:1]))],
+            "test_tma_smem_mutant_is_refuted_at_the_tma_atom": [Unit(str(_edited(*MUT_TMA)), tuple(TMA_ENTRIES[:1]))],
+            "test_cli_proves_both_launches_with_one_summary_row_each": [wg]}
