@@ -9,8 +9,9 @@ Definitions:
   * :func:`build_all`: runs ``capture`` of each unit in a child process (``python -m
     cuteverify.frontend.trace.cpp_batch UNIT_JSON``) from the unit's working directory, ``jobs`` children at a
     time (default ``os.cpu_count()``), in the given order (put the slowest first); per unit it returns the wall
-    seconds, whether the compile was already cached, and the outcome (``ok`` or the first error of a failed
-    build: a failure is cached too, and the caller's capture reports it from the cache).
+    seconds, whether the compile was already cached, the CPU seconds of its g++ and entry processes, and the
+    outcome (``ok`` or the first error of a failed build: a failure is cached too, and the caller's capture
+    reports it from the cache).
 
 Admissibility: the children inherit the environment (``CUTEVERIFY_TEST_CACHE``, ``CUDA_HOME``, ``CXX``), so their
 cache keys are the caller's; a unit must name a source that exists when :func:`build_all` runs (a mutant is
@@ -23,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -65,8 +67,8 @@ def _child(unit: Unit, timeout: float) -> dict:
 def build_all(units, jobs: int | None = None, timeout: float = 1200) -> list:
     """Capture every unit of ``units`` in child processes, ``jobs`` at a time (None: ``os.cpu_count()``), so that
     their compiles land in the cache. Returns one dict per unit, in order: ``unit``, ``seconds`` (wall, the
-    child's start to its end), ``cached`` (the compile was a hit already), ``outcome`` (``ok`` or the reason the
-    capture failed). Nothing runs (an empty list) when the cache is off or the toolchain is missing."""
+    child's start to its end), ``cached`` (the compile was a hit already), ``cpu_s`` (user + system seconds of the
+    child's g++ and entry processes), ``outcome`` (``ok`` or the reason the capture failed). Nothing runs (an empty list) when the cache is off or the toolchain is missing."""
     units = list(dict.fromkeys(units))
     if not units or cpp_build.cache_dir() is None or cpp_build.toolchain() is None:
         return []
@@ -82,7 +84,8 @@ def _main(spec: str) -> None:
         out = {"outcome": "ok", "cached": info["cached"], "compile_s": info["compile_s"]}
     except CaptureError as e:
         out = {"outcome": str(e).splitlines()[0][:300], "cached": None}
-    print(json.dumps(out))
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)  # g++ and the entries' runs: the load-independent cost
+    print(json.dumps({**out, "cpu_s": r.ru_utime + r.ru_stime}))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cuteverify.frontend.trace import cpp_build, cpp_capture
+from cuteverify.frontend.trace import cpp_batch, cpp_build, cpp_capture
 
 
 def _toolkit(root: Path, cccl: bool) -> Path:
@@ -78,3 +78,8 @@ def test_cute_headers_need_only_the_wheels(tmp_path, monkeypatch):
     roots = [os.path.realpath(w) for w in wheels]
     assert cuda and all(any(d.startswith(w + os.sep) for w in roots) for d in cuda)
     assert not [d for d in deps if d.startswith("/usr/local/cuda")]
+
+
+def test_building_ahead_does_nothing_with_the_cache_off(monkeypatch):
+    monkeypatch.setenv("CUTEVERIFY_TEST_CACHE", "0")
+    assert cpp_batch.build_all([cpp_batch.Unit("missing.cu", ("f",))]) == []
