@@ -123,7 +123,7 @@ def cpp_units():
     out = [("sgemm_sm80", test_cpp.cpp_units()[tn][0])]
     out += [(Path(u.source).stem, u) for u in reversed(hop.cpp_units()[tn])]
     out += [("blackwell_01", bw.cpp_units()[tn + "_and_the_cli_reports_it"][0])]
-    out += [("blackwell_02", u) for u in bw.cpp_units().get("test_tma_tutorial_capture_prints_what_the_fixture_holds", [])]
+    out += [("blackwell_02", u) for u in bw.cpp_units().get(tn.replace("capture", "tma_tutorial_capture"), [])]
     out += [("blackwell_" + Path(u.source).name[:2], u) for u in later]
     return out
 
@@ -165,8 +165,9 @@ def bench_cpp(only):
                      cap_cpu, peer_cpu))
         print(f"{name:16s} entries {len(u.entries)}  records {len(records):3d}  rows {len(results):3d}  "
               f"capture {cap:6.1f} s wall, {cap_cpu:6.1f} s cpu (budget 180 s; compile+link {info['compile_s']:5.1f} s)"
-              f"  g++ -fsyntax-only peer {peer:5.1f} s wall, {peer_cpu:5.1f} s cpu: ratio {cap_cpu / peer_cpu:.2f} cpu, "
-              f"{info['compile_s'] / peer:.2f} wall  check {check:5.2f} s (budget 10 s)  {dict(sorted(status.items()))}",
+              f"  g++ -fsyntax-only peer {peer:5.1f} s wall, {peer_cpu:5.1f} s cpu: ratio {cap_cpu / peer_cpu:.2f} "
+              f"cpu, {info['compile_s'] / peer:.2f} wall  check {check:5.2f} s (budget 10 s)  "
+              f"{dict(sorted(status.items()))}",
               flush=True)
     if rows:
         worst_cap = max(rows, key=lambda r: r[4])

@@ -68,7 +68,8 @@ def build_all(units, jobs: int | None = None, timeout: float = 1200) -> list:
     """Capture every unit of ``units`` in child processes, ``jobs`` at a time (None: ``os.cpu_count()``), so that
     their compiles land in the cache. Returns one dict per unit, in order: ``unit``, ``seconds`` (wall, the
     child's start to its end), ``cached`` (the compile was a hit already), ``cpu_s`` (user + system seconds of the
-    child's g++ and entry processes), ``outcome`` (``ok`` or the reason the capture failed). Nothing runs (an empty list) when the cache is off or the toolchain is missing."""
+    child's g++ and entry processes), ``outcome`` (``ok`` or the reason the capture failed). Nothing runs (an
+    empty list) when the cache is off or the toolchain is missing."""
     units = list(dict.fromkeys(units))
     if not units or cpp_build.cache_dir() is None or cpp_build.toolchain() is None:
         return []

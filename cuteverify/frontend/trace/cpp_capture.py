@@ -295,8 +295,8 @@ def include_flags(source: str, includes=(), defines=()) -> list:
     tc = cpp_build.toolchain()
     if tc is None:
         raise CaptureError("trace cpp needs g++, the CUTLASS headers (the nvidia-cutlass wheel or "
-                           "$CUTLASS_INCLUDE) and CUDA's headers (/usr/local/cuda/include or $CUDA_HOME); "
-                           "one is missing")
+                           "$CUTLASS_INCLUDE) and CUDA's headers ($CUDA_HOME, the nvidia-cuda-runtime / -crt / -cccl "
+                           "wheels, or /usr/local/cuda); one is missing")
     cut = cpp_build.cutlass_include()
     util = os.path.join(os.path.dirname(cut), "tools", "util", "include")
     flags = [f"-I{d}" for d in includes] + [f"-I{os.path.dirname(os.path.abspath(source))}"] + tc[1]

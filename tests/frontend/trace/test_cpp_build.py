@@ -4,6 +4,7 @@ preprocessed against the wheels alone reads no header of a CUDA toolkit."""
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import os
 import subprocess
 from pathlib import Path
@@ -83,3 +84,19 @@ def test_cute_headers_need_only_the_wheels(tmp_path, monkeypatch):
 def test_building_ahead_does_nothing_with_the_cache_off(monkeypatch):
     monkeypatch.setenv("CUTEVERIFY_TEST_CACHE", "0")
     assert cpp_batch.build_all([cpp_batch.Unit("missing.cu", ("f",))]) == []
+
+
+def test_every_differential_capture_test_lists_its_units():
+    """conftest.py builds ahead only what ``cpp_units()`` lists: a differential test that captures C++ (``capture(``
+    or the ``trace cpp`` CLI) and is not listed still passes, but compiles alone, after the others, and the C++
+    trace suite's CI budget (8 minutes on 2 cores, cold) counts on the parallel build. Listed names must exist."""
+    from tests.frontend.trace import test_cpp, test_cpp_blackwell, test_cpp_commands, test_cpp_hopper
+    for mod in (test_cpp, test_cpp_hopper, test_cpp_blackwell, test_cpp_commands):
+        units = mod.cpp_units()
+        tests = {n: f for n, f in vars(mod).items() if n.startswith("test_") and callable(f)}
+        assert set(units) <= set(tests), f"{mod.__name__}.cpp_units() names no such test"
+        for n, f in tests.items():
+            marks = {m.name for m in getattr(f, "pytestmark", [])}
+            src = inspect.getsource(f)
+            if "differential" in marks and ("capture(" in src or '"trace", "cpp"' in src):
+                assert n in units, f"{mod.__name__}.{n} captures C++: list its units in cpp_units()"
