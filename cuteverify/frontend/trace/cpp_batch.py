@@ -6,7 +6,7 @@ Definitions:
   * :class:`Unit`: one capture as :func:`.cpp_capture.capture` takes it (the source as given, the entries, -I
     directories, -D definitions) and the working directory it is given in: a relative source names the unit's
     ``#line`` file and the records' ``at``, so it is part of the cache key.
-  * :func:`build_all`: runs ``capture`` of each unit in a child process (``python -m
+  * :func:`build_all`: runs ``capture`` of each unit whose compile is not cached yet in a child process (``python -m
     cuteverify.frontend.trace.cpp_batch UNIT_JSON``) from the unit's working directory, ``jobs`` children at a
     time (default ``os.cpu_count()``), in the given order (put the slowest first); per unit it returns the wall
     seconds, whether the compile was already cached, the CPU seconds of its g++ and entry processes, and the
@@ -64,17 +64,39 @@ def _child(unit: Unit, timeout: float) -> dict:
     return {"unit": unit, "seconds": time.perf_counter() - t, **out}
 
 
+def _cached(unit: Unit) -> bool:
+    """Whether ``unit``'s capture would find its compile in the cache (the capture run under
+    :func:`.cpp_build.planning` from the unit's working directory, in this thread)."""
+    here = os.getcwd()
+    try:
+        os.chdir(unit.cwd or here)
+        with cpp_build.planning():
+            cpp_capture.capture(unit.source, list(unit.entries), unit.includes, unit.defines, std=unit.std)
+    except cpp_build.Planned as p:
+        return p.cached
+    except (CaptureError, OSError):
+        return False  # the child reports it
+    finally:
+        os.chdir(here)
+    return False
+
+
 def build_all(units, jobs: int | None = None, timeout: float = 1200) -> list:
     """Capture every unit of ``units`` in child processes, ``jobs`` at a time (None: ``os.cpu_count()``), so that
     their compiles land in the cache. Returns one dict per unit, in order: ``unit``, ``seconds`` (wall, the
     child's start to its end), ``cached`` (the compile was a hit already), ``cpu_s`` (user + system seconds of the
-    child's g++ and entry processes), ``outcome`` (``ok`` or the reason the capture failed). Nothing runs (an
+    child's g++ and entry processes), ``outcome`` (``ok``, ``cached``, or the reason the capture failed). A unit
+    whose compile is in the cache already (:func:`.cpp_build.planning`) starts no child. Nothing runs (an
     empty list) when the cache is off or the toolchain is missing."""
     units = list(dict.fromkeys(units))
     if not units or cpp_build.cache_dir() is None or cpp_build.toolchain() is None:
         return []
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs or os.cpu_count() or 1, len(units)))) as pool:
-        return list(pool.map(lambda u: _child(u, timeout), units))
+    hit = {u: {"unit": u, "seconds": 0.0, "cached": True, "cpu_s": 0.0, "outcome": "cached"}
+           for u in units if _cached(u)}
+    todo = [u for u in units if u not in hit]
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))) as pool:
+        built = dict(zip(todo, pool.map(lambda u: _child(u, timeout), todo)))
+    return [hit.get(u) or built[u] for u in units]
 
 
 def _main(spec: str) -> None:

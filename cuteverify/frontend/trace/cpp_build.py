@@ -27,6 +27,8 @@ Post-condition: the caller sees what an uncached g++ run would have produced for
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import glob
@@ -210,6 +212,32 @@ def _store(entry, returncode, stderr, out):
         pass
 
 
+# ---------------------------------------------------------------------------------------------- planning
+
+_PLANNING = contextvars.ContextVar("cuteverify_cpp_planning", default=False)
+
+
+class Planned(CaptureError):
+    """What :func:`compile_cpp` raises inside :func:`planning` instead of compiling: ``cached``, whether the
+    compile it was asked for is in the cache already."""
+
+    def __init__(self, cached: bool):
+        self.cached = cached
+        super().__init__("a compile planned, not run")
+
+
+@contextlib.contextmanager
+def planning():
+    """Within this context (this thread or task), :func:`compile_cpp` writes and runs nothing: it raises
+    :class:`Planned` saying whether its result is cached. A caller learns whether a procedure that compiles
+    (``cpp_capture.capture``) would find its compile in the cache, with the procedure's own arguments."""
+    token = _PLANNING.set(True)
+    try:
+        yield
+    finally:
+        _PLANNING.reset(token)
+
+
 # ---------------------------------------------------------------------------------------------- compile, run
 
 @dataclasses.dataclass(frozen=True)
@@ -241,13 +269,15 @@ def compile_cpp(source, src_path, out_path=None, *, flags=CXXFLAGS, includes=Non
             raise CaptureError("g++ is missing")
     args = [*flags, *includes]
     mode = "file" + ("+out" if out_path else "")
-    with open(src_path, "w") as f:
-        f.write(source)
     root = cache_dir() if cache else None
     entry = None
     if root:
         key = _key(gxx, args, source, deps, mode)
         entry = os.path.join(root, key[:2], key)
+    if _PLANNING.get():
+        raise Planned(bool(entry and os.path.isfile(os.path.join(entry, "meta.json"))))
+    with open(src_path, "w") as f:
+        f.write(source)
     if entry and os.path.isfile(os.path.join(entry, "meta.json")):
         with open(os.path.join(entry, "meta.json")) as f:
             meta = json.load(f)

@@ -100,3 +100,19 @@ def test_every_differential_capture_test_lists_its_units():
             src = inspect.getsource(f)
             if "differential" in marks and ("capture(" in src or '"trace", "cpp"' in src):
                 assert n in units, f"{mod.__name__}.{n} captures C++: list its units in cpp_units()"
+
+
+def test_planning_says_whether_a_compile_is_cached_and_runs_nothing(tmp_path, monkeypatch):
+    if cpp_build.compiler() is None:
+        pytest.skip("no g++")
+    monkeypatch.setenv("CUTEVERIFY_TEST_CACHE", str(tmp_path / "cache"))
+    src, exe = tmp_path / "a.cpp", tmp_path / "a"
+
+    def plan():
+        with cpp_build.planning(), pytest.raises(cpp_build.Planned) as p:
+            cpp_build.compile_cpp("int main() { return 3; }\n", src, exe, includes=[])
+        return p.value.cached
+    assert plan() is False and not src.exists() and not (tmp_path / "cache").exists()
+    c = cpp_build.compile_cpp("int main() { return 3; }\n", src, exe, includes=[])
+    assert c.returncode == 0 and not c.cached and subprocess.run([str(exe)], check=False).returncode == 3
+    assert plan() is True
