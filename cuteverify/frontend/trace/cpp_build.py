@@ -3,11 +3,15 @@ toolchain, compile with a cache keyed by content.
 
 Definitions:
   * ``toolchain()``: ``(g++ path, include flags)`` for the CUTLASS headers of the nvidia-cutlass wheel (or
-    ``$CUTLASS_INCLUDE``) and the CUDA / libcu++ headers CuTe pulls in, or None when any is missing.
+    ``$CUTLASS_INCLUDE``) and the CUDA / libcu++ headers CuTe pulls in (:func:`cuda_includes`: ``$CUDA_HOME``,
+    ``$CUDA_PATH``, then the header wheels the test extras install, then ``/usr/local/cuda*``), or None when any
+    is missing.
   * ``run_cpp`` (tests/oracles/cpp_oracle/gxx.py) compiles with :func:`compile_cpp` and runs the program: what
     every test uses.
   * ``compile_cpp(source, src_path, out_path, ...)``: the compile step alone, for the batch harness
     (``harness.run_cases``: a precompiled header, one binary run several times) and ``run_cpp``.
+  * ``planning()``: a context in which ``compile_cpp`` only says whether its result is cached (``Planned``):
+    ``cpp_batch`` builds ahead, in parallel, only the captures whose compile is not.
 
 The cache key is the SHA-256 of everything that decides the result: the compiler's identity (``g++
 --version``), the header version (the CUTLASS ``version.h`` and the CUDA ``cuda.h`` / libcu++ version files found
@@ -21,7 +25,8 @@ Admissibility: editing a header in place without changing its version file is no
 ``CUTEVERIFY_TEST_CACHE=0`` (no cache) or point it at a fresh directory. Where it lives: ``$CUTEVERIFY_TEST_CACHE``,
 else ``$XDG_CACHE_HOME/cuteverify-tests``, else ``~/.cache/cuteverify-tests``. CI starts from a fresh clone and
 a fresh home, so the cache mainly saves repeated local runs; in one run it saves the compiles that repeat (the
-same program built by two tests). Nothing is evicted: an entry is one program's diagnostics and executable.
+same program built by two tests) and carries the C++ trace tests' units that tests/frontend/trace/conftest.py
+builds ahead in parallel to the tests that capture them. Nothing is evicted: an entry is one program's diagnostics and executable.
 
 Post-condition: the caller sees what an uncached g++ run would have produced for the same inputs.
 """
