@@ -155,7 +155,9 @@ def test_hgemm_launch_every_argument_covered_and_proved():
     assert {"agrees", "covers", "injective", "banks", "vector", "compatible", "equal"} <= kinds
     args = {int(m.group(1)) for r in rows for m in [re.search(r"argument (\d+) ", r.get("at") or "")] if m}
     assert args == set(range(18))
-    assert not [r for r in rows if r["kind"] == "unmapped"]
+    # the only unknowns: the cp.async reads of gA / gB are 16-byte vectors only where 8 | ldA (cpp_gmem)
+    unmapped = [r for r in rows if r["kind"] == "unmapped"]
+    assert len(unmapped) == 2 and all("8 | ld" in r["reason"] for r in unmapped), unmapped
     smem = {r["at"].split("`")[1] for r in claims if r["kind"] == "injective"}
     assert smem == {"sA", "sB"}
 
