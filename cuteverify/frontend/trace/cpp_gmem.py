@@ -175,7 +175,8 @@ def _obligation(text, dtype, need, eb) -> list | None:
     """The facts ``n | x`` (``n`` the vector's elements, ``x`` each symbol without a stated fact) under which
     ``text`` proves, or None when it does not prove with them."""
     n = need // eb
-    names = sorted({m.group(1) for m in re.finditer(r"(?<![\w?])\??([A-Za-z_]\w*)(?![\w{])", text)}
+    bare = re.sub(r"\{[^{}]*\}", "", text)
+    names = sorted({m.group(1) for m in re.finditer(r"(?<![\w?])\??([A-Za-z_]\w*)", bare)}
                    - {m.group(1) for m in re.finditer(r"\?(\w+)\{div=", text)})
     if not names or n <= 1:
         return None
