@@ -18,7 +18,10 @@ Per argument (:mod:`.cpp_read`'s kinds):
   access gives the same banks and no ``align`` is stated). A side that is registers (ldmatrix's destination)
   has no smem access;
 * a runtime value (a dynamic shape or stride, a scalar, a pointer) and a static layout the body does not lay
-  shared memory out with: a note (``n/a``) naming why; a value that cannot be read: unknown.
+  shared memory out with: a note (``n/a``) naming why, its runtime integer leaves as symbols (a layout with
+  them also an entry: :mod:`.cpp_gmem`, :mod:`.cpp_symbols`); a value that cannot be read: unknown;
+* a tiled copy the body partitions a gmem tensor with (``local_tile`` of ``make_tensor(make_gmem_ptr(...),
+  shape, stride)``): ``vector`` over it for every size, or an unknown naming the obligation (:mod:`.cpp_gmem`).
 
 Post-condition: every record of the capture is in exactly one claim's ``at``, note or unknown of its Doc.
 """
@@ -216,8 +219,8 @@ class _Launch:
                "static assertions check it at compile time")
         if p.kind == "pointer":
             why = "a pointer: the capture sees no memory"
-        elif p.dynamic or (p.kind == "value" and re.fullmatch(r"-?\d+", p.text.strip())):
-            return note_runtime(self, r, p)
+        elif p.dynamic and not (p.kind == "value" and re.search(r"float|double|half|bfloat", r.type)):
+            return note_runtime(self, r, p)  # a runtime integer leaf: a symbol (cpp_gmem, cpp_symbols)
         self.doc.note(f"{p.kind} `{r.source}` = {p.text}", self.loc(r), why)
         self.used.add(r.index)
 

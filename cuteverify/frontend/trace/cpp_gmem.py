@@ -220,15 +220,15 @@ def emit_gmem(launch, src: str | None) -> None:
             tiler = [int(x.lstrip("_")) for x in _modes(tl)]
             tv = re.sub(r"(?<![\w])_(\d+)", r"\1", p.fields["TiledLayout_TV"])
             text = gmem_access(shape, stride, cta, tv, tiler)
-        except (CuteVerifyError, IndexError, KeyError) as e:
+            bits = int(p.atom["ValueType"].rstrip("b"))
+            eb = max(1, bits // 8)
+            need = launch.mem_bytes(p.op, bits)
+            status = _decide(text, p.dtype, need, eb)
+            facts = _obligation(text, p.dtype, need, eb) if status != "proved" else None
+        except (CuteVerifyError, IndexError, KeyError, ValueError) as e:
             launch.doc.note(stmt, loc, f"{via}: the gmem access is not read ({e}): no vector check")
             continue
-        bits = int(p.atom["ValueType"].rstrip("b"))
-        eb = max(1, bits // 8)
-        need = launch.mem_bytes(p.op, bits)
         what = f"{r.source} ({side}) over `{tensor}`"
-        status = _decide(text, p.dtype, need, eb)
-        facts = _obligation(text, p.dtype, need, eb) if status != "proved" else None
         if facts:
             launch.doc.unknown(f"{need}-byte vectors of {what}", loc,
                                f"{via}: the access {text} moves {need}-byte vectors for every size where "
