@@ -281,7 +281,7 @@ def first_error(stderr: str, path: str, source_lines: int | None = None, entries
     if c is not None:
         where = f"{m.group(1)}:{m.group(2)}"
         if c.name == "macro launch":
-            where = f"{path}:{cpp_cuda_only.macro_launch_line(text)} (used at {where})"
+            where = f"{path}:{cpp_cuda_only.macro_launch_line(text)} (the #define)"
         elif c.name == "<<<" and m.group(1) != path:
             where += (" (a header: the rewrite sees the source file's launches only, and CUTLASS's device-level "
                       "adapters launch in their headers; capture a source that launches the kernel itself)")

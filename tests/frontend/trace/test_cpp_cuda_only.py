@@ -45,7 +45,7 @@ def test_a_launch_over_macro_lines_and_one_in_a_header_are_named():
     assert cpp_cuda_only.macro_launch_line(src) == 2
     assert cpp_cuda_only.macro_launch_line("#define L(k) k<<<1, 1>>>()\n") is None  # one line: rewritten
     msg = first_error("m.cu:5:20: error: stray \u2018\\\u2019 in program\n", "m.cu", 5, (), src)
-    assert "several lines of a macro" in msg and "at m.cu:2 (used at m.cu:5)" in msg
+    assert "several lines of a macro" in msg and "at m.cu:2 (the #define)" in msg
     hdr = Path(tempfile.mkdtemp()) / "kernel_launch.h"
     hdr.write_text("\n" * 90 + "    device_kernel<K><<<grid, block, smem, stream>>>(params);\n")
     msg = first_error(f"{hdr}:91:32: error: expected primary-expression before \u2018<\u2019 token\n", "m.cu")
@@ -169,3 +169,14 @@ def test_a_cute_kernel_with_device_intrinsics_is_captured_and_inline_ptx_is_name
         cpp_capture.capture(str(bad), ["launch"])
     r = CliRunner().invoke(main, ["trace", "cpp", str(bad), "--entry", "launch"])
     assert r.exit_code == 2 and f"{bad}:6" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_a_launch_over_macro_lines_is_named_at_its_define(tmp_path):
+    src = tmp_path / "macro.cu"
+    src.write_text("#include <cute/tensor.hpp>\n#define LAUNCH(kern, p) \\\n  kern<<<1, 32>>>(  \\\n     p)\n"
+                   "template <class T>\n__global__ void stage(T* in) { }\n"
+                   "void launch(float* in)\n{\n  LAUNCH(stage, in);\n}\n")
+    with pytest.raises(CaptureError, match=rf"several lines of a macro .* at {src}:2 \(the #define\)"):
+        cpp_capture.capture(str(src), ["launch"])
