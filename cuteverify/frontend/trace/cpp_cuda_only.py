@@ -1,32 +1,29 @@
 """The CUDA-only constructs a host-only build of a kernel's source meets (issue 29), for :mod:`.cpp_capture`.
 
 ``trace cpp`` compiles the source with g++, never runs a kernel body (the launch prints its arguments instead),
-so a device-only name needs only a declaration: the kernels are instantiated (their address is taken), their
-calls stay unresolved at the link, which ignores unresolved symbols. :data:`STUBS` declares, under
+so a device-only name needs only a declaration: a kernel body g++ compiles (a template one where its address is
+taken) keeps its calls unresolved at the link, which ignores unresolved symbols. :data:`STUBS` declares, under
 ``#ifndef __CUDACC__``, the ones that are no more than a name g++ does not know; :data:`TABLE` lists every
 construct met, stubbed or not, with what it is and the hint a failed build gives (:func:`explain`):
 
-============================== ============= ====================================================================
-construct                      prelude       otherwise
-============================== ============= ====================================================================
-``__shfl*_sync``, ``__ballot_sync``, ``__any/__all_sync``, ``__activemask``, ``__match_*_sync``: declared
-``__ldg`` / ``__ldcg`` / ... / ``__stcg`` ...: declared (a read-only / cache-hinted load)
-``atomicAdd`` ... ``atomicCAS`` (any type, ``_block`` / ``_system``): declared
-``__threadfence*``, ``__nanosleep``, ``__syncthreads_or/and``, ``__trap``, ``clock64``: declared
-integer / float intrinsics (``__popc``, ``__clz``, ``__brev``, ``__byte_perm``, ``__fdividef``, ``__expf``, ...)
-and ``half`` / ``bfloat16`` math nvcc alone declares (``__hfma``, ``hexp``, ...): declared (templates)
-``__cvta_generic_to_shared``, ``__isShared`` / ``__isGlobal``: declared
-``cudaGridDependencySynchronize`` / ``cudaTriggerProgrammaticLaunchCompletion`` (PDL): declared
-``warpSize``: declared as CUDA declares it (an ``extern const int``: no constant expression, as under nvcc)
-``tex1Dfetch`` / ``tex1D`` / ``tex2D`` / ``tex3D``: declared (templates)
-``__device__`` / ``__constant__`` / ``__managed__`` variables, ``extern __shared__``: CUDA's headers make
-    them attributes g++ ignores (nothing to do)
-inline PTX ``asm volatile("...")`` outside a ``__CUDA_ARCH__`` guard: **named** (the host assembler refuses
-    it: guard it as CuTe's ``CUTE_ARCH_*_ENABLED`` code is)
-``cooperative_groups``: **named** (its header is empty without nvcc)
-``device_launch_parameters.h``: **named** (it declares ``threadIdx`` ... the prelude defines for the host)
-a ``<<<...>>>`` launch over several lines of a macro: **named** (the rewrite does not follow ``\\``)
-============================== ============= ====================================================================
+* declared by the prelude: ``__shfl*_sync``, ``__ballot_sync``, ``__any/__all_sync``, ``__activemask``,
+  ``__match_*_sync``, ``__reduce_*_sync``; ``__ldg`` / ``__ldcg`` / ... / ``__stcg``; ``atomicAdd`` ...
+  ``atomicCAS`` (any type, ``_block`` / ``_system``); ``__threadfence*``, ``__nanosleep``,
+  ``__syncthreads_or/and``, ``__trap``, ``clock64``; integer / float intrinsics (``__popc``, ``__clz``,
+  ``__brev``, ``__byte_perm``, ``__fdividef``, ``__saturatef``, ...; glibc's ``__expf`` / ``__sinf`` ... are
+  the host's own) and the half / bfloat16 math nvcc alone declares (``__hfma``, ``hexp``, ...: templates);
+  ``__cvta_generic_to_shared``, ``__isShared`` / ``__isGlobal``; ``cudaGridDependencySynchronize`` /
+  ``cudaTriggerProgrammaticLaunchCompletion`` (PDL); ``warpSize`` (an ``extern const int``, as CUDA declares
+  it: no constant expression, as under nvcc); ``tex1Dfetch`` / ``tex1D`` / ``tex2D`` / ``tex3D``;
+* nothing to do: ``__device__`` / ``__constant__`` / ``__managed__`` variables, ``__shared__`` and ``extern
+  __shared__`` arrays (CUDA's headers make them attributes g++ ignores), the ``__nv_bfloat16`` / ``__half``
+  conversions and operators CUDA declares for the host;
+  ``#include <device_launch_parameters.h>`` (its guard is defined: the prelude's ``threadIdx`` ... stand);
+* named in the error, with the hint: inline PTX ``asm volatile("...")`` outside a ``__CUDA_ARCH__`` guard (GNU
+  as refuses it; guard it as CuTe's ``CUTE_ARCH_*_ENABLED`` code is); ``cooperative_groups`` (its header is
+  empty without nvcc); a ``<<<...>>>`` launch over several lines of a macro (the rewrite does not follow ``\\``;
+  named at its ``#define``); a launch in a header (CUTLASS's device-level adapters: the rewrite sees the
+  source file only).
 
 Admissibility: g++'s diagnostics (``FILE:LINE:COL: error: ...``) and GNU as's (``FILE:LINE: Error: ...``).
 Post-condition: :func:`explain` names a construct only when the error's text (or, for a macro launch, the
@@ -40,6 +37,8 @@ from dataclasses import dataclass
 __all__ = ["STUBS", "TABLE", "Construct", "explain", "macro_launch_line", "ASSEMBLER_ERROR"]
 
 STUBS = r"""// CUDA-only names a kernel body may use, declared for the host (cpp_cuda_only.py): never called
+// device_launch_parameters.h declares threadIdx ... as nvcc's built-ins: the prelude defines them, so it is empty
+#define __DEVICE_LAUNCH_PARAMETERS_H__
 template <class T> T __shfl_sync(unsigned, T, int, int = 32);
 template <class T> T __shfl_xor_sync(unsigned, T, int, int = 32);
 template <class T> T __shfl_up_sync(unsigned, T, unsigned, int = 32);
@@ -166,8 +165,9 @@ TABLE = (
     Construct("device_launch_parameters.h", "`#include <device_launch_parameters.h>` (it declares threadIdx, "
               "blockIdx, blockDim, gridDim, which the prelude defines for the host)",
               r"conflicting declaration .*(?:threadIdx|blockIdx|blockDim|gridDim)|"
-              r"[‘'`](?:threadIdx|blockIdx|blockDim|gridDim)[’'`] (?:has a previous declaration|redeclared)", False,
-              "drop the include (nvcc includes it itself) or guard it with `#if defined(__CUDACC__)`"),
+              r"[‘'`](?:threadIdx|blockIdx|blockDim|gridDim)[’'`] (?:has a previous declaration|redeclared)", True,
+              "the prelude defines its include guard; this CUDA's header has another: drop the include (nvcc "
+              "includes it itself) or guard it with `#if defined(__CUDACC__)`"),
     Construct("macro launch", "a `<<<...>>>` launch written over several lines of a macro (the launch rewrite "
               "does not follow line continuations)", r"stray [‘'`]\\[’'`] in program", False,
               "write the launch on one line of the macro, or outside it"),

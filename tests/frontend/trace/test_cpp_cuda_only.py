@@ -94,6 +94,7 @@ _NAMED = {  # construct -> (kernel body line, what the error names)
 
 def _snippet(body: str) -> str:
     return ("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cooperative_groups.h>\n"
+            "#include <device_launch_parameters.h>\n"
             "__device__ int counter;\n__constant__ float coef[4];\n"
             f"template <class T> __global__ void k(T* p)\n{{\n  {body}\n}}\n"
             "void host() { auto f = &k<float>; (void)f; }\n")
@@ -127,7 +128,7 @@ def test_the_build_error_names_the_construct_at_its_line(name):
     c, path = _build(name, body)
     assert c.returncode != 0
     msg = first_error(c.stderr, path, None, (), _snippet(body))
-    assert what in msg and f"at {path}:8" in msg, msg  # the kernel body's line
+    assert what in msg and f"at {path}:9" in msg, msg  # the kernel body's line
 
 
 _CUTE = r"""#include <cute/tensor.hpp>
