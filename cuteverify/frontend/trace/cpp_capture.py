@@ -22,7 +22,9 @@ arguments, each copy its kernel body builds as ``make_tiled_copy_A|B|C(atom, mma
 
 Admissibility: the launch syntax is found on the source with comments and string literals blanked; a launch
 whose argument list does not close, or a source without a launch, is a CaptureError. The entry's arguments are
-value-initialised (dynamic sizes are 0): runtime values print as plain integers and are not checked.
+value-initialised (dynamic sizes are 0): runtime values print as plain integers, placeholders that
+:mod:`.cpp_symbols` turns into symbols. CUDA-only names a kernel body uses are declared by the prelude or named in
+the build error (:mod:`.cpp_cuda_only`).
 Post-condition: every launch the entry reaches prints one record per argument, in order.
 """
 from __future__ import annotations
@@ -41,7 +43,7 @@ from . import cpp_build
 from .cpp_flow import kernel_flow, resolve_kernel
 from .cpp_flow_sm90 import template_prints, tma_prints
 from .cpp_launch import arch_guards, call_launches
-from . import cpp_host_tma, cpp_storage
+from . import cpp_cuda_only, cpp_host_tma, cpp_storage
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -74,7 +76,7 @@ inline const cuteverify_uint3 threadIdx{}, blockIdx{}, blockDim{1, 1, 1}, gridDi
 inline void __syncthreads() {}
 inline void __syncwarp(unsigned = 0xffffffffu) {}
 inline int __syncthreads_count(int p) { return p; }
-#endif
+""" + cpp_cuda_only.STUBS + r"""#endif
 namespace cuteverify_capture {  // defined by the driver at the end of the unit, after CuTe's headers
 template <class... A> void launch(const char* at, const char* kernel, const char* const* texts, A const&... a);
 template <class T> void one(const char* at, int i, const char* kernel, const char* text, T const& x);
@@ -255,10 +257,18 @@ _CUDA_ONLY = (("<<<", "a kernel launch `<<<...>>>` the rewrite did not see"),
               ("‘atomic", "a CUDA atomic"))
 
 
-def first_error(stderr: str, path: str, source_lines: int | None = None, entries=()) -> str:
-    """The first compiler error of ``stderr`` and, when its text names one, the CUDA-only construct that
-    caused it; an error past the source's ``source_lines`` lines is in the driver: the ``entries`` are named."""
+def first_error(stderr: str, path: str, source_lines: int | None = None, entries=(), text: str = "") -> str:
+    """The first compiler error of ``stderr`` (or the host assembler's, for inline PTX) and, when its text names
+    one, the CUDA-only construct that caused it, at that file:line, with a hint (:mod:`.cpp_cuda_only`);
+    ``text``: the source (a launch inside a macro is found there); an error past the source's ``source_lines``
+    lines is in the driver: the ``entries`` are named."""
     m = _ERROR.search(stderr)
+    a = cpp_cuda_only.ASSEMBLER_ERROR.search(stderr)
+    if a is not None and (m is None or a.start() < m.start()):
+        msg = f"{a.group(1)}:{a.group(2)}: Error: {a.group(3)} (the host assembler)"
+        c = cpp_cuda_only.explain(a.group(3), text) or cpp_cuda_only.TABLE[0]
+        return (f"the host-only build of {path} failed at its first error:\n  {msg}\n  caused by {c.what} at "
+                f"{a.group(1)}:{a.group(2)}: {c.hint}")
     if m is None:
         tail = "\n".join(stderr.strip().splitlines()[-5:])
         return f"the host-only build of {path} failed:\n{tail}"
@@ -267,6 +277,16 @@ def first_error(stderr: str, path: str, source_lines: int | None = None, entries
         return (f"the host-only build of {path} failed in the driver that calls the entries:\n  {msg}\n  each "
                 f"--entry ({', '.join(entries)}) must name one function of {path} with every template argument "
                 "given (`gemm_tn<cute::half_t, cute::half_t>`)")
+    c = cpp_cuda_only.explain(m.group(4), text, _line_of(m.group(1), int(m.group(2)), path, text))
+    if c is not None:
+        where = f"{m.group(1)}:{m.group(2)}"
+        if c.name == "macro launch":
+            where = f"{path}:{cpp_cuda_only.macro_launch_line(text)} (the #define)"
+        elif c.name == "<<<" and m.group(1) != path:
+            where += (" (a header: the rewrite sees the source file's launches only, and CUTLASS's device-level "
+                      "adapters launch in their headers; capture a source that launches the kernel itself)")
+        return (f"the host-only build of {path} failed at its first error:\n  {msg}\n  caused by {c.what} at "
+                f"{where}: {c.hint}")
     q = _QUOTED.search(m.group(4))
     name = q.group(1) if q else ""
     what = next((w for key, w in _CUDA_ONLY if key in m.group(4)), None)
@@ -276,6 +296,15 @@ def first_error(stderr: str, path: str, source_lines: int | None = None, entries
         return (f"the host-only build of {path} failed at its first error:\n  {msg}\n"
                 f"  caused by {what}, which g++ does not know outside nvcc (the prelude maps the common ones away)")
     return f"the host-only build of {path} failed at its first error:\n  {msg}"
+
+
+def _line_of(file: str, line: int, path: str, text: str) -> str:
+    """Line ``line`` of ``file`` (the source's ``text`` when it is ``path``), or "" when unreadable."""
+    try:
+        lines = text.splitlines() if file == path and text else Path(file).read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
 _BUILTIN_VARS = ("threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "clusterIdx")
@@ -323,7 +352,7 @@ def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=1
                               includes=include_flags(path, includes, defines), timeout=timeout)
     info = {"compile_s": time.perf_counter() - t0, "cached": c.cached, "entries": {}}
     if c.returncode != 0:
-        msg = first_error(c.stderr, path, text.count("\n") + 1, entries)
+        msg = first_error(c.stderr, path, text.count("\n") + 1, entries, text)
         guards = [g for g in arch_guards(text) if not any(d.split("=")[0] == g for d in defines)]
         if guards and "in the driver" in msg:  # the entry sits under a guard nvcc defines and g++ does not
             msg += f"\n  {path} puts code under #if {', '.join(guards)}: define it with -D {guards[0]}=1"

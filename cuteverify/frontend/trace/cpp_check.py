@@ -60,7 +60,7 @@ def documents(path: str, text: str, records, info: dict) -> list:
         if sm90 is not None:
             resolve_accesses(flow, sm90)
         sflow = storage_flow(text, flow.kernel, la.kernel, offset) if flow is not None else None
-        docs.append(emit_launch(doc, recs, flow, path, sm90, sflow))
+        docs.append(emit_launch(doc, recs, flow, path, sm90, sflow, text))
     for entry, e in info.get("entries", {}).items():
         if e["returncode"] != 0:
             doc = Doc(re.sub(r"\W+", "_", entry).strip("_"), path, {"function": entry})

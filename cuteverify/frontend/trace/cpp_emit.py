@@ -18,7 +18,10 @@ Per argument (:mod:`.cpp_read`'s kinds):
   access gives the same banks and no ``align`` is stated). A side that is registers (ldmatrix's destination)
   has no smem access;
 * a runtime value (a dynamic shape or stride, a scalar, a pointer) and a static layout the body does not lay
-  shared memory out with: a note (``n/a``) naming why; a value that cannot be read: unknown.
+  shared memory out with: a note (``n/a``) naming why, its runtime integer leaves as symbols (a layout with
+  them also an entry: :mod:`.cpp_gmem`, :mod:`.cpp_symbols`); a value that cannot be read: unknown;
+* a tiled copy the body partitions a gmem tensor with (``local_tile`` of ``make_tensor(make_gmem_ptr(...),
+  shape, stride)``): ``vector`` over it for every size, or an unknown naming the obligation (:mod:`.cpp_gmem`).
 
 Post-condition: every record of the capture is in exactly one claim's ``at``, note or unknown of its Doc.
 """
@@ -30,6 +33,8 @@ from ...errors import CuteVerifyError
 from ...hardware.library import catalog
 from .cpp_capture import BUILT
 from .cpp_flow import Flow
+from .cpp_gmem import emit_gmem, note_runtime
+from .cpp_symbols import Symbols
 from .cpp_emit_storage import emit_storage
 from .cpp_emit_sm90 import emit_sm90, lower_flagged
 from .cpp_read import Printed, read_printed, tile_text
@@ -73,8 +78,12 @@ def _mem_bytes(op: str, dtype_bits: int) -> int:
 
 
 class _Launch:
-    def __init__(self, doc: Doc, recs, flow: Flow | None, path: str, sm90=None, storage=None):
+    mem_bytes = staticmethod(_mem_bytes)
+
+    def __init__(self, doc: Doc, recs, flow: Flow | None, path: str, sm90=None, storage=None, src=None):
         self.doc, self.flow, self.path, self.sm90, self.storage = doc, flow, path, sm90, storage
+        self.src = src  # the source text: runtime leaves are named and gmem copies read from it (cpp_gmem)
+        self.sym = Symbols(src, int(recs[0].at.rsplit(":", 1)[1]) if recs else 1)
         self.extra = {r.index: r for r in recs if r.index >= BUILT}  # what the capture printed beyond the arguments
         self.recs = sorted((r for r in recs if r.index < BUILT), key=lambda r: r.index)
         self.built_recs = {r.source: r for r in recs if r.index >= BUILT}
@@ -111,6 +120,7 @@ class _Launch:
                 if p.kind == kind:
                     getattr(self, kind)(by[i], p)
         self.relations(by)
+        emit_gmem(self, self.src)
         emit_sm90(self, self.sm90)
         emit_storage(self, self.storage, self.built_recs)
         for r in self.recs:
@@ -190,7 +200,7 @@ class _Launch:
 
     def layout(self, r, p: Printed):
         if p.dynamic:
-            return self.value(r, p)
+            return note_runtime(self, r, p)
         smem = self.flow.smem.get(r.index) if self.flow else None
         if not smem:
             self.doc.note(f"layout `{r.source}`", self.loc(r), f"{self.kernel_name()} does not lay shared memory "
@@ -209,6 +219,8 @@ class _Launch:
                "static assertions check it at compile time")
         if p.kind == "pointer":
             why = "a pointer: the capture sees no memory"
+        elif p.dynamic and not (p.kind == "value" and re.search(r"float|double|half|bfloat", r.type)):
+            return note_runtime(self, r, p)  # a runtime integer leaf: a symbol (cpp_gmem, cpp_symbols)
         self.doc.note(f"{p.kind} `{r.source}` = {p.text}", self.loc(r), why)
         self.used.add(r.index)
 
@@ -284,9 +296,10 @@ def _strip(text: str) -> str:
     return re.sub(r"(?<![\w])_(\d+)", r"\1", text)
 
 
-def emit_launch(doc: Doc, records, flow: Flow | None, path: str, sm90=None, storage=None) -> Doc:
+def emit_launch(doc: Doc, records, flow: Flow | None, path: str, sm90=None, storage=None, src=None) -> Doc:
     """Add the entries, claims, notes and unknowns of one launch's ``records`` (one entry's run) to ``doc``;
     ``sm90``: the kernel body's SM90 relations (:mod:`.cpp_flow_sm90`, :mod:`.cpp_emit_sm90`); ``storage``: its
-    :class:`.cpp_storage.StorageFlow` (smem layouts of a storage struct template argument, Blackwell)."""
-    _Launch(doc, records, flow, path, sm90, storage).run()
+    :class:`.cpp_storage.StorageFlow` (smem layouts of a storage struct template argument, Blackwell); ``src``:
+    the source text (runtime leaves as named symbols, gmem copies: :mod:`.cpp_gmem`)."""
+    _Launch(doc, records, flow, path, sm90, storage, src).run()
     return doc

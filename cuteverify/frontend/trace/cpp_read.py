@@ -15,7 +15,8 @@ Definitions: :func:`read_printed` turns one launch argument's printed text (``cu
 The atom's operation and element type are not in CuTe's print text: they are read from the C++ type
 (``cute::Copy_Atom<cute::SM75_U32x4_LDSM_N, cutlass::half_t>``) and spelled as cuteverify's library names
 (:func:`op_name`, :func:`dtype_name`). ``dynamic`` is True when the text holds a runtime integer (CuTe prints a
-static integer ``_8`` and a runtime one ``8``): such a value is the capture's placeholder, not the kernel's.
+static integer ``_8`` and a runtime one ``8``): such a value is the capture's placeholder, not the kernel's
+(:mod:`.cpp_symbols` makes each such leaf a symbol).
 
 Admissibility: texts CuTe 4.x prints; a block missing a line it always prints is a CaptureError naming it.
 Post-condition: ``fields`` hold the printed texts verbatim; ``op`` / ``dtype`` come from the type alone.
