@@ -32,7 +32,7 @@ from ...core.notation.parse import parse
 from ...core.swizzle import ComposedLayout
 from ...errors import CuteVerifyError, Unsupported
 from .cpp_flow_sm90 import TEMPLATE, TMA, Sm90Flow
-from .cpp_read import dtype_name, template_args
+from .cpp_read import dtype_name, is_dynamic, template_args
 from .emit_tma import named_dynamic
 from .mlir import Loc
 
@@ -91,7 +91,9 @@ def lower_flagged(launch) -> None:
     for i, p in list(launch.printed.items()):
         if p.kind == "layout" and "smem_ptr[" in p.text:
             try:
-                launch.printed[i] = dataclasses.replace(p, text=flagged_smem_text(p.text, by[i].type), dynamic=False)
+                # dynamic as its layout L is: a runtime int there is the capture's placeholder (review)
+                launch.printed[i] = dataclasses.replace(p, text=flagged_smem_text(p.text, by[i].type),
+                                                        dynamic=is_dynamic(p.text.rsplit(" o ", 1)[-1]))
             except CuteVerifyError as e:
                 launch.doc.unknown(f"argument {i} `{by[i].source}`", launch.loc(by[i]), str(e))
                 launch.used.add(i)
@@ -133,10 +135,16 @@ class _Sm90:
             p, r = self.L.printed.get(i), self.by.get(i)
             if p is None or p.kind != "layout":
                 raise CuteVerifyError(f"`{var}`'s layout (argument {i}) was not read as a layout")
+            if p.dynamic:
+                raise CuteVerifyError(f"`{var}`'s layout (argument {i}) holds runtime values ({r.text}): the "
+                                      "capture's placeholders, not the kernel's")
             return p.text, r
         r = self.extra.get(TEMPLATE + i)
         if r is None:
             raise CuteVerifyError(f"`{var}`'s layout (template parameter {self.f.tparams[i]}) was not printed")
+        if is_dynamic(r.text.rsplit(" o ", 1)[-1]):
+            raise CuteVerifyError(f"`{var}`'s layout (template parameter {self.f.tparams[i]}) holds runtime values "
+                                  f"({r.text}): the kernel default-constructs its type, the capture printed a value")
         text = flagged_smem_text(r.text, r.type) if "smem_ptr[" in r.text else _strip(r.text)
         return text, r
 

@@ -238,3 +238,71 @@ def test_relations_under_if_0_are_not_the_kernels():
 def cpp_flow_launch(text):
     from cuteverify.frontend.trace.cpp_capture import find_launches
     return find_launches(text, PATH)[0]
+
+
+# ------------------------------------- finding 3: the capture's runtime placeholders read as the kernel's
+
+def _mutated(records, at, index, old, new):
+    out = []
+    for r in records:
+        if r.at.endswith(at) and r.index == index:
+            assert old in r.text
+            r = Record(**{**r.__dict__, "text": r.text.replace(old, new)})
+        out.append(r)
+    return out
+
+
+def _about(rows, kernel, source):
+    return [r for r in rows if r["kernel"] == kernel and (f"`{source}`" in (r.get("at") or "")
+                                                        or f"`{source}`" in (r.get("claim") or ""))]
+
+
+def test_runtime_swizzle_offset_is_no_fact():
+    """CuTe prints a ComposedLayout's offset as `_0` when static and `0` when it is a runtime int (a layout
+    sliced at a runtime coordinate, `composition(sw, int_offset, L)`): the capture's value is its placeholder.
+    cpp_read.is_dynamic dropped any `Sw<..> o N o` prefix, so `Sw<3,3,3> o 0 o L` read as static and copyA's
+    16-byte cp.async writes were proved at offset 0. At the offset 4 a kernel may pass, the evaluator here
+    finds the writes 8 bytes off a 16-byte boundary: the proved `vector` was no fact of the kernel."""
+    records, info = _records()
+    mutant = _mutated(records, HGEMM, 4, "Sw<3,3,3> o _0 o", "Sw<3,3,3> o 0 o")
+    rows = _rows(TEXT, mutant, info)
+    decided = [r for r in rows if r["kernel"] == "gemm_device_424" and r["status"] in ("proved", "refuted")
+               and r["kind"] in ("banks", "vector", "injective")
+               and ("through sA" in r["claim"] or r["at"].endswith("`sA`"))]
+    assert not decided, [(r["kind"], r["claim"][:60]) for r in decided]
+    unknown = [r for r in rows if r["kernel"] == "gemm_device_424" and r["status"] == "unknown"]
+    assert any("`sA`" in r["at"] and "runtime values" in r["reason"] for r in unknown)
+    assert sum("partition_" in r["claim"] and "sA" in r["claim"] for r in unknown) == 2  # copyA, s2r_copy_a
+    # the independent evaluator: at offset 4 (half_t), thread 0's 16-byte vector starts 8 bytes past a boundary
+    sa = Lay(_rec(mutant, HGEMM, 4).text.replace(" o 0 o", " o 4 o"))
+    assert 2 * sa(0) % 16 == 8
+
+
+def test_runtime_smem_layout_keeps_its_copies_as_unknowns():
+    """An smem layout argument with a runtime stride (the capture prints the entry's placeholder) was a note
+    ("a runtime value") and every copy the body partitions that tensor with was dropped without a row: on the
+    generic TN SGEMM the refuted 4-way conflict of copyA just vanished (exit 0). Now the layout and each such
+    access are unknowns naming why."""
+    records, info = _records()
+    rows = _rows(TEXT, _mutated(records, GENERIC_TN, 4, "(_129,_0)", "(129,_0)"), info)
+    about = [r for r in rows if r["kernel"] == "gemm_device_574"]
+    assert not [r for r in about if r["kind"] in ("banks", "vector") and "through sA" in r["claim"]]
+    unknown = [r for r in about if r["status"] == "unknown"]
+    assert any(r["at"].endswith("argument 4 `sA`") and "(129,_0)" in r["reason"] for r in unknown)
+    assert any(r["at"].endswith("argument 5 `copyA`") and "partition_D(sA)" in r["claim"] for r in unknown)
+
+
+def test_runtime_int_in_a_flagged_gmma_layout_is_no_fact():
+    """cpp_emit_sm90.lower_flagged set `dynamic=False` on every `Sw<..> o smem_ptr[16b](unset) o L` it lowered,
+    so a runtime stride in L (the host value the capture printed; the kernel default-constructs `ASmemLayout{}`)
+    gave proved `injective`, `banks`, `vector` and wgmma `operand` claims on a placeholder."""
+    wg = "examples/cute/tutorial/hopper/wgmma_sm90.cu"
+    records, info = _records("wgmma_sm90")
+    rows = _rows((ROOT / wg).read_text(), _mutated(records, ":463", 4, "((_64,_512),", "((64,_512),"), info, wg)
+    about = [r for r in rows if r["kernel"] == "gemm_device_463"]
+    decided = [r for r in about if r["status"] in ("proved", "refuted") and r["kind"] in
+               ("banks", "vector", "injective", "operand") and ("sA" in r["claim"] or "`sA`" in r["at"])]
+    assert not decided, [(r["kind"], r["claim"][:60]) for r in decided]
+    unknown = [r for r in about if r["status"] == "unknown"]
+    assert {"`sA`" in r["at"] or "partition_D(sA_)" in r["claim"] or "make_fragment_A" in r["claim"]
+            for r in unknown} == {True} and len(unknown) == 3
