@@ -193,7 +193,8 @@ class _Launch:
         if p.dynamic and smem:  # the capture's value is a placeholder: no fact about the kernel's smem (review)
             self.doc.unknown(f"argument {r.index} `{r.source}`", self.loc(r), f"{self.kernel_name()} lays out "
                              f"{', '.join(smem)} with it, but it holds runtime values ({r.text}: the capture's "
-                             "placeholders, not the kernel's): its injectivity and the copies through it are not checked")
+                             "placeholders, not the kernel's): its injectivity and the copies through it are not "
+                             "checked")
             self.used.add(r.index)
             return
         if p.dynamic:

@@ -50,7 +50,8 @@ _QUALS = {"const", "volatile", "CUTLASS_GRID_CONSTANT", "__grid_constant__", "__
 _CUTE = r"(?:::\s*)?(?:cute\s*::\s*)?"  # a qualified spelling (cute::make_tensor) is the same relation (review)
 _SMEM_T = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}make_tensor\s*\(\s*{_CUTE}make_smem_ptr\s*"
                      rf"(?:<[^;()]*>\s*)?\((?:[^;]*)\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
-_ALIAS = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}as_position_independent_swizzle_tensor\s*\(\s*({_ID})\s*\)")
+_ALIAS = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}as_position_independent_swizzle_tensor\s*\("
+                    rf"\s*({_ID})\s*\)")
 _MSLICE = re.compile(rf"(?:ThrMMA|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _MPART = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*partition_(A|B)\s*\(\s*({_ID})\s*\)")
 _MFRAG = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*make_fragment_(A|B)\s*\(\s*({_ID})\s*\)")

@@ -47,8 +47,9 @@ _SLICE = re.compile(rf"(?:ThrMMA|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*get_(?:thr
 _FRAG = re.compile(rf"({_ID})\s*\.\s*(make_fragment|partition)_(A|B|C)\s*\(\s*({_ID})\s*\)")
 _TMA_PART = re.compile(rf"\btma_partition\s*\(\s*({_ID})\s*,")
 _TMEM_COPY = re.compile(rf"(?:TiledCopy|auto)\s+({_ID})\s*=\s*make_tmem_copy\s*\(")
-_METHOD = re.compile(rf"({_ID})\s*\(\s*\)\s*(?:const\s*)?\{{\s*return\s+make_tensor\s*\(\s*make_smem_ptr\s*\("
-                     rf"[^;]*?\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
+_CUTE = r"(?:::\s*)?(?:cute\s*::\s*)?"  # a qualified spelling (cute::make_tensor) is the same relation (review)
+_METHOD = re.compile(rf"({_ID})\s*\(\s*\)\s*(?:const\s*)?\{{\s*return\s+{_CUTE}make_tensor\s*\(\s*"
+                     rf"{_CUTE}make_smem_ptr\s*(?:<[^;()]*>\s*)?\([^;]*?\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
 
 
 @dataclass(frozen=True)
