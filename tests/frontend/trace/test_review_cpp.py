@@ -154,8 +154,9 @@ def test_generic_tn_sgemm_cp_async_writes_are_4_way_by_an_independent_count():
 
 
 def test_hgemm_cp_async_and_ldmatrix_counts_agree_with_proved():
-    """The TN HGEMM's cp.async 16-byte writes of copyA through the Sw<3,3,3> sA: conflict-free in every phase of
-    8 threads by the independent count, as cuteverify proves."""
+    """The TN HGEMM's cp.async 16-byte writes of copyA and its ldmatrix reads (s2r_copy_a) through the Sw<3,3,3>
+    sA (a layout swizzle in half_t elements): conflict-free in every phase of 8 threads by the independent count,
+    as cuteverify proves."""
     records, _ = _records()
     copy, smem = _rec(records, HGEMM, 5), _rec(records, HGEMM, 4)
     tv = Lay(re.search(r"TiledLayout_TV:\s*(\S+)", copy.text).group(1))
@@ -168,6 +169,30 @@ def test_hgemm_cp_async_and_ldmatrix_counts_agree_with_proved():
             addrs.append(2 * sa(m + 128 * k))
             assert [2 * sa(m + 128 * (k + v)) for v in range(8)] == [addrs[-1] + 2 * v for v in range(8)]
         assert bank_degree(addrs, 16) == 1
+    plain = Lay(smem.text.replace("Sw<3,3,3>", "Sw<0,3,3>"))     # the evaluator sees the unswizzled 8-way
+    assert bank_degree([2 * plain((tv(t) % 16) + 128 * (tv(t) // 16)) for t in range(32)], 16) == 8
+    # ldmatrix.x4 (s2r_copy_a, CuTe's own make_tiled_copy_A as printed): each thread gives one 16-byte row, 8
+    # threads per phase; every (M, K) tile of every stage of sA, every warp: conflict-free, as proved
+    s2r = _rec(records, HGEMM, 1000)
+    assert s2r.source == "s2r_copy_a"
+    stv = Lay(re.search(r"LayoutS_TV:\s*(\S+)", s2r.text).group(1))
+    sm, sk = (int(x.lstrip("_")) for x in re.search(r"Tiler_MN:\s*\((\S+)\)", s2r.text).group(1).split(","))
+    degrees = set()
+    for stage in range(3):
+        for mb in range(128 // sm):
+            for kb in range(64 // sk):
+                for warp in range(4):
+                    addrs = []
+                    for t in range(32 * warp, 32 * warp + 32):
+                        i = stv(t)                   # (thread, value 0): the row's first element
+                        m, k = mb * sm + i % sm, kb * sk + i // sm
+                        row = [2 * sa(m + 128 * (k + v) + 128 * 64 * stage) for v in range(8)]
+                        assert row == [row[0] + 2 * v for v in range(8)]   # one contiguous 16-byte row
+                        addrs.append(row[0])
+                    degrees.add(bank_degree(addrs, 16))
+    assert degrees == {1}
+    rows = [r for r in _rows() if r["kernel"] == "gemm_device_424" and r["kind"] == "banks"]
+    assert len(rows) == 4 and {r["status"] for r in rows} == {"proved"}
 
 
 # ------------------------------------------- finding 1: an unread spelling drops the smem checks silently
