@@ -111,13 +111,14 @@ def _read_body(s, text, start, end, flow: Flow) -> None:
     for m in _BUILT.finditer(body):
         if m.group(3) in index and m.group(4) in index:
             flow.built[m.group(1)] = (m.group(2), index[m.group(3)], index[m.group(4)])
-    slices = {}
+    # a slice variable is the copy of its last definition before the partition (a name reused in another block,
+    # or for a copy the body builds itself, names that copy from there on: review)
+    slices: dict = {}
     for m in _SLICE.finditer(body):
         copy = index.get(m.group(2), m.group(2) if m.group(2) in flow.built else None)
-        if copy is not None:
-            slices[m.group(1)] = copy
+        slices.setdefault(m.group(1), []).append((m.start(), copy))
     for m in _PART.finditer(body):
-        copy = slices.get(m.group(1))
+        copy = next((c for at, c in reversed(slices.get(m.group(1), ())) if at < m.start()), None)
         close = match_close(body, m.end() - 1, "(", ")")
         if copy is None or close < 0:
             continue
