@@ -448,3 +448,56 @@ def test_partition_by_a_copy_the_body_builds_is_not_silent():
     assert text != TEXT and text.count("\n") == TEXT.count("\n")
     about = [r for r in _rows(text) if r["kernel"] == "gemm_device_574"]
     assert any("partition_D(sA)" in (r["claim"] or "") and r["status"] in ("refuted", "unknown") for r in about)
+
+
+# --------------------- finding 5: a TMA atom's flag-less smem swizzle read in elements (Blackwell host TMA)
+
+def _bw02():
+    bw = "examples/cute/tutorial/blackwell/02_mma_tma_sm100.cu"
+    records, info = _records("blackwell_02_mma_tma_sm100")
+    return bw, (ROOT / bw).read_text(), records, info
+
+
+def _flag_lost(records, index, swizzle="Sw<3,4,3>"):
+    out = []
+    for r in records:
+        if r.index == index:
+            assert "Sw<3,4,3> o smem_ptr[16b](unset) o" in r.text and "cute::smem_ptr_flag_bits<16>" in r.type
+            r = Record(**{**r.__dict__, "text": r.text.replace("Sw<3,4,3> o smem_ptr[16b](unset)", f"{swizzle} o _0"),
+                          "type": r.type.replace("cute::smem_ptr_flag_bits<16>", "cute::C<0>")
+                                        .replace("cute::Swizzle<3, 4, 3>", "cute::Swizzle<%s>" % swizzle[3:-1]
+                                                 .replace(",", ", "))})
+        out.append(r)
+    return out
+
+
+def test_flag_lost_tma_smem_swizzle_is_read_as_bytes():
+    """`make_tma_atom(SM90_TMA_LOAD{}, mA, sA_layout(_,_,0), tiler)`, the Hopper tutorial's spelling, hands
+    make_tma_atom a slice whose smem_ptr flag is gone: CuTe prints `Sw<3,4,3> o _0 o L`, and its TMA reads the
+    swizzle as byte-address bits all the same (get_tma_swizzle_bits: M == 4 is the 16-byte base: SW128).
+    cpp_emit_storage._host_tma read it in elements (Sw<3,4,3> on half_t indices), refuting two true facts: `tma`
+    ("broken: swizzle_mode") and the `equal` of the atom's smem layout with the storage layout the kernel
+    writes. The evaluator here: SW128 on the byte addresses of L is S<3,3,3> on its half_t offsets, the storage
+    layout's element form, at every coordinate."""
+    bw, text, records, info = _bw02()
+    mutant = _flag_lost(records, 4001)
+    rows = _rows(text, mutant, info, bw)
+    bad = [(r["kind"], r["claim"][:60], (r.get("reason") or "")[:60]) for r in rows if r["status"] == "refuted"]
+    assert not bad, bad
+    assert {(r["kind"], r["status"]) for r in rows if "tma_atom_A" in r["at"]} >= {("tma", "proved"),
+                                                                                 ("equal", "proved")}
+    L = Lay(_rec(mutant, "", 4001).text.split(" o ")[-1])
+    elem = Lay("Sw<3,3,3> o _0 o " + _rec(mutant, "", 4001).text.split(" o ")[-1])
+    for i in range(L.size):
+        byte = 2 * L(i)
+        assert byte ^ (((byte >> 7) & 7) << 4) == 2 * elem(i)
+
+
+def test_flag_lost_tma_smem_of_another_swizzle_still_refutes():
+    """The fix reads the bytes, it does not forgive: an SW64 (`Sw<2,4,3> o _0 o L`) TMA smem layout over the
+    SW128 storage's 128-byte rows is refuted at tma_atom_A: the `equal` with the storage, and `tma` (a 128-byte
+    box row over a 64-byte swizzle span)."""
+    bw, text, records, info = _bw02()
+    rows = _rows(text, _flag_lost(records, 4001, "Sw<2,4,3>"), info, bw)
+    assert {(r["kind"], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"} == {
+        ("equal", "tma_atom_A"), ("tma", "tma_atom_A")}
