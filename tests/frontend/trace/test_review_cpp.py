@@ -501,3 +501,22 @@ def test_flag_lost_tma_smem_of_another_swizzle_still_refutes():
     rows = _rows(text, _flag_lost(records, 4001, "Sw<2,4,3>"), info, bw)
     assert {(r["kind"], r["at"].split("`")[1]) for r in rows if r["status"] == "refuted"} == {
         ("equal", "tma_atom_A"), ("tma", "tma_atom_A")}
+
+
+@pytest.mark.xfail(strict=True, reason="cpp_flow.kernel_flow takes the first __global__ definition of the launched "
+                   "name: another overload earlier in the file supplies the relations (by its own parameter "
+                   "positions), the launched one's are lost (the 4-way refutation vanishes, exit 0)")
+def test_overloaded_kernel_name_is_not_resolved_to_the_first_definition():
+    """An overload `gemm_device(L sA_layout, C copy_b)` above the tutorial's kernel (the first line of the
+    license comment replaced, launch lines kept). Proposed fix: kernel_flow takes the launch's argument count
+    and keeps only definitions of that arity (several left: an unknown naming the ambiguity), as the compiler's
+    overload resolution would for these non-defaulted kernels."""
+    first = TEXT.split("\n", 1)[0]
+    assert first.startswith("/*****")
+    overload = ("template <class L, class C> __global__ void gemm_device(L sA_layout, C copy_b) { Tensor sA = "
+                "make_tensor(make_smem_ptr((float*)0), sA_layout); ThrCopy t = copy_b.get_slice(0); Tensor x = "
+                "t.partition_D(sA); } /*")
+    text = overload + TEXT[len(first):]
+    assert text.count("\n") == TEXT.count("\n")
+    about = [r for r in _rows(text) if r["kernel"] == "gemm_device_574"]
+    assert ("banks", "refuted") in {(r["kind"], r["status"]) for r in about if "copyA" in r["at"]}
