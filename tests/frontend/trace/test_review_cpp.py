@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from cuteverify.frontend.trace import cpp_check, cpp_flow
+from cuteverify.frontend.trace import cpp_build, cpp_check, cpp_flow
 from cuteverify.frontend.trace.cpp_capture import Record
 
 HERE = Path(__file__).parent / "cpp"
@@ -151,6 +153,53 @@ def test_generic_tn_sgemm_cp_async_writes_are_4_way_by_an_independent_count():
     refuted = [r for r in rows if r["status"] == "refuted"]
     assert {(r["kernel"], r["kind"], r["at"].split("`")[1], r["degree"]) for r in refuted} == {
         ("gemm_device_574", "banks", "copyA", 4), ("gemm_device_574", "banks", "copyB", 4)}
+
+
+_CUTE_BANKS = r"""#include <cute/tensor.hpp>
+#include <cstdio>
+using namespace cute;
+int main() {
+  // sgemm_sm80.cu's generic TN SGEMM (gemm_tn<float, ...>): its sA and copyA as the tutorial writes them
+  auto bM = Int<128>{}; auto bK = Int<8>{}; auto bP = Int<3>{};
+  auto sA_atom = make_layout(make_shape(bM, bK), make_stride(Int<1>{}, bM + Int<1>{}));
+  auto sA = tile_to_shape(sA_atom, make_shape(bM, bK, bP));
+  TiledCopy copyA = make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<float>, float>{},
+                                    Layout<Shape<_32,_8>,Stride<_8,_1>>{}, Layout<Shape<_1,_1>>{});
+  static float buf[cosize_v<decltype(sA)>];
+  Tensor s = make_tensor(make_smem_ptr(buf), sA);
+  for (int tid = 0; tid < int(size(copyA)); ++tid) {
+    Tensor d = copyA.get_slice(tid).partition_D(s);   // gemm_device's tAsA: (CPY, CPY_M, CPY_K, PIPE)
+    for (int i = 0; i < int(size(d)); ++i)
+      std::printf("%d %d %ld\n", tid, i, long(&d(i) - buf));
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(cpp_build.toolchain() is None, reason="g++, the CUTLASS headers or CUDA's headers are missing")
+def test_generic_tn_sgemm_conflict_by_cute_cpp_itself():
+    """The same count with the addresses CuTe C++ computes: gemm_device's `copy_a.get_slice(tid).partition_D(sA)`
+    for each of the 256 threads, every element's smem offset (floats: the word). Each of the 12 cp.async
+    instructions (CPY_M x PIPE) of each warp puts 4 distinct words in one bank: 4-way everywhere."""
+    work = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp"
+    work.mkdir(exist_ok=True)
+    c = cpp_build.compile_cpp(_CUTE_BANKS, str(work / "review_generic_tn_banks.cpp"),
+                              str(work / "review_generic_tn_banks"))
+    assert c.returncode == 0, c.stderr[-2000:]
+    out = subprocess.run([c.out], capture_output=True, text=True, check=True, timeout=60).stdout
+    offsets: dict = {}
+    for ln in out.split("\n"):
+        if ln.strip():
+            tid, i, off = map(int, ln.split())
+            offsets.setdefault(i, {})[tid] = off
+    assert len(offsets) == 12 and all(len(v) == 256 for v in offsets.values())
+    degrees = set()
+    for per_thread in offsets.values():
+        for warp in range(8):
+            degrees.add(bank_degree([4 * per_thread[t] for t in range(32 * warp, 32 * warp + 32)], 4))
+    assert degrees == {4}
 
 
 def test_hgemm_cp_async_and_ldmatrix_counts_agree_with_proved():
