@@ -569,3 +569,31 @@ def test_overloaded_kernel_name_is_not_resolved_to_the_first_definition():
     assert text.count("\n") == TEXT.count("\n")
     about = [r for r in _rows(text) if r["kernel"] == "gemm_device_574"]
     assert ("banks", "refuted") in {(r["kind"], r["status"]) for r in about if "copyA" in r["at"]}
+
+
+def test_a_conflict_only_in_later_stages_is_found():
+    """Control (no bug): sA's stage stride moved from 8192 to 8200 half_t (still 16-byte aligned) shifts the
+    Sw<3,3,3> layout swizzle's input in stages 1 and 2 only; the ldmatrix reads of s2r_copy_a become 2-way
+    there (the evaluator here: stage 0 conflict-free, stages 1 and 2 2-way), and cuteverify refutes with
+    degree 2 in stage 1, while copyA's cp.async writes stay conflict-free in every stage for both."""
+    records, info = _records()
+    mut = _mutated(records, HGEMM, 4, "_8192", "_8200")
+    sa, s2r = Lay(_rec(mut, HGEMM, 4).text), _rec(mut, HGEMM, 1000)
+    stv = Lay(re.search(r"LayoutS_TV:\s*(\S+)", s2r.text).group(1))
+    per_stage = []
+    for stage in range(3):
+        degrees = set()
+        for mb in range(4):
+            for kb in range(4):
+                for warp in range(4):
+                    addrs = []
+                    for t in range(32 * warp, 32 * warp + 32):
+                        i = stv(t)
+                        addrs.append(2 * sa(mb * 32 + i % 32 + 128 * (kb * 16 + i // 32) + 128 * 64 * stage))
+                    degrees.add(bank_degree(addrs, 16))
+        per_stage.append(degrees)
+    assert per_stage == [{1}, {2}, {2}]
+    rows = [r for r in _rows(TEXT, mut, info) if r["kernel"] == "gemm_device_424" and r["kind"] == "banks"
+            and "through sA" in r["claim"]]
+    got = {r["claim"].split(" (")[0]: (r["status"], r.get("degree")) for r in rows}
+    assert got["s2r_copy_a"] == ("refuted", 2) and got["copyA"][0] == "proved"
