@@ -212,6 +212,11 @@ class _Sm90:
         bits = int(p.atom["ValueType"].rstrip("b"))
         div = 128 // bits if bits < 128 and 128 % bits == 0 else 1
         gtext = gmem_symbols(g.text, r.source, div)
+        gb = self.extra.get(TMA + 10 * atom_i + 3)
+        unit = re.match(r"^\([^:]*\):\(\s*1@(\d+)\s*[,)]", _strip(gb.text).replace(" ", "")) if gb else None
+        if unit is not None:  # the gmem mode CuTe's box walks first is the descriptor's contiguous one: its
+            # stride is 1 (make_tma_copy_desc asserts it; the descriptor has no stride for it), no multiple of 16 B
+            gtext = re.sub(rf"\?{re.escape(r.source)}_stride{unit.group(1)}\{{div=\d+\}}", "1", gtext)
         gmem = self.L.doc.layout(f"g_{r.source}", gtext, loc)
         if "?" in gtext:
             # the descriptor is encoded on the host at run time: CuTe's make_tma_copy_desc asserts every
@@ -220,13 +225,16 @@ class _Sm90:
             self.L.doc.note(f"runtime extents and strides of `{g.source.split(': ')[1]}`", loc,
                             f"symbols {gtext}: the strides are assumed multiples of 16 bytes ({div} elements), "
                             "as make_tma_copy_desc asserts and cuTensorMapEncodeTiled requires on the host at run "
-                            "time (a launch with others never happens): a precondition, not checked here")
+                            "time (a launch with others never happens): a precondition, not checked here"
+                            + (f"; the runtime stride of gmem mode {unit.group(1)}, the one CuTe's box walks first, "
+                               "is 1 (make_tma_copy_desc asserts it, the descriptor encodes no stride for it)"
+                               if unit is not None and f"_stride{unit.group(1)}" in gmem_symbols(g.text, r.source, div)
+                               else ""))
         stext = tma_smem_text(s.text, s.type, int(p.atom["ValueType"].rstrip("b")))
         smem = self.L.doc.layout(f"s_{r.source}", stext, loc)
         cta = self.L.doc.layout(f"cta_v_map_{r.source}", _strip(c.text), loc)
         body = {"op": "load" if "LOAD" in base else "store", "kind": "sm_90", "dtype": dtype, "gmem": gmem,
                 "smem": smem, "cta_v_map": cta, "multicast": 1, "arch": "sm_90"}
-        gb = self.extra.get(TMA + 10 * atom_i + 3)
         if gb is not None:  # CuTe C++'s own box: the claim's differential with cuteverify's
             body["gbasis"] = _strip(gb.text)
         self.L.doc.claim({"tma_atom": body}, loc, name=f"{r.source} = make_tma_atom({base}, {g.source.split(': ')[1]}, "

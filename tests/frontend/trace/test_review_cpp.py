@@ -597,3 +597,22 @@ def test_a_conflict_only_in_later_stages_is_found():
             and "through sA" in r["claim"]]
     got = {r["claim"].split(" (")[0]: (r["status"], r.get("degree")) for r in rows}
     assert got["s2r_copy_a"] == ("refuted", 2) and got["copyA"][0] == "proved"
+
+
+# ---------------------------- finding 6: a runtime unit gmem stride of a Hopper TMA atom assumed a multiple of 16 B
+
+def test_runtime_unit_gmem_stride_of_a_tma_atom_is_the_contiguous_mode():
+    """wgmma_tma_sm90.cu's gemm_tn writes `make_stride(ldA, Int<1>{})`; a kernel writing `make_stride(ldA, 1)`
+    (both runtime) prints `(M,K):(128,1)`. cpp_emit_sm90 made every runtime stride a symbol `{div=8}` (16
+    bytes), the unit one too, and the `tma_atom` claim failed with "no mode has stride 1 (TMA needs a
+    contiguous mode)": false, CuTe's make_tma_copy_desc asserts that the gmem mode its box walks first
+    (TmaGmemBasis `(_64,_128):(_1@1,_1@0)`: mode 1) has stride 1, and the descriptor encodes no stride for it."""
+    tma = "examples/cute/tutorial/hopper/wgmma_tma_sm90.cu"
+    records, info = _records("wgmma_tma_sm90")
+    assert _rec(records, ":414", 3033).text == "(_64,_128):(_1@1,_1@0)"
+    rows = _rows((ROOT / tma).read_text(), _mutated(records, ":414", 3030, "(128,_1)", "(128,1)"), info, tma)
+    got = [r for r in rows if r["kernel"] == "gemm_device_414" and r["kind"] == "tma_atom" and "tmaA" in r["at"]]
+    assert [r["status"] for r in got] == ["proved"], [(r["status"], r.get("reason")) for r in got]
+    note = next(r for r in rows if r["kernel"] == "gemm_device_414" and r["kind"] == "note"
+                and "tmaA" in r["at"] and "runtime extents" in r["claim"])
+    assert "(?tmaA_stride0{div=8},1)" in note["reason"] and "gmem mode 1" in note["reason"]
