@@ -277,7 +277,8 @@ def test_qualified_cute_spelling_keeps_the_hopper_checks():
     text = (ROOT / wg).read_text()
     records, info = _records("wgmma_sm90")
     mutant = text.replace("= make_tensor(make_smem_ptr(", "= cute::make_tensor(cute::make_smem_ptr(")
-    mutant = mutant.replace("= as_position_independent_swizzle_tensor(", "= cute::as_position_independent_swizzle_tensor(")
+    alias = "as_position_independent_swizzle_tensor("
+    mutant = mutant.replace(f"= {alias}", f"= cute::{alias}")
     assert mutant != text
 
     def smem(rows):
