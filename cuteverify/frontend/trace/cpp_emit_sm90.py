@@ -31,6 +31,7 @@ from ...core.layout import Layout
 from ...core.notation.parse import parse
 from ...core.swizzle import ComposedLayout
 from ...errors import CuteVerifyError, Unsupported
+from ...hardware.library import catalog
 from .cpp_flow_sm90 import TEMPLATE, TMA, Sm90Flow
 from .cpp_read import dtype_name, is_dynamic, template_args
 from .emit_tma import named_dynamic
@@ -111,6 +112,16 @@ def gmem_symbols(text: str, name: str, stride_div: int = 1) -> str:
     return out
 
 
+def _operand_source(p, operand: str) -> str | None:
+    """Where the printed tiled MMA ``p``'s operand is read from, as its library spec says (``smem_desc``,
+    ``registers``, ``tmem``), None when the operation is not in the library (its own unknown says so)."""
+    try:
+        spec, _ = catalog.resolve(p.op)
+    except (CuteVerifyError, AttributeError):
+        return None
+    return (spec.data.get("operands", {}).get(operand) or {}).get("from") or "registers"
+
+
 def _stage0(text: str) -> str:
     """Modes 0 and 1 of an element-domain smem layout at stage 0 (``sA(_,_,0)`` of an ``(M,K,PIPE)`` layout)."""
     lay = parse(text, source="smem layout")
@@ -171,6 +182,11 @@ class _Sm90:
             if name is None:
                 self.L.doc.unknown(f"{stmt}", loc, f"the tiled MMA argument {mma_i} is not mapped: the descriptor "
                                    "read is not checked")
+                continue
+            src = _operand_source(self.L.printed.get(mma_i), operand)
+            if src not in ("smem_desc", None):  # make_fragment of a register operand allocates registers (review)
+                self.L.doc.note(stmt, loc, f"{self.L.path}:{line}: operand {operand} of {r.source} is read from {src}, "
+                                f"not through descriptors of {var}: no descriptor read to check")
                 continue
             try:
                 smem = self.smem_entry(var, loc)

@@ -55,6 +55,8 @@ _ALIAS = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}as_position_indepe
 _MSLICE = re.compile(rf"(?:ThrMMA|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _MPART = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*partition_(A|B)\s*\(\s*({_ID})\s*\)")
 _MFRAG = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*make_fragment_(A|B)\s*\(\s*({_ID})\s*\)")
+# ``thr_mma.partition_fragment_A(sA)``: make_fragment_A(partition_A(sA)) in one call (FlashAttention 3's spelling)
+_MPFRAG = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*partition_fragment_(A|B)\s*\(\s*({_ID})\s*\)")
 _TPART = re.compile(r"\btma_partition\s*\(")
 _GROUPED = re.compile(rf"^(?:group_modes\s*<[^<>]*>\s*\(\s*)?({_ID})\s*\)?$")
 _DECLTYPE = re.compile(r"^decltype\s*\((.*)\)$", re.S)
@@ -131,6 +133,9 @@ def sm90_flow(text: str, flow: Flow | None) -> Sm90Flow | None:
         src = parts.get(m.group(4))
         if m.group(2) in slices and src is not None and src[1] == m.group(3) and src[0] == slices[m.group(2)]:
             out.operands.append((src[0], src[1], src[2], *_line_stmt(s, text, start + m.start())))
+    for m in _MPFRAG.finditer(body):  # the same descriptor read, spelled as one call (review)
+        if m.group(2) in slices and m.group(4) in out.smem:
+            out.operands.append((slices[m.group(2)], m.group(3), m.group(4), *_line_stmt(s, text, start + m.start())))
     for m in _TPART.finditer(body):
         close = match_close(body, m.end() - 1, "(", ")")
         args = [body[a:b].strip() for a, b in split_args(body, m.end(), close - 1)] if close > 0 else []

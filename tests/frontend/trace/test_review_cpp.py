@@ -617,3 +617,39 @@ def test_runtime_unit_gmem_stride_of_a_tma_atom_is_the_contiguous_mode():
     note = next(r for r in rows if r["kernel"] == "gemm_device_414" and r["kind"] == "note"
                 and "tmaA" in r["at"] and "runtime extents" in r["claim"])
     assert "(?tmaA_stride0{div=8},1)" in note["reason"] and "gmem mode 1" in note["reason"]
+
+
+# ------------------------------------------ finding 7: wgmma operand reads: one idiom missed, one guessed
+
+def test_partition_fragment_a_is_a_descriptor_read():
+    """`Tensor tCrA = thr_mma.partition_fragment_A(sA);` (make_fragment_A(partition_A(sA)) in one call, how
+    FlashAttention 3 writes its wgmma SS operands) builds the same descriptors; cpp_flow_sm90 read only the
+    two-step spelling, so the `operand` claim of A silently vanished (exit 0, one operand claim instead of two)."""
+    wg = "examples/cute/tutorial/hopper/wgmma_sm90.cu"
+    text = (ROOT / wg).read_text()
+    records, info = _records("wgmma_sm90")
+    old = "  Tensor tCrA = thr_mma.make_fragment_A(tCsA);"
+    mutant = text.replace(old, "  Tensor tCrA = thr_mma.partition_fragment_A(sA);")
+    assert mutant != text
+
+    def operands(t):
+        return sorted((r["kernel"], r["status"], r["claim"].split(" (")[0]) for r in _rows(t, records, info, wg)
+                      if r["kind"] == "operand")
+    want = operands(text)
+    assert len(want) == 4 and {w[1] for w in want} == {"proved"}
+    assert operands(mutant) == want
+
+
+def test_make_fragment_of_a_register_operand_is_no_descriptor_claim():
+    """An SM80 kernel laying sA out by its type (`make_tensor(make_smem_ptr(...), ASmemLayout{})`) and writing
+    `thr_mma.make_fragment_A(thr_mma.partition_A(sA))` (a register fragment shaped like that partition) got an
+    `operand` claim "mmaC reads A from sA through wgmma descriptors": a read the kernel does not do (SM80_16x8x16
+    reads A from registers), reported as an input error of the run. Now a note saying why nothing applies."""
+    text = TEXT.replace("make_smem_ptr(smem.A.begin()), sA_layout);", "make_smem_ptr(smem.A.begin()), ASmemLayout{});")
+    text = text.replace("  // Clear the accumulators",
+                        "  Tensor tCsA2 = thr_mma.partition_A(sA); Tensor tCrA2 = thr_mma.make_fragment_A(tCsA2);")
+    assert text.count("tCrA2") == 1 and text.count("\n") == TEXT.count("\n")
+    rows = [r for r in _rows(text) if r["kernel"] == "gemm_device_424"]
+    assert not [r for r in rows if r["kind"] == "operand" or r["status"] == "error"]
+    assert any(r["kind"] == "note" and "read from registers" in r["reason"] for r in rows)
+    assert ("injective", "proved") in {(r["kind"], r["status"]) for r in rows if r["at"].endswith("`sA`")}
