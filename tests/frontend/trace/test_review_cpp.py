@@ -653,3 +653,19 @@ def test_make_fragment_of_a_register_operand_is_no_descriptor_claim():
     assert not [r for r in rows if r["kind"] == "operand" or r["status"] == "error"]
     assert any(r["kind"] == "note" and "read from registers" in r["reason"] for r in rows)
     assert ("injective", "proved") in {(r["kind"], r["status"]) for r in rows if r["at"].endswith("`sA`")}
+
+
+def test_partition_fragment_a_is_a_umma_descriptor_read():
+    """The same on 01_mma_sm100.cu (cpp_storage._FRAG): `cta_mma.partition_fragment_A(tCsA)` lost the UMMA
+    `operand` claim of A without an unknown."""
+    bw = "examples/cute/tutorial/blackwell/01_mma_sm100.cu"
+    text = (ROOT / bw).read_text()
+    records, info = _records("blackwell_01_mma_sm100")
+    mutant = text.replace("cta_mma.make_fragment_A(tCsA)", "cta_mma.partition_fragment_A(tCsA)")
+    assert mutant != text
+
+    def operands(t):
+        return sorted((r["status"], r["at"]) for r in _rows(t, records, info, bw) if r["kind"] == "operand")
+    want = operands(text)
+    assert len(want) == 2 and {w[0] for w in want} == {"proved"}
+    assert operands(mutant) == want
