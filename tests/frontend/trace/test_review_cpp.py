@@ -543,6 +543,44 @@ def test_flag_lost_tma_smem_swizzle_is_read_as_bytes():
         assert byte ^ (((byte >> 7) & 7) << 4) == 2 * elem(i)
 
 
+_TMA_FLAG = r"""#include <cstdio>
+#include <type_traits>
+#include <cute/tensor.hpp>
+#include <cute/atom/copy_traits_sm90_tma.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+using namespace cute;
+int main() {
+  using T = cute::half_t;
+  auto g = make_tensor(make_gmem_ptr((T const*)nullptr), make_layout(make_shape(512, 256), make_stride(256, Int<1>{})));
+  auto sA = tile_to_shape(GMMA::Layout_K_SW128_Atom<T>{}, make_shape(Int<128>{}, Int<64>{}, Int<2>{}));
+  auto flagged = tile_to_shape(GMMA::Layout_K_SW128_Atom<T>{}, make_shape(Int<128>{}, Int<64>{}));
+  auto sliced = sA(_,_,0);
+  print(flagged); printf("\n"); print(sliced); printf("\n");
+  using A1 = decltype(make_tma_atom(SM90_TMA_LOAD{}, g, flagged, make_shape(Int<128>{}, Int<64>{})));
+  using A2 = decltype(make_tma_atom(SM90_TMA_LOAD{}, g, sliced, make_shape(Int<128>{}, Int<64>{})));
+  printf("same atom type: %d\n", int(std::is_same_v<A1, A2>));
+  return 0;
+}
+"""
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(cpp_build.toolchain() is None, reason="g++, the CUTLASS headers or CUDA's headers are missing")
+def test_flag_lost_slice_makes_the_same_tma_atom_in_cute_cpp():
+    """The ground truth of the test above, from CuTe C++ itself: a slice `sA(_,_,0)` of a flagged SW128 layout
+    prints `Sw<3,4,3> o _0 o L` (flag gone), and make_tma_atom of it is the very atom type (swizzle, box) that
+    the flagged layout gives: its descriptor reads the swizzle as bytes either way."""
+    work = Path(tempfile.gettempdir()) / "cuteverify-trace-cpp"
+    work.mkdir(exist_ok=True)
+    c = cpp_build.compile_cpp(_TMA_FLAG, str(work / "review_tma_flag.cpp"), str(work / "review_tma_flag"),
+                              flags=[*cpp_build.CXXFLAGS, "-no-pie", "-Wl,--unresolved-symbols=ignore-all"])
+    assert c.returncode == 0, c.stderr[-2000:]
+    out = subprocess.run([c.out], capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
+    assert out[0].startswith("Sw<3,4,3> o smem_ptr[16b](unset) o ")
+    assert out[1] == out[0].replace("smem_ptr[16b](unset)", "_0")
+    assert out[2] == "same atom type: 1"
+
+
 def test_flag_lost_tma_smem_of_another_swizzle_still_refutes():
     """The fix reads the bytes, it does not forgive: an SW64 (`Sw<2,4,3> o _0 o L`) TMA smem layout over the
     SW128 storage's 128-byte rows is refuted at tma_atom_A: the `equal` with the storage, and `tma` (a 128-byte
