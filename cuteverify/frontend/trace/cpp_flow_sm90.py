@@ -120,6 +120,9 @@ def sm90_flow(text: str, flow: Flow | None) -> Sm90Flow | None:
             out.smem[m.group(1)] = ("arg", ptypes.index(typ))
         elif tparams.count(typ) == 1:
             out.smem[m.group(1)] = ("tparam", tparams.index(typ))
+    for i, names in flow.smem.items():  # laid out by the parameter's value (cpp_flow): the same smem (review)
+        for var in names:
+            out.smem.setdefault(var, ("arg", i))
     for m in _ALIAS.finditer(body):
         if m.group(2) in out.smem:
             out.aliases[m.group(1)] = m.group(2)
@@ -150,10 +153,10 @@ def sm90_flow(text: str, flow: Flow | None) -> Sm90Flow | None:
 
 def resolve_accesses(flow: Flow, sm90: Sm90Flow) -> None:
     """Move the copy partitions of :mod:`.cpp_flow` whose tensor is an alias of (or is) an smem tensor laid out
-    by a kernel parameter's type from ``flow.others`` to ``flow.accesses``, and record that parameter in
+    by a kernel parameter's type (or value) from ``flow.others`` to ``flow.accesses``, and record that parameter in
     ``flow.smem`` (the element offsets of an alias are the tensor's: the swizzle recast, the layout kept)."""
     for var, (kind, i) in sm90.smem.items():
-        if kind == "arg":
+        if kind == "arg" and var not in flow.smem.get(i, ()):
             flow.smem.setdefault(i, []).append(var)
     keep = []
     for copy, side, tensor, line, stmt in flow.others:

@@ -707,3 +707,26 @@ def test_partition_fragment_a_is_a_umma_descriptor_read():
     want = operands(text)
     assert len(want) == 2 and {w[0] for w in want} == {"proved"}
     assert operands(mutant) == want
+
+
+def test_smem_laid_out_by_the_layout_value_keeps_its_alias_and_descriptor_checks():
+    """wgmma_sm90.cu with `make_tensor(make_smem_ptr(smem.A.begin()), sA_layout)` (the parameter's value, as
+    sgemm_sm80.cu writes it) instead of `ASmemLayout{}`: cpp_flow read sA, but cpp_flow_sm90 knew only the
+    type-based smem tensors, so the copy through `as_position_independent_swizzle_tensor(sA)` became the note
+    "`sA_` is no shared-memory tensor made from a launch argument" (false) and the wgmma `operand` claims of
+    `make_fragment_A(partition_A(sA))` vanished: 6 claims per launch gone, exit 0."""
+    wg = "examples/cute/tutorial/hopper/wgmma_sm90.cu"
+    text = (ROOT / wg).read_text()
+    records, info = _records("wgmma_sm90")
+    mutant = text
+    for x in "AB":
+        mutant = mutant.replace(f"make_smem_ptr(smem.{x}.begin()), {x}SmemLayout{{}});",
+                                f"make_smem_ptr(smem.{x}.begin()), s{x}_layout);")
+    assert mutant.count("sA_layout);") == 1 and mutant.count("sB_layout);") == 1
+
+    def smem(rows):
+        return sorted((r["kernel"], r["kind"], r["status"], r["at"], r["claim"]) for r in rows
+                      if r["kind"] in ("banks", "vector", "injective", "operand"))
+    want = smem(_rows(text, records, info, wg))
+    assert len(want) == 16
+    assert smem(_rows(mutant, records, info, wg)) == want
