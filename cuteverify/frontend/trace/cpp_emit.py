@@ -199,9 +199,16 @@ class _Launch:
                        name=f"cuteverify's {attr} of {source} equals CuTe C++'s printed one")
 
     def layout(self, r, p: Printed):
+        smem = self.flow.smem.get(r.index) if self.flow else None
+        if p.dynamic and smem:  # the capture's value is a placeholder: no fact about the kernel's smem (review)
+            self.doc.unknown(f"argument {r.index} `{r.source}`", self.loc(r), f"{self.kernel_name()} lays out "
+                             f"{', '.join(smem)} with it, but it holds runtime values ({r.text}: the capture's "
+                             "placeholders, not the kernel's): its injectivity and the copies through it are not "
+                             "checked")
+            self.used.add(r.index)
+            return
         if p.dynamic:
             return note_runtime(self, r, p)
-        smem = self.flow.smem.get(r.index) if self.flow else None
         if not smem:
             self.doc.note(f"layout `{r.source}`", self.loc(r), f"{self.kernel_name()} does not lay shared memory "
                           "out with it (no make_tensor(make_smem_ptr(...), it) in its body): nothing to check")
@@ -274,7 +281,12 @@ class _Launch:
                 name, p = built.get(copy, (None, None))
                 r = by.get(f.built[copy][1])
             lay = self.entry.get(smem_i)
-            if name is None or p is None or lay is None or r is None:
+            if name is None or p is None or r is None:
+                continue
+            if lay is None:  # an access no claim decides is an unknown, never dropped (review)
+                src = by[smem_i].source if smem_i in by else f"argument {smem_i}"
+                self.doc.unknown(stmt, self.loc(r), f"{self.path}:{line}: the smem layout `{src}` is not read as a "
+                                 "static layout: banks and vector of this copy through it are not checked")
                 continue
             if any(k in p.op and s == side for k, s in _REGISTER_SIDE):
                 self.doc.note(f"{stmt}", self.loc(r), f"the {side} side of {p.op} is registers: no smem access")

@@ -31,8 +31,9 @@ from ...core.layout import Layout
 from ...core.notation.parse import parse
 from ...core.swizzle import ComposedLayout
 from ...errors import CuteVerifyError, Unsupported
+from ...hardware.library import catalog
 from .cpp_flow_sm90 import TEMPLATE, TMA, Sm90Flow
-from .cpp_read import dtype_name, template_args
+from .cpp_read import dtype_name, is_dynamic, template_args
 from .emit_tma import named_dynamic
 from .mlir import Loc
 
@@ -91,7 +92,9 @@ def lower_flagged(launch) -> None:
     for i, p in list(launch.printed.items()):
         if p.kind == "layout" and "smem_ptr[" in p.text:
             try:
-                launch.printed[i] = dataclasses.replace(p, text=flagged_smem_text(p.text, by[i].type), dynamic=False)
+                # dynamic as its layout L is: a runtime int there is the capture's placeholder (review)
+                launch.printed[i] = dataclasses.replace(p, text=flagged_smem_text(p.text, by[i].type),
+                                                        dynamic=is_dynamic(p.text.rsplit(" o ", 1)[-1]))
             except CuteVerifyError as e:
                 launch.doc.unknown(f"argument {i} `{by[i].source}`", launch.loc(by[i]), str(e))
                 launch.used.add(i)
@@ -107,6 +110,16 @@ def gmem_symbols(text: str, name: str, stride_div: int = 1) -> str:
     if stride_div > 1:
         out = re.sub(rf"(\?{re.escape(name)}_stride\d+)(?![\w{{])", rf"\1{{div={stride_div}}}", out)
     return out
+
+
+def _operand_source(p, operand: str) -> str | None:
+    """Where the printed tiled MMA ``p``'s operand is read from, as its library spec says (``smem_desc``,
+    ``registers``, ``tmem``), None when the operation is not in the library (its own unknown says so)."""
+    try:
+        spec, _ = catalog.resolve(p.op)
+    except (CuteVerifyError, AttributeError):
+        return None
+    return (spec.data.get("operands", {}).get(operand) or {}).get("from") or "registers"
 
 
 def _stage0(text: str) -> str:
@@ -133,10 +146,16 @@ class _Sm90:
             p, r = self.L.printed.get(i), self.by.get(i)
             if p is None or p.kind != "layout":
                 raise CuteVerifyError(f"`{var}`'s layout (argument {i}) was not read as a layout")
+            if p.dynamic:
+                raise CuteVerifyError(f"`{var}`'s layout (argument {i}) holds runtime values ({r.text}): the "
+                                      "capture's placeholders, not the kernel's")
             return p.text, r
         r = self.extra.get(TEMPLATE + i)
         if r is None:
             raise CuteVerifyError(f"`{var}`'s layout (template parameter {self.f.tparams[i]}) was not printed")
+        if is_dynamic(r.text.rsplit(" o ", 1)[-1]):
+            raise CuteVerifyError(f"`{var}`'s layout (template parameter {self.f.tparams[i]}) holds runtime values "
+                                  f"({r.text}): the kernel default-constructs its type, the capture printed a value")
         text = flagged_smem_text(r.text, r.type) if "smem_ptr[" in r.text else _strip(r.text)
         return text, r
 
@@ -163,6 +182,11 @@ class _Sm90:
             if name is None:
                 self.L.doc.unknown(f"{stmt}", loc, f"the tiled MMA argument {mma_i} is not mapped: the descriptor "
                                    "read is not checked")
+                continue
+            src = _operand_source(self.L.printed.get(mma_i), operand)
+            if src not in ("smem_desc", None):  # make_fragment of a register operand allocates registers (review)
+                self.L.doc.note(stmt, loc, f"{self.L.path}:{line}: operand {operand} of {r.source} is read from {src}, "
+                                f"not through descriptors of {var}: no descriptor read to check")
                 continue
             try:
                 smem = self.smem_entry(var, loc)
@@ -204,6 +228,11 @@ class _Sm90:
         bits = int(p.atom["ValueType"].rstrip("b"))
         div = 128 // bits if bits < 128 and 128 % bits == 0 else 1
         gtext = gmem_symbols(g.text, r.source, div)
+        gb = self.extra.get(TMA + 10 * atom_i + 3)
+        unit = re.match(r"^\([^:]*\):\(\s*1@(\d+)\s*[,)]", _strip(gb.text).replace(" ", "")) if gb else None
+        if unit is not None:  # the gmem mode CuTe's box walks first is the descriptor's contiguous one: its
+            # stride is 1 (make_tma_copy_desc asserts it; the descriptor has no stride for it), no multiple of 16 B
+            gtext = re.sub(rf"\?{re.escape(r.source)}_stride{unit.group(1)}\{{div=\d+\}}", "1", gtext)
         gmem = self.L.doc.layout(f"g_{r.source}", gtext, loc)
         if "?" in gtext:
             # the descriptor is encoded on the host at run time: CuTe's make_tma_copy_desc asserts every
@@ -212,13 +241,16 @@ class _Sm90:
             self.L.doc.note(f"runtime extents and strides of `{g.source.split(': ')[1]}`", loc,
                             f"symbols {gtext}: the strides are assumed multiples of 16 bytes ({div} elements), "
                             "as make_tma_copy_desc asserts and cuTensorMapEncodeTiled requires on the host at run "
-                            "time (a launch with others never happens): a precondition, not checked here")
+                            "time (a launch with others never happens): a precondition, not checked here"
+                            + (f"; the runtime stride of gmem mode {unit.group(1)}, the one CuTe's box walks first, "
+                               "is 1 (make_tma_copy_desc asserts it, the descriptor encodes no stride for it)"
+                               if unit is not None and f"_stride{unit.group(1)}" in gmem_symbols(g.text, r.source, div)
+                               else ""))
         stext = tma_smem_text(s.text, s.type, int(p.atom["ValueType"].rstrip("b")))
         smem = self.L.doc.layout(f"s_{r.source}", stext, loc)
         cta = self.L.doc.layout(f"cta_v_map_{r.source}", _strip(c.text), loc)
         body = {"op": "load" if "LOAD" in base else "store", "kind": "sm_90", "dtype": dtype, "gmem": gmem,
                 "smem": smem, "cta_v_map": cta, "multicast": 1, "arch": "sm_90"}
-        gb = self.extra.get(TMA + 10 * atom_i + 3)
         if gb is not None:  # CuTe C++'s own box: the claim's differential with cuteverify's
             body["gbasis"] = _strip(gb.text)
         self.L.doc.claim({"tma_atom": body}, loc, name=f"{r.source} = make_tma_atom({base}, {g.source.split(': ')[1]}, "

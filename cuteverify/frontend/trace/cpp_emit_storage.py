@@ -204,7 +204,12 @@ def _host_tma(la, r, written: list, recs_by_source: dict) -> str | None:
     if is_dynamic(tl.text) or not re.fullmatch(r"\(_\d+(?:,_\d+)*\)", tl.text.strip()):
         return f"its CTA tiler `{tl.source}` = {tl.text} is no static shape"
     try:
-        smem = element_layout(sm.text)
+        # make_tma_atom reads any smem swizzle as byte-address bits (get_tma_swizzle_bits: M 4, 5 or 6), also
+        # one whose smem_ptr flag a slice dropped (`sA_layout(_,_,0)` prints `Sw<3,4,3> o _0 o L`) (review)
+        plain = _PLAIN.match(" ".join(sm.text.split()))
+        smem = element_layout(sm.text if plain is None or dt not in _DT_BITS else
+                              f"Sw<{plain.group(1)},{plain.group(2)},{plain.group(3)}> o "
+                              f"smem_ptr[{_DT_BITS[dt]}b](unset) o {plain.group(4)}")
     except CuteVerifyError as e:
         return f"its smem layout: {e}"
     if _flag_bits(sm.text) != _flag_bits(sm.type):

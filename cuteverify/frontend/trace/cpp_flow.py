@@ -34,9 +34,12 @@ __all__ = ["Flow", "kernel_flow", "resolve_kernel"]
 _IDENT = r"[A-Za-z_]\w*"
 # a cast around the kernel's address (``reinterpret_cast<void const*>(&k<...>)``, ``(void const*) &k<...>``)
 _CAST = r"(?:(?:reinterpret_cast|static_cast)\s*<[^<>;]*>\s*\(\s*|\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)\s*)?"
-_SMEM = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*make_tensor\s*\(\s*make_smem_ptr\s*\((?:[^;]*)\)\s*,"
-                   rf"\s*({_IDENT})\s*\)\s*;")
-_BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*make_tiled_copy_(A|B|C)\s*\(\s*({_IDENT})\s*,"
+# CuTe's functions may be spelled qualified (``cute::make_tensor``) and make_smem_ptr with its element type
+# (``make_smem_ptr<T>(p)``): an unread spelling would drop the relation and the checks it carries (review)
+_CUTE = r"(?:::\s*)?(?:cute\s*::\s*)?"
+_SMEM = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*{_CUTE}make_tensor\s*\(\s*{_CUTE}make_smem_ptr\s*"
+                   rf"(?:<[^;()]*>\s*)?\((?:[^;]*)\)\s*,\s*({_IDENT})\s*\)\s*;")
+_BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*{_CUTE}make_tiled_copy_(A|B|C)\s*\(\s*({_IDENT})\s*,"
                     rf"\s*({_IDENT})\s*\)\s*;")
 _SLICE = re.compile(rf"(?:ThrCopy|auto)\s+({_IDENT})\s*=\s*({_IDENT})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _PART = re.compile(rf"({_IDENT})\s*\.\s*partition_(S|D)\s*\(")
@@ -108,13 +111,14 @@ def _read_body(s, text, start, end, flow: Flow) -> None:
     for m in _BUILT.finditer(body):
         if m.group(3) in index and m.group(4) in index:
             flow.built[m.group(1)] = (m.group(2), index[m.group(3)], index[m.group(4)])
-    slices = {}
+    # a slice variable is the copy of its last definition before the partition (a name reused in another block,
+    # or for a copy the body builds itself, names that copy from there on: review)
+    slices: dict = {}
     for m in _SLICE.finditer(body):
         copy = index.get(m.group(2), m.group(2) if m.group(2) in flow.built else None)
-        if copy is not None:
-            slices[m.group(1)] = copy
+        slices.setdefault(m.group(1), []).append((m.start(), copy))
     for m in _PART.finditer(body):
-        copy = slices.get(m.group(1))
+        copy = next((c for at, c in reversed(slices.get(m.group(1), ())) if at < m.start()), None)
         close = match_close(body, m.end() - 1, "(", ")")
         if copy is None or close < 0:
             continue

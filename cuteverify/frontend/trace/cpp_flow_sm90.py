@@ -47,12 +47,16 @@ TMA_PARTS = ("gmem", "smem", "cta_v_map", "gbasis")
 
 _ID = r"[A-Za-z_]\w*"
 _QUALS = {"const", "volatile", "CUTLASS_GRID_CONSTANT", "__grid_constant__", "__restrict__", "typename", "class"}
-_SMEM_T = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*make_tensor\s*\(\s*make_smem_ptr\s*\((?:[^;]*)\)\s*,"
-                     rf"\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
-_ALIAS = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*as_position_independent_swizzle_tensor\s*\(\s*({_ID})\s*\)")
+_CUTE = r"(?:::\s*)?(?:cute\s*::\s*)?"  # a qualified spelling (cute::make_tensor) is the same relation (review)
+_SMEM_T = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}make_tensor\s*\(\s*{_CUTE}make_smem_ptr\s*"
+                     rf"(?:<[^;()]*>\s*)?\((?:[^;]*)\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
+_ALIAS = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}as_position_independent_swizzle_tensor\s*\("
+                    rf"\s*({_ID})\s*\)")
 _MSLICE = re.compile(rf"(?:ThrMMA|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _MPART = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*partition_(A|B)\s*\(\s*({_ID})\s*\)")
 _MFRAG = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*make_fragment_(A|B)\s*\(\s*({_ID})\s*\)")
+# ``thr_mma.partition_fragment_A(sA)``: make_fragment_A(partition_A(sA)) in one call (FlashAttention 3's spelling)
+_MPFRAG = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*partition_fragment_(A|B)\s*\(\s*({_ID})\s*\)")
 _TPART = re.compile(r"\btma_partition\s*\(")
 _GROUPED = re.compile(rf"^(?:group_modes\s*<[^<>]*>\s*\(\s*)?({_ID})\s*\)?$")
 _DECLTYPE = re.compile(r"^decltype\s*\((.*)\)$", re.S)
@@ -116,6 +120,9 @@ def sm90_flow(text: str, flow: Flow | None) -> Sm90Flow | None:
             out.smem[m.group(1)] = ("arg", ptypes.index(typ))
         elif tparams.count(typ) == 1:
             out.smem[m.group(1)] = ("tparam", tparams.index(typ))
+    for i, names in flow.smem.items():  # laid out by the parameter's value (cpp_flow): the same smem (review)
+        for var in names:
+            out.smem.setdefault(var, ("arg", i))
     for m in _ALIAS.finditer(body):
         if m.group(2) in out.smem:
             out.aliases[m.group(1)] = m.group(2)
@@ -129,6 +136,9 @@ def sm90_flow(text: str, flow: Flow | None) -> Sm90Flow | None:
         src = parts.get(m.group(4))
         if m.group(2) in slices and src is not None and src[1] == m.group(3) and src[0] == slices[m.group(2)]:
             out.operands.append((src[0], src[1], src[2], *_line_stmt(s, text, start + m.start())))
+    for m in _MPFRAG.finditer(body):  # the same descriptor read, spelled as one call (review)
+        if m.group(2) in slices and m.group(4) in out.smem:
+            out.operands.append((slices[m.group(2)], m.group(3), m.group(4), *_line_stmt(s, text, start + m.start())))
     for m in _TPART.finditer(body):
         close = match_close(body, m.end() - 1, "(", ")")
         args = [body[a:b].strip() for a, b in split_args(body, m.end(), close - 1)] if close > 0 else []
@@ -143,10 +153,10 @@ def sm90_flow(text: str, flow: Flow | None) -> Sm90Flow | None:
 
 def resolve_accesses(flow: Flow, sm90: Sm90Flow) -> None:
     """Move the copy partitions of :mod:`.cpp_flow` whose tensor is an alias of (or is) an smem tensor laid out
-    by a kernel parameter's type from ``flow.others`` to ``flow.accesses``, and record that parameter in
+    by a kernel parameter's type (or value) from ``flow.others`` to ``flow.accesses``, and record that parameter in
     ``flow.smem`` (the element offsets of an alias are the tensor's: the swizzle recast, the layout kept)."""
     for var, (kind, i) in sm90.smem.items():
-        if kind == "arg":
+        if kind == "arg" and var not in flow.smem.get(i, ()):
             flow.smem.setdefault(i, []).append(var)
     keep = []
     for copy, side, tensor, line, stmt in flow.others:

@@ -32,7 +32,8 @@ __all__ = ["Printed", "read_printed", "template_args", "op_name", "dtype_name", 
 
 _DYNAMIC_INT = re.compile(r"(?<![\w.@])\d+(?![\w.@<])")
 _STATIC_INT = re.compile(r"(?<![\w])_(\d+)")
-_SWIZZLE = re.compile(r"Sw<\d+,\d+,\d+>\s*o\s*_?\d+\s*o")
+# a static offset only: CuTe prints a runtime one (``Sw<3,3,3> o 0 o L``, the capture's placeholder) without ``_``
+_SWIZZLE = re.compile(r"Sw<\d+,\d+,\d+>\s*o\s*_\d+\s*o")
 _KEY = re.compile(r"^\s*([A-Za-z_]+):\s*(.*?)\s*$")
 _NAMESPACE = re.compile(r"\b(?:cute|cutlass|std)::")
 _DTYPES = {"half_t": "f16", "bfloat16_t": "bf16", "float": "f32", "double": "f64", "tfloat32_t": "tf32",

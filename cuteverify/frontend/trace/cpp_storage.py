@@ -44,11 +44,13 @@ template <int J, class T> using targ_t = typename targ<J, T>::type;
 _ID = r"[A-Za-z_]\w*"
 _STORAGE_VAR = re.compile(rf"({_ID})\s*&\s*({_ID})\s*=\s*\*\s*reinterpret_cast\s*<\s*({_ID})\s*\*\s*>\s*\(")
 _SLICE = re.compile(rf"(?:ThrMMA|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*get_(?:thread_)?slice\s*\(")
-_FRAG = re.compile(rf"({_ID})\s*\.\s*(make_fragment|partition)_(A|B|C)\s*\(\s*({_ID})\s*\)")
+# partition_fragment_A(t) is make_fragment_A(partition_A(t)): the same descriptor fragment (review)
+_FRAG = re.compile(rf"({_ID})\s*\.\s*(make_fragment|partition_fragment|partition)_(A|B|C)\s*\(\s*({_ID})\s*\)")
 _TMA_PART = re.compile(rf"\btma_partition\s*\(\s*({_ID})\s*,")
 _TMEM_COPY = re.compile(rf"(?:TiledCopy|auto)\s+({_ID})\s*=\s*make_tmem_copy\s*\(")
-_METHOD = re.compile(rf"({_ID})\s*\(\s*\)\s*(?:const\s*)?\{{\s*return\s+make_tensor\s*\(\s*make_smem_ptr\s*\("
-                     rf"[^;]*?\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
+_CUTE = r"(?:::\s*)?(?:cute\s*::\s*)?"  # a qualified spelling (cute::make_tensor) is the same relation (review)
+_METHOD = re.compile(rf"({_ID})\s*\(\s*\)\s*(?:const\s*)?\{{\s*return\s+{_CUTE}make_tensor\s*\(\s*"
+                     rf"{_CUTE}make_smem_ptr\s*(?:<[^;()]*>\s*)?\([^;]*?\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,8 @@ def _read(s, text, start, end, tparams, params, targs, before, flow: StorageFlow
     slices = {m.group(1): index[m.group(2)] for m in _SLICE.finditer(body) if m.group(2) in index}
     for m in _FRAG.finditer(body):
         if m.group(1) in slices:
-            flow.fragments.append((slices[m.group(1)], m.group(2), m.group(3), m.group(4), line(m.start()),
+            flow.fragments.append((slices[m.group(1)], m.group(2).replace("partition_fragment", "make_fragment"),
+                                   m.group(3), m.group(4), line(m.start()),
                                    _stmt(text, start + m.start())))
     for m in _TMA_PART.finditer(body):
         close = match_close(body, body.index("(", m.start()), "(", ")")

@@ -6,13 +6,16 @@ string is counted). Post-condition: :func:`blank` keeps every offset and newline
 """
 from __future__ import annotations
 
+import re
+
 __all__ = ["blank", "match_close", "split_args"]
 
 _CLOSE = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
 def blank(text: str) -> str:
-    """``text`` with comments and string / char literals replaced by spaces (newlines kept): same offsets."""
+    """``text`` with comments, string / char literals and the arms no preprocessor configuration compiles
+    (``#if 0``, the ``#else`` of ``#if 1``: :func:`_dead_arms`) replaced by spaces (newlines kept): same offsets."""
     out, i, n = list(text), 0, len(text)
     while i < n:
         c = text[i]
@@ -34,7 +37,43 @@ def blank(text: str) -> str:
             if out[k] != "\n":
                 out[k] = " "
         i = j
+    # the arms the preprocessor drops whatever is defined (`#if 0`, the `#else` of `#if 1`) are no code: a
+    # relation written there is not the kernel's (review)
+    for a, b in _dead_arms("".join(out)):
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
     return "".join(out)
+
+
+_PP = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)$", re.M)
+
+
+def _dead_arms(s: str) -> list:
+    """The (start, end) spans of ``s`` (comments blanked) inside an ``#if 0`` arm or after the ``#if 1`` arm
+    of its conditional (``#elif`` / ``#else`` arms): text no preprocessor configuration compiles. A condition
+    other than the literal 0 or 1 decides nothing here."""
+    spans, stack = [], []  # per open conditional: [state, start]; state dead | taken | rest (dead to #endif) | ?
+    for m in _PP.finditer(s):
+        d, arg = m.group(1), m.group(2).strip()
+        if d in ("if", "ifdef", "ifndef"):
+            c = arg if d == "if" else ""
+            stack.append(["dead" if c == "0" else "taken" if c == "1" else "?", m.end()])
+            continue
+        if not stack:
+            continue
+        top = stack[-1]
+        if top[0] == "dead":
+            spans.append((top[1], m.start()))
+        if d == "endif":
+            if top[0] == "rest":
+                spans.append((top[1], m.start()))
+            stack.pop()
+        elif top[0] == "taken":
+            top[:] = ["rest", m.end()]
+        elif top[0] == "dead":
+            top[:] = ["taken" if d == "else" or arg == "1" else "dead" if arg == "0" else "?", m.end()]
+    return spans
 
 
 def split_args(s: str, start: int, end: int) -> list:
