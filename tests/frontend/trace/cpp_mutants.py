@@ -219,8 +219,10 @@ REJECTED = [
     _m("hgemm_atom_kstride32", "sgemm_sm80 gemm_tn", SG, 360, "Stride<_8,Stride<_1,_64>>", "Stride<_8,Stride<_1,_32>>",
        HGEMM, (), "the swizzle atom's k-chunk stride 32 instead of 64 (8 rows x 8 elements = 64): chunks overlap; "
        "CuTe (tile_to_shape): `Non-injective Layout detected in complement`"),
+    _m("tma_tn_a_tiler_swapped", "wgmma_tma_sm90", TMA, 388, "make_shape(bM,bK))", "make_shape(bK,bM))", TMA_TN, (),
+       "tmaA made with the tiler (bK, bM) over K-major A; CuTe (make_tma_atom): `Could not find a common tile-gmem "
+       "vectorization`"),
 ]
-
 
 def source_root():
     """The wheel's ``cutlass_library/source`` folder, or None without the nvidia-cutlass wheel."""
