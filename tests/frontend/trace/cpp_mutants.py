@@ -279,3 +279,35 @@ def argument(row) -> str:
 def refuted(rows) -> set:
     """``{(launch line, kind, argument)}`` of the refuted rows."""
     return {(launch_line(r), r["kind"], argument(r)) for r in rows if r["status"] == "refuted"}
+
+
+FIXTURES = {SG: "sgemm_sm80", WG: "wgmma_sm90", TMA: "wgmma_tma_sm90", B1: "blackwell_01_mma_sm100",
+            B2: "blackwell_02_mma_tma_sm100"}  # the committed captures of the unmodified sources (test_cpp*.py)
+KEY = ("at", "index", "entry")
+
+
+def original(m: Mutant, here: Path, data: dict) -> tuple:
+    """``(records, info)`` of the unmodified source of ``m`` (dicts, as stored), its entry's only: the fixture of
+    test_cpp*.py, else (03-05) ``data["originals"]`` of ``mutants.records.json``."""
+    import json
+    if m.file in FIXTURES:
+        base = json.loads((here / f"{FIXTURES[m.file]}.records.json").read_text())
+    else:
+        base = data["originals"][m.path]
+    recs = [r for r in base["records"] if r["entry"] == m.entry]
+    return recs, {"entries": {m.entry: base["info"]["entries"][m.entry]}}
+
+
+def delta(records: list, base: list) -> dict:
+    """A mutant's records stored against the original's: ``{"changed": {position: record}}`` when both print the
+    same arguments in the same order (``KEY``), else ``{"records": records}``."""
+    if len(records) != len(base) or any([r[k] for k in KEY] != [b[k] for k in KEY] for r, b in zip(records, base)):
+        return {"records": records}
+    return {"changed": {str(i): r for i, (r, b) in enumerate(zip(records, base)) if r != b}}
+
+
+def undelta(stored: dict, base: list) -> list:
+    """The records :func:`delta` stored (inverse of it)."""
+    if "records" in stored:
+        return stored["records"]
+    return [stored["changed"].get(str(i), b) for i, b in enumerate(base)]

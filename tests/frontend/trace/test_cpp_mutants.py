@@ -29,15 +29,17 @@ ROOT = cm.source_root()
 if ROOT is None:
     pytest.skip("the nvidia-cutlass wheel has no examples/cute/tutorial", allow_module_level=True)
 _ALL = json.loads((HERE / "mutants.records.json").read_text())
-DATA, ORIGINALS = _ALL["mutants"], _ALL.get("originals", {})
+DATA = _ALL["mutants"]
 BY_NAME = {m.name: m for m in cm.MUTANTS + cm.REJECTED}
-FIXTURE = {"sgemm_sm80.cu": "sgemm_sm80", "hopper/wgmma_sm90.cu": "wgmma_sm90",
-           "hopper/wgmma_tma_sm90.cu": "wgmma_tma_sm90", "blackwell/01_mma_sm100.cu": "blackwell_01_mma_sm100",
-           "blackwell/02_mma_tma_sm100.cu": "blackwell_02_mma_tma_sm100"}
+
+
+def _stored(name):
+    """The records the capture of mutant ``name`` printed (stored as a delta against the original's)."""
+    return cm.undelta(DATA[name], cm.original(BY_NAME[name], HERE, _ALL)[0])
 
 
 def _records(name):
-    return [Record(**r) for r in DATA[name]["records"]], DATA[name]["info"]
+    return [Record(**r) for r in _stored(name)], DATA[name]["info"]
 
 
 def _rows(m, records, info, text):
@@ -45,17 +47,14 @@ def _rows(m, records, info, text):
 
 
 @functools.lru_cache(maxsize=None)
-def _original_rows_of(file):
-    m = next(x for x in cm.MUTANTS if x.file == file)
-    if file in FIXTURE:
-        data = json.loads((HERE / f"{FIXTURE[file]}.records.json").read_text())
-    else:  # 03-05: captured unmodified by make_mutants.py too
-        data = ORIGINALS[m.path]
-    return _rows(m, [Record(**r) for r in data["records"]], data["info"], (ROOT / m.path).read_text())
+def _original_rows_of(file, entry):
+    m = next(x for x in cm.MUTANTS if (x.file, x.entry) == (file, entry))
+    records, info = cm.original(m, HERE, _ALL)       # the fixture of test_cpp*.py; 03-05: make_mutants.py's
+    return _rows(m, [Record(**r) for r in records], info, (ROOT / m.path).read_text())
 
 
 def _original_rows(m):
-    return _original_rows_of(m.file)
+    return _original_rows_of(m.file, m.entry)
 
 
 def test_at_least_three_mutants_per_kernel():
@@ -74,7 +73,7 @@ def test_edits_cute_rejects_are_its_static_assertions(name):
     kernel): the first error of the host build is the assertion the mutant's note quotes."""
     m = next(x for x in cm.REJECTED if x.name == name)
     err = DATA[name]["info"]["error"]
-    assert not DATA[name]["records"] and "static assertion failed" in err
+    assert not _stored(name) and "static assertion failed" in err
     assert err.split("static assertion failed: ")[1].split(".")[0].strip() in m.why
 
 
@@ -144,8 +143,7 @@ def test_hgemm_two_bit_swizzle_is_a_two_way_conflict():
     rec = _by_index("hgemm_swizzle_2bits", 424)
     assert rec[4].text.startswith("Sw<2,3,3> o _0 o ")
     assert _phase_degree(rec[5], rec[4].text, 16, 128, 2, 8) == 2
-    fixture = json.loads((HERE / "sgemm_sm80.records.json").read_text())["records"]
-    orig = {r.index: r for r in map(lambda d: Record(**d), fixture) if r.at.endswith(":424")}
+    orig = {r["index"]: Record(**r) for r in cm.original(BY_NAME["hgemm_swizzle_2bits"], HERE, _ALL)[0]}
     assert _phase_degree(orig[5], orig[4].text, 16, 128, 2, 8) == 1
 
 
@@ -204,5 +202,5 @@ def test_committed_records_are_what_the_capture_prints(monkeypatch, name):
     records, _, info = cpp_capture.capture(m.path, [m.entry], includes=[str((ROOT / m.path).parent)],
                                            defines=list(m.defines))
     assert all(e["returncode"] == 0 for e in info["entries"].values())
-    assert [r.__dict__ for r in records] == DATA[name]["records"]
+    assert [r.__dict__ for r in records] == _stored(name)
     assert cm.refuted(_rows(m, records, info, Path(m.path).read_text())) == m.expect

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).parents[4]))
 
 from cuteverify.errors import CaptureError  # noqa: E402
 from cuteverify.frontend.trace import cpp_capture, cpp_check  # noqa: E402
-from tests.frontend.trace.cpp_mutants import (BW02, MUTANTS, REJECTED, SM100, TUTORIAL, refuted,  # noqa: E402
-                                              source_root, workdir, write_copy)
+from tests.frontend.trace.cpp_mutants import (BW02, MUTANTS, REJECTED, SM100, TUTORIAL, delta,  # noqa: E402
+                                              original, refuted, source_root, workdir, write_copy)
 
 OUT = Path(__file__).parent / "mutants.records.json"
 
@@ -83,8 +83,8 @@ def main(names):
             continue
         t0 = time.perf_counter()
         recs, info = capture(m, root)
-        data["mutants"][m.name] = {"file": m.path, "line": m.line, "old": m.old, "new": m.new, "entry": m.entry,
-                                   "info": info, "records": recs}
+        stored = {"file": m.path, "line": m.line, "old": m.old, "new": m.new, "entry": m.entry, "info": info}
+        data["mutants"][m.name] = {**stored, **delta(recs, original(m, OUT.parent, data)[0])}
         if "error" in info:
             print(f"{m.name}: BUILD FAILED {info['error'][:400]}", flush=True)
             continue
