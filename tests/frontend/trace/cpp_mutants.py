@@ -224,6 +224,21 @@ REJECTED = [
        "vectorization`"),
 ]
 
+# Controls: edits that keep the kernel consistent (the tutorial's own commented alternatives, one swizzle changed
+# everywhere the layout is used): nothing refuted, no unknown the original does not have.
+CONTROLS = [
+    _m("ctl_hgemm_ldsm_x2", "sgemm_sm80 gemm_tn", SG, 383, "SM75_U32x4_LDSM_N, half_t> s2r_atom_A",
+       "SM75_U32x2_LDSM_N, half_t> s2r_atom_A", HGEMM, (), "the tutorial's commented alternative ldmatrix x2"),
+    _m("ctl_hgemm_cacheglobal", "sgemm_sm80 gemm_tn", SG, 368, "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>",
+       "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", HGEMM, (), "copyA's cp.async bypassing L1 (cg): the same layouts"),
+    _m("ctl_tma_tn_sw64", "wgmma_tma_sm90", TMA, 376, "GMMA::Layout_K_SW128_Atom<TA>", "GMMA::Layout_K_SW64_Atom<TA>",
+       TMA_TN, (), "sA with the 64-byte swizzle; tmaA is made from sA(_,_,0), so it writes what wgmma reads"),
+    _m("ctl_bw01_sw64", "01_mma_sm100", B1, 432, "UMMA::Layout_K_SW128_Atom<TypeA>", "UMMA::Layout_K_SW64_Atom<TypeA>",
+       BW01, (), "A's storage with the 64-byte swizzle (a canonical UMMA layout)", defines=SM100),
+    _m("ctl_bw02_sw64", "02_mma_tma_sm100", B2, 471, "UMMA::Layout_K_SW128_Atom<TypeA>", "UMMA::Layout_K_SW64_Atom<TypeA>",
+       BW02, (), "A's storage and (made from sA_layout) tma_atom_A with the 64-byte swizzle", defines=SM100),
+]
+
 def source_root():
     """The wheel's ``cutlass_library/source`` folder, or None without the nvidia-cutlass wheel."""
     try:

@@ -30,7 +30,7 @@ if ROOT is None:
     pytest.skip("the nvidia-cutlass wheel has no examples/cute/tutorial", allow_module_level=True)
 _ALL = json.loads((HERE / "mutants.records.json").read_text())
 DATA = _ALL["mutants"]
-BY_NAME = {m.name: m for m in cm.MUTANTS + cm.REJECTED}
+BY_NAME = {m.name: m for m in cm.MUTANTS + cm.REJECTED + cm.CONTROLS}
 
 
 def _stored(name):
@@ -48,7 +48,7 @@ def _rows(m, records, info, text):
 
 @functools.lru_cache(maxsize=None)
 def _original_rows_of(file, entry):
-    m = next(x for x in cm.MUTANTS if (x.file, x.entry) == (file, entry))
+    m = next(x for x in BY_NAME.values() if (x.file, x.entry) == (file, entry))
     records, info = cm.original(m, HERE, _ALL)       # the fixture of test_cpp*.py; 03-05: make_mutants.py's
     return _rows(m, [Record(**r) for r in records], info, (ROOT / m.path).read_text())
 
@@ -63,7 +63,7 @@ def test_at_least_three_mutants_per_kernel():
             "02_mma_tma_sm100"} <= set(count)
     assert min(count.values()) >= 3, count
     assert set(count) >= {"03_mma_tma_multicast_sm100", "04_mma_tma_2sm_sm100", "05_mma_tma_epi_sm100"}
-    names = [m.name for m in cm.MUTANTS + cm.REJECTED]
+    names = [m.name for m in cm.MUTANTS + cm.REJECTED + cm.CONTROLS]
     assert len(set(names)) == len(names) and set(DATA) == set(names)
 
 
@@ -88,8 +88,10 @@ def test_mutant_is_one_line_edit_of_the_wheels_source(name):
     assert (rec["file"], rec["line"], rec["old"], rec["new"], rec["entry"]) == (m.path, m.line, m.old, m.new, m.entry)
 
 
-@pytest.mark.parametrize("name", [m.name for m in cm.MUTANTS])
+@pytest.mark.parametrize("name", [m.name for m in cm.MUTANTS + cm.CONTROLS])
 def test_mutant_refuted_at_its_argument_and_proved_on_the_original(name):
+    """A mutant: exactly its expected rows refuted, the same rows proved on the unmodified source. A control (an
+    edit that keeps the kernel consistent): nothing refuted. Neither adds an unknown."""
     m = BY_NAME[name]
     records, info = _records(name)
     assert "error" not in info and records and all(e["returncode"] == 0 for e in info["entries"].values())
