@@ -238,9 +238,11 @@ class _Launch:
             loc = self.loc(r)
             name = self.doc.layout(var, f"make_tiled_copy_{letter}({p.op}, {mma}, {p.dtype})", loc)
             built[var] = (name, p)
-            self.doc.claim({"compatible": {"copy": name, "tiled_mma": mma, "operand": _LETTER_OPERAND[letter]}},
+            used = f.retiled.get(var, letter)  # the fragment the body retiles the copy into, else its own letter
+            self.doc.claim({"compatible": {"copy": name, "tiled_mma": mma, "operand": _LETTER_OPERAND[used]}},
                            loc, name=f"{var} = make_tiled_copy_{letter}({r.source}, {by[mma_i].source}) in "
-                                     f"{f.kernel} delivers the MMA's {letter} fragment")
+                                     f"{f.kernel} delivers the MMA's {used} fragment"
+                                     + (f" (the body retiles it into the {used} fragment)" if used != letter else ""))
             self.atom_differential(name, p, loc, r.source)
             rec = self.built_recs.get(var)
             if rec is not None:  # CuTe C++'s own make_tiled_copy_A|B|C of the same two arguments

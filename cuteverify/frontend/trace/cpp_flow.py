@@ -8,7 +8,9 @@ comments blanked, and maps them to the launch's argument positions:
 * ``Tensor sA = make_tensor(make_smem_ptr(...), sA_layout)``: parameter ``sA_layout`` lays out shared memory;
 * ``TiledCopy t = make_tiled_copy_A|B|C(atom, mma)``: a copy built in the kernel from two parameters;
 * ``ThrCopy s = copy.get_slice(...)`` / ``get_thread_slice`` and ``s.partition_S|D(sA)``: the copy ``copy``
-  reads (S) / writes (D) the smem tensor ``sA``.
+  reads (S) / writes (D) the smem tensor ``sA``;
+* ``s.retile_D(tCrA)`` of a slice of a built copy, ``tCrA = thr_mma.partition_fragment_A|make_fragment_A(...)``:
+  the copy fills the MMA's A fragment (``retiled``: built variable -> that letter).
 
 Definitions: :class:`Flow` holds ``smem`` (parameter index -> the smem tensor variables over it), ``built``
 (variable -> (letter, atom parameter index, mma parameter index)) and ``accesses`` (copy, side ``src``/``dst``,
@@ -40,6 +42,8 @@ _BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*make_tiled_copy_(A|
                     rf"\s*({_IDENT})\s*\)\s*;")
 _SLICE = re.compile(rf"(?:ThrCopy|auto)\s+({_IDENT})\s*=\s*({_IDENT})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _PART = re.compile(rf"({_IDENT})\s*\.\s*partition_(S|D)\s*\(")
+_FRAG = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*{_IDENT}\s*\.\s*(?:partition|make)_fragment_(A|B|C)\s*\(")
+_RETILE = re.compile(rf"({_IDENT})\s*\.\s*retile_D\s*\(\s*({_IDENT})\s*\)")
 
 
 @dataclass
@@ -55,6 +59,7 @@ class Flow:
     others: list = field(default_factory=list)
     span: tuple = (0, 0)  # the body's offsets in the source, braces included (cpp_flow_sm90 reads it again)
     head: int = 0         # the offset of the statement before the definition (its template head follows)
+    retiled: dict = field(default_factory=dict)  # built copy variable -> the MMA fragment letter it retiles into
 
 
 def resolve_kernel(text: str, launched: str, before: int) -> str:
@@ -127,3 +132,8 @@ def _read_body(s, text, start, end, flow: Flow) -> None:
             flow.accesses.append((copy, side, tensors[arg], line, stmt))
         else:
             flow.others.append((copy, side, arg, line, stmt))
+    frags = {m.group(1): m.group(2) for m in _FRAG.finditer(body)}
+    for m in _RETILE.finditer(body):
+        copy = slices.get(m.group(1))
+        if isinstance(copy, str) and m.group(2) in frags:
+            flow.retiled[copy] = frags[m.group(2)]

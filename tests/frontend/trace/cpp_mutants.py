@@ -106,6 +106,9 @@ MUTANTS = [
        "Layout<Shape<_32,_4>,Stride<_4,_1>>{},  // Thr layout 16x8", HGEMM, {(424, "banks", "copyA")},
        "copyA's threads 32x4 k-major: a quarter warp writes 4 chunks of 2 rows, which the swizzle maps onto 4 "
        "bank groups (2-way)"),
+    _m("hgemm_s2r_tiled_for_b", "sgemm_sm80 gemm_tn", SG, 176, "make_tiled_copy_A(s2r_atom_a, mma)",
+       "make_tiled_copy_B(s2r_atom_a, mma)", HGEMM, {(424, "compatible", "s2r_atom_A")},
+       "the kernel body tiles A's ldmatrix atom after the MMA's B operand and retiles A's fragment with it"),
     # -------------------------------------------------------------- sgemm_sm80.cu, gemm_nt<float> (generic NT)
     _m("sgemm_nt_padded", "sgemm_sm80 gemm_nt", SG, 465, "auto sA = make_layout(make_shape(bM, bK, bP));",
        "auto sA = make_layout(make_shape(bM, bK, bP), make_stride(Int<1>{}, bM+Int<1>{}, (bM+Int<1>{})*bK));",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check
+from cuteverify.frontend.trace import cpp_build, cpp_capture, cpp_check, cpp_flow
 from cuteverify.frontend.trace.cpp_capture import Record
 from cuteverify.frontend.trace.cpp_read import read_printed
 from tests.frontend.trace import cpp_mutants as cm
@@ -186,6 +186,28 @@ def test_overlapping_mutants_have_two_coordinates_on_one_offset(name, source):
     lay = parse_plain(rec.text.split(" o ")[-1])         # a swizzle is a bijection: the layout under it decides
     offsets = [ev(lay, i) for i in range(size_of(lay))]
     assert len(set(offsets)) < len(offsets)
+
+
+def test_s2r_copy_tiled_for_b_fills_other_elements_than_the_a_fragment():
+    """hgemm_s2r_tiled_for_b: the body tiles A's ldmatrix atom after the MMA's B operand and retiles tCrA (A's
+    fragment) with it. The kernel body says so (``retiled``), and CuTe C++'s own printed layouts disagree: thread 0
+    of its make_tiled_copy_B writes tile elements (16, ...) that thread 0's A fragment (LayoutA_TV of the tiled
+    MMA) does not hold; cuteverify's counterexample names the same thread and element."""
+    m = BY_NAME["hgemm_s2r_tiled_for_b"]
+    text = cm.mutated_text(m, ROOT)
+    la, start, _ = cpp_capture.find_launches(text, m.path)[0]
+    assert cpp_flow.kernel_flow(text, la.kernel, start).retiled == {"s2r_copy_a": "A", "s2r_copy_b": "B"}
+    records, info = _records(m.name)
+    built = next(r for r in records if r.source == "s2r_copy_a")
+    copy = read_printed(built.text, built.type)
+    mma = next(r for r in records if r.index == 15)
+    dst, a = parse_plain(copy.tiled["LayoutD_TV"]), parse_plain(read_printed(mma.text, mma.type).tiled["LayoutA_TV"])
+    mine = {ev(dst, 128 * v) for v in range(8)}           # thread 0, its 8 values: colex (t, v), 128 threads
+    theirs = {ev(a, 128 * v) for v in range(8)}
+    assert 16 in mine - theirs
+    row = next(r for r in _rows(m, records, info, text) if r["status"] == "refuted")
+    assert (row["counterexample"]["thread"], row["counterexample"]["element"]) == (0, 16)
+    assert "retiles it into the A fragment" in row["claim"]
 
 
 # ------------------------------------------------------------------------------ the capture, end to end
