@@ -225,8 +225,11 @@ REJECTED = [
     _m("tma_tn_a_tiler_swapped", "wgmma_tma_sm90", TMA, 388, "make_shape(bM,bK))", "make_shape(bK,bM))", TMA_TN, (),
        "tmaA made with the tiler (bK, bM) over K-major A; CuTe (make_tma_atom): `Could not find a common tile-gmem "
        "vectorization`"),
+    _m("bw02_storage_b_as_a", "02_mma_tma_sm100", B2, 479, "decltype(sA_layout), decltype(sB_layout)>;",
+       "decltype(sA_layout), decltype(sA_layout)>;", BW02, (),
+       "the storage struct declared with A's layout for B (a copy-paste slip); CuTe: a static assertion without "
+       "message (CUTE_STATIC_ASSERT_V)", defines=SM100),
 ]
-
 # Controls: edits that keep the kernel consistent (the tutorial's own commented alternatives, one swizzle changed
 # everywhere the layout is used): nothing refuted, no unknown the original does not have.
 CONTROLS = [
