@@ -247,6 +247,11 @@ CONTROLS = [
 
 # Mutants trace cpp should refute at ``expect`` and does not yet: strict xfails in the tests, naming the gap.
 GAPS = [
+    _m("hgemm_s2r_src_of_a", "sgemm_sm80 gemm_tn", SG, 183, "s2r_thr_copy_b.partition_S(sB)",
+       "s2r_thr_copy_a.partition_S(sB)", HGEMM, {(424, "compatible", "s2r_atom_A")},
+       "the body partitions sB with A's ldmatrix slice and copies it into B's fragment (retiled by B's slice): "
+       "trace cpp relates a copy's partitions to the tiled copy that made each, never the two sides of one "
+       "copy(atom, src, dst) call to each other"),
     _m("bw03_a_sw64_multicast", "03_mma_tma_multicast_sm100", B3, 531,
        "sA_layout,                       // Destination SMEM layout",
        "UMMA::tile_to_mma_shape(UMMA::Layout_K_SW64_Atom<TypeA>{}, mma_shape_A),", BW02,
