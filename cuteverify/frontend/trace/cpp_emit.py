@@ -251,6 +251,12 @@ class _Launch:
                 except CuteVerifyError as e:
                     self.doc.unknown(f"{var} as CuTe C++ builds it", loc, str(e))
             self.used.add(atom_i)
+        for var, letter, line, stmt in f.crossed:  # one copy's partition read into another's fragment
+            if var in built and letter != f.retiled.get(var, f.built[var][0]):
+                self.doc.claim({"compatible": {"copy": built[var][0], "tiled_mma": self.entry[f.built[var][2]],
+                                               "operand": _LETTER_OPERAND[letter]}}, self.loc(by[f.built[var][1]]),
+                               name=f"{var}'s partition of the source feeds the MMA's {letter} fragment "
+                                    f"({self.path}:{line}: {stmt})")
         for copy, side, tensor, line, stmt in f.others:
             r = by.get(copy if isinstance(copy, int) else f.built[copy][1])
             if r is not None:

@@ -111,15 +111,13 @@ def test_mutant_refuted_at_its_argument_and_proved_on_the_original(name):
                                   for m in cm.GAPS])
 def test_gap_mutant_refuted_at_its_argument(name):
     """Mutants trace cpp does not refute yet (``cpp_mutants.GAPS``): a multicast / 2-SM TMA atom made for another
-    smem layout than the storage it writes (the atom is an unknown row today); a body whose ldmatrix copy reads
-    with one operand's partition and writes the other's fragment. They compile."""
+    smem layout than the storage it writes (the atom is an unknown row today). They compile."""
     m = BY_NAME[name]
     records, info = _records(name)
     assert records and all(e["returncode"] == 0 for e in info["entries"].values())
     rows = _rows(m, records, info, cm.mutated_text(m, ROOT))
     (line, _, arg), = m.expect
-    if "TMA" in m.why:
-        assert [r for r in rows if r["status"] == "unknown" and cm.argument(r) == arg and cm.launch_line(r) == line]
+    assert [r for r in rows if r["status"] == "unknown" and cm.argument(r) == arg and cm.launch_line(r) == line]
     assert cm.refuted(rows) == m.expect
 
 
@@ -224,6 +222,29 @@ def test_s2r_copy_tiled_for_b_fills_other_elements_than_the_a_fragment():
     row = next(r for r in _rows(m, records, info, text) if r["status"] == "refuted")
     assert (row["counterexample"]["thread"], row["counterexample"]["element"]) == (0, 16)
     assert "retiles it into the A fragment" in row["claim"]
+
+
+def test_s2r_partition_of_a_feeding_the_b_fragment_is_refuted_at_a():
+    """hgemm_s2r_src_of_a: ``tXsB = s2r_thr_copy_a.partition_S(sB)`` (A's ldmatrix slice) is copied into ``tXrB``
+    (B's fragment, retiled by B's slice). CuTe C++'s printed layouts: thread 0 of make_tiled_copy_A(s2r_atom_A,
+    mmaC) writes tile element 8, which thread 0's B fragment (LayoutB_TV) does not hold; cuteverify refutes the
+    compatibility at `s2r_atom_A`, once per copy call (lines 245, 281), with the same thread and element."""
+    m = BY_NAME["hgemm_s2r_src_of_a"]
+    text = cm.mutated_text(m, ROOT)
+    la, start, _ = cpp_capture.find_launches(text, m.path)[0]
+    flow = cpp_flow.kernel_flow(text, la.kernel, start)
+    assert [(v, x, line) for v, x, line, _ in flow.crossed] == [("s2r_copy_a", "B", 245), ("s2r_copy_a", "B", 281)]
+    records, info = _records(m.name)
+    built = next(r for r in records if r.source == "s2r_copy_a")
+    mma = next(r for r in records if r.index == 15)
+    dst = parse_plain(read_printed(built.text, built.type).tiled["LayoutD_TV"])
+    b = parse_plain(read_printed(mma.text, mma.type).tiled["LayoutB_TV"])
+    assert 8 in {ev(dst, 128 * v) for v in range(8)} - {ev(b, 128 * v) for v in range(size_of(b) // 128)}
+    rows = [r for r in _rows(m, records, info, text) if r["status"] == "refuted"]
+    assert len(rows) == 2 and all((r["counterexample"]["thread"], r["counterexample"]["element"]) == (0, 8)
+                                  for r in rows)
+    la, start, _ = cpp_capture.find_launches((ROOT / m.path).read_text(), m.path)[0]
+    assert cpp_flow.kernel_flow((ROOT / m.path).read_text(), la.kernel, start).crossed == []
 
 
 # ------------------------------------------------------------------------------ the capture, end to end
