@@ -255,7 +255,7 @@ needs_gxx = pytest.mark.skipif(cpp_build.toolchain() is None,
 
 @pytest.mark.differential
 @needs_gxx
-@pytest.mark.parametrize("name", ["hgemm_swizzle_2bits", "bw02_b_inter"])
+@pytest.mark.parametrize("name", ["hgemm_s2r_src_of_a", "bw02_b_inter"])
 def test_committed_records_are_what_the_capture_prints(monkeypatch, name):
     m = BY_NAME[name]
     cm.write_copy(m, ROOT)
