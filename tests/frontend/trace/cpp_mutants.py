@@ -14,6 +14,7 @@ unmodified source the same rows (the same kernel, kind and location) are all pro
 """
 from __future__ import annotations
 
+import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,12 +83,14 @@ def _storage(tag, kernel, file, line_a, launch):
         _m(f"{tag}_a_overlap", kernel, file, line_a, sa, "auto sA_layout = make_layout(mma_shape_A, " + OVERLAP, BW02,
            {(launch, "injective", "SMEMStorage: ASmemLayout")}, "A by hand, rows 8 apart but 16 wide: rows overlap",
            defines=SM100),
-        _m(f"{tag}_b_overlap", kernel, file, line_a + 1, sb, "auto sB_layout = make_layout(mma_shape_B, " + OVERLAP, BW02,
+        _m(f"{tag}_b_overlap", kernel, file, line_a + 1, sb, "auto sB_layout = make_layout(mma_shape_B, " + OVERLAP,
+           BW02,
            {(launch, "injective", "SMEMStorage: BSmemLayout")}, "B by hand, rows 8 apart but 16 wide: rows overlap",
            defines=SM100),
         _m(f"{tag}_a_ktile_stride", kernel, file, line_a, sa, KTILE, BW02,
            {(launch, "injective", "SMEMStorage: ASmemLayout")},
-           "a hand-made interleaved K-major A whose k-tile stride forgets the second core-matrix column", defines=SM100),
+           "a hand-made interleaved K-major A whose k-tile stride forgets the second core-matrix column",
+           defines=SM100),
     ]
 
 MUTANTS = [
@@ -102,7 +105,8 @@ MUTANTS = [
     _m("hgemm_swizzle_shift4", "sgemm_sm80 gemm_tn", SG, 358, "Swizzle<3,3,3>", "Swizzle<3,3,4>", HGEMM,
        {(424, "banks", "copyA"), (424, "banks", "copyB")},
        "the swizzle's shift one too far: chunk bits XOR row bits 1..3, rows 2i and 2i+1 share a pattern (2-way)"),
-    _m("hgemm_threads_32x4", "sgemm_sm80 gemm_tn", SG, 369, "Layout<Shape<_16,_8>,Stride<_8,_1>>{},  // Thr layout 16x8",
+    _m("hgemm_threads_32x4", "sgemm_sm80 gemm_tn", SG, 369,
+       "Layout<Shape<_16,_8>,Stride<_8,_1>>{},  // Thr layout 16x8",
        "Layout<Shape<_32,_4>,Stride<_4,_1>>{},  // Thr layout 16x8", HGEMM, {(424, "banks", "copyA")},
        "copyA's threads 32x4 k-major: a quarter warp writes 4 chunks of 2 rows, which the swizzle maps onto 4 "
        "bank groups (2-way)"),
@@ -124,7 +128,8 @@ MUTANTS = [
        "a k-major thread layout over the m-major sA: a quarter warp writes one 16-byte chunk of 8 columns, "
        "512 bytes apart (8-way)"),
     _m("sgemm_nt_smem_kmajor", "sgemm_sm80 gemm_nt", SG, 466, "auto sB = make_layout(make_shape(bN, bK, bP));",
-       "auto sB = make_layout(make_shape(bN, bK, bP), LayoutRight{});", SGEMM_NT, {(497, "vector", "copyB"), (497, "banks", "copyB")},
+       "auto sB = make_layout(make_shape(bN, bK, bP), LayoutRight{});", SGEMM_NT,
+       {(497, "vector", "copyB"), (497, "banks", "copyB")},
        "a row-major sB (n stride 24) under copyB's 16-byte vectors of 4 n-consecutive floats (`banks` with it)"),
     # --------------------------------------------------------------------------------------- wgmma_sm90.cu
     _m("wg_tn_inter", "wgmma_sm90", WG, 413, "GMMA::Layout_K_SW128_Atom<TA>", "GMMA::Layout_K_INTER_Atom<TA>",
@@ -157,7 +162,8 @@ MUTANTS = [
        "auto sA_layout = make_layout(mma_shape_A, make_stride(make_stride(Int<8>{}, Int<1>{}), Int<0>{}, Int<16>{}));",
        BW01, {(473, "injective", "SMEMStorage: ASmemLayout")},
        "A laid out by hand, rows 8 elements apart but 16 wide: rows overlap (make_umma_desc accepts it)",
-       defines=SM100, existing="test_cpp_blackwell.py::test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument"),
+       defines=SM100,
+       existing="test_cpp_blackwell.py::test_mutant_with_overlapping_rows_is_refuted_at_its_storage_argument"),
     _m("bw01_b_overlap", "01_mma_sm100", B1, 433,
        "auto sB_layout = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<TypeB>{}, mma_shape_B);",
        "auto sB_layout = make_layout(mma_shape_B, make_stride(make_stride(Int<8>{}, Int<1>{}), Int<0>{}, Int<16>{}));",
@@ -215,7 +221,8 @@ REJECTED = [
        "SM75_U16x8_LDSM_T, half_t> s2r_atom_A", HGEMM, (),
        "the transposing ldmatrix (for an MN-major operand) over the K-major A; CuTe: `Copy_Traits: src failed to "
        "vectorize into registers`"),
-    _m("hgemm_copy_values_m", "sgemm_sm80 gemm_tn", SG, 370, "Layout<Shape< _1,_8>>{});               // Val layout  1x8 k-major",
+    _m("hgemm_copy_values_m", "sgemm_sm80 gemm_tn", SG, 370,
+       "Layout<Shape< _1,_8>>{});               // Val layout  1x8 k-major",
        "Layout<Shape< _8,_1>>{});               // Val layout  1x8 k-major", HGEMM, (),
        "copyA's 8 values along m (the MN-major value layout) over the k-major sA; CuTe: `Copy_Traits: src failed "
        "to vectorize into registers`"),
@@ -245,7 +252,8 @@ CONTROLS = [
        TMA_TN, (), "sA with the 64-byte swizzle; tmaA is made from sA(_,_,0), so it writes what wgmma reads"),
     _m("ctl_bw01_sw64", "01_mma_sm100", B1, 432, "UMMA::Layout_K_SW128_Atom<TypeA>", "UMMA::Layout_K_SW64_Atom<TypeA>",
        BW01, (), "A's storage with the 64-byte swizzle (a canonical UMMA layout)", defines=SM100),
-    _m("ctl_bw02_sw64", "02_mma_tma_sm100", B2, 471, "UMMA::Layout_K_SW128_Atom<TypeA>", "UMMA::Layout_K_SW64_Atom<TypeA>",
+    _m("ctl_bw02_sw64", "02_mma_tma_sm100", B2, 471, "UMMA::Layout_K_SW128_Atom<TypeA>",
+       "UMMA::Layout_K_SW64_Atom<TypeA>",
        BW02, (), "A's storage and (made from sA_layout) tma_atom_A with the 64-byte swizzle", defines=SM100),
 ]
 
@@ -331,7 +339,6 @@ KEY = ("at", "index", "entry")
 def original(m: Mutant, here: Path, data: dict) -> tuple:
     """``(records, info)`` of the unmodified source of ``m`` (dicts, as stored), its entry's only: the fixture of
     test_cpp*.py, else (03-05) ``data["originals"]`` of ``mutants.records.json``."""
-    import json
     if m.file in FIXTURES:
         base = json.loads((here / f"{FIXTURES[m.file]}.records.json").read_text())
     else:

@@ -191,7 +191,8 @@ def test_wgmma_thread_mutant_is_a_two_way_conflict():
     assert _phase_degree(rec[5], text, 32, 128, 2, 8) == 2
 
 
-@pytest.mark.parametrize("name,source", [("bw03_a_ktile_stride", "SMEMStorage::ASmemLayout"), ("bw01_a_overlap", "SMEMStorage::ASmemLayout"),
+@pytest.mark.parametrize("name,source", [("bw03_a_ktile_stride", "SMEMStorage::ASmemLayout"),
+                                         ("bw01_a_overlap", "SMEMStorage::ASmemLayout"),
                                          ("bw01_a_ktile_stride", "SMEMStorage::ASmemLayout"),
                                          ("bw02_b_overlap", "SMEMStorage::BSmemLayout")])
 def test_overlapping_mutants_have_two_coordinates_on_one_offset(name, source):

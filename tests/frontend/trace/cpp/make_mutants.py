@@ -4,9 +4,10 @@ cpp``'s host-only g++ build and store what it printed. Run from the project root
 
     .venv/bin/python tests/frontend/trace/cpp/make_mutants.py [NAME ...]
 
-(names: only those mutants, or `originals`: the unmodified 03-05, merged into the existing file). Each build is 15-30 s (cached by content in
-``~/.cache/cuteverify-tests``). A mutant g++ rejects (``REJECTED``: CuTe's own static assertions) is stored with
-its first compiler error and no records.
+(names: only those mutants, or `originals`: the unmodified 03-05, merged into the existing file). Each build is
+15-30 s (cached by content in ``~/.cache/cuteverify-tests``). A mutant g++ rejects (``REJECTED``: CuTe's own
+static assertions) is stored with its first compiler error and no records. Records are stored as deltas against
+the unmodified source's (``cpp_mutants.delta``).
 """
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).parents[4]))
 
 from cuteverify.errors import CaptureError  # noqa: E402
 from cuteverify.frontend.trace import cpp_capture, cpp_check  # noqa: E402
-from tests.frontend.trace.cpp_mutants import (BW02, CONTROLS, GAPS, MUTANTS, REJECTED, SM100, TUTORIAL, delta,  # noqa: E402
-                                              original, refuted, source_root, workdir, write_copy)
+from tests.frontend.trace.cpp_mutants import (BW02, CONTROLS, GAPS, MUTANTS, REJECTED, SM100,  # noqa: E402
+                                              TUTORIAL, delta, original, refuted, source_root, workdir, write_copy)
 
 OUT = Path(__file__).parent / "mutants.records.json"
 
