@@ -160,7 +160,8 @@ class _Launch:
         text = f'make_tiled_copy({p.op}, "{tv}", "{tile_text(p.fields["Tiler_MN"])}", {p.dtype})'
         name = self.doc.layout(r.source, text, loc)
         self.entry[r.index] = name
-        self.doc.claim({"covers": {"tiled_copy": name}}, loc)
+        same = "" if name == r.source else f" (the entry {name}: the same printed tiled copy)"
+        self.doc.claim({"covers": {"tiled_copy": name}}, loc, name=f"covers {r.source}{same}")
         self.atom_differential(name, p, loc, r.source)
         self.tiled_differential(name, p, loc, r.source)
         self.used.add(r.index)
