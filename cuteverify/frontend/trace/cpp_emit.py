@@ -170,7 +170,8 @@ class _Launch:
         text = f'make_tiled_copy({p.op}, "{tv}", "{tile_text(p.fields["Tiler_MN"])}", {p.dtype})'
         name = self.doc.layout(r.source, text, loc)
         self.entry[r.index] = name
-        self.doc.claim({"covers": {"tiled_copy": name}}, loc)
+        same = "" if name == r.source else f" (the entry {name}: the same printed tiled copy)"
+        self.doc.claim({"covers": {"tiled_copy": name}}, loc, name=f"covers {r.source}{same}")
         self.atom_differential(name, p, loc, r.source)
         self.tiled_differential(name, p, loc, r.source)
         self.used.add(r.index)
@@ -257,9 +258,11 @@ class _Launch:
             loc = self.loc(r)
             name = self.doc.layout(var, f"make_tiled_copy_{letter}({p.op}, {mma}, {p.dtype})", loc)
             built[var] = (name, p)
-            self.doc.claim({"compatible": {"copy": name, "tiled_mma": mma, "operand": _LETTER_OPERAND[letter]}},
+            used = f.retiled.get(var, letter)  # the fragment the body retiles the copy into, else its own letter
+            self.doc.claim({"compatible": {"copy": name, "tiled_mma": mma, "operand": _LETTER_OPERAND[used]}},
                            loc, name=f"{var} = make_tiled_copy_{letter}({r.source}, {by[mma_i].source}) in "
-                                     f"{f.kernel} delivers the MMA's {letter} fragment")
+                                     f"{f.kernel} delivers the MMA's {used} fragment"
+                                     + (f" (the body retiles it into the {used} fragment)" if used != letter else ""))
             self.atom_differential(name, p, loc, r.source)
             rec = self.built_recs.get(var)
             if rec is not None:  # CuTe C++'s own make_tiled_copy_A|B|C of the same two arguments
@@ -268,6 +271,12 @@ class _Launch:
                 except CuteVerifyError as e:
                     self.doc.unknown(f"{var} as CuTe C++ builds it", loc, str(e))
             self.used.add(atom_i)
+        for var, letter, line, stmt in f.crossed:  # one copy's partition read into another's fragment
+            if var in built and letter != f.retiled.get(var, f.built[var][0]):
+                self.doc.claim({"compatible": {"copy": built[var][0], "tiled_mma": self.entry[f.built[var][2]],
+                                               "operand": _LETTER_OPERAND[letter]}}, self.loc(by[f.built[var][1]]),
+                               name=f"{var}'s partition of the source feeds the MMA's {letter} fragment "
+                                    f"({self.path}:{line}: {stmt})")
         for copy, side, tensor, line, stmt in f.others:
             r = by.get(copy if isinstance(copy, int) else f.built[copy][1])
             if r is not None:

@@ -8,7 +8,12 @@ comments blanked, and maps them to the launch's argument positions:
 * ``Tensor sA = make_tensor(make_smem_ptr(...), sA_layout)``: parameter ``sA_layout`` lays out shared memory;
 * ``TiledCopy t = make_tiled_copy_A|B|C(atom, mma)``: a copy built in the kernel from two parameters;
 * ``ThrCopy s = copy.get_slice(...)`` / ``get_thread_slice`` and ``s.partition_S|D(sA)``: the copy ``copy``
-  reads (S) / writes (D) the smem tensor ``sA``.
+  reads (S) / writes (D) the smem tensor ``sA``;
+* ``s.retile_D(tCrA)`` of a slice of a built copy, ``tCrA = thr_mma.partition_fragment_A|make_fragment_A(...)``:
+  the copy fills the MMA's A fragment (``retiled``: built variable -> that letter);
+* ``copy(atom, tXsB_p(...), tXrB(...))`` whose source is (a slice of) ``tXsB = s.partition_S(...)`` of one built
+  copy and whose destination is ``tXrB = t.retile_D(tCrB)`` of another: the first copy's partition fills the
+  other's fragment (``crossed``: (built variable, fragment letter, line, statement)).
 
 Definitions: :class:`Flow` holds ``smem`` (parameter index -> the smem tensor variables over it), ``built``
 (variable -> (letter, atom parameter index, mma parameter index)) and ``accesses`` (copy, side ``src``/``dst``,
@@ -43,6 +48,10 @@ _BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*{_CUTE}make_tiled_c
                     rf"\s*({_IDENT})\s*\)\s*;")
 _SLICE = re.compile(rf"(?:ThrCopy|auto)\s+({_IDENT})\s*=\s*({_IDENT})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _PART = re.compile(rf"({_IDENT})\s*\.\s*partition_(S|D)\s*\(")
+_FRAG = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*{_IDENT}\s*\.\s*(?:partition|make)_fragment_(A|B|C)\s*\(")
+_RETILE = re.compile(rf"({_IDENT})\s*\.\s*retile_D\s*\(\s*({_IDENT})\s*\)")
+_DEF = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*({_IDENT})\s*[.(]\s*(?:(partition_S|retile_D)\s*\()?")
+_COPY = re.compile(r"(?<![\w.:])copy\s*\(")
 
 
 @dataclass
@@ -58,6 +67,8 @@ class Flow:
     others: list = field(default_factory=list)
     span: tuple = (0, 0)  # the body's offsets in the source, braces included (cpp_flow_sm90 reads it again)
     head: int = 0         # the offset of the statement before the definition (its template head follows)
+    retiled: dict = field(default_factory=dict)  # built copy variable -> the MMA fragment letter it retiles into
+    crossed: list = field(default_factory=list)  # (built copy, fragment letter, line, statement): module docstring
 
 
 def resolve_kernel(text: str, launched: str, before: int) -> str:
@@ -131,3 +142,36 @@ def _read_body(s, text, start, end, flow: Flow) -> None:
             flow.accesses.append((copy, side, tensors[arg], line, stmt))
         else:
             flow.others.append((copy, side, arg, line, stmt))
+    frags = {m.group(1): m.group(2) for m in _FRAG.finditer(body)}
+    for m in _RETILE.finditer(body):
+        copy = slices.get(m.group(1))
+        if isinstance(copy, str) and m.group(2) in frags:
+            flow.retiled[copy] = frags[m.group(2)]
+    _read_crossed(s, text, start, body, slices, frags, flow)
+
+
+def _read_crossed(s, text, start, body, slices, frags, flow: Flow) -> None:
+    """``flow.crossed`` (module docstring): the source's partition and the destination's retile of one ``copy``
+    call made by two different built copies."""
+    src, dst = {}, {}
+    for m in _DEF.finditer(body):
+        var, base, how = m.groups()
+        if how == "partition_S" and isinstance(slices.get(base), str):
+            src[var] = slices[base]
+        elif how == "retile_D" and isinstance(slices.get(base), str):
+            tail = body[m.end():body.find(")", m.end())].strip()
+            if tail in frags:
+                dst[var] = (slices[base], frags[tail])
+        elif how is None and base in src:
+            src[var] = src[base]           # an alias: ``Tensor tXsA_p = tXsA(_,_,_,pipe)``
+    for m in _COPY.finditer(body):
+        close = match_close(body, m.end() - 1, "(", ")")
+        args = split_args(body, m.end(), close - 1) if close > 0 else []
+        names = [re.match(rf"\s*({_IDENT})", body[a:b]) for a, b in args]
+        if len(names) != 3 or not all(names):
+            continue
+        a, b = src.get(names[1].group(1)), dst.get(names[2].group(1))
+        if a is not None and b is not None and a != b[0]:
+            at = start + m.start()
+            stmt = text[text.rfind("\n", 0, at) + 1:text.find("\n", at)].split("//")[0].strip()
+            flow.crossed.append((a, b[1], s.count("\n", 0, at) + 1, stmt))
