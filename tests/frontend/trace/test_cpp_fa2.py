@@ -236,9 +236,16 @@ def test_original_is_clean(config):
 # the mutant -> the (kind, member text in `at`) of every refuted row
 EXPECT = {"smem_no_swizzle": {("banks", "SmemCopyAtom, SmemLayoutQ"), ("banks", "SmemCopyAtom, SmemLayoutKV"),
                               ("banks", "SmemCopyAtomTransposed, SmemLayoutVtransposed")},
-          "gmem_vals_down_rows": {("vector", "GmemTiledCopyQKV, SmemLayoutQ"),
-                                  ("vector", "GmemTiledCopyQKV, SmemLayoutKV")},
-          "ldsm_n_for_vt": {("vector", "SmemCopyAtomTransposed, SmemLayoutVtransposed")}}
+          # cp.async writes 8 values down a column: no 16-byte run, and 16-byte accesses 8 rows apart conflict
+          "gmem_vals_down_rows": {("vector", "GmemTiledCopyQKV, SmemLayoutQ"), ("banks", "GmemTiledCopyQKV, SmemLayoutQ"),
+                                  ("vector", "GmemTiledCopyQKV, SmemLayoutKV"),
+                                  ("banks", "GmemTiledCopyQKV, SmemLayoutKV")},
+          "ldsm_n_for_vt": {("vector", "SmemCopyAtomTransposed, SmemLayoutVtransposed"),
+                            ("banks", "SmemCopyAtomTransposed, SmemLayoutVtransposed")}}
+
+
+def _where(r) -> tuple:
+    return r["kind"], r["at"].split("`Kernel_traits`: ", 1)[1].split(" (", 1)[0]
 
 
 @needs_src
@@ -246,9 +253,10 @@ EXPECT = {"smem_no_swizzle": {("banks", "SmemCopyAtom, SmemLayoutQ"), ("banks", 
 @pytest.mark.parametrize("mutant", list(drv.MUTANTS))
 def test_mutant_refuted_at_its_type_member(config, mutant):
     rows = _rows(config, mutant)
-    refuted = {(r["kind"], r["at"].split("`Kernel_traits`: ", 1)[1].split(" (", 1)[0]) for r in rows
-               if r["status"] == "refuted"}
+    refuted = {_where(r) for r in rows if r["status"] == "refuted"}
     assert refuted and refuted <= EXPECT[mutant], refuted
+    # a claim the mutant makes inadmissible (the 128-row copy tile over a 64- or 32-row KV tile) is at the same place
+    assert {_where(r) for r in rows if r["status"] == "error"} <= EXPECT[mutant]
     original = {(r["kernel"][:40], r["kind"], r["at"]) for r in _rows(config) if r["status"] == "proved"}
     for r in rows:
         if r["status"] == "refuted":  # the original proves the same claim at the same place
