@@ -123,7 +123,9 @@ def _definition(sources: dict, name: str, want_global: bool) -> tuple | None:
 
 def find_kernel(sources: dict, name: str) -> tuple | None:
     """``(file, template parameter names, body span, line)`` of the ``__global__`` function ``name`` in
-    ``sources`` (path -> text), written out or declared through a function-like macro (module docstring)."""
+    ``sources`` (path -> text), written out or declared through a function-like macro (module docstring).
+    Admissibility: a macro's first formal names the kernel, its replacement holds ``__global__`` and a ``template
+    <...>`` head (``__VA_ARGS__`` substituted textually). Post-condition: None when no such definition is found."""
     got = _definition(sources, name, True)
     if got is not None:
         return got
@@ -179,7 +181,9 @@ def traits_flow(sources: dict, kernel_name: str, launched: str, launch_text: str
                 ) -> TraitsFlow | None:
     """The :class:`TraitsFlow` of the kernel ``kernel_name`` launched as ``launched`` at ``launch_offset`` of
     ``launch_text``, for its first template parameter whose type members the functions it reaches use; None
-    when its definition is not in ``sources`` or no type member relation is read."""
+    when its definition is not in ``sources`` or no type member relation is read. Admissibility: the template
+    argument at the launch is spelled in the kernel expression or in ``auto k = &NAME<...>``. Post-condition:
+    every relation of the flow is written in the kernel or a function it reaches (:class:`TraitsFlow`)."""
     k = find_kernel(sources, kernel_name)
     if k is None:
         return None
@@ -262,7 +266,9 @@ def _read_body(s, text, path, span, names, flow: TraitsFlow) -> None:
 
 def capture_calls(flow: TraitsFlow | None, at_c: str, kernel_c: str, cstr) -> str:
     """The capture's statements printing each type member of ``flow`` (record ``TRAITS + k``) and CuTe's
-    ``make_tiled_copy_A|B|C`` of each copy the body builds from two of them (``TRAITS_BUILT + k``)."""
+    ``make_tiled_copy_A|B|C`` of each copy the body builds from two of them (``TRAITS_BUILT + k``).
+    Admissibility: placed at the launch, where ``flow.targ_text`` names a type. Post-condition: one record per
+    member and per built copy, "" for no flow."""
     if flow is None:
         return ""
     t = flow.targ_text
