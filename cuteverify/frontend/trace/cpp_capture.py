@@ -238,7 +238,9 @@ def rewrite(text: str, path: str, entries, sources=None, header_launches=None) -
 
 def replace_launches(text: str, path: str, found=None, sources=None) -> str:
     """``text`` (at ``path``) with each of its launches ``found`` (:func:`find_launches`) replaced by the host
-    call printing its arguments, every newline kept."""
+    call printing its arguments, every newline kept. Admissibility: as :func:`rewrite`. Post-condition: the
+    text keeps its line count; a launch whose kernel is in ``sources`` with type-member relations
+    (:mod:`.cpp_traits`) also prints those members."""
     found = find_launches(text, path) if found is None else found
     parts, last, bl = [], 0, blank(text)
     for n, (la, a, e) in enumerate(found):

@@ -37,7 +37,8 @@ __all__ = ["emit_traits_launch"]
 
 def emit_traits_launch(doc: Doc, records, flow, path: str, sm90, storage, tflow: TraitsFlow) -> Doc:
     """:func:`.cpp_emit.emit_launch` of ``records`` plus the claims of the type members and relations of
-    ``tflow`` (module docstring)."""
+    ``tflow`` (module docstring). Admissibility: ``records`` of one launch and entry, printed by a capture whose
+    rewrite used the same ``tflow``. Post-condition: each type-member record is in a claim, note or unknown."""
     la = _Launch(doc, records, flow, path, sm90, storage)
     la.run()
     _Traits(la, tflow).run()

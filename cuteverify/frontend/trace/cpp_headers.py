@@ -48,7 +48,8 @@ def _under(path: str, root: str) -> bool:
 
 def user_headers(source: str, text: str, includes=()) -> dict:
     """The user headers of ``source`` (text ``text``), transitively: path (relative when ``source`` is) -> text,
-    in the order first included; ``includes`` are the user's ``-I`` directories."""
+    in the order first included; ``includes`` are the user's ``-I`` directories. Admissibility: ``#include "NAME"`` on its own line;
+    conditional inclusion is not evaluated (every quote include counts). Post-condition: each file exists."""
     out: dict = {}
     todo = [(os.path.normpath(source), text)]
     while todo:
@@ -68,7 +69,8 @@ def user_headers(source: str, text: str, includes=()) -> dict:
 
 def launch_headers(source: str, headers: dict, find) -> dict:
     """The user headers under the source's directory that hold a launch: path -> ``find(text, path)``'s
-    launches (``find`` is :func:`.cpp_capture.find_launches`)."""
+    launches (``find`` is :func:`.cpp_capture.find_launches`). Post-condition: only headers where ``find``
+    returns launches; a malformed launch raises its CaptureError."""
     root = os.path.dirname(os.path.abspath(source))
     out = {}
     for p, t in headers.items():
@@ -81,7 +83,8 @@ def launch_headers(source: str, headers: dict, find) -> dict:
 
 def device_pass(text: str) -> str | None:
     """``text`` with ``__CUDA_ARCH__`` read as the device pass (``CUTEVERIFY_DEVICE_ARCH``), or None when the
-    header defines device code (it keeps the host pass) or tests no ``__CUDA_ARCH__``."""
+    header defines device code (it keeps the host pass) or tests no ``__CUDA_ARCH__``. Admissibility: any C++
+    text. Post-condition: only the token ``__CUDA_ARCH__`` is replaced; offsets of other lines are kept."""
     s = blank(text)
     if "__CUDA_ARCH__" not in s or _DEVICE_CODE.search(s):
         return None
@@ -93,7 +96,7 @@ def mirror(source: str, headers: dict, work: str, replace, find) -> tuple:
     ``(launches by header path, the texts written, extra include flags)``. ``replace(text,
     path)`` is the capture's launch rewrite of one text; ``find(text, path)`` its launch finder. The include
     flags name each mirrored header's original directory (a header it names that is not mirrored is found
-    there)."""
+    there). Post-condition: nothing is written when no user header holds a launch."""
     launches = launch_headers(source, headers, find)
     if not launches:
         return {}, [], []
