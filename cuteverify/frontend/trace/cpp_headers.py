@@ -48,8 +48,9 @@ def _under(path: str, root: str) -> bool:
 
 def user_headers(source: str, text: str, includes=()) -> dict:
     """The user headers of ``source`` (text ``text``), transitively: path (relative when ``source`` is) -> text,
-    in the order first included; ``includes`` are the user's ``-I`` directories. Admissibility: ``#include "NAME"`` on its own line;
-    conditional inclusion is not evaluated (every quote include counts). Post-condition: each file exists."""
+    in the order first included; ``includes`` are the user's ``-I`` directories. Admissibility: ``#include
+    "NAME"`` on its own line; conditional inclusion is not evaluated (every quote include counts).
+    Post-condition: each file exists."""
     out: dict = {}
     todo = [(os.path.normpath(source), text)]
     while todo:

@@ -37,10 +37,12 @@ MUTANTS = {
                         "banks of SmemCopyAtom / SmemCopyAtomTransposed through SmemLayoutQ, SmemLayoutKV, "
                         "SmemLayoutVtransposed"),
     # the gmem -> smem copy's 8 values per thread down a column: no 16-byte vector of cp.async in smem
-    "gmem_vals_down_rows": ([(KT, "    using GmemTiledCopyQKV = decltype(\n        make_tiled_copy(Copy_Atom<Gmem_copy_struct, "
+    "gmem_vals_down_rows": ([(KT, "    using GmemTiledCopyQKV = decltype(\n"
+                                  "        make_tiled_copy(Copy_Atom<Gmem_copy_struct, "
                                   "Element>{},\n                        GmemLayoutAtom{},\n                        "
                                   "Layout<Shape<_1, _8>>{}));",
-                              "    using GmemTiledCopyQKV = decltype(\n        make_tiled_copy(Copy_Atom<Gmem_copy_struct, "
+                              "    using GmemTiledCopyQKV = decltype(\n"
+                              "        make_tiled_copy(Copy_Atom<Gmem_copy_struct, "
                               "Element>{},\n                        GmemLayoutAtom{},\n                        "
                               "Layout<Shape<_8, _1>>{}));")],
                             "vector of GmemTiledCopyQKV through SmemLayoutQ / SmemLayoutKV"),

@@ -112,7 +112,8 @@ def test_mirror_writes_every_user_header_with_the_launch_rewritten(tmp_path):
                                                   cpp_capture.find_launches)
     assert len(launches) == 1 and len(written) == 3 and flags == [f"-I{tmp_path}"]
     assert "@@@" in (work / "launch.h").read_text() and '#line 1 "' in (work / "body.h").read_text()
-    assert (work / "traits.h").read_text().startswith("#ifndef CUTEVERIFY_DEVICE_ARCH\n#define CUTEVERIFY_DEVICE_ARCH 800")
+    head = "#ifndef CUTEVERIFY_DEVICE_ARCH\n#define CUTEVERIFY_DEVICE_ARCH 800"
+    assert (work / "traits.h").read_text().startswith(head)
 
 
 def test_macro_kernel_and_the_call_chain(tmp_path):
@@ -237,7 +238,8 @@ def test_original_is_clean(config):
 EXPECT = {"smem_no_swizzle": {("banks", "SmemCopyAtom, SmemLayoutQ"), ("banks", "SmemCopyAtom, SmemLayoutKV"),
                               ("banks", "SmemCopyAtomTransposed, SmemLayoutVtransposed")},
           # cp.async writes 8 values down a column: no 16-byte run, and 16-byte accesses 8 rows apart conflict
-          "gmem_vals_down_rows": {("vector", "GmemTiledCopyQKV, SmemLayoutQ"), ("banks", "GmemTiledCopyQKV, SmemLayoutQ"),
+          "gmem_vals_down_rows": {("vector", "GmemTiledCopyQKV, SmemLayoutQ"),
+                                  ("banks", "GmemTiledCopyQKV, SmemLayoutQ"),
                                   ("vector", "GmemTiledCopyQKV, SmemLayoutKV"),
                                   ("banks", "GmemTiledCopyQKV, SmemLayoutKV")},
           "ldsm_n_for_vt": {("vector", "SmemCopyAtomTransposed, SmemLayoutVtransposed"),
