@@ -43,7 +43,7 @@ from . import cpp_build
 from .cpp_flow import kernel_flow, resolve_kernel
 from .cpp_flow_sm90 import template_prints, tma_prints
 from .cpp_launch import arch_guards, call_launches
-from . import cpp_cuda_only, cpp_host_tma, cpp_storage
+from . import cpp_cuda_only, cpp_headers, cpp_host_tma, cpp_storage, cpp_traits
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -76,6 +76,9 @@ inline const cuteverify_uint3 threadIdx{}, blockIdx{}, blockDim{1, 1, 1}, gridDi
 inline void __syncthreads() {}
 inline void __syncwarp(unsigned = 0xffffffffu) {}
 inline int __syncthreads_count(int p) { return p; }
+// device intrinsics a CUTLASS header names outside a template (cutlass/numeric_conversion.h): declared only
+int __dp4a(int, int, int);
+unsigned __dp4a(unsigned, unsigned, unsigned);
 """ + cpp_cuda_only.STUBS + r"""#endif
 namespace cuteverify_capture {  // defined by the driver at the end of the unit, after CuTe's headers
 template <class... A> void launch(const char* at, const char* kernel, const char* const* texts, A const&... a);
@@ -116,7 +119,8 @@ template <class T> void one(const char* at, int i, const char* kernel, const cha
   std::fflush(stdout); show(x); std::fflush(stdout); std::printf("\n@@cv-end\n"); std::fflush(stdout); }
 template <class... A> void launch(const char* at, const char* kernel, const char* const* texts, A const&... a) {
   int i = 0; ((one(at, i, kernel, texts[i], a), ++i), ...); }
-template <class R, class... A> void call(R (*f)(A...)) { f(std::decay_t<A>{}...); }
+// value-initialised arguments held as lvalues: an entry taking `Params&` binds to them
+template <class R, class... A> void call(R (*f)(A...)) { std::tuple<std::decay_t<A>...> t{}; std::apply(f, t); }
 }
 extern "C" __attribute__((weak)) cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int)
 { return cudaSuccess; }
@@ -125,6 +129,14 @@ extern "C" __attribute__((weak)) cudaError_t cudaPeekAtLastError() { return cuda
 extern "C" __attribute__((weak)) cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 extern "C" __attribute__((weak)) const char* cudaGetErrorName(cudaError_t) { return "cudaSuccess"; }
 extern "C" __attribute__((weak)) const char* cudaGetErrorString(cudaError_t) { return "no error"; }
+// no GPU on the host: a device query answers as the device pass's architecture (cpp_headers, SM80 by default)
+#ifndef CUTEVERIFY_DEVICE_ARCH
+#define CUTEVERIFY_DEVICE_ARCH 800
+#endif
+extern "C" __attribute__((weak)) cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+extern "C" __attribute__((weak)) cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int) {
+  *v = a == cudaDevAttrComputeCapabilityMajor ? CUTEVERIFY_DEVICE_ARCH / 100
+     : a == cudaDevAttrComputeCapabilityMinor ? CUTEVERIFY_DEVICE_ARCH / 10 % 10 : 0; return cudaSuccess; }
 int main(int argc, char** argv) {
   int which = argc > 1 ? std::atoi(argv[1]) : -1;
   switch (which) {
@@ -203,15 +215,33 @@ def _cstr(t: str) -> str:
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 
 
-def rewrite(text: str, path: str, entries) -> tuple:
+def rewrite(text: str, path: str, entries, sources=None, header_launches=None) -> tuple:
     """The host translation unit of the source ``text`` (at ``path``) and its launches: ``(unit, launches)``.
     ``entries``: the functions the driver calls (``gemm_tn<cute::half_t, cute::half_t>``), entry ``i`` when the
     program runs with argument ``i``. Line numbers of the source are kept (``#line``, and each replaced launch
-    keeps its newlines)."""
+    keeps its newlines). ``sources``: the source and its user headers (path -> text, :mod:`.cpp_headers`), where
+    kernels and the functions they call are looked up; ``header_launches``: launches found in user headers
+    (then the source may have none)."""
     found = find_launches(text, path)
-    if not found:
+    if not found and not header_launches:
         raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` (or launch_kernel_on_cluster / cudaLaunchKernelEx) "
-                           "launch in this file: nothing to capture")
+                           "launch in this file or the user headers it includes: nothing to capture")
+    body = replace_launches(text, path, found, sources)
+    body = _MAIN.sub("int cuteverify_user_main(", body)
+    # an entry is a function (called with value-initialised arguments) or a call expression `f(args...)`
+    cases = "\n".join(f"  case {i}: " + (f"{ent};" if ent.rstrip().endswith(")") else
+                                         f"::cuteverify_capture::call(&{ent});") + " break;"
+                       for i, ent in enumerate(entries))
+    unit = PRELUDE + cpp_storage.PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
+    return unit, [la for la, _, _ in found]
+
+
+def replace_launches(text: str, path: str, found=None, sources=None) -> str:
+    """``text`` (at ``path``) with each of its launches ``found`` (:func:`find_launches`) replaced by the host
+    call printing its arguments, every newline kept. Admissibility: as :func:`rewrite`. Post-condition: the
+    text keeps its line count; a launch whose kernel is in ``sources`` with type-member relations
+    (:mod:`.cpp_traits`) also prints those members."""
+    found = find_launches(text, path) if found is None else found
     parts, last, bl = [], 0, blank(text)
     for n, (la, a, e) in enumerate(found):
         parts.append(text[last:a])
@@ -233,6 +263,9 @@ def rewrite(text: str, path: str, entries) -> tuple:
         call += cpp_storage.capture_calls(sflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
         call += cpp_host_tma.capture_calls(text, la.args, a, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr,
                                            [w[0] for w in sflow.tma_writes if w[1]] if sflow else ())
+        if flow is None and sources:  # a kernel in a user header, its layouts type members of a template argument
+            tflow = cpp_traits.traits_flow(sources, resolve_kernel(bl, la.kernel, a), la.kernel, text, a)
+            call += cpp_traits.capture_calls(tflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
         call += "}"
         if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value,
             # parenthesised so that a macro argument (CUTE_CHECK_ERROR(cudaLaunchKernelEx(...))) stays one argument
@@ -241,13 +274,7 @@ def rewrite(text: str, path: str, entries) -> tuple:
         parts.append(call)
         last = e
     parts.append(text[last:])
-    body = _MAIN.sub("int cuteverify_user_main(", "".join(parts))
-    # an entry is a function (called with value-initialised arguments) or a call expression `f(args...)`
-    cases = "\n".join(f"  case {i}: " + (f"{ent};" if ent.rstrip().endswith(")") else
-                                         f"::cuteverify_capture::call(&{ent});") + " break;"
-                       for i, ent in enumerate(entries))
-    unit = PRELUDE + cpp_storage.PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
-    return unit, [la for la, _, _ in found]
+    return "".join(parts)
 
 
 _ERROR = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
@@ -344,12 +371,19 @@ def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=1
         raise CaptureError(f"{path}: name the host function(s) to run with --entry (e.g. "
                            "`--entry 'gemm_tn<cute::half_t, cute::half_t>'`): every template argument given")
     text = Path(path).read_text()
-    unit, launches = rewrite(text, path, entries)
-    flags = [*cpp_build.cxxflags(std), *LINK_FLAGS]
     work = tempfile.mkdtemp(prefix="cv_trace_cpp_")
+    # launches in the user headers the source includes: every user header mirrored into the work directory
+    # (cpp_headers), those launches rewritten there; the mirrored texts are inputs of the build (its cache key)
+    headers = cpp_headers.user_headers(path, text, includes)
+    sources = {path: text, **headers}
+    hl, written, hflags = cpp_headers.mirror(path, headers, work, lambda t, p: replace_launches(t, p, None, sources),
+                                             find_launches)
+    unit, launches = rewrite(text, path, entries, sources, hl)
+    flags = [*cpp_build.cxxflags(std), *LINK_FLAGS]
     t0 = time.perf_counter()
     c = cpp_build.compile_cpp(unit, os.path.join(work, "unit.cpp"), os.path.join(work, "unit"), flags=flags,
-                              includes=include_flags(path, includes, defines), timeout=timeout)
+                              includes=include_flags(path, includes, defines) + hflags, timeout=timeout,
+                              deps=written)
     info = {"compile_s": time.perf_counter() - t0, "cached": c.cached, "entries": {}}
     if c.returncode != 0:
         msg = first_error(c.stderr, path, text.count("\n") + 1, entries, text)

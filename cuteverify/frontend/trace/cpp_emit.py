@@ -90,20 +90,22 @@ class _Launch:
         self.entry: dict = {}     # argument index -> entry name
         self.printed: dict = {}   # argument index -> Printed
         self.used: set = set()    # argument indices a claim or note covers
+        self.what: dict = {}      # record index -> its location text, when not an argument (cpp_emit_traits)
 
     def known(self, op, r) -> bool:
         """Is ``op`` in cuteverify's library? If not, the argument is an unknown naming it."""
         try:
             catalog.get(op)
         except CuteVerifyError as e:
-            self.doc.unknown(f"argument {r.index} `{r.source}`", self.loc(r), f"operation {op}: {e}")
+            self.doc.unknown(f"argument {r.index} `{r.source}`" if r.index < BUILT else r.source, self.loc(r),
+                             f"operation {op}: {e}")
             self.used.add(r.index)
             return False
         return True
 
     def loc(self, r) -> Loc:
-        line = int(r.at.rsplit(":", 1)[1])
-        return Loc(self.path, line, None, f"{r.kernel} argument {r.index} `{r.source}`")
+        at, line = r.at.rsplit(":", 1)  # the launch's file: the source, or a user header it includes
+        return Loc(at, int(line), None, self.what.get(r.index, f"{r.kernel} argument {r.index} `{r.source}`"))
 
     def run(self):
         for r in self.recs:
