@@ -49,7 +49,12 @@ from ...errors import CaptureError
 from . import cpp_build
 from .check import run_documents as check_run_documents
 from .cpp_capture import _DRIVER, BUILT, LINK_FLAGS, PRELUDE, Record, first_error, include_flags, records
-from .cpp_emit import emit_launch
+from ...core.layout import Layout, size
+from ...core.notation.parse import parse
+from ...core.swizzle import ComposedLayout
+from ...errors import CuteVerifyError
+from .cpp_emit import _strip, emit_launch
+from .cpp_emit_sm90 import flagged_smem_text
 from .cpp_flow import Flow
 from .cpp_flow_sm90 import TMA, TMA_PARTS, Sm90Flow
 from .cpp_launch import strip_comments
@@ -90,7 +95,8 @@ class CollectiveFlow:
     ``operands`` (mma member, ``A``/``B``, ``FUNC::VAR``, line, statement), ``tma`` (atom variable of
     ``to_underlying_arguments``, ``FUNC::VAR``, line, statement); ``built`` (``FUNC::VAR`` -> (letter, copy atom
     member, mma member): ``auto c = make_tiled_copy_C(SmemCopyAtomP{}, tiled_mma_qk)``) and ``accesses`` (``FUNC::VAR``
-    of a built copy, ``src``/``dst``, ``FUNC::VAR`` of the smem tensor, line, statement)."""
+    of a built copy, ``src``/``dst``, ``FUNC::VAR`` of the smem tensor, line, statement); ``buffers``
+    (``FUNC::VAR`` -> the storage member its pointer is, ``smem_v`` of ``make_smem_ptr(s.tensors.mainloop.smem_v.data())``)."""
 
     smem: dict = field(default_factory=dict)
     aliases: dict = field(default_factory=dict)
@@ -99,6 +105,7 @@ class CollectiveFlow:
     conds: list = field(default_factory=list)
     built: dict = field(default_factory=dict)
     accesses: list = field(default_factory=list)
+    buffers: dict = field(default_factory=dict)
 
 
 def struct_span(text: str, name: str) -> tuple:
@@ -210,21 +217,34 @@ _TENSOR = re.compile(rf"\bTensor\s+({_ID})\s*=")
 _IFC = re.compile(r"if\s+constexpr\s*\(")
 
 
+def _one(part: str, pattern: str, keep) -> str | None:
+    found = {m.group(1) for m in re.finditer(pattern, part) if keep(m.group(1))}
+    return found.pop() if len(found) == 1 else None
+
+
 def _smem_tensor(s: str, a: int, semi: int, layouts: set):
-    """The layout member(s) a ``Tensor X = ...;`` statement lays smem out with: a member name, a ``("cond", COND,
-    then, else)`` for a lambda choosing by ``if constexpr``, or None."""
+    """``(layout, buffer)`` of a ``Tensor X = ...;`` statement that lays smem out: the layout member and the
+    storage member (``smem_v`` of ``...smem_v.data()``), each a name or, for a lambda choosing by ``if constexpr
+    (COND) {...} else {...}`` with different ones, ``("cond", COND, then, else)``; or None."""
     body = s[a:semi]
     if "make_smem_ptr" not in body:
         return None
-    used = [m.group(1) for m in re.finditer(rf"\b({_ID})\s*\{{\s*\}}", body) if m.group(1) in layouts]
-    if len(set(used)) == 1:
-        return used[0]
+    lay_re, buf_re = rf"\b({_ID})\s*\{{\s*\}}", rf"\.\s*({_ID})\s*\.\s*data\s*\(\s*\)"
     m = _IFC.search(body)
-    if m is None or len(used) != 2:
-        return None
+    if m is None:
+        lay = _one(body, lay_re, layouts.__contains__)
+        return None if lay is None else (lay, _one(body, buf_re, lambda x: True))
     close = match_close(body, m.end() - 1, "(", ")")
     cond = " ".join(body[m.end():close - 1].split())
-    return ("cond", cond, used[0], used[1])
+    e = re.search(r"\belse\b", body[close:])
+    if e is None:
+        return None
+    parts = (body[close:close + e.start()], body[close + e.end():])
+    out = []
+    for pattern, keep in ((lay_re, layouts.__contains__), (buf_re, lambda x: True)):
+        then, other = (_one(p, pattern, keep) for p in parts)
+        out.append(then if then == other else ("cond", cond, then, other))
+    return None if out[0] is None else tuple(out)
 
 
 def collective_flow(text: str, name: str, mems: list) -> CollectiveFlow:
@@ -235,6 +255,8 @@ def collective_flow(text: str, name: str, mems: list) -> CollectiveFlow:
     kinds = {m.name: m.rhs for m in mems}
     layouts = {n for n, rhs in kinds.items() if "make_tiled" not in rhs and "Copy_Atom" not in rhs}
     mmas = {n for n, rhs in kinds.items() if "make_tiled_mma" in rhs}
+    statics = {m.group(1) for x, y in _depth0(s, start, end)
+               for m in re.finditer(rf"\bstatic\s+constexpr\s+[\w:<>, ]+?\s({_ID})\s*=", s[x:y])}
     f = CollectiveFlow()
     for fname, a, b in _functions(s, start, end):
         q = f"{fname}::"
@@ -244,11 +266,13 @@ def collective_flow(text: str, name: str, mems: list) -> CollectiveFlow:
             while semi < b and not (s[semi] == ";" and depth == 0):
                 depth += {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}.get(s[semi], 0)
                 semi += 1
-            lay = _smem_tensor(s, m.end(), semi, layouts)
-            if lay is not None:
-                f.smem[q + m.group(1)] = lay
-                if isinstance(lay, tuple) and lay[1] not in f.conds:
-                    f.conds.append(lay[1])
+            found = _smem_tensor(s, m.end(), semi, layouts)
+            if found is not None:
+                f.smem[q + m.group(1)], f.buffers[q + m.group(1)] = found
+                for x in found:  # a condition the probe can print: static members of the struct only
+                    if isinstance(x, tuple) and x[1] not in f.conds and \
+                            set(re.findall(_ID, x[1])) <= statics:
+                        f.conds.append(x[1])
         for m in _ALIAS.finditer(s, a, b):
             f.aliases[q + m.group(1)] = q + m.group(2)
         objs = {m.group(2): m.group(1) for m in re.finditer(rf"\b({'|'.join(mmas) or '$^'})\s+({_ID})\s*;", s[a:b])}
@@ -356,13 +380,18 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
     sline = _line(blank(text), struct_span(text, name)[0])
     doc = Doc(name, path, {"function": collective})
     smem, flow_smem, notes = {}, {}, []
+    buffers = {}
     for var, lay in flow.smem.items():
+        buf = flow.buffers.get(var)
         if isinstance(lay, tuple):
-            _, cond, then, other = lay
-            if cond not in conds:
-                notes.append((var, f"chosen by `if constexpr ({cond})`, which was not printed"))
+            if lay[1] not in conds:
+                notes.append((var, f"its layout is chosen by `if constexpr ({lay[1]})`, which the probe does not "
+                                   "print (not a static member of the struct)"))
                 continue
-            lay = then if conds[cond] else other
+            lay = lay[2 if conds[lay[1]] else 3]
+        if isinstance(buf, tuple):  # an unknown buffer relates the tensor to no other
+            buf = buf[2 if conds[buf[1]] else 3] if buf[1] in conds else None
+        buffers[var] = buf
         if lay in by_name:
             smem[var] = ("arg", by_name[lay])
             flow_smem.setdefault(by_name[lay], []).append(var)
@@ -387,6 +416,7 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
                 if c in built and var in smem]
     kflow = Flow(kernel=name, line=sline, smem=flow_smem, built=built, accesses=accesses)
     emit_launch(doc, [r for r in records_ if r.index < COND], kflow, path, sm90)
+    _aliasing(doc, path, name, records_, buffers, smem, operands, tma)
     for i, var, line, stmt in rs:
         r = next(x for x in records_ if x.index == i)
         doc.note(stmt, Loc(path, int(r.at.rsplit(":", 1)[1]), None, f"{name} argument {i} `{r.source}`"),
@@ -395,6 +425,57 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
     for var, why in notes:
         doc.unknown(var, Loc(path, sline), why)
     return [doc]
+
+
+def _matched(ref: str, other: str) -> str | None:
+    """``other`` (an element-domain smem layout text) with its top-level modes reordered so that their sizes are
+    ``ref``'s, when the sizes determine the order (all distinct); ``other`` itself when the two texts are equal;
+    else None. Two views of one buffer may name its modes in either order (FlashAttention-3's ``SmemLayoutVt``
+    ``(d, n, stage)`` and ``SmemLayoutVMmaQV`` ``(n, d, stage)``): which mode of one is which of the other is
+    known only from distinct sizes."""
+    if ref == other:
+        return other
+    a, b = parse(ref, source="smem layout"), parse(other, source="smem layout")
+    oa, ob = (x.outer if isinstance(x, ComposedLayout) else x for x in (a, b))
+    if not isinstance(oa.shape, tuple) or not isinstance(ob.shape, tuple) or len(oa.shape) != len(ob.shape):
+        return None
+    sa = [size(Layout(m, d)) for m, d in zip(oa.shape, oa.stride)]
+    sb = [size(Layout(m, d)) for m, d in zip(ob.shape, ob.stride)]
+    if sorted(sa) != sorted(sb) or len(set(sa)) != len(sa):
+        return None
+    order = [sb.index(n) for n in sa]
+    lay = Layout(tuple(ob.shape[j] for j in order), tuple(ob.stride[j] for j in order))
+    return str(ComposedLayout(b.inner, b.offset, lay) if isinstance(b, ComposedLayout) else lay)
+
+
+def _aliasing(doc, path, name, records_, buffers, smem, operands, tma) -> None:
+    """``equal`` of the layout a TMA atom writes a storage member through and the layout an MMA reads the same
+    member through, when the member functions name two different layout members for them (FlashAttention-3's
+    ``smem_v``: ``SmemLayoutVt`` in ``load``, ``SmemLayoutVtMma`` in ``mma``): the MMA reads element (i, j)
+    where the TMA wrote it only if the two are one function. At the writer's layout member."""
+    by = {r.index: r for r in records_}
+    for atom_i, tvar, tline, tstmt in tma:
+        for mma_i, op, mvar, mline, mstmt in operands:
+            buf = buffers.get(tvar)
+            ti, mi = smem[tvar][1], smem[mvar][1]
+            if buf is None or buf != buffers.get(mvar) or ti == mi:
+                continue
+            rt, rm = by[ti], by[mi]
+            try:
+                texts = [flagged_smem_text(r.text, r.type) if "smem_ptr[" in r.text else _strip(r.text)
+                         for r in (rt, rm)]
+            except CuteVerifyError as e:
+                doc.unknown(f"{tvar} and {mvar}", Loc(path, int(rt.at.rsplit(":", 1)[1])), str(e))
+                continue
+            loc = Loc(path, int(rt.at.rsplit(":", 1)[1]), None, f"{name} argument {ti} `{rt.source}`")
+            texts[1] = _matched(*texts)
+            if texts[1] is None:
+                doc.unknown(f"{tvar} and {mvar} over {buf}", loc, f"{rt.source} and {rm.source} view {buf}, but "
+                            "their mode sizes do not say which mode of one is which of the other")
+                continue
+            doc.claim({"equal": texts}, loc, name=f"{by[atom_i].source} writes {buf} through {rt.source} "
+                      f"({path}:{tline}: {tstmt}) and {by[mma_i].source} reads its {op} from {buf} through "
+                      f"{rm.source} ({path}:{mline}: {mstmt}): one layout")
 
 
 def check_collective(path, collective, host_args=None, includes=(), defines=(), include_first=(), jobs=1,
