@@ -37,6 +37,7 @@ relation listed is written in the struct's member functions between those object
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -106,6 +107,7 @@ class CollectiveFlow:
     built: dict = field(default_factory=dict)
     accesses: list = field(default_factory=list)
     buffers: dict = field(default_factory=dict)
+    line: int = 0  # the line of ``struct NAME``
 
 
 def struct_span(text: str, name: str) -> tuple:
@@ -257,7 +259,7 @@ def collective_flow(text: str, name: str, mems: list) -> CollectiveFlow:
     mmas = {n for n, rhs in kinds.items() if "make_tiled_mma" in rhs}
     statics = {m.group(1) for x, y in _depth0(s, start, end)
                for m in re.finditer(rf"\bstatic\s+constexpr\s+[\w:<>, ]+?\s({_ID})\s*=", s[x:y])}
-    f = CollectiveFlow()
+    f = CollectiveFlow(line=_line(s, start))
     for fname, a, b in _functions(s, start, end):
         q = f"{fname}::"
         for m in _TENSOR.finditer(s, a, b):
@@ -335,7 +337,9 @@ def probe_unit(path: str, text: str, collective: str, host_args: str | None, inc
                 src = (g, sl, tiler, "TmaGmemBasis")[k]
                 calls.append(f"::cuteverify_capture::one({at(line)}, {TMA + 10 * i + k}, {kn}, "
                              f"{_cstr(f'{var} {TMA_PARTS[k]}: {src}')}, {expr});")
-    heads = "".join(f'#include "{h}"\n' for h in include_first)
+    # the source's own text is in the unit's cache key (cpp_build keys headers by their version files only)
+    heads = f"// source sha256 {hashlib.sha256(text.encode()).hexdigest()}\n"
+    heads += "".join(f'#include "{h}"\n' for h in include_first)
     # the probe lives in the collective's namespace: names resolve there as in the source (its using-directives)
     ns = re.sub(r"\s*<.*$", "", collective, flags=re.S).strip().split("::")[:-1]
     open_ns, close_ns = "".join(f"namespace {n} {{ " for n in ns if n), "}" * len([n for n in ns if n])
@@ -377,7 +381,7 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
     flow = collective_flow(text, name, mems) if flow is None else flow
     by_name = {r.source: r.index for r in records_ if r.index < COND}
     conds = {r.source: r.text.strip() == "1" for r in records_ if COND <= r.index < COND + 1000}
-    sline = _line(blank(text), struct_span(text, name)[0])
+    sline = flow.line
     doc = Doc(name, path, {"function": collective})
     smem, flow_smem, notes = {}, {}, []
     buffers = {}
@@ -452,7 +456,8 @@ def _aliasing(doc, path, name, records_, buffers, smem, operands, tma) -> None:
     """``equal`` of the layout a TMA atom writes a storage member through and the layout an MMA reads the same
     member through, when the member functions name two different layout members for them (FlashAttention-3's
     ``smem_v``: ``SmemLayoutVt`` in ``load``, ``SmemLayoutVtMma`` in ``mma``): the MMA reads element (i, j)
-    where the TMA wrote it only if the two are one function. At the writer's layout member."""
+    where the TMA wrote it only if the two are one function. At the reader's layout member (where the data
+    arrives wrong)."""
     by = {r.index: r for r in records_}
     for atom_i, tvar, tline, tstmt in tma:
         for mma_i, op, mvar, mline, mstmt in operands:
@@ -467,7 +472,7 @@ def _aliasing(doc, path, name, records_, buffers, smem, operands, tma) -> None:
             except CuteVerifyError as e:
                 doc.unknown(f"{tvar} and {mvar}", Loc(path, int(rt.at.rsplit(":", 1)[1])), str(e))
                 continue
-            loc = Loc(path, int(rt.at.rsplit(":", 1)[1]), None, f"{name} argument {ti} `{rt.source}`")
+            loc = Loc(path, int(rm.at.rsplit(":", 1)[1]), None, f"{name} argument {mi} `{rm.source}`")
             texts[1] = _matched(*texts)
             if texts[1] is None:
                 doc.unknown(f"{tvar} and {mvar} over {buf}", loc, f"{rt.source} and {rm.source} view {buf}, but "
