@@ -71,11 +71,11 @@ COND = 5000
 _ID = r"[A-Za-z_]\w*"
 _CUTE_RHS = re.compile(r"\b(?:tile_to_shape|make_tiled_mma|make_tiled_copy|Copy_Atom\s*<|Layout\s*<)")
 _TMA_STMT = re.compile(rf"({_ID})\s+({_ID})\s*=\s*(make_tma_copy(?:_A_sm90|_B_sm90)?)\s*\(")
-# the CTA tiler each host helper hands make_tma_copy_tiled (cute/atom/copy_traits_sm90_tma.hpp)
-#: device-only intrinsics that CUTLASS / FlashAttention-3 headers call in templates with non-dependent arguments
-#: (``__dp4a``, ``__hfma2`` in ``cutlass/numeric_conversion.h``): g++ diagnoses those at definition unless
-#: ``-fpermissive``; nothing calls them on the host
+#: device-only intrinsics that CUTLASS's headers call in templates with non-dependent arguments (``__dp4a``,
+#: ``__hfma2`` in ``cutlass/numeric_conversion.h``): g++ diagnoses those at definition unless ``-fpermissive``;
+#: nothing calls them on the host
 _FLAGS = ["-fpermissive"]
+# the CTA tiler each host helper hands make_tma_copy_tiled (cute/atom/copy_traits_sm90_tma.hpp)
 _TILER = {"make_tma_copy_A_sm90": "::cute::remove<1>({})", "make_tma_copy_B_sm90": "::cute::remove<0>({})",
           "make_tma_copy": "{}"}
 
@@ -111,7 +111,11 @@ class CollectiveFlow:
 
 
 def struct_span(text: str, name: str) -> tuple:
-    """``(start, end)`` of the body of ``struct NAME`` in ``text`` (braces included), or a CaptureError."""
+    """``(start, end)``: the offsets of the body of ``struct NAME`` in ``text``, braces included.
+
+    Admissibility: one definition ``struct NAME [: bases] {`` (the first is taken), read with comments and literals
+    blanked; none, or a body that does not close, is a CaptureError. Post-condition: ``text[start] == "{"`` and
+    ``text[end - 1] == "}"`` close each other."""
     s = blank(text)
     m = re.search(rf"\bstruct\s+{re.escape(name)}\s*(?::[^{{;]*)?\{{", s)
     if m is None:
@@ -123,7 +127,7 @@ def struct_span(text: str, name: str) -> tuple:
 
 
 def _depth0(s: str, start: int, end: int):
-    """Offsets in ``s[start+1:end-1]`` at brace depth 0 of the body, as a predicate list of spans."""
+    """The spans of ``s[start+1:end-1]`` at brace depth 0 of the body (class scope), as ``(a, b)`` pairs."""
     spans, depth, a = [], 0, start + 1
     for i in range(start + 1, end - 1):
         c = s[i]
@@ -140,7 +144,11 @@ def _depth0(s: str, start: int, end: int):
 
 
 def members(text: str, name: str) -> list:
-    """The class-scope ``using`` members of struct ``name`` that build a CuTe object, in source order."""
+    """The class-scope ``using NAME = RHS;`` members of struct ``name`` whose right side builds a CuTe object
+    (``tile_to_shape``, ``make_tiled_mma``, ``make_tiled_copy``, ``Copy_Atom<``, ``Layout<``), in source order.
+
+    Admissibility: as :func:`struct_span`; members of nested structs are not class scope and not listed.
+    Post-condition: each :class:`Member` is written at its line of the source, with its right side's text."""
     s = blank(text)
     start, end = struct_span(text, name)
     out = []
@@ -189,7 +197,12 @@ def _stmt(text: str, s: str, a: int, b: int) -> str:
 
 def host_tma(text: str, name: str) -> tuple:
     """``(param, prefix, atoms)`` of the collective's ``to_underlying_arguments``: its parameter's name, the text
-    of its body up to the end of the last TMA statement, and ``[(var, helper, args, line, stmt)]``; or None."""
+    of its body up to the end of the last TMA statement (comments dropped), and ``[(var, helper, args, line,
+    stmt)]`` for each ``TYPE var = make_tma_copy[_A_sm90|_B_sm90](args...);``.
+
+    Admissibility: a member function of that name with one parameter; None when it is absent or builds no atom
+    that way (an atom returned from a lambda is not listed). Post-condition: the prefix, run in a scope where the
+    parameter and the struct's names resolve, defines every listed ``var``."""
     s = blank(text)
     start, end = struct_span(text, name)
     for fname, a, b in _functions(s, start, end):
@@ -251,7 +264,12 @@ def _smem_tensor(s: str, a: int, semi: int, layouts: set):
 
 def collective_flow(text: str, name: str, mems: list) -> CollectiveFlow:
     """The relations the member functions of struct ``name`` write between its members ``mems`` (module
-    docstring); statements are matched on the source with comments blanked, one function at a time."""
+    docstring), each variable named ``FUNCTION::VAR``.
+
+    Admissibility: the idioms of the module docstring, matched on the source with comments blanked, one member
+    function at a time (a variable is local to its function); an ``if constexpr`` condition is listed in
+    ``conds`` (for the probe to print) only when every name in it is a ``static constexpr`` member.
+    Post-condition: every relation listed is a statement of that function between those objects."""
     s = blank(text)
     start, end = struct_span(text, name)
     kinds = {m.name: m.rhs for m in mems}
@@ -285,8 +303,7 @@ def collective_flow(text: str, name: str, mems: list) -> CollectiveFlow:
         for m in _PART.finditer(s, a, b):
             sl, what, var = m.groups()
             src = slices.get(sl)
-            ls = s.rfind(";", a, m.start()) + 1
-                # the statement: from the previous `;` (or the body's start) to the next one
+            ls = s.rfind(";", a, m.start()) + 1  # the statement: from the previous `;` to the next one
             stmt = _stmt(text, s, ls, s.find(";", m.end()) + 1)
             if what == "partition_D" and src is not None and src.startswith("tma_"):
                 f.tma.append((src, q + var, _line(s, m.start()), stmt))
@@ -303,8 +320,15 @@ def _cstr(t: str) -> str:
 
 
 def probe_unit(path: str, text: str, collective: str, host_args: str | None, include_first=()) -> tuple:
-    """The host translation unit printing the members of ``collective`` and its host-built TMA atoms:
-    ``(unit, mems, atoms, flow)``."""
+    """``(unit, mems, atoms, flow)``: the host translation unit that prints the members of ``collective`` (a
+    type defined in ``path``, whose text is ``text``), its printable ``if constexpr`` conditions, CuTe's own
+    ``make_tiled_copy_X`` of each built copy and, with ``host_args``, the TMA atoms ``to_underlying_arguments``
+    builds and their operands (module docstring); ``include_first``: headers included before ``path``.
+
+    Admissibility: as :func:`members` / :func:`host_tma`; the unit still needs CuTe's ``print`` for each member (a
+    member without one prints ``<not printable>``). Post-condition: the unit's run prints one record per member
+    (index = position in ``mems``), atom (after them), operand (``TMA + 10 i + k``), condition (``COND + k``)
+    and built copy (``BUILT + k``)."""
     name = re.sub(r"\s*<.*$", "", collective, flags=re.S).split("::")[-1].strip()
     mems = members(text, name)
     flow = collective_flow(text, name, mems)
@@ -354,7 +378,11 @@ def probe_unit(path: str, text: str, collective: str, host_args: str | None, inc
 def capture_collective(path, collective, host_args=None, includes=(), defines=(), include_first=(),
                        timeout=900, run_timeout=120) -> tuple:
     """Build and run the probe of ``collective`` (a type defined in ``path``): ``(records, info, mems, atoms,
-    flow)``. A failed build is a CaptureError quoting the first compiler error."""
+    flow)``; ``info`` as :func:`.cpp_capture.capture` gives it (one entry: the collective).
+
+    Admissibility: as :func:`probe_unit`; the build goes through :func:`.cpp_build.compile_cpp` (cached by
+    content; the source's hash is in the unit). A failed build is a CaptureError quoting the first compiler error.
+    Post-condition: the records are those the probe printed, in order, each with ``entry`` = ``collective``."""
     text = Path(path).read_text()
     unit, mems, atoms, flow = probe_unit(str(path), text, collective, host_args, include_first)
     unit += _DRIVER.replace("@CASES@", "  case 0: cv_collective_probe_t::run(); break;")
@@ -374,8 +402,12 @@ def capture_collective(path, collective, host_args=None, includes=(), defines=()
 
 
 def collective_documents(path: str, text: str, records_, collective: str, mems=None, flow=None) -> list:
-    """One document for the collective's records (members, TMA atoms, conditions) with its member functions'
-    relations, as :func:`.cpp_emit.emit_launch` maps a launch."""
+    """``[Doc]``: one document for the collective's records (members, TMA atoms, conditions) with its member
+    functions' relations, mapped as :func:`.cpp_emit.emit_launch` maps a launch whose arguments are the members,
+    plus the notes of an ``_RS`` MMA's register operand and the one-layout claims of :func:`_aliasing`.
+
+    Admissibility: ``mems`` / ``flow`` read from ``text`` when not given (the committed fixtures give them, so
+    ``text`` may be empty). Post-condition: every member record is in a claim's ``at``, a note or an unknown."""
     name = re.sub(r"\s*<.*$", "", collective, flags=re.S).split("::")[-1].strip()
     mems = members(text, name) if mems is None else mems
     flow = collective_flow(text, name, mems) if flow is None else flow
@@ -485,8 +517,11 @@ def _aliasing(doc, path, name, records_, buffers, smem, operands, tma) -> None:
 
 def check_collective(path, collective, host_args=None, includes=(), defines=(), include_first=(), jobs=1,
                      progress=None) -> tuple:
-    """Capture the collective, build its document, run it: ``(results, claims, docs, info)`` as
-    :func:`.cpp_check.check_cpp` returns them."""
+    """Capture the collective, build its document, run its claims: ``(results, claims, docs, info)`` as
+    :func:`.cpp_check.check_cpp` returns them.
+
+    Admissibility: as :func:`capture_collective`. Post-condition: one result row per claim, note and unknown of
+    the document, checked by the manifest checker."""
     recs, info, mems, atoms, flow = capture_collective(path, collective, host_args, includes, defines,
                                                        include_first)
     docs = collective_documents(str(path), Path(path).read_text(), recs, collective, mems, flow)
