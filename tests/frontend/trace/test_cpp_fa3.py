@@ -28,6 +28,7 @@ MUTANTS = {  # mutant -> the (kind, member) refuted, nothing else
     "tma_q_sw64": {("equal", "tma_load_Q")},            # the TMA of Q built over a 64-byte swizzled tile
     "pv_major_k": {("operand", "TiledMmaPV")},          # the PV MMA declares V^t K-major over its MN-major smem
     "vtmma_stage_order": {("equal", "SmemLayoutVtMma")},  # the MMA's view of smem_v tiles d first, the TMA's n
+    "control_q_sw64": set(),  # a control: Q's smem swizzled by 64 bytes for its TMA and its MMA alike, no bug
 }
 
 
@@ -131,6 +132,14 @@ def test_mutant_refuted_at_the_member_it_breaks(mutant):
     assert bad == MUTANTS[mutant]
     assert all(r["status"] == "refuted" for r in rows if (r["kind"], _member(r)) in MUTANTS[mutant]
                and r["status"] not in ("proved", "n/a"))
+
+
+def test_control_changes_the_layouts_but_keeps_them_consistent():
+    """The control mutant changes what the claims read (a 64-byte swizzle, a 32-element TMA box) and all prove."""
+    by = _by_source("control_q_sw64")
+    assert by["SmemLayoutQ"].text == "Sw<2,4,3> o smem_ptr[16b](unset) o ((_8,_16),(_32,_4)):((_32,_256),(_1,_4096))"
+    assert by["tma_load_Q gbasis: TmaGmemBasis"].text.startswith("(_32,_128,")
+    assert _by_source()["tma_load_Q gbasis: TmaGmemBasis"].text.startswith("(_64,_128,")
 
 
 def test_mutants_differ_where_the_claims_say_counted_independently():
