@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +21,7 @@ from click.testing import CliRunner
 from cuteverify import hardware
 from cuteverify.frontend.cli.main import main
 from cuteverify.frontend.trace import cpp_build, cpp_check
+from cuteverify.frontend.trace.cpp_capture import PRELUDE, include_flags
 from cuteverify.frontend.trace.cpp_collective_sm90 import COND, collective_documents
 from tests.frontend.trace import fa3_collective as F
 from tests.oracles.strategies import ev, parse_plain
@@ -200,3 +202,62 @@ def test_cli_collective(tmp_path, monkeypatch):
     rows = out["results"]
     assert not [r for r in rows if r["status"] == "refuted"]
     assert [r["at"].split("`")[1] for r in rows if r["status"] == "unknown"] == ["GmemTiledCopyAppendKV"]
+
+
+# FlashAttention-3's own dispatch, built host-only: run_mha_fwd_<90, half_t, 128, 128, ...> of
+# instantiations/flash_fwd_hdim128_fp16_sm90.cu with a problem of 3 M tiles (odd: ClusterM = 1), its launch
+# (cutlass::kernel_launch, stubbed in cpp/fa3_stubs: CUTLASS's own writes `<<<`) handing over the kernel type and
+# the Params the real to_underlying_arguments built. The device kernel body is not compiled (flash::enable_sm90
+# calls it under __CUDA_ARCH__ only); the host functions the dispatch calls are defined as successes.
+_DISPATCH = r"""
+#include <cstdio>
+#include <type_traits>
+#include "instantiations/flash_fwd_hdim128_fp16_sm90.cu"
+extern "C" cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+extern "C" cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return cudaSuccess; }
+extern "C" cudaError_t cudaGetLastError() { return cudaSuccess; }
+namespace cuteverify_capture {
+template <class T> void one(const char*, int, const char*, const char*, T const&) {}
+}
+template <class A, class L, class T> A const& cv_atom_of(cute::TiledCopy<A, L, T> const& t) { return t; }
+template <class GemmKernel, class Params> void cv_on_launch(Params const& params) {
+  std::printf("@@same %d\n", int(std::is_same_v<typename GemmKernel::CollectiveMainloop, @TYPE@>));
+  auto const& m = params.mainloop;
+  std::printf("@@tma_load_Q\n"); cute::print(cv_atom_of(m.tma_load_Q));
+  std::printf("\n@@tma_load_K\n"); cute::print(cv_atom_of(m.tma_load_K));
+  std::printf("\n@@tma_load_V\n"); cute::print(cv_atom_of(m.tma_load_V));
+  std::printf("\n@@end\n");
+}
+int main() {
+  Flash_fwd_params p{};
+  p.b = 2; p.b_k = 2; p.h = 16; p.h_k = 16; p.d = 128; p.dv = 128; p.seqlen_q = 384; p.seqlen_k = 512;
+  p.q_row_stride = p.k_row_stride = p.v_row_stride = p.o_row_stride = 2048;
+  p.q_head_stride = p.k_head_stride = p.v_head_stride = p.o_head_stride = 128;
+  p.q_batch_stride = p.o_batch_stride = 384 * 2048; p.k_batch_stride = p.v_batch_stride = 512 * 2048;
+  p.v_dim_stride = 1; p.num_splits = 1; p.num_sm = 132; p.window_size_left = p.window_size_right = -1;
+  p.scale_softmax = 0.088f;
+  run_mha_fwd_<90, cutlass::half_t, 128, 128, false, false, false, false>(p, nullptr);
+}
+"""
+
+
+@pytest.mark.differential
+@needs_fa3
+def test_fa3_dispatch_launches_this_configuration_with_these_atoms(tmp_path):
+    """The configuration is the one FlashAttention-3's dispatch launches for such a call (the compiler's
+    is_same of the launched kernel's CollectiveMainloop with TYPE), and the TMA atoms its real host path built are
+    those the --collective probe printed."""
+    stubs = str(F.HERE / "fa3_stubs")
+    unit = PRELUDE + _DISPATCH.replace("@TYPE@", F.TYPE)
+    flags = [*cpp_build.CXXFLAGS, "-fpermissive", "-no-pie", "-ffunction-sections", "-fdata-sections",
+             "-Wl,--gc-sections", "-Wl,--unresolved-symbols=ignore-all"]
+    incs = [f"-I{stubs}"] + include_flags(os.path.join(SRC, "hopper", "flash.h"), (), F.DEFINES)
+    c = cpp_build.compile_cpp(unit, str(tmp_path / "d.cpp"), str(tmp_path / "d"), flags=flags, includes=incs,
+                              timeout=900)
+    assert c.returncode == 0, c.stderr[-3000:]
+    out = subprocess.run([c.out], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "@@same 1" in out
+    by = _by_source()
+    for atom in ("tma_load_Q", "tma_load_K", "tma_load_V"):
+        printed = out.split(f"@@{atom}\n")[1].split("\n@@")[0].strip()
+        assert printed == by[atom].text.strip(), atom
