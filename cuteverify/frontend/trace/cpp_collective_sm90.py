@@ -5,8 +5,8 @@ layouts and atoms are not launch arguments but type members of a template parame
 FlashAttention-3 launches ``cutlass::device_kernel<AttnKernel>`` with one opaque ``Params`` struct; the smem
 layouts, tiled MMAs and copy atoms are the collective's type members (``using SmemLayoutQ = decltype(tile_to_shape(
 ...))``), its TMA atoms are built on the host in ``static Params to_underlying_arguments(Arguments const& args)``
-and the relations between them are written in its member functions (``load``, ``mma``, ...). Capturing through the
-real launch would instantiate the whole device kernel with g++; this module instead instantiates the collective
+and the relations between them are written in its member functions (``load``, ``mma``, ...), not in a kernel
+body; the launch argument itself is a struct CuTe cannot print. This module instead instantiates the collective
 type the user names and prints, as CuTe instantiates them:
 
 * every class-scope ``using NAME = ...`` whose right side builds a CuTe object (``tile_to_shape``,
