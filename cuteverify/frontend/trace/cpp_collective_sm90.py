@@ -440,7 +440,7 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
         i = by_name.get(mma)
         if i is None or var not in smem:
             continue
-        if op == "A" and "_RS<" in types.get(i, ""):
+        if op == "A" and re.search(r"_RS(?:_[A-Z]+)?<", types.get(i, "")):  # an RS atom: A from registers
             rs.append((i, var, line, stmt))
             continue
         operands.append((i, op, var, line, stmt))

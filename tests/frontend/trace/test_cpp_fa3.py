@@ -11,6 +11,7 @@ printed layouts that shares no code with cuteverify (tests/oracles/strategies.py
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -261,3 +262,16 @@ def test_fa3_dispatch_launches_this_configuration_with_these_atoms(tmp_path):
     for atom in ("tma_load_Q", "tma_load_K", "tma_load_V"):
         printed = out.split(f"@@{atom}\n")[1].split("\n@@")[0].strip()
         assert printed == by[atom].text.strip(), atom
+
+
+def test_rs_atom_spellings_read_a_from_registers():
+    """An RS atom's A is registers whatever its spelling (fp16 ``..._RS<``, fp8 ``..._RS_TN<``): a note, never an
+    operand claim (which would be inadmissible: no descriptor)."""
+    recs, mems, flow, _ = F.load()
+    renamed = [dataclasses.replace(r, type=r.type.replace("F32F16F16_RS<", "F32F16F16_RS_TN<"))
+               if r.source == "TiledMmaPV" else r for r in recs]
+    for rs in (recs, renamed):
+        rows = cpp_check.run_documents(collective_documents(F.PATH, "", rs, F.TYPE, mems, flow))[0]
+        assert not [r for r in rows if r["kind"] == "operand" and " reads A from " in r["claim"]
+                    and _member(r) == "TiledMmaPV"]
+        assert len([r for r in rows if r["kind"] == "note" and "registers (an _RS atom)" in r["reason"]]) == 2
