@@ -422,7 +422,7 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
         if isinstance(lay, tuple):
             if lay[1] not in conds:
                 notes.append((var, f"its layout is chosen by `if constexpr ({lay[1]})`, which the probe does not "
-                                   "print (not a static member of the struct)"))
+                                   "print (not a static member of the struct)", sline))
                 continue
             lay = lay[2 if conds[lay[1]] else 3]
         if isinstance(buf, tuple):  # an unknown buffer relates the tensor to no other
@@ -445,6 +445,11 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
             continue
         operands.append((i, op, var, line, stmt))
     tma = [(by_name[a], var, line, stmt) for a, var, line, stmt in flow.tma if a in by_name and var in smem]
+    for a, var, line, stmt in flow.tma:
+        if a not in by_name:
+            notes.append((f"{a} partitions {var} ({path}:{line}: {stmt})", "the atom was not printed: no --host-args, "
+                          "or to_underlying_arguments does not build it as `TYPE var = make_tma_copy...(...);` "
+                          "(returned from a lambda, say)", line))
     sm90 = Sm90Flow(smem=smem, operands=operands, tma=tma)
     built = {var: (letter, by_name[atom], by_name[mma]) for var, (letter, atom, mma) in flow.built.items()
              if atom in by_name and mma in by_name}
@@ -458,8 +463,8 @@ def collective_documents(path: str, text: str, records_, collective: str, mems=N
         doc.note(stmt, Loc(path, int(r.at.rsplit(":", 1)[1]), None, f"{name} argument {i} `{r.source}`"),
                  f"{path}:{line}: {r.source}'s A operand is registers (an _RS atom): partition_fragment_A({var}) "
                  "makes a register fragment, no descriptor reads the smem")
-    for var, why in notes:
-        doc.unknown(var, Loc(path, sline), why)
+    for var, why, line in notes:
+        doc.unknown(var, Loc(path, line), why)
     return [doc]
 
 
