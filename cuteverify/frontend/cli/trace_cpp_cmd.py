@@ -12,6 +12,7 @@ import click
 import yaml
 
 from cuteverify.frontend.trace.cpp_check import check_cpp
+from cuteverify.frontend.trace.cpp_collective_sm90 import check_collective
 from cuteverify.frontend.trace.cpp_commands import entry_flags
 
 from .check_cmd import check_writable, progress_option_value, progress_printer, render
@@ -48,6 +49,13 @@ def manifest_text(docs) -> str:
                    "cute::half_t>`); it is called with value-initialised arguments. Or a call expression "
                    "`f(args...)`, run as written (real problem sizes for a host that asserts on empty ones). "
                    "Repeatable.")
+@click.option("--collective", metavar="TYPE", help="Instead of launches: the SM90 collective TYPE (a struct of FILE, "
+              "every template argument given) verified from its type members, host-built TMA atoms and member "
+              "functions (FlashAttention-3's mainloop).")
+@click.option("--host-args", metavar="INIT", help="With --collective: the braced initializer of its Arguments "
+              "for to_underlying_arguments (real problem sizes: make_tma_copy asserts on empty extents).")
+@click.option("--include-first", "include_first", multiple=True, metavar="HEADER",
+              help="With --collective: a header included before FILE (as the project's own include order does).")
 @click.option("-I", "includes", multiple=True, metavar="DIR", help="An include directory. Repeatable.")
 @click.option("-D", "defines", multiple=True, metavar="X[=V]", help="A preprocessor definition. Repeatable.")
 @click.option("--compile-commands", "compile_commands", type=click.Path(exists=True, dir_okay=False),
@@ -63,8 +71,8 @@ def manifest_text(docs) -> str:
 @click.option("-q", "--quiet", is_flag=True, help="Only the failures and the summaries.")
 @click.option("-v", "--verbose", is_flag=True, help="Under each claim, what its kind establishes.")
 @guarded
-def trace_cpp_cmd(source, entries, includes, defines, compile_commands, manifest, jobs, junit, html_path, progress,
-                  as_json, quiet, verbose):
+def trace_cpp_cmd(source, entries, collective, host_args, include_first, includes, defines, compile_commands, manifest,
+                  jobs, junit, html_path, progress, as_json, quiet, verbose):
     check_writable(html_path, junit)
     std = None
     if compile_commands:
@@ -73,8 +81,13 @@ def trace_cpp_cmd(source, entries, includes, defines, compile_commands, manifest
     if manifest:
         check_writable(manifest)
     t0 = time.perf_counter()
-    results, claims, docs, info = check_cpp(source, list(entries), includes, defines, jobs=jobs,
-                                            progress=progress_printer(progress_option_value(progress)), std=std)
+    printer = progress_printer(progress_option_value(progress))
+    if collective:
+        results, claims, docs, info = check_collective(source, collective, host_args, includes, defines,
+                                                       include_first, jobs=jobs, progress=printer)
+    else:
+        results, claims, docs, info = check_cpp(source, list(entries), includes, defines, jobs=jobs, progress=printer,
+                                                std=std)
     if manifest:
         with open(manifest, "w", encoding="utf-8") as f:
             f.write(manifest_text(docs))
