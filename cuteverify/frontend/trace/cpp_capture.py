@@ -39,9 +39,9 @@ from pathlib import Path
 from ...errors import CaptureError
 from . import cpp_build
 from .cpp_flow import kernel_flow, resolve_kernel
-from .cpp_flow_sm90 import template_prints, tma_prints
+from .cpp_flow_sm90 import TMA, sm90_flow, template_prints, tma_prints
 from .cpp_launch import arch_guards, call_launches
-from . import cpp_host_tma, cpp_storage
+from . import cpp_host_tma, cpp_replay, cpp_storage
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -201,11 +201,11 @@ def _cstr(t: str) -> str:
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 
 
-def rewrite(text: str, path: str, entries) -> tuple:
+def rewrite(text: str, path: str, entries, replay: bool = True) -> tuple:
     """The host translation unit of the source ``text`` (at ``path``) and its launches: ``(unit, launches)``.
     ``entries``: the functions the driver calls (``gemm_tn<cute::half_t, cute::half_t>``), entry ``i`` when the
     program runs with argument ``i``. Line numbers of the source are kept (``#line``, and each replaced launch
-    keeps its newlines)."""
+    keeps its newlines). ``replay``: print the kernel body's TMEM objects (:mod:`.cpp_replay`)."""
     found = find_launches(text, path)
     if not found:
         raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` (or launch_kernel_on_cluster / cudaLaunchKernelEx) "
@@ -231,6 +231,7 @@ def rewrite(text: str, path: str, entries) -> tuple:
         call += cpp_storage.capture_calls(sflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
         call += cpp_host_tma.capture_calls(text, la.args, a, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr,
                                            [w[0] for w in sflow.tma_writes if w[1]] if sflow else ())
+        call += _sm100_calls(text, la, a, e, flow, replay, f"{path}:{la.line}", _cstr)
         call += "}"
         if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value,
             # parenthesised so that a macro argument (CUTE_CHECK_ERROR(cudaLaunchKernelEx(...))) stays one argument
@@ -244,8 +245,23 @@ def rewrite(text: str, path: str, entries) -> tuple:
     cases = "\n".join(f"  case {i}: " + (f"{ent};" if ent.rstrip().endswith(")") else
                                          f"::cuteverify_capture::call(&{ent});") + " break;"
                        for i, ent in enumerate(entries))
-    unit = PRELUDE + cpp_storage.PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
+    unit = (PRELUDE + cpp_storage.PRELUDE + cpp_replay.PRELUDE + f'#line 1 "{path}"\n' + body + "\n"
+            + cpp_replay.POSTLUDE + _DRIVER.replace("@CASES@", cases))
     return unit, [la for la, _, _ in found]
+
+
+def _sm100_calls(text, la, a, e, flow, replay, at, cstr) -> str:
+    """The Blackwell prints of one launch (:mod:`.cpp_replay`): its multicast / 2-SM TMA atoms' operands, and,
+    for a kernel whose body replays TMEM objects or indexes a cluster-shape argument, the launch's cluster and
+    (``replay``) the replayed objects."""
+    out = "".join(f"::cuteverify_capture::one({cstr(at)}, {k}, {cstr(la.kernel)}, {cstr(src)}, {expr}); "
+                  for k, src, expr in cpp_replay.tma_prints(text, la.args, a, TMA))
+    plan = cpp_replay.replay_plan(text, flow, sm90_flow(text, flow))
+    if plan is not None and (plan.items or plan.cluster_param is not None or out):
+        out += cpp_replay.cluster_call(text, a, e, cstr(at), cstr(la.kernel), cstr)
+        if replay:
+            out += cpp_replay.capture_calls(plan, la.args, cstr(at), cstr(la.kernel), cstr)
+    return out
 
 
 _ERROR = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
@@ -322,6 +338,12 @@ def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=1
     c = cpp_build.compile_cpp(unit, os.path.join(work, "unit.cpp"), os.path.join(work, "unit"), flags=flags,
                               includes=include_flags(path, includes, defines), timeout=timeout)
     info = {"compile_s": time.perf_counter() - t0, "cached": c.cached, "entries": {}}
+    bare, _ = rewrite(text, path, entries, replay=False)
+    if c.returncode != 0 and bare != unit:  # the replayed kernel-body statements (cpp_replay) did not compile
+        info["replay_error"] = first_error(c.stderr, path, text.count("\n") + 1, entries)
+        c = cpp_build.compile_cpp(bare, os.path.join(work, "unit.cpp"), os.path.join(work, "unit"), flags=flags,
+                                  includes=include_flags(path, includes, defines), timeout=timeout)
+        info["compile_s"] = time.perf_counter() - t0
     if c.returncode != 0:
         msg = first_error(c.stderr, path, text.count("\n") + 1, entries)
         guards = [g for g in arch_guards(text) if not any(d.split("=")[0] == g for d in defines)]

@@ -18,6 +18,7 @@ from .cpp_capture import BUILT, capture, find_launches
 from .cpp_emit import emit_launch
 from .cpp_flow import kernel_flow
 from .cpp_flow_sm90 import resolve_accesses, sm90_flow
+from .cpp_replay import replay_plan
 from .cpp_storage import storage_flow
 from .document import Doc
 from .mlir import Loc
@@ -60,6 +61,8 @@ def documents(path: str, text: str, records, info: dict) -> list:
         if sm90 is not None:
             resolve_accesses(flow, sm90)
         sflow = storage_flow(text, flow.kernel, la.kernel, offset) if flow is not None else None
+        if sflow is not None:  # the kernel body's TMEM objects and cluster the capture replayed (cpp_replay)
+            sflow.replay, sflow.replay_error = replay_plan(text, flow, sm90), info.get("replay_error")
         docs.append(emit_launch(doc, recs, flow, path, sm90, sflow))
     for entry, e in info.get("entries", {}).items():
         if e["returncode"] != 0:
