@@ -109,14 +109,15 @@ class _Sm100:
         ext = _ints(r.text)
         rec = self.extra.get(CLUSTER)
         if ext is None or self.cluster is None:
-            why = (f"the launch's cluster is not printed (a `<<<...>>>` launch states none)" if rec is None else
+            why = ("the launch's cluster is not printed (a `<<<...>>>` launch states none)" if rec is None else
                    f"the cluster {rec.text} / argument {r.text} is no flat shape of integers")
             self.la.doc.unknown(f"argument {ci} `{r.source}` as the launch's cluster", loc, why)
             return
         a = self.la.doc.layout(f"{r.source}_cluster", _identity(ext), loc)
         b = self.la.doc.layout("launch_cluster", _identity(self.cluster), loc)
+        cfg = rec.source.split(": ", 1)[1]
         self.la.doc.claim({"equal": [a, b]}, loc, name=f"{r.source} (the shape the kernel indexes "
-                          f"block_rank_in_cluster() by) is the launch's cluster {_strip(rec.text)} (of `{rec.source.split(': ', 1)[1]}`)")
+                          f"block_rank_in_cluster() by) is the launch's cluster {_strip(rec.text)} (of `{cfg}`)")
 
     # ----------------------------------------------------------------------------------------- TMA atoms
     def tma_atom(self, atom_i, r, p, written: list, via: str) -> bool:
@@ -242,7 +243,7 @@ class _Sm100:
         if columns is None or acc is None or (it.kind == "acc" and it.name != acc.name) or \
                 (it.kind != "acc" and it.line < placed[acc.name]):
             self.la.doc.unknown(it.stmt, loc, "its base is not placed in the allocation (no `.data() = base` of "
-                                f"the accumulator with base the address allocate(COLUMNS, &base) writes before "
+                                "the accumulator with base the address allocate(COLUMNS, &base) writes before "
                                 "it)" if columns is not None else "no tcgen05.alloc with a printed column count")
             return
         bits = int(m.group(1))

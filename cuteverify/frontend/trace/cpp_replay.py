@@ -17,10 +17,11 @@ texts ``KIND: NAME`` (:data:`KINDS`). The launch's cluster is printed too (recor
 as the shape ``(x,y,z)``.
 
 Admissibility: a kernel whose body names tensor memory (``make_tmem_copy``, a ``TMEM::Allocator``; elsewhere
-``make_fragment_C`` is a register fragment and nothing is replayed); a declaration is replayed when it is a top-level statement of the body written ``TYPE NAME =
-EXPR;``, ``TYPE NAME{...};`` or ``using NAME = TYPE;`` and every name of the body it uses is a parameter, a bound
-template parameter or a replayed declaration (a statement naming shared memory, an unbound template parameter or
-a name declared inside a nested block is not); an object whose declaration is not replayable is not printed (the
+``make_fragment_C`` is a register fragment and nothing is replayed); a declaration is replayed when it is a
+top-level statement of the body written ``TYPE NAME = EXPR;``, ``TYPE NAME{...};`` or ``using NAME = TYPE;``
+and every name of the body it uses is a parameter, a bound template parameter or a replayed declaration (a
+statement naming shared memory, an unbound template parameter or a name declared inside a nested block is not);
+an object whose declaration is not replayable is not printed (the
 caller reports it unknown). A replay that does not compile is dropped by the capture (:mod:`.cpp_capture` builds
 again without it) and reported unknown with the compiler's first error. Post-condition: every printed object is
 the value CuTe C++ computes for the body's own statement, at CTA 0 / thread 0.
@@ -66,7 +67,7 @@ _ID = r"[A-Za-z_]\w*"
 _DECL = re.compile(rf"^(?:typename\s+)?((?:{_ID}::)*{_ID}(?:\s*<.*>)?(?:\s*(?:const|&|\*))*)\s+({_ID})\s*"
                    r"(=|\{)(.*)$", re.S)
 _USING = re.compile(rf"^using\s+({_ID})\s*=\s*(.+)$", re.S)
-_BIND = re.compile(rf"^(?:auto|const\s+auto)\s*&?\s*\[([^\]]*)\]\s*=\s*(.+)$", re.S)
+_BIND = re.compile(r"^(?:auto|const\s+auto)\s*&?\s*\[([^\]]*)\]\s*=\s*(.+)$", re.S)
 _NOT_TYPES = {"return", "else", "case", "goto", "delete", "throw", "co_return"}
 _ACC = re.compile(rf"^({_ID})\s*\.\s*make_fragment_C\s*\(")
 _TMEM_COPY = re.compile(r"^make_tmem_copy\s*\(")
@@ -105,7 +106,8 @@ class Replay:
     bound to a parameter's type (``(name, param)``), the replayed declarations in body order (their text),
     the printed ``items``, the cluster parameter (index, or None: the parameter whose layout the body indexes
     by ``block_rank_in_cluster``), the allocation's base (the expression whose address ``allocate`` takes) and
-    ``placed``: tensor variable -> (the expression its ``.data()`` is set to, body line); ``skipped``: objects found but not replayable, with why."""
+    ``placed``: tensor variable -> (the expression its ``.data()`` is set to, body line); ``skipped``: objects
+    found but not replayable, with why."""
 
     params: list
     bound: list = field(default_factory=list)
@@ -366,13 +368,15 @@ def tma_prints(text: str, args, before: int, tma: int) -> list:
             out.append((base + 4, f"{x} multicast: {ops[4]}", ops[4]))
             continue
         g, sl, tiler, mma, vmnk = ops[1:]
-        gt = f"::cute::make_identity_layout(::cute::shape({g})).compose(::cute::remove<{1 if letter == 'A' else 0}>({tiler}))"
+        keep = 1 if letter == "A" else 0  # the mode of the MMA tiler the operand has not (N for A, M for B)
+        gt = f"::cute::make_identity_layout(::cute::shape({g})).compose(::cute::remove<{keep}>({tiler}))"
         cta = (f"[&]() {{ auto g_tile = {gt}; return ::cute::layout<1>(({mma}).thrfrg_{letter}(g_tile))"
                "(::cute::_, ::cute::repeat<::cute::rank(g_tile)>(::cute::_)); }()")
         mode = 2 if letter == "A" else 1
         for k, (src, expr) in enumerate(((g, f"::cute::layout({g})"), (sl, sl),
                                          (f"thrfrg_{letter} of {tiler}", cta),
-                                         ("TmaGmemBasis", f"typename ::std::decay_t<decltype({x})>::AuxParams::TmaGmemBasis{{}}"),
+                                         ("TmaGmemBasis", f"typename ::std::decay_t<decltype({x})>::AuxParams::"
+                                                          "TmaGmemBasis{}"),
                                          (f"size<{mode}>({vmnk})", f"::cute::size<{mode}>({vmnk})"))):
             out.append((base + k, f"{x} {('gmem', 'smem', 'cta_v_map', 'gbasis', 'multicast')[k]}: {src}", expr))
     return out

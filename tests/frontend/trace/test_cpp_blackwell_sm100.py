@@ -212,8 +212,8 @@ def test_an_allocation_smaller_than_the_accumulator_is_refuted_at_it():
     rows = _rows("03", _mutate(records, source, "512", "128"), info)
     acc = _line("03", "Tensor tCtAcc = cta_mma.make_fragment_C(tCgC);")
     assert {k for k, _ in _refuted(rows)} == {"tmem_view"}
-    assert [r["at"] for r in rows if r["status"] == "refuted"][0].endswith(f"03_mma_tma_multicast_sm100.cu:{acc}: "
-                                                                           "Tensor tCtAcc = cta_mma.make_fragment_C(tCgC)")
+    at = [r["at"] for r in rows if r["status"] == "refuted"][0]
+    assert at.endswith(f"03_mma_tma_multicast_sm100.cu:{acc}: Tensor tCtAcc = cta_mma.make_fragment_C(tCgC)")
     rows = _rows("03", _mutate(records, source, "512", "384"), info)
     assert {k for k, _ in _refuted(rows)} == {"tmem_alloc"}
 
@@ -262,3 +262,17 @@ def test_capture_prints_what_the_fixture_holds(monkeypatch, key):
     assert [(r.at, r.index, r.source, r.type, r.text) for r in records] == \
         [(r.at, r.index, r.source, r.type, r.text) for r in fixture]
     assert "replay_error" not in got and got["entries"] == info["entries"]
+
+
+def test_the_cluster_of_each_call_form_launch_is_printed_from_its_configuration():
+    text = ("void host() {\n"
+            "  auto s = cutlass::launch_kernel_on_cluster(params, (void const*) kptr, a, b);\n"
+            "  cudaError_t e = cudaLaunchKernelEx(&cfg /* the config */, &kern<T, 4>, x);\n"
+            "  kern<<<1, 2>>>(y);\n"
+            "}\n")
+    spans = [(a, e) for _, a, e in cpp_capture.find_launches(text, "t.cu")]
+    calls = [cpp_replay.cluster_call(text, a, e, '"at"', '"k"', lambda t: f'"{t}"') for a, e in spans]
+    assert calls == ['::cuteverify_capture::cluster("at", 5000, "k", "launch cluster: params", params); ',
+                     '::cuteverify_capture::cluster("at", 5000, "k", "launch cluster: &cfg", &cfg); ', ""]
+    # the printer: a cudaLaunchConfig_t pointer is read through its cluster dimension attribute
+    assert "cudaLaunchAttributeClusterDimension" in cpp_replay.POSTLUDE and "p.cluster_dims.x" in cpp_replay.POSTLUDE
