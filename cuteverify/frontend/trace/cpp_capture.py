@@ -205,7 +205,8 @@ def rewrite(text: str, path: str, entries, replay: bool = True) -> tuple:
     """The host translation unit of the source ``text`` (at ``path``) and its launches: ``(unit, launches)``.
     ``entries``: the functions the driver calls (``gemm_tn<cute::half_t, cute::half_t>``), entry ``i`` when the
     program runs with argument ``i``. Line numbers of the source are kept (``#line``, and each replaced launch
-    keeps its newlines). ``replay``: print the kernel body's TMEM objects (:mod:`.cpp_replay`)."""
+    keeps its newlines). ``replay``: print the Blackwell objects of :mod:`.cpp_replay` (the kernel body's TMEM
+    objects, the launch's cluster, multicast / 2-SM TMA operands)."""
     found = find_launches(text, path)
     if not found:
         raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` (or launch_kernel_on_cluster / cudaLaunchKernelEx) "
@@ -251,16 +252,17 @@ def rewrite(text: str, path: str, entries, replay: bool = True) -> tuple:
 
 
 def _sm100_calls(text, la, a, e, flow, replay, at, cstr) -> str:
-    """The Blackwell prints of one launch (:mod:`.cpp_replay`): its multicast / 2-SM TMA atoms' operands, and,
-    for a kernel whose body replays TMEM objects or indexes a cluster-shape argument, the launch's cluster and
-    (``replay``) the replayed objects."""
+    """The Blackwell prints of one launch (:mod:`.cpp_replay`), none without ``replay`` (the build that drops
+    them when they do not compile): its multicast / 2-SM TMA atoms' operands, and, for a kernel whose body
+    replays TMEM objects or indexes a cluster-shape argument, the launch's cluster and the replayed objects."""
+    if not replay:
+        return ""
     out = "".join(f"::cuteverify_capture::one({cstr(at)}, {k}, {cstr(la.kernel)}, {cstr(src)}, {expr}); "
                   for k, src, expr in cpp_replay.tma_prints(text, la.args, a, TMA))
     plan = cpp_replay.replay_plan(text, flow, sm90_flow(text, flow))
     if plan is not None and (plan.items or plan.cluster_param is not None or out):
         out += cpp_replay.cluster_call(text, a, e, cstr(at), cstr(la.kernel), cstr)
-        if replay:
-            out += cpp_replay.capture_calls(plan, la.args, cstr(at), cstr(la.kernel), cstr)
+        out += cpp_replay.capture_calls(plan, la.args, cstr(at), cstr(la.kernel), cstr)
     return out
 
 

@@ -95,6 +95,11 @@ class _Sm100:
         rec = self.extra.get(CLUSTER)
         self.cluster = _ints(rec.text) if rec is not None else None
 
+    def err(self) -> str:
+        """Why the capture printed none of cpp_replay's objects, when it says (its build without them)."""
+        e = getattr(self.sflow, "replay_error", None)
+        return f" (the capture's Blackwell prints did not compile: {e})" if e else ""
+
     def body_loc(self, line, stmt=""):
         return Loc(self.la.path, self.launch_line, None, f"{self.sflow.kernel} body, {self.la.path}:{line}"
                    + (f": {stmt}" if stmt else ""))
@@ -109,9 +114,10 @@ class _Sm100:
         ext = _ints(r.text)
         rec = self.extra.get(CLUSTER)
         if ext is None or self.cluster is None:
-            why = ("the launch's cluster is not printed (a `<<<...>>>` launch states none)" if rec is None else
+            why = ("the launch's cluster is not printed" + ("" if self.err() else " (a `<<<...>>>` launch states none)")
+                   if rec is None else
                    f"the cluster {rec.text} / argument {r.text} is no flat shape of integers")
-            self.la.doc.unknown(f"argument {ci} `{r.source}` as the launch's cluster", loc, why)
+            self.la.doc.unknown(f"argument {ci} `{r.source}` as the launch's cluster", loc, why + self.err())
             return
         a = self.la.doc.layout(f"{r.source}_cluster", _identity(ext), loc)
         b = self.la.doc.layout("launch_cluster", _identity(self.cluster), loc)
@@ -138,7 +144,7 @@ class _Sm100:
                    "make_tma_atom_A|B_sm100(OP, G, S, MMA_TILER, MMA, CLUSTER_VMNK) before the launch, operands in "
                    "scope)" if missing else "the launch's cluster is not printed: the multicast is not checked "
                    "against one")
-            self.la.doc.unknown(f"argument {atom_i} `{r.source}`", loc, f"a {base} atom: {why}")
+            self.la.doc.unknown(f"argument {atom_i} `{r.source}`", loc, f"a {base} atom: {why}{self.err()}")
             return True
         try:
             self._tma_claims(atom_i, r, p, base, parts, written, loc, via)
@@ -187,7 +193,6 @@ class _Sm100:
         plan = self.plan
         if plan is None:
             return
-        err = getattr(self.sflow, "replay_error", None)
         recs = {it.index: self.extra.get(it.index) for it in plan.items}
         for v, line, stmt, why in plan.skipped:
             self.la.doc.unknown(stmt, self.body_loc(line), f"`{v}` is not replayed on the host: {why}")
@@ -196,7 +201,7 @@ class _Sm100:
                 if it.kind in ("acc", "tmem_copy"):
                     self.handled |= {it.name, ("line", it.line)}
                     self.la.doc.unknown(it.stmt, self.body_loc(it.line), "the host capture did not print it"
-                                        + (f" (its replay did not compile: {err})" if err else ""))
+                                        + self.err())
             return
         columns = self.alloc(recs)
         layouts = {}

@@ -22,8 +22,8 @@ top-level statement of the body written ``TYPE NAME = EXPR;``, ``TYPE NAME{...};
 and every name of the body it uses is a parameter, a bound template parameter or a replayed declaration (a
 statement naming shared memory, an unbound template parameter or a name declared inside a nested block is not);
 an object whose declaration is not replayable is not printed (the
-caller reports it unknown). A replay that does not compile is dropped by the capture (:mod:`.cpp_capture` builds
-again without it) and reported unknown with the compiler's first error. Post-condition: every printed object is
+caller reports it unknown). When these prints do not compile the capture (:mod:`.cpp_capture`) builds again
+without any of them, and their objects are reported unknown with the compiler's first error. Post-condition: every printed object is
 the value CuTe C++ computes for the body's own statement, at CTA 0 / thread 0.
 """
 from __future__ import annotations
@@ -329,10 +329,21 @@ def cluster_call(text: str, start: int, end: int, at_c: str, kernel_c: str, cstr
 _TMA_CALL = re.compile(r"\s*=\s*(?:cute::)?make_tma_atom(?:_(A|B)_sm100)?\s*(?:<[^;]*?>)?\s*\(")
 
 
+def _open_to(s: str, start: int, end: int) -> bool:
+    """No block that is open at ``start`` closes before ``end``."""
+    depth = 0
+    for c in s[start:end]:
+        depth += (c == "{") - (c == "}")
+        if depth < 0:
+            return False
+    return True
+
+
 def tma_calls(text: str, args, before: int) -> list:
     """``[(argument index, letter or "", operand texts)]``: each launch argument (an identifier) the host built
     with the last ``X = make_tma_atom(OP, G, S, TILER, N)`` (five operands: a multicast count) or
-    ``X = make_tma_atom_A|B_sm100(OP, G, S, MMA_TILER, MMA, CLUSTER_VMNK)`` before the launch."""
+    ``X = make_tma_atom_A|B_sm100(OP, G, S, MMA_TILER, MMA, CLUSTER_VMNK)`` before the launch, no block closing
+    between the two (its operands are in scope at the launch)."""
     s = blank(text)
     plain = strip_comments(text, s)
     out = []
@@ -345,7 +356,9 @@ def tma_calls(text: str, args, before: int) -> list:
         if found is None:
             continue
         close = match_close(s, found.end() - 1, "(", ")")
-        ops = [" ".join(plain[a:b].split()) for a, b in split_args(s, found.end(), close - 1)] if close > 0 else []
+        if close < 0 or close > before or not _open_to(s, close, before):
+            continue  # its operands are not in scope at the launch (a block closes in between)
+        ops = [" ".join(plain[a:b].split()) for a, b in split_args(s, found.end(), close - 1)]
         letter = found.group(1) or ""
         if (letter and len(ops) == 6) or (not letter and len(ops) == 5):
             out.append((i, letter, ops))

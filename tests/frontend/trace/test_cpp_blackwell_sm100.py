@@ -232,15 +232,17 @@ def test_a_tma_atom_made_for_another_smem_layout_is_refuted_at_it():
     assert {at for _, at in _refuted(rows)} == {"kernel_ptr argument 8 `tma_atom_B`"}
 
 
-def test_records_without_the_replay_are_unknowns_naming_why():
-    """A capture whose replay did not compile (cpp_capture builds again without it) prints no TMEM object: the
-    accumulator and the TMEM copy are unknown rows quoting the compiler's error; nothing is claimed on them."""
+def test_records_without_the_blackwell_prints_are_unknowns_naming_why():
+    """A capture whose Blackwell prints did not compile (cpp_capture builds again without any of them) prints no
+    TMEM object, no cluster and no multicast count: the accumulator, the TMEM copy, the cluster argument and the
+    multicast atoms are unknown rows quoting the compiler's error; nothing is claimed on them."""
     records, info = _fixture("03")
-    bare = [r for r in records if r.index < cpp_replay.REPLAY]
+    bare = [r for r in records if r.index < cpp_replay.CLUSTER and not (r.index >= 3000 and r.index % 10 == 4)]
     rows = _rows("03", bare, dict(info, replay_error="unit.cpp:1:1: error: boom"))
     unknown = [r for r in rows if r["kind"] == "unmapped"]
-    assert len(unknown) == 2 and all("boom" in r["reason"] for r in unknown)
-    assert not [r for r in rows if r["kind"] in ("tmem_view", "tmem_alloc")]
+    assert len(unknown) == 5 and all("boom" in r["reason"] for r in unknown)
+    assert {r["at"].split("`")[1] for r in unknown if "`" in r["at"]} == {"cluster_shape", "tma_atom_A", "tma_atom_B"}
+    assert not [r for r in rows if r["kind"] in ("tmem_view", "tmem_alloc", "tma_atom")]
     assert all(r["status"] == "proved" for r in rows if r["kind"] not in ("note", "unmapped"))
 
 
