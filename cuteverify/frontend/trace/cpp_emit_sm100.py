@@ -97,8 +97,8 @@ class _Sm100:
 
     def err(self) -> str:
         """Why the capture printed none of cpp_replay's objects, when it says (its build without them)."""
-        e = getattr(self.sflow, "replay_error", None)
-        return f" (the capture's Blackwell prints did not compile: {e})" if e else ""
+        e = getattr(self.sflow, "replay_error", None)  # one line: the manifest's header comments quote it
+        return f" (the capture's Blackwell prints did not compile: {' '.join(e.split())})" if e else ""
 
     def body_loc(self, line, stmt=""):
         return Loc(self.la.path, self.launch_line, None, f"{self.sflow.kernel} body, {self.la.path}:{line}"

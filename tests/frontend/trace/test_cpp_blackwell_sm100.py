@@ -238,7 +238,7 @@ def test_records_without_the_blackwell_prints_are_unknowns_naming_why():
     multicast atoms are unknown rows quoting the compiler's error; nothing is claimed on them."""
     records, info = _fixture("03")
     bare = [r for r in records if r.index < cpp_replay.CLUSTER and not (r.index >= 3000 and r.index % 10 == 4)]
-    rows = _rows("03", bare, dict(info, replay_error="unit.cpp:1:1: error: boom"))
+    rows = _rows("03", bare, dict(info, replay_error="the host-only build failed:\n  unit.cpp:1:1: error: boom"))
     unknown = [r for r in rows if r["kind"] == "unmapped"]
     assert len(unknown) == 5 and all("boom" in r["reason"] for r in unknown)
     assert {r["at"].split("`")[1] for r in unknown if "`" in r["at"]} == {"cluster_shape", "tma_atom_A", "tma_atom_B"}
@@ -278,3 +278,25 @@ def test_the_cluster_of_each_call_form_launch_is_printed_from_its_configuration(
                      '::cuteverify_capture::cluster("at", 5000, "k", "launch cluster: &cfg", &cfg); ', ""]
     # the printer: a cudaLaunchConfig_t pointer is read through its cluster dimension attribute
     assert "cudaLaunchAttributeClusterDimension" in cpp_replay.POSTLUDE and "p.cluster_dims.x" in cpp_replay.POSTLUDE
+
+
+@pytest.mark.differential
+@needs_gxx
+def test_blackwell_prints_that_do_not_compile_fall_back_to_the_plain_capture(monkeypatch):
+    """The replayed statements are the kernel's own, compiled in another scope: when they do not compile, the
+    capture builds the unit again without any Blackwell print, keeps every launch argument, and says why."""
+    monkeypatch.chdir(ROOT)
+    real = cpp_replay.capture_calls
+    monkeypatch.setattr(cpp_replay, "capture_calls",
+                        lambda *a, **k: real(*a, **k).replace("Tensor tCtAcc =", "cv_no_such_name; Tensor tCtAcc ="))
+    _, info = _fixture("03")
+    entry, = info["entries"]
+    records, _, got = cpp_capture.capture(_path("03"), [entry], defines=["CUTLASS_ARCH_MMA_SM100_SUPPORTED=1"])
+    assert "cv_no_such_name" in got["replay_error"]
+    fixture, _ = _fixture("03")
+    plain = [(r.index, r.source, r.text) for r in fixture
+             if r.index < cpp_replay.CLUSTER and not (r.index >= 3000 and r.index % 10 == 4)]
+    assert [(r.index, r.source, r.text) for r in records] == plain
+    rows = _rows("03", records, got)
+    unknown = [r for r in rows if r["kind"] == "unmapped"]
+    assert len(unknown) == 5 and all("cv_no_such_name" in r["reason"] for r in unknown)
