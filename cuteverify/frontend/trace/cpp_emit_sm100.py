@@ -17,8 +17,8 @@ the records are :mod:`.cpp_replay`'s.
   storage layout the kernel's ``tma_partition`` writes;
 * **tensor memory**: ``tmem_alloc`` of the body's ``allocate(COLUMNS, &base)`` (its column count printed;
   ``two_cta`` for ``Allocator2Sm``), ``tmem_view`` of the accumulator (``make_fragment_C``) whose ``.data()`` the
-  body sets to that base, and of each TMEM tensor declared after it that a TMEM copy partitions (its printed
-  address is its offset from the accumulator's); for each ``make_tmem_copy`` the tiled copy entry
+  body sets to that base, and of each TMEM tensor computed from that accumulator, declared after the
+  ``.data()`` statement, that a TMEM copy partitions (its printed address is its offset from the accumulator's); for each ``make_tmem_copy`` the tiled copy entry
   ``make_tiled_copy(SM100_TMEM_LOAD_..., TV, TILER, dtype)`` with ``covers``, the atom and tiled differentials
   with CuTe's printed layouts, and the partition differential of each ``partition_S`` (cuteverify's
   ``get_slice(0).partition_S(L)`` of the printed TMEM tensor equals CuTe's printed one).
@@ -246,10 +246,11 @@ class _Sm100:
         acc = next((a for a in self.plan.items if a.kind == "acc" and a.name in placed), None)
         addr = int(m.group(2).replace(".", ""), 16)
         if columns is None or acc is None or (it.kind == "acc" and it.name != acc.name) or \
-                (it.kind != "acc" and it.line < placed[acc.name]):
+                (it.kind != "acc" and (it.of != acc.name or it.since <= placed[acc.name])):
             self.la.doc.unknown(it.stmt, loc, "its base is not placed in the allocation (no `.data() = base` of "
-                                "the accumulator with base the address allocate(COLUMNS, &base) writes before "
-                                "it)" if columns is not None else "no tcgen05.alloc with a printed column count")
+                                "the accumulator it is computed from, with base the address allocate(COLUMNS, "
+                                "&base) writes, before it)" if columns is not None else
+                                "no tcgen05.alloc with a printed column count")
             return
         bits = int(m.group(1))
         if (addr * 32) % bits:

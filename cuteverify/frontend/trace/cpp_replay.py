@@ -83,7 +83,8 @@ _WORD = re.compile(rf"(?<!::)(?<!->)(?<![\w.]){_ID}\b")
 class ReplayItem:
     """One replayed object: record ``index``, ``kind`` (:data:`KINDS`), ``name`` (the body's variable, or the
     column expression), the C++ expression printed, the body ``line`` and statement; ``of``: the variable a
-    partition / TMEM copy is of (``tmem_part``, ``tmem_copy``), the copy a partition is by (``by``)."""
+    partition / TMEM copy is of (``tmem_part``, ``tmem_copy``), the accumulator a ``tmem_tensor`` is computed from
+    ("" if none), the copy a partition is by (``by``); ``since``: a ``tmem_tensor``'s declaration line."""
 
     index: int
     kind: str
@@ -93,6 +94,7 @@ class ReplayItem:
     stmt: str
     of: str = ""
     by: str = ""
+    since: int = 0
 
     @property
     def source(self) -> str:
@@ -220,8 +222,8 @@ def replay_plan(text: str, flow, sm90) -> Replay | None:
     wanted: set = set()
     items: list = []
 
-    def add(kind, name, expr, off, stmt, of="", by=""):
-        items.append(ReplayItem(REPLAY + len(items), kind, name, expr, line(off), stmt, of, by))
+    def add(kind, name, expr, off, stmt, of="", by="", since=0):
+        items.append(ReplayItem(REPLAY + len(items), kind, name, expr, line(off), stmt, of, by, since))
 
     tensors = {}
     for off, names, kind, stmt in decls:
@@ -259,7 +261,12 @@ def replay_plan(text: str, flow, sm90) -> Replay | None:
                     need(pnames[0], wanted)
                     if pm.group(2) not in tensors:
                         tensors[pm.group(2)] = True
-                        add("tmem_tensor", pm.group(2), pm.group(2), poff, pstmt)
+                        dep: set = set()
+                        need(pm.group(2), dep)  # the declarations it is computed from: an accumulator's?
+                        src = next((a.name for a in items if a.kind == "acc" and ok.get(a.name) in dep), "")
+                        n = ok.get(pm.group(2))
+                        add("tmem_tensor", pm.group(2), pm.group(2), poff, pstmt, of=src,
+                            since=line(decls[n][0]) if n is not None else 0)
                     add("tmem_part", pnames[0], pnames[0], poff, pstmt, of=pm.group(2), by=v)
     body = bl[start:end]
     for m in _ALLOC.finditer(body):

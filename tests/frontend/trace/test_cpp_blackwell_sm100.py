@@ -98,7 +98,7 @@ def test_replay_reads_the_tensor_memory_objects_and_the_cluster_argument_from_th
     plan5 = _plan("05")
     assert [(i.kind, i.name, i.of, i.by) for i in plan5.items if i.kind.startswith("tmem_") and "col" not in i.kind
             and "alloc" not in i.kind] == [("tmem_copy", "t2r_copy", "tAcc_epi(_,_0{})", ""),
-                                            ("tmem_tensor", "tAcc_epi", "", ""),
+                                            ("tmem_tensor", "tAcc_epi", "tCtAcc", ""),
                                             ("tmem_part", "tTR_tAcc", "tAcc_epi", "t2r_copy")]
 
 
@@ -300,3 +300,19 @@ def test_blackwell_prints_that_do_not_compile_fall_back_to_the_plain_capture(mon
     rows = _rows("03", records, got)
     unknown = [r for r in rows if r["kind"] == "unmapped"]
     assert len(unknown) == 5 and all("cv_no_such_name" in r["reason"] for r in unknown)
+
+
+def test_a_tmem_tensor_not_computed_from_the_accumulator_is_not_placed():
+    """05's ``tAcc_epi`` is ``zipped_divide(tCtAcc, ...)``: placed where the accumulator is. Written over another
+    TMEM pointer (same records, edited source) nothing places it in the allocation: unknown, not claimed."""
+    text = _src("05").read_text()
+    old = "Tensor tAcc_epi = zipped_divide(tCtAcc, epi_tiler_v);"
+    assert text.count(old) == 1
+    edited = text.replace(old, "Tensor tAcc_epi = zipped_divide(make_tensor(make_tmem_ptr<float>(), tCgC.layout()), "
+                               "epi_tiler_v);")
+    records, info = _fixture("05")
+    rows = cpp_check.run_documents(cpp_check.documents(_path("05"), edited, records, info))[0]
+    views = [r for r in rows if r["kind"] == "tmem_view"]
+    assert len(views) == 1 and "tCtAcc" in views[0]["claim"]
+    assert [r for r in rows if r["kind"] == "unmapped" and "not placed in the allocation" in r["reason"]
+            and "tTR_tAcc" in r["claim"]]
