@@ -18,10 +18,11 @@ the records are :mod:`.cpp_replay`'s.
 * **tensor memory**: ``tmem_alloc`` of the body's ``allocate(COLUMNS, &base)`` (its column count printed;
   ``two_cta`` for ``Allocator2Sm``), ``tmem_view`` of the accumulator (``make_fragment_C``) whose ``.data()`` the
   body sets to that base, and of each TMEM tensor computed from that accumulator, declared after the
-  ``.data()`` statement, that a TMEM copy partitions (its printed address is its offset from the accumulator's); for each ``make_tmem_copy`` the tiled copy entry
-  ``make_tiled_copy(SM100_TMEM_LOAD_..., TV, TILER, dtype)`` with ``covers``, the atom and tiled differentials
-  with CuTe's printed layouts, and the partition differential of each ``partition_S`` (cuteverify's
-  ``get_slice(0).partition_S(L)`` of the printed TMEM tensor equals CuTe's printed one).
+  ``.data()`` statement, that a TMEM copy partitions (its printed address is its offset from the accumulator's);
+  for each ``make_tmem_copy`` the tiled copy entry ``make_tiled_copy(SM100_TMEM_LOAD_..., TV, TILER, dtype)`` with
+  ``covers``, the atom and tiled differentials with CuTe's printed layouts, and the partition differential of
+  each ``partition_S`` (cuteverify's ``get_slice(0).partition_S(L)`` of the printed TMEM tensor equals CuTe's
+  printed one).
 
 What the records do not give (no cluster printed, a replay that did not compile, a tensor whose base is not the
 allocation's) is an unknown with the reason. Post-condition: :func:`emit_sm100` returns what it covered (atom

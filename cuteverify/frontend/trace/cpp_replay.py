@@ -21,10 +21,10 @@ Admissibility: a kernel whose body names tensor memory (``make_tmem_copy``, a ``
 top-level statement of the body written ``TYPE NAME = EXPR;``, ``TYPE NAME{...};`` or ``using NAME = TYPE;``
 and every name of the body it uses is a parameter, a bound template parameter or a replayed declaration (a
 statement naming shared memory, an unbound template parameter or a name declared inside a nested block is not);
-an object whose declaration is not replayable is not printed (the
-caller reports it unknown). When these prints do not compile the capture (:mod:`.cpp_capture`) builds again
-without any of them, and their objects are reported unknown with the compiler's first error. Post-condition: every printed object is
-the value CuTe C++ computes for the body's own statement, at CTA 0 / thread 0.
+an object whose declaration is not replayable is not printed (the caller reports it unknown). When these prints
+do not compile the capture (:mod:`.cpp_capture`) builds again without any of them, and their objects are reported
+unknown with the compiler's first error. Post-condition: every printed object is the value CuTe C++ computes for
+the body's own statement, at CTA 0 / thread 0.
 """
 from __future__ import annotations
 
