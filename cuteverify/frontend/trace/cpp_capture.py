@@ -41,9 +41,9 @@ from pathlib import Path
 from ...errors import CaptureError
 from . import cpp_build
 from .cpp_flow import kernel_flow, resolve_kernel
-from .cpp_flow_sm90 import template_prints, tma_prints
+from .cpp_flow_sm90 import TMA, sm90_flow, template_prints, tma_prints
 from .cpp_launch import arch_guards, call_launches
-from . import cpp_cuda_only, cpp_headers, cpp_host_tma, cpp_storage, cpp_traits
+from . import cpp_cuda_only, cpp_headers, cpp_host_tma, cpp_replay, cpp_storage, cpp_traits
 from .cpp_text import blank, match_close, split_args
 
 __all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
@@ -215,28 +215,30 @@ def _cstr(t: str) -> str:
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 
 
-def rewrite(text: str, path: str, entries, sources=None, header_launches=None) -> tuple:
+def rewrite(text: str, path: str, entries, sources=None, header_launches=None, replay: bool = True) -> tuple:
     """The host translation unit of the source ``text`` (at ``path``) and its launches: ``(unit, launches)``.
     ``entries``: the functions the driver calls (``gemm_tn<cute::half_t, cute::half_t>``), entry ``i`` when the
     program runs with argument ``i``. Line numbers of the source are kept (``#line``, and each replaced launch
     keeps its newlines). ``sources``: the source and its user headers (path -> text, :mod:`.cpp_headers`), where
     kernels and the functions they call are looked up; ``header_launches``: launches found in user headers
-    (then the source may have none)."""
+    (then the source may have none); ``replay``: print the Blackwell objects of :mod:`.cpp_replay` (the kernel
+    body's TMEM objects, the launch's cluster, multicast / 2-SM TMA operands)."""
     found = find_launches(text, path)
     if not found and not header_launches:
         raise CaptureError(f"{path}: no `kernel<<<...>>>(...)` (or launch_kernel_on_cluster / cudaLaunchKernelEx) "
                            "launch in this file or the user headers it includes: nothing to capture")
-    body = replace_launches(text, path, found, sources)
+    body = replace_launches(text, path, found, sources, replay)
     body = _MAIN.sub("int cuteverify_user_main(", body)
     # an entry is a function (called with value-initialised arguments) or a call expression `f(args...)`
     cases = "\n".join(f"  case {i}: " + (f"{ent};" if ent.rstrip().endswith(")") else
                                          f"::cuteverify_capture::call(&{ent});") + " break;"
                        for i, ent in enumerate(entries))
-    unit = PRELUDE + cpp_storage.PRELUDE + f'#line 1 "{path}"\n' + body + "\n" + _DRIVER.replace("@CASES@", cases)
+    unit = (PRELUDE + cpp_storage.PRELUDE + cpp_replay.PRELUDE + f'#line 1 "{path}"\n' + body + "\n"
+            + cpp_replay.POSTLUDE + _DRIVER.replace("@CASES@", cases))
     return unit, [la for la, _, _ in found]
 
 
-def replace_launches(text: str, path: str, found=None, sources=None) -> str:
+def replace_launches(text: str, path: str, found=None, sources=None, replay: bool = True) -> str:
     """``text`` (at ``path``) with each of its launches ``found`` (:func:`find_launches`) replaced by the host
     call printing its arguments, every newline kept. Admissibility: as :func:`rewrite`. Post-condition: the
     text keeps its line count; a launch whose kernel is in ``sources`` with type-member relations
@@ -266,6 +268,7 @@ def replace_launches(text: str, path: str, found=None, sources=None) -> str:
         if flow is None and sources:  # a kernel in a user header, its layouts type members of a template argument
             tflow = cpp_traits.traits_flow(sources, resolve_kernel(bl, la.kernel, a), la.kernel, text, a)
             call += cpp_traits.capture_calls(tflow, _cstr(f"{path}:{la.line}"), _cstr(la.kernel), _cstr)
+        call += _sm100_calls(text, la, a, e, flow, replay, f"{path}:{la.line}", _cstr)
         call += "}"
         if la.value:  # a launch call is an expression: the block runs in a lambda returning its success value,
             # parenthesised so that a macro argument (CUTE_CHECK_ERROR(cudaLaunchKernelEx(...))) stays one argument
@@ -275,6 +278,21 @@ def replace_launches(text: str, path: str, found=None, sources=None) -> str:
         last = e
     parts.append(text[last:])
     return "".join(parts)
+
+
+def _sm100_calls(text, la, a, e, flow, replay, at, cstr) -> str:
+    """The Blackwell prints of one launch (:mod:`.cpp_replay`), none without ``replay`` (the build that drops
+    them when they do not compile): its multicast / 2-SM TMA atoms' operands, and, for a kernel whose body
+    replays TMEM objects or indexes a cluster-shape argument, the launch's cluster and the replayed objects."""
+    if not replay:
+        return ""
+    out = "".join(f"::cuteverify_capture::one({cstr(at)}, {k}, {cstr(la.kernel)}, {cstr(src)}, {expr}); "
+                  for k, src, expr in cpp_replay.tma_prints(text, la.args, a, TMA))
+    plan = cpp_replay.replay_plan(text, flow, sm90_flow(text, flow))
+    if plan is not None and (plan.items or plan.cluster_param is not None or out):
+        out += cpp_replay.cluster_call(text, a, e, cstr(at), cstr(la.kernel), cstr)
+        out += cpp_replay.capture_calls(plan, la.args, cstr(at), cstr(la.kernel), cstr)
+    return out
 
 
 _ERROR = re.compile(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
@@ -385,6 +403,13 @@ def capture(source, entries, includes=(), defines=(), timeout=900, run_timeout=1
                               includes=include_flags(path, includes, defines) + hflags, timeout=timeout,
                               deps=written)
     info = {"compile_s": time.perf_counter() - t0, "cached": c.cached, "entries": {}}
+    bare, _ = rewrite(text, path, entries, sources, hl, replay=False)
+    if c.returncode != 0 and bare != unit:  # the replayed kernel-body statements (cpp_replay) did not compile
+        info["replay_error"] = first_error(c.stderr, path, text.count("\n") + 1, entries, text)
+        c = cpp_build.compile_cpp(bare, os.path.join(work, "unit.cpp"), os.path.join(work, "unit"), flags=flags,
+                                  includes=include_flags(path, includes, defines) + hflags, timeout=timeout,
+                                  deps=written)
+        info["compile_s"] = time.perf_counter() - t0
     if c.returncode != 0:
         msg = first_error(c.stderr, path, text.count("\n") + 1, entries, text)
         guards = [g for g in arch_guards(text) if not any(d.split("=")[0] == g for d in defines)]

@@ -20,6 +20,7 @@ from .cpp_emit_traits import emit_traits_launch
 from .cpp_flow import kernel_flow, resolve_kernel
 from .cpp_headers import launch_headers, user_headers
 from .cpp_flow_sm90 import resolve_accesses, sm90_flow
+from .cpp_replay import replay_plan
 from .cpp_storage import storage_flow
 from .cpp_text import blank
 from .cpp_traits import traits_flow
@@ -73,6 +74,8 @@ def documents(path: str, text: str, records, info: dict) -> list:
         if sm90 is not None:
             resolve_accesses(flow, sm90)
         sflow = storage_flow(ltext, flow.kernel, la.kernel, offset) if flow is not None else None
+        if sflow is not None:  # the kernel body's TMEM objects and cluster the capture replayed (cpp_replay)
+            sflow.replay, sflow.replay_error = replay_plan(ltext, flow, sm90), info.get("replay_error")
         if tflow is not None:
             docs.append(emit_traits_launch(doc, recs, flow, path, sm90, sflow, tflow, ltext))
         else:

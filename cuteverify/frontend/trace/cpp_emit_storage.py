@@ -26,6 +26,7 @@ import re
 
 from ...errors import CuteVerifyError
 from ...hardware.library import catalog
+from .cpp_emit_sm100 import emit_sm100
 from .cpp_host_tma import PARTS
 from .cpp_read import dtype_name, is_dynamic, template_args
 from .cpp_storage import STORAGE, StorageFlow
@@ -130,12 +131,13 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
         doc.claim({"injective": name}, loc, name=f"{st.source}: the smem layout of `{st.tensor}` in {sflow.kernel} "
                   "is injective")
         done[st.source] = lay_of[st.tensor] = (name, loc, bits)
+    handled = emit_sm100(la, sflow, lay_of)  # cluster, multicast / 2-SM TMA atoms, tensor memory
     for mma_i, how, letter, tensor, line, stmt in sflow.fragments:
         mma = la.entry.get(mma_i)
         p = la.printed.get(mma_i)
         where = _source(p.op, letter) if p is not None and p.op else None
         if letter == "C":
-            if how == "make_fragment" and mma is not None and where == "tmem":
+            if how == "make_fragment" and mma is not None and where == "tmem" and ("line", line) not in handled:
                 doc.unknown(f"{stmt}", la.loc(by[mma_i]), f"{la.path}:{line}: the accumulator in tensor memory "
                             "(make_fragment_C): the host capture allocates no TMEM, so its layout is not printed")
             continue
@@ -162,7 +164,8 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
                   f"{by[mma_i].source} reads {name} through its UMMA descriptors")
     for atom_i, names, line, stmt in sflow.tma_writes:
         r, p = by.get(atom_i), la.printed.get(atom_i)
-        if r is None or p is None or p.kind != "copy_atom" or not any(lay_of.get(n) for n in names):
+        if r is None or p is None or p.kind != "copy_atom" or not any(lay_of.get(n) for n in names) or \
+                atom_i in handled:
             continue  # an atom writing no storage tensor is cpp_emit_sm90's (its smem from the kernel body)
         la.used.add(atom_i)
         why = _host_tma(la, r, [lay_of[n][0] for n in names if lay_of.get(n)], recs_by_source)
@@ -175,6 +178,8 @@ def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
                     f"{what} the host builds with make_tma_atom and the kernel writes {', '.join(names) or 'smem'} "
                     f"with ({la.path}:{line}: {stmt}): {why}")
     for var, line, stmt in sflow.tmem_copies:
+        if var in handled:
+            continue
         doc.unknown(stmt, Loc(la.path, launch_line, None, f"{sflow.kernel} body, {la.path}:{line}"),
                     "a copy the kernel body builds from a tensor-memory tensor (make_tmem_copy): the host capture "
                     "allocates no TMEM, so it is not printed")
