@@ -129,7 +129,7 @@ def _read_body(s, text, start, end, flow: Flow) -> None:
         copy = index.get(m.group(2), m.group(2) if m.group(2) in flow.built else None)
         slices.setdefault(m.group(1), []).append((m.start(), copy))
     for m in _PART.finditer(body):
-        copy = next((c for at, c in reversed(slices.get(m.group(1), ())) if at < m.start()), None)
+        copy = _slice_at(slices, m.group(1), m.start())
         close = match_close(body, m.end() - 1, "(", ")")
         if copy is None or close < 0:
             continue
@@ -144,10 +144,15 @@ def _read_body(s, text, start, end, flow: Flow) -> None:
             flow.others.append((copy, side, arg, line, stmt))
     frags = {m.group(1): m.group(2) for m in _FRAG.finditer(body)}
     for m in _RETILE.finditer(body):
-        copy = slices.get(m.group(1))
+        copy = _slice_at(slices, m.group(1), m.start())
         if isinstance(copy, str) and m.group(2) in frags:
             flow.retiled[copy] = frags[m.group(2)]
     _read_crossed(s, text, start, body, slices, frags, flow)
+
+
+def _slice_at(slices: dict, name: str, at: int):
+    """The copy the slice variable ``name`` is at body offset ``at``: its last definition before it, or None."""
+    return next((c for pos, c in reversed(slices.get(name, ())) if pos < at), None)
 
 
 def _read_crossed(s, text, start, body, slices, frags, flow: Flow) -> None:
@@ -156,12 +161,13 @@ def _read_crossed(s, text, start, body, slices, frags, flow: Flow) -> None:
     src, dst = {}, {}
     for m in _DEF.finditer(body):
         var, base, how = m.groups()
-        if how == "partition_S" and isinstance(slices.get(base), str):
-            src[var] = slices[base]
-        elif how == "retile_D" and isinstance(slices.get(base), str):
+        copy = _slice_at(slices, base, m.start())
+        if how == "partition_S" and isinstance(copy, str):
+            src[var] = copy
+        elif how == "retile_D" and isinstance(copy, str):
             tail = body[m.end():body.find(")", m.end())].strip()
             if tail in frags:
-                dst[var] = (slices[base], frags[tail])
+                dst[var] = (copy, frags[tail])
         elif how is None and base in src:
             src[var] = src[base]           # an alias: ``Tensor tXsA_p = tXsA(_,_,_,pipe)``
     for m in _COPY.finditer(body):

@@ -381,7 +381,8 @@ def test_runtime_int_in_a_flagged_gmma_layout_is_no_fact():
     decided = [r for r in about if r["status"] in ("proved", "refuted") and r["kind"] in
                ("banks", "vector", "injective", "operand") and ("sA" in r["claim"] or "`sA`" in r["at"])]
     assert not decided, [(r["kind"], r["claim"][:60]) for r in decided]
-    unknown = [r for r in about if r["status"] == "unknown"]
+    # (the gmem copies' 16-byte vectors are unknowns of their own: an obligation on the runtime leading dimension)
+    unknown = [r for r in about if r["status"] == "unknown" and not r["claim"].startswith("16-byte vectors of")]
     assert {"`sA`" in r["at"] or "partition_D(sA_)" in r["claim"] or "make_fragment_A" in r["claim"]
             for r in unknown} == {True} and len(unknown) == 3
 
