@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from .cpp_flow import Flow
 from .cpp_launch import strip_comments
-from .cpp_text import blank, match_close, split_args
+from .cpp_text import blank, launch_template_args, match_close, split_args
 
 __all__ = ["Sm90Flow", "sm90_flow", "template_prints", "tma_prints", "TEMPLATE", "TMA"]
 
@@ -168,26 +168,6 @@ def resolve_accesses(flow: Flow, sm90: Sm90Flow) -> None:
     flow.others[:] = keep
 
 
-def _template_args(s: str, kernel: str, launched: str, before: int):
-    """The template argument texts the launch at ``before`` instantiates ``kernel`` with: those written in
-    ``launched`` (``gemm_device<...><<<``), else those at the last ``NAME = ... kernel<...>`` before it."""
-    if "<" in launched:
-        lt = launched.find("<")
-        gt = match_close(launched, lt, "<", ">")
-        return [launched[a:b].strip() for a, b in split_args(launched, lt + 1, gt - 1)] if gt > 0 else None
-    base = launched.split("::")[-1]
-    assign = None
-    for m in re.finditer(rf"\b{re.escape(base)}\s*=", s[:before]):
-        assign = m.end()
-    if assign is None:
-        return None
-    m = re.compile(rf"\b{re.escape(kernel)}\s*<").search(s, assign, before)
-    if m is None:
-        return None
-    gt = match_close(s, m.end() - 1, "<", ">")
-    return [" ".join(s[a:b].split()) for a, b in split_args(s, m.end(), gt - 1)] if gt > 0 else None
-
-
 def template_prints(text: str, flow: Flow | None, launched: str, before: int) -> list:
     """``[(index, source text, C++ expression)]``: the template arguments the capture prints at a launch, one
     per smem tensor the kernel lays out with a template parameter's type (``decltype(X)`` prints ``X``, a type
@@ -198,7 +178,7 @@ def template_prints(text: str, flow: Flow | None, launched: str, before: int) ->
     wanted = sorted({j for kind, j in sm90.smem.values() if kind == "tparam"})
     if not wanted:
         return []
-    args = _template_args(blank(text), flow.kernel, launched, before)
+    args = launch_template_args(blank(text), flow.kernel, launched, before, fallback=False)
     out = []
     for j in wanted:
         if args is None or j >= len(args):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .cpp_text import blank, match_close, split_args
+from .cpp_text import blank, launch_template_args, match_close, split_args
 
 __all__ = ["StorageTensor", "StorageFlow", "storage_flow", "capture_calls", "PRELUDE", "STORAGE"]
 
@@ -98,23 +98,6 @@ def _stmt(text: str, at: int) -> str:
     return text[text.rfind("\n", 0, at) + 1:text.find("\n", at)].split("//")[0].strip()
 
 
-def _template_args(s: str, text: str, name: str, kernel: str, before: int) -> list | None:
-    """The template argument texts of the launched kernel ``NAME<...>``: in the kernel expression, else in the
-    last ``kernel = &NAME<...>`` before the launch."""
-    base = kernel.split("<", 1)[0].split("::")[-1].strip()
-    pats = [rf"\b{re.escape(base)}\s*=\s*&?\s*{re.escape(name)}\s*<"] if base != name else []
-    pats.append(rf"&?\s*\b{re.escape(name)}\s*<")
-    for pat in pats:
-        found = None
-        for m in re.finditer(pat, s[:before]):
-            found = m
-        if found is not None:
-            close = match_close(s, found.end() - 1, "<", ">")
-            if close > 0:
-                return [" ".join(text[a:b].split()) for a, b in split_args(s, found.end(), close - 1)]
-    return None
-
-
 def _template_params(s: str, at: int) -> list:
     """The template parameter names of the declaration starting at or before ``at`` (after the last ``;`` / ``}``)."""
     start = max(s.rfind(";", 0, at), s.rfind("}", 0, at))
@@ -151,7 +134,7 @@ def storage_flow(text: str, kernel_name: str, launched: str, launch_offset: int)
         end = match_close(s, brace, "{", "}")
         tparams = _template_params(s, m.start())
         params = [_last_ident(s[a:b]) for a, b in split_args(s, m.end(), pclose - 1)]
-        targs = _template_args(s, text, kernel_name, launched, launch_offset) or []
+        targs = launch_template_args(s, kernel_name, launched, launch_offset) or []
         flow = StorageFlow(kernel_name)
         _read(s, text, brace, end, tparams, params, targs, launch_offset, flow)
         return flow

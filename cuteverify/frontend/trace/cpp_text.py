@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["blank", "match_close", "split_args"]
+__all__ = ["blank", "match_close", "split_args", "launch_template_args"]
 
 _CLOSE = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
@@ -104,3 +104,30 @@ def match_close(s: str, i: int, open_: str, close: str) -> int:
             if depth == 0:
                 return j + 1
     return -1
+
+
+def launch_template_args(s: str, name: str, launched: str, before: int, fallback: bool = True) -> list | None:
+    """The template argument texts (whitespace-normalised) the launch at offset ``before`` of the blanked source
+    ``s`` instantiates the kernel ``name`` with. Definition: those written in ``launched`` when it has any
+    (``gemm_device<...><<<``); else those of the first ``name<...>`` after the last ``BASE =`` before the launch,
+    ``BASE`` the launched variable (``auto k = &f<...>``, ``void const* k = reinterpret_cast<...>(&f<...>)``);
+    else, with ``fallback``, those of the last ``name<...>`` before the launch. Admissibility: ``s`` is
+    :func:`blank` of the source. Post-condition: None when no such list closes."""
+    if "<" in launched:
+        lt = launched.find("<")
+        gt = match_close(launched, lt, "<", ">")
+        return [" ".join(launched[a:b].split()) for a, b in split_args(launched, lt + 1, gt - 1)] if gt > 0 else None
+    base = launched.split("::")[-1].strip()
+    found = None
+    assign = None
+    for m in re.finditer(rf"\b{re.escape(base)}\s*=", s[:before]):
+        assign = m.end()
+    if assign is not None and base != name:
+        found = re.compile(rf"\b{re.escape(name)}\s*<").search(s, assign, before)
+    if found is None and fallback:
+        for m in re.finditer(rf"\b{re.escape(name)}\s*<", s[:before]):
+            found = m
+    if found is None:
+        return None
+    gt = match_close(s, found.end() - 1, "<", ">")
+    return [" ".join(s[a:b].split()) for a, b in split_args(s, found.end(), gt - 1)] if gt > 0 else None

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .cpp_text import blank, match_close, split_args
+from .cpp_text import blank, launch_template_args, match_close, split_args
 
 __all__ = ["TraitsFlow", "find_kernel", "traits_flow", "capture_calls", "TRAITS", "TRAITS_BUILT"]
 
@@ -156,23 +156,6 @@ def find_kernel(sources: dict, name: str) -> tuple | None:
     return None
 
 
-def _template_args(s: str, text: str, name: str, launched: str, before: int) -> list | None:
-    """The template argument texts of ``name<...>`` at the launch of ``launched`` (in the kernel expression,
-    else in the last ``launched = &name<...>`` before the launch)."""
-    base = launched.split("<", 1)[0].split("::")[-1].strip()
-    pats = ([rf"\b{re.escape(base)}\s*=\s*&?\s*(?:\w+::)*{re.escape(name)}\s*<"] if base != name else [])
-    pats.append(rf"\b{re.escape(name)}\s*<")
-    for pat in pats:
-        found = None
-        for m in re.finditer(pat, s[:before]):
-            found = m
-        if found is not None:
-            close = match_close(s, found.end() - 1, "<", ">")
-            if close > 0:
-                return [" ".join(text[a:b].split()) for a, b in split_args(s, found.end(), close - 1)]
-    return None
-
-
 def _stmt(text: str, at: int) -> str:
     return " ".join(text[text.rfind("\n", 0, at) + 1:text.find("\n", at)].split("//")[0].split())
 
@@ -187,7 +170,7 @@ def traits_flow(sources: dict, kernel_name: str, launched: str, launch_text: str
     k = find_kernel(sources, kernel_name)
     if k is None:
         return None
-    targs = _template_args(blank(launch_text), launch_text, kernel_name, launched, launch_offset) or []
+    targs = launch_template_args(blank(launch_text), kernel_name, launched, launch_offset) or []
     path, params, span, line = k
     for ti, p in enumerate(params):
         if p is None or ti >= len(targs):
