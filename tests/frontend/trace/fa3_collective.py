@@ -14,8 +14,9 @@ The configuration is what ``run_mha_fwd_<90, cutlass::half_t, 128, 128, false, f
 no-paging, no-split, no-softcap, no-PackGQA call with an odd number of M tiles (``ClusterM = 1``):
 ``tile_size_fwd_sm90(128, 128, false, false, 2)`` = ``{128, 176, MmaPV_is_RS = true, IntraWGOverlap = true}``,
 ``kStages = 2``. The defines are FlashAttention-3's own (``hopper/setup.py``: the extended WGMMA shapes, without
-which CUTLASS's ``ss_op_selector`` picks a 64x16 atom for N = 176), plus two device intrinsics ``utils.h`` calls
-outside a template (``__popc``, ``__ballot_sync``) mapped to host expressions; ``utils.h`` is included first, as
+which CUTLASS's ``ss_op_selector`` picks a 64x16 atom for N = 176; the device intrinsics ``utils.h`` calls outside
+a template, ``__popc`` and ``__ballot_sync``, are declared by the capture's prelude, ``cpp_cuda_only``); ``utils.h``
+is included first, as
 ``flash_fwd_launch_template.h``'s include order does (``block.h`` uses its ``flash::round_up``).
 """
 from __future__ import annotations
@@ -45,7 +46,7 @@ HOST_ARGS = ("{.ptr_Q = nullptr, .shape_Q = {512, 128, 16, 2}, .stride_Q = {2048
              ".ptr_K = nullptr, .shape_K = {512, 128, 16, 2}, .stride_K = {2048, cute::_1{}, 128, 1048576}, "
              ".ptr_V = nullptr, .headdim_v = 128, .stride_V = {2048, cute::_1{}, 128, 1048576}, .num_splits = 1}")
 DEFINES = ["CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED", "CUTLASS_ENABLE_GDC_FOR_SM90", "CUTLASS_DEBUG_TRACE_LEVEL=0",
-           "NDEBUG", "__popc=__builtin_popcount", "__ballot_sync(m,p)=0u"]
+           "NDEBUG"]
 INCLUDE_FIRST = ["utils.h"]
 
 
