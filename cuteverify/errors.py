@@ -224,6 +224,16 @@ class CaptureError(CuteVerifyError, ValueError):
     failed (its exit status and the end of its error output)."""
 
 
+class Planned(CaptureError):
+    """What ``trace cpp``'s compile (``cpp_build.compile_cpp``) raises inside ``cpp_build.planning()`` instead of
+    compiling: ``cached``, whether the compile it was asked for is in the cache already. Not an error a user sees:
+    the planning caller catches it."""
+
+    def __init__(self, cached: bool):
+        self.cached = cached
+        super().__init__("a compile planned, not run")
+
+
 class LayoutExprError(CuteVerifyError):
     """A manifest's layout entry or inline layout that cannot be evaluated: ``name`` (the entry, or None for
     inline text), ``reason``, ``column`` (1-based into the text, or None) and ``parse_error`` (the

@@ -30,7 +30,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ...errors import CaptureError
+from ...errors import CaptureError, Planned
 from . import cpp_build, cpp_capture
 
 __all__ = ["Unit", "build_all"]
@@ -72,7 +72,7 @@ def _cached(unit: Unit) -> bool:
         os.chdir(unit.cwd or here)
         with cpp_build.planning():
             cpp_capture.capture(unit.source, list(unit.entries), unit.includes, unit.defines, std=unit.std)
-    except cpp_build.Planned as p:
+    except Planned as p:
         return p.cached
     except (CaptureError, OSError):
         return False  # the child reports it

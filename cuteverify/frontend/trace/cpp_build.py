@@ -46,7 +46,7 @@ import shutil
 import subprocess
 import tempfile
 
-from ...errors import CaptureError
+from ...errors import CaptureError, Planned
 
 _SRC = "@CUTEVERIFY_SRC@"
 _VERSION_FILES = ("cutlass/version.h", "cuda.h", "cuda/version", "cuda/std/version", "cuda/std/__cccl/version.h")
@@ -220,15 +220,6 @@ def _store(entry, returncode, stderr, out):
 # ---------------------------------------------------------------------------------------------- planning
 
 _PLANNING = contextvars.ContextVar("cuteverify_cpp_planning", default=False)
-
-
-class Planned(CaptureError):
-    """What :func:`compile_cpp` raises inside :func:`planning` instead of compiling: ``cached``, whether the
-    compile it was asked for is in the cache already."""
-
-    def __init__(self, cached: bool):
-        self.cached = cached
-        super().__init__("a compile planned, not run")
 
 
 @contextlib.contextmanager

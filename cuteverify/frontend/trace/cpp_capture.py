@@ -46,7 +46,7 @@ from .cpp_launch import arch_guards, call_launches
 from . import cpp_cuda_only, cpp_headers, cpp_host_tma, cpp_replay, cpp_storage, cpp_traits
 from .cpp_text import blank, match_close, split_args
 
-__all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "first_error"]
+__all__ = ["Launch", "Record", "rewrite", "capture", "records", "PRELUDE", "DRIVER", "first_error"]
 
 PRELUDE = r"""// cuteverify trace cpp: host-only prelude
 #include <cstdio>
@@ -86,7 +86,7 @@ template <class T> void one(const char* at, int i, const char* kernel, const cha
 }
 """
 
-_DRIVER = r"""
+DRIVER = r"""
 // cuteverify trace cpp: host-only driver
 namespace cuteverify_capture {
 template <class T> std::string type_name() { std::string s = __PRETTY_FUNCTION__;
@@ -234,7 +234,7 @@ def rewrite(text: str, path: str, entries, sources=None, header_launches=None, r
                                          f"::cuteverify_capture::call(&{ent});") + " break;"
                        for i, ent in enumerate(entries))
     unit = (PRELUDE + cpp_storage.PRELUDE + cpp_replay.PRELUDE + f'#line 1 "{path}"\n' + body + "\n"
-            + cpp_replay.POSTLUDE + _DRIVER.replace("@CASES@", cases))
+            + cpp_replay.POSTLUDE + DRIVER.replace("@CASES@", cases))
     return unit, [la for la, _, _ in found]
 
 

@@ -49,12 +49,12 @@ from pathlib import Path
 from ...errors import CaptureError
 from . import cpp_build
 from .check import run_documents as check_run_documents
-from .cpp_capture import _DRIVER, BUILT, LINK_FLAGS, PRELUDE, Record, first_error, include_flags, records
+from .cpp_capture import DRIVER, BUILT, LINK_FLAGS, PRELUDE, Record, first_error, include_flags, records
 from ...core.layout import Layout, size
 from ...core.notation.parse import parse
 from ...core.swizzle import ComposedLayout
 from ...errors import CuteVerifyError
-from .cpp_emit import _strip, emit_launch
+from .cpp_emit import strip_static, emit_launch
 from .cpp_emit_sm90 import flagged_smem_text
 from .cpp_flow import Flow
 from .cpp_flow_sm90 import TMA, TMA_PARTS, Sm90Flow
@@ -385,7 +385,7 @@ def capture_collective(path, collective, host_args=None, includes=(), defines=()
     Post-condition: the records are those the probe printed, in order, each with ``entry`` = ``collective``."""
     text = Path(path).read_text()
     unit, mems, atoms, flow = probe_unit(str(path), text, collective, host_args, include_first)
-    unit += _DRIVER.replace("@CASES@", "  case 0: cv_collective_probe_t::run(); break;")
+    unit += DRIVER.replace("@CASES@", "  case 0: cv_collective_probe_t::run(); break;")
     flags = [*cpp_build.CXXFLAGS, *LINK_FLAGS, *_FLAGS]
     work = tempfile.mkdtemp(prefix="cv_trace_collective_")
     t0 = time.perf_counter()
@@ -504,7 +504,7 @@ def _aliasing(doc, path, name, records_, buffers, smem, operands, tma) -> None:
                 continue
             rt, rm = by[ti], by[mi]
             try:
-                texts = [flagged_smem_text(r.text, r.type) if "smem_ptr[" in r.text else _strip(r.text)
+                texts = [flagged_smem_text(r.text, r.type) if "smem_ptr[" in r.text else strip_static(r.text)
                          for r in (rt, rm)]
             except CuteVerifyError as e:
                 doc.unknown(f"{tvar} and {mvar}", Loc(path, int(rt.at.rsplit(":", 1)[1])), str(e))

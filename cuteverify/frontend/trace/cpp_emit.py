@@ -41,11 +41,11 @@ from .cpp_read import Printed, read_printed, tile_text
 from .document import Doc
 from .mlir import Loc
 
-__all__ = ["emit_launch", "atom_layout_mnk"]
+__all__ = ["emit_launch", "atom_layout_mnk", "LaunchEmitter", "mem_bytes", "strip_static", "REGISTER_SIDE"]
 
 _LETTER_OPERAND = {"A": "A", "B": "B", "C": "C"}
 # the side of a copy atom that is registers: a partition of an smem tensor on that side is no smem access
-_REGISTER_SIDE = (("_LDSM_", "dst"), ("_STSM_", "src"))
+REGISTER_SIDE = (("_LDSM_", "dst"), ("_STSM_", "src"))
 _FLAT = re.compile(r"^\(([^()]*)\):\(([^()]*)\)$")
 
 
@@ -69,7 +69,7 @@ def atom_layout_mnk(vmnk: str) -> str:
     return "(" + ",".join(map(str, shape[1:])) + "):(" + ",".join(str(s // v) for s in stride[1:]) + ")"
 
 
-def _mem_bytes(op: str, dtype_bits: int) -> int:
+def mem_bytes(op: str, dtype_bits: int) -> int:
     """Bytes each thread moves contiguously on the memory side of one atom issue (what ``vector`` requires)."""
     if "_LDSM_" in op or "_STSM_" in op:
         return 16
@@ -77,8 +77,11 @@ def _mem_bytes(op: str, dtype_bits: int) -> int:
     return int(m.group(1)) // 8 if m else max(1, dtype_bits // 8)
 
 
-class _Launch:
-    mem_bytes = staticmethod(_mem_bytes)
+class LaunchEmitter:
+    """One launch's records turned into ``doc``'s entries, claims, notes and unknowns (:func:`emit_launch`); the
+    type-member emitter (:mod:`.cpp_emit_traits`) extends it."""
+
+    mem_bytes = staticmethod(mem_bytes)
 
     def __init__(self, doc: Doc, recs, flow: Flow | None, path: str, sm90=None, storage=None, src=None):
         self.doc, self.flow, self.path, self.sm90, self.storage = doc, flow, path, sm90, storage
@@ -168,7 +171,7 @@ class _Launch:
             return
         if not self.known(p.op, r):
             return
-        tv = _strip(p.fields["TiledLayout_TV"])
+        tv = strip_static(p.fields["TiledLayout_TV"])
         text = f'make_tiled_copy({p.op}, "{tv}", "{tile_text(p.fields["Tiler_MN"])}", {p.dtype})'
         name = self.doc.layout(r.source, text, loc)
         self.entry[r.index] = name
@@ -198,7 +201,7 @@ class _Launch:
             self.differential(name, f"layout_{side.lower()}_tv", p.atom[f"ValLayout{side}"], loc, source)
 
     def differential(self, name, attr, printed, loc, source):
-        self.doc.claim({"equal": [f"{name}.{attr}", _strip(printed)]}, loc,
+        self.doc.claim({"equal": [f"{name}.{attr}", strip_static(printed)]}, loc,
                        name=f"cuteverify's {attr} of {source} equals CuTe C++'s printed one")
 
     def layout(self, r, p: Printed):
@@ -299,7 +302,7 @@ class _Launch:
                 self.doc.unknown(stmt, self.loc(r), f"{self.path}:{line}: the smem layout `{src}` is not read as a "
                                  "static layout: banks and vector of this copy through it are not checked")
                 continue
-            if any(k in p.op and s == side for k, s in _REGISTER_SIDE):
+            if any(k in p.op and s == side for k, s in REGISTER_SIDE):
                 self.doc.note(f"{stmt}", self.loc(r), f"the {side} side of {p.op} is registers: no smem access")
                 continue
             body = {"copy": name, "smem": lay, "side": side, "dtype": p.dtype}
@@ -309,12 +312,12 @@ class _Launch:
                            name=f"{what} ({side}) through {by[smem_i].source} has no bank conflict beyond the "
                                 f"minimum ({via})")
             bits = int(p.atom["ValueType"].rstrip("b"))
-            nbytes = _mem_bytes(p.op, bits)
+            nbytes = mem_bytes(p.op, bits)
             self.doc.claim({"vector": dict(body, require=nbytes)}, self.loc(r),
                            name=f"{what} ({side}) moves {nbytes}-byte vectors through {by[smem_i].source} ({via})")
 
 
-def _strip(text: str) -> str:
+def strip_static(text: str) -> str:
     """CuTe C++ text with the static marks dropped (``(_1,_8):(_0,_1)`` -> ``(1,8):(0,1)``)."""
     return re.sub(r"(?<![\w])_(\d+)", r"\1", text)
 
@@ -324,5 +327,5 @@ def emit_launch(doc: Doc, records, flow: Flow | None, path: str, sm90=None, stor
     ``sm90``: the kernel body's SM90 relations (:mod:`.cpp_flow_sm90`, :mod:`.cpp_emit_sm90`); ``storage``: its
     :class:`.cpp_storage.StorageFlow` (smem layouts of a storage struct template argument, Blackwell); ``src``:
     the source text (runtime leaves as named symbols, gmem copies: :mod:`.cpp_gmem`)."""
-    _Launch(doc, records, flow, path, sm90, storage, src).run()
+    LaunchEmitter(doc, records, flow, path, sm90, storage, src).run()
     return doc

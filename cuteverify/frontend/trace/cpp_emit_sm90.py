@@ -86,7 +86,7 @@ def tma_smem_text(text: str, type_text: str, bits: int) -> str:
 
 
 def lower_flagged(launch) -> None:
-    """Replace each printed smem_ptr_flag layout of ``launch`` (a :class:`.cpp_emit._Launch`) by its
+    """Replace each printed smem_ptr_flag layout of ``launch`` (a :class:`.cpp_emit.LaunchEmitter`) by its
     element-domain form; one without an element form is an unknown of its argument."""
     by = {r.index: r for r in launch.recs}
     for i, p in list(launch.printed.items()):

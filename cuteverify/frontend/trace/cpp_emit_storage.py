@@ -96,7 +96,7 @@ def _operand_dtype(op_type: str, operand: str) -> str | None:
 
 def emit_storage(la, sflow: StorageFlow | None, recs_by_source: dict) -> None:
     """Add the claims / unknowns of the storage layouts and fragments of ``sflow`` to the launch ``la``
-    (a :class:`.cpp_emit._Launch`: its ``doc``, ``entry``, ``printed``, ``loc``); ``recs_by_source``: the
+    (a :class:`.cpp_emit.LaunchEmitter`: its ``doc``, ``entry``, ``printed``, ``loc``); ``recs_by_source``: the
     launch's records by source text (the storage records among them)."""
     if sflow is None:
         return

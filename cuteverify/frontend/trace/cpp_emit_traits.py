@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ...errors import CuteVerifyError
 from ...hardware.library import catalog
-from .cpp_emit import _Launch, _mem_bytes, _REGISTER_SIDE
+from .cpp_emit import LaunchEmitter, mem_bytes, REGISTER_SIDE
 from .cpp_read import read_printed
 from .cpp_traits import TRAITS, TRAITS_BUILT, TraitsFlow
 from .document import Doc
@@ -39,14 +39,14 @@ def emit_traits_launch(doc: Doc, records, flow, path: str, sm90, storage, tflow:
     """:func:`.cpp_emit.emit_launch` of ``records`` plus the claims of the type members and relations of
     ``tflow`` (module docstring). Admissibility: ``records`` of one launch and entry, printed by a capture whose
     rewrite used the same ``tflow``. Post-condition: each type-member record is in a claim, note or unknown."""
-    la = _Launch(doc, records, flow, path, sm90, storage, src)
+    la = LaunchEmitter(doc, records, flow, path, sm90, storage, src)
     la.run()
     _Traits(la, tflow).run()
     return doc
 
 
 class _Traits:
-    def __init__(self, la: _Launch, tf: TraitsFlow):
+    def __init__(self, la: LaunchEmitter, tf: TraitsFlow):
         self.la, self.tf, self.doc = la, tf, la.doc
         self.rec = {r.source: r for r in la.extra.values() if TRAITS <= r.index < TRAITS_BUILT}
         self.cute = {r.source: r for r in la.extra.values() if r.index >= TRAITS_BUILT}
@@ -147,11 +147,11 @@ class _Traits:
                 doc.unknown(stmt, loc, f"the copy `{copy}` or the smem layout {tf.targ_text}::{smem_m} has no checked "
                             "entry (see its own row): its banks are not checked")
                 continue
-            if any(k in p.op and s == side for k, s in _REGISTER_SIDE):
+            if any(k in p.op and s == side for k, s in REGISTER_SIDE):
                 doc.note(stmt, loc, f"the {side} side of {p.op} is registers: no smem access")
                 continue
             body = {"copy": name, "smem": lay, "side": side, "dtype": p.dtype}
-            nbytes = _mem_bytes(p.op, int(p.atom["ValueType"].rstrip("b")))
+            nbytes = mem_bytes(p.op, int(p.atom["ValueType"].rstrip("b")))
             doc.claim({"banks": dict(body)}, loc, name=f"{copy} ({side}) through {tf.targ_text}::{smem_m} has no "
                       f"bank conflict beyond the minimum ({file}:{line}: {stmt})")
             doc.claim({"vector": dict(body, require=nbytes)}, loc, name=f"{copy} ({side}) moves {nbytes}-byte vectors "

@@ -44,7 +44,7 @@ _STATIC = re.compile(r"^\(?(_\d+(?:,_\d+)*)\)?$")
 
 def note_runtime(launch, r, p) -> None:
     """The note of launch argument ``r`` (printed ``p``, with runtime leaves) on ``launch`` (a
-    :class:`.cpp_emit._Launch`): its text with the runtime leaves as symbols; a layout also an entry."""
+    :class:`.cpp_emit.LaunchEmitter`): its text with the runtime leaves as symbols; a layout also an entry."""
     text = launch.sym.text(r)
     if p.kind == "layout":
         # a tensor (gmem_ptr[16b](..) o L) or a coordinate tensor (ArithTuple(..) o L): its layout L
@@ -190,7 +190,7 @@ def _obligation(text, dtype, need, eb) -> list | None:
 
 
 def emit_gmem(launch, src: str | None) -> None:
-    """Add the gmem ``vector`` claims / obligations of ``launch`` (a :class:`.cpp_emit._Launch`) whose kernel
+    """Add the gmem ``vector`` claims / obligations of ``launch`` (a :class:`.cpp_emit.LaunchEmitter`) whose kernel
     body is in ``src`` (module docstring)."""
     f = launch.flow
     if f is None or not src:

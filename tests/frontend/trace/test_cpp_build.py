@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cuteverify.frontend.trace import cpp_batch, cpp_build, cpp_capture
+from cuteverify.errors import Planned
 
 
 def _toolkit(root: Path, cccl: bool) -> Path:
@@ -109,7 +110,7 @@ def test_planning_says_whether_a_compile_is_cached_and_runs_nothing(tmp_path, mo
     src, exe = tmp_path / "a.cpp", tmp_path / "a"
 
     def plan():
-        with cpp_build.planning(), pytest.raises(cpp_build.Planned) as p:
+        with cpp_build.planning(), pytest.raises(Planned) as p:
             cpp_build.compile_cpp("int main() { return 3; }\n", src, exe, includes=[])
         return p.value.cached
     assert plan() is False and not src.exists() and not (tmp_path / "cache").exists()

@@ -30,7 +30,7 @@ if ROOT is None:
     pytest.skip("the nvidia-cutlass wheel has no examples/cute/tutorial", allow_module_level=True)
 _ALL = json.loads((HERE / "mutants.records.json").read_text())
 DATA = _ALL["mutants"]
-BY_NAME = {m.name: m for m in cm.MUTANTS + cm.REJECTED + cm.CONTROLS + cm.GAPS}
+BY_NAME = {m.name: m for m in cm.MUTANTS + cm.REJECTED + cm.CONTROLS}
 
 
 def _stored(name):
@@ -63,7 +63,7 @@ def test_at_least_three_mutants_per_kernel():
             "02_mma_tma_sm100"} <= set(count)
     assert min(count.values()) >= 3, count
     assert set(count) >= {"03_mma_tma_multicast_sm100", "04_mma_tma_2sm_sm100", "05_mma_tma_epi_sm100"}
-    names = [m.name for m in cm.MUTANTS + cm.REJECTED + cm.CONTROLS + cm.GAPS]
+    names = [m.name for m in cm.MUTANTS + cm.REJECTED + cm.CONTROLS]
     assert len(set(names)) == len(names) and set(DATA) == set(names)
 
 
@@ -105,20 +105,6 @@ def test_mutant_refuted_at_its_argument_and_proved_on_the_original(name):
     unknown = Counter((cm.launch_line(r), cm.argument(r)) for r in rows if r["status"] == "unknown")
     before = Counter((cm.launch_line(r), cm.argument(r)) for r in orig if r["status"] == "unknown")
     assert not unknown - before
-
-
-@pytest.mark.parametrize("name", [pytest.param(m.name, marks=pytest.mark.xfail(strict=True, reason=m.why))
-                                  for m in cm.GAPS])
-def test_gap_mutant_refuted_at_its_argument(name):
-    """Mutants trace cpp does not refute yet (``cpp_mutants.GAPS``): a multicast / 2-SM TMA atom made for another
-    smem layout than the storage it writes (the atom is an unknown row today). They compile."""
-    m = BY_NAME[name]
-    records, info = _records(name)
-    assert records and all(e["returncode"] == 0 for e in info["entries"].values())
-    rows = _rows(m, records, info, cm.mutated_text(m, ROOT))
-    (line, _, arg), = m.expect
-    assert [r for r in rows if r["status"] == "unknown" and cm.argument(r) == arg and cm.launch_line(r) == line]
-    assert cm.refuted(rows) == m.expect
 
 
 # ------------------------------------------------------------------------------------ independent counts

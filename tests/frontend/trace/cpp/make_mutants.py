@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parents[4]))
 
 from cuteverify.errors import CaptureError  # noqa: E402
 from cuteverify.frontend.trace import cpp_capture, cpp_check  # noqa: E402
-from tests.frontend.trace.cpp_mutants import (BW02, CONTROLS, GAPS, MUTANTS, REJECTED, SM100,  # noqa: E402
+from tests.frontend.trace.cpp_mutants import (BW02, CONTROLS, MUTANTS, REJECTED, SM100,  # noqa: E402
                                               TUTORIAL, delta, original, refuted, source_root, workdir, write_copy)
 
 OUT = Path(__file__).parent / "mutants.records.json"
@@ -79,7 +79,7 @@ def main(names):
         recs, info = capture_original(path, root)
         data.setdefault("originals", {})[path] = {"info": info, "records": recs}
         print(f"{path}: {len(recs)} records", flush=True)
-    for m in MUTANTS + REJECTED + CONTROLS + GAPS:
+    for m in MUTANTS + REJECTED + CONTROLS:
         if names and m.name not in names:
             continue
         t0 = time.perf_counter()
