@@ -101,8 +101,11 @@ def test_mutant_refuted_at_its_argument_and_proved_on_the_original(name):
     for line, kind, arg in m.expect:
         same = [r for r in orig if (cm.launch_line(r), r["kind"], cm.argument(r)) == (line, kind, arg)]
         assert same and all(r["status"] == "proved" for r in same), (line, kind, arg)
-    # the mutant adds no unknown the original does not have
-    unknown = Counter((cm.launch_line(r), cm.argument(r)) for r in rows if r["status"] == "unknown")
+    # the mutant adds no unknown the original does not have, except a TMA atom over the smem layout the mutant made
+    # overlap (refuted `injective` there): the descriptor rules of a non-compact box are not decided
+    overlap = any(kind == "injective" for _, kind, _ in m.expect)
+    unknown = Counter((cm.launch_line(r), cm.argument(r)) for r in rows if r["status"] == "unknown"
+                      and not (overlap and "not a compact one-to-one tile" in r.get("reason", "")))
     before = Counter((cm.launch_line(r), cm.argument(r)) for r in orig if r["status"] == "unknown")
     assert not unknown - before
 
