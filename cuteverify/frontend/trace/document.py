@@ -115,7 +115,8 @@ class Doc:
         if self.header:
             head.append("# capture: " + ", ".join(f"{k}={v}" for k, v in sorted(self.header.items())
                                                   if k in ("dsl", "arch", "function")))
-        head += [f"# not checked: {u}" for u in self.unknowns]
-        head += [f"# nothing to check: {u}" for u in self.notes]
+        # a reason may span lines (a compiler error quoted): each line stays a comment, or the YAML breaks
+        head += ["# not checked: " + "\n#   ".join(str(u).splitlines()) for u in self.unknowns]
+        head += ["# nothing to check: " + "\n#   ".join(str(u).splitlines()) for u in self.notes]
         text = yaml.safe_dump(self.to_manifest(), sort_keys=False, width=120, allow_unicode=True)
         return "\n".join(head) + "\n" + text
