@@ -34,17 +34,17 @@ from dataclasses import dataclass, field
 
 from .cpp_text import blank, match_close, split_args
 
-__all__ = ["Flow", "kernel_flow", "resolve_kernel"]
+__all__ = ["Flow", "kernel_flow", "resolve_kernel", "CUTE_QUAL"]
 
 _IDENT = r"[A-Za-z_]\w*"
 # a cast around the kernel's address (``reinterpret_cast<void const*>(&k<...>)``, ``(void const*) &k<...>``)
 _CAST = r"(?:(?:reinterpret_cast|static_cast)\s*<[^<>;]*>\s*\(\s*|\(\s*(?:const\s+)?void\s*(?:const\s*)?\*\s*\)\s*)?"
 # CuTe's functions may be spelled qualified (``cute::make_tensor``) and make_smem_ptr with its element type
 # (``make_smem_ptr<T>(p)``): an unread spelling would drop the relation and the checks it carries (review)
-_CUTE = r"(?:::\s*)?(?:cute\s*::\s*)?"
-_SMEM = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*{_CUTE}make_tensor\s*\(\s*{_CUTE}make_smem_ptr\s*"
+CUTE_QUAL = r"(?:::\s*)?(?:cute\s*::\s*)?"
+_SMEM = re.compile(rf"(?:Tensor|auto)\s+({_IDENT})\s*=\s*{CUTE_QUAL}make_tensor\s*\(\s*{CUTE_QUAL}make_smem_ptr\s*"
                    rf"(?:<[^;()]*>\s*)?\((?:[^;]*)\)\s*,\s*({_IDENT})\s*\)\s*;")
-_BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*{_CUTE}make_tiled_copy_(A|B|C)\s*\(\s*({_IDENT})\s*,"
+_BUILT = re.compile(rf"(?:TiledCopy|auto)\s+({_IDENT})\s*=\s*{CUTE_QUAL}make_tiled_copy_(A|B|C)\s*\(\s*({_IDENT})\s*,"
                     rf"\s*({_IDENT})\s*\)\s*;")
 _SLICE = re.compile(rf"(?:ThrCopy|auto)\s+({_IDENT})\s*=\s*({_IDENT})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _PART = re.compile(rf"({_IDENT})\s*\.\s*partition_(S|D)\s*\(")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .cpp_flow import Flow
+from .cpp_flow import CUTE_QUAL, Flow
 from .cpp_launch import strip_comments
 from .cpp_text import blank, launch_template_args, match_close, split_args
 
@@ -47,10 +47,9 @@ TMA_PARTS = ("gmem", "smem", "cta_v_map", "gbasis")
 
 _ID = r"[A-Za-z_]\w*"
 _QUALS = {"const", "volatile", "CUTLASS_GRID_CONSTANT", "__grid_constant__", "__restrict__", "typename", "class"}
-_CUTE = r"(?:::\s*)?(?:cute\s*::\s*)?"  # a qualified spelling (cute::make_tensor) is the same relation (review)
-_SMEM_T = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}make_tensor\s*\(\s*{_CUTE}make_smem_ptr\s*"
+_SMEM_T = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{CUTE_QUAL}make_tensor\s*\(\s*{CUTE_QUAL}make_smem_ptr\s*"
                      rf"(?:<[^;()]*>\s*)?\((?:[^;]*)\)\s*,\s*({_ID})\s*\{{\s*\}}\s*\)\s*;")
-_ALIAS = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{_CUTE}as_position_independent_swizzle_tensor\s*\("
+_ALIAS = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*{CUTE_QUAL}as_position_independent_swizzle_tensor\s*\("
                     rf"\s*({_ID})\s*\)")
 _MSLICE = re.compile(rf"(?:ThrMMA|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*get_(?:thread_)?slice\s*\(")
 _MPART = re.compile(rf"(?:Tensor|auto)\s+({_ID})\s*=\s*({_ID})\s*\.\s*partition_(A|B)\s*\(\s*({_ID})\s*\)")
